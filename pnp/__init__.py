@@ -1,0 +1,3 @@
+"""pnp: print-and-play generator."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,263 @@
+"""Stage 9, cli: argv -> library calls. A thin click layer; all logic lives in the library.
+
+Exit codes: 0 all good; 1 rulebook violations; 2 invalid input (data, templates, fonts, images,
+output folder) or, with --strict, warnings; 3 an internal error (a bug: please report it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from pnp import __version__, kinds
+from pnp.errors import DataError, Diagnostic, OutputError
+from pnp.pipeline import BuildOptions, GameCheck, Session, build, check
+from pnp.project import DataRoot, bundled_root, load_game
+
+JSON_FORMAT_VERSION = 1
+
+
+def _root(data: str | None) -> DataRoot:
+    if data is None:
+        return DataRoot(bundled_root())
+    p = Path(data)
+    if not (p / "card_data").is_dir():
+        _fail_input([Diagnostic(str(p), "not a pnp data root: no card_data/ folder",
+                                expected="a folder holding card_data/<game>/game.json and templates/")])
+    return DataRoot(p)
+
+
+def _fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...], code: int = 2) -> NoReturn:
+    for d in diags:
+        click.echo(d.format(), err=True)
+    n = sum(1 for d in diags if d.severity == "error") or len(diags)
+    click.echo(f"pnp: {n} problem{'s' if n != 1 else ''} in the input; nothing was written.", err=True)
+    sys.exit(code)
+
+
+def data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--data", "data", metavar="PATH", default=None,
+                        help="Data root holding card_data/<game>/ and templates/ (default: the bundled games).")(fn)
+
+
+def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """No traceback for the user: input problems exit 2, bugs exit 3 with a short note."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DataError as exc:
+            _fail_input(exc.diagnostics)
+        except OutputError as exc:
+            click.echo(f"pnp: {exc}", err=True)
+            sys.exit(2)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if os.environ.get("PNP_DEBUG"):
+                raise
+            click.echo(f"pnp: internal error: {type(exc).__name__}: {exc} "
+                       "(this is a bug in pnp; set PNP_DEBUG=1 to see the traceback)", err=True)
+            sys.exit(3)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pnp")
+def main() -> None:
+    """pnp: turn game data (JSON) and layout templates into printable, imposed PDF sheets,
+    and check each game's components against its rulebook.
+
+    \b
+    Examples:
+      pnp list
+      pnp check golems
+      pnp build golems --paper a4
+      pnp build --data ~/my-games mygame --out prints
+    """
+
+
+def _game_ids(root: DataRoot, games: tuple[str, ...]) -> list[str]:
+    ids = list(games) or root.game_ids()
+    if not ids:
+        _fail_input([Diagnostic(str(root.card_data), "no games found", expected="card_data/<game>/game.json")])
+    return ids
+
+
+@main.command("list")
+@data_option
+@guarded
+def list_cmd(data: str | None) -> None:
+    """List the games and, per game, each component with its kind, size and piece count.
+
+    \b
+    Example:
+      pnp list
+    """
+    root = _root(data)
+    problems: list[Diagnostic] = []
+    for gid in _game_ids(root, ()):
+        try:
+            game = load_game(root, gid)
+        except DataError as exc:
+            click.echo(f"{gid}: cannot be loaded ({len(exc.diagnostics)} problems; run `pnp check {gid}`)")
+            problems.extend(exc.diagnostics)
+            continue
+        players = f"{game.players[0]}-{game.players[1]}" if game.players[1] else f"{game.players[0]}+"
+        click.echo(f"{game.id}: {game.title} ({players} players) — {sum(c.pieces for c in game.components)} pieces")
+        for c in game.components:
+            shape = f" {c.shape}" if c.shape not in ("rect",) else ""
+            click.echo(f"  {c.id:<16} {c.kind + shape:<14} {c.size[0]:g} x {c.size[1]:g} mm  "
+                       f"{c.pieces:>4} pieces  ({len(c.items)} distinct)")
+    click.echo("\nkinds: " + ", ".join(f"{k.name} ({'/'.join(k.shapes)})" for k in kinds.KINDS.values()))
+    if problems:
+        sys.exit(2)
+
+
+def _report_text(gc: GameCheck, verbose: bool) -> None:
+    r = gc.report
+    passed = sum(o.passed for o in r.outcomes)
+    click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail")
+    for o in r.outcomes:
+        if o.passed and not verbose:
+            continue
+        mark = "PASS" if o.passed else "FAIL"
+        click.echo(f"  {mark} {o.rule.id}: {o.rule.description}")
+        if not o.passed:
+            click.echo(f"       expected: {o.expected}")
+            click.echo(f"       actual:   {o.actual}")
+            for d in o.details[:20]:
+                click.echo(f"         - {d}")
+            click.echo(f"       rulebook: \"{o.rule.quote}\"")
+    for p in r.provenance:
+        click.echo(f"  {p.component:<16} {p.pieces:>4} pieces, {p.items:>3} items: "
+                   f"{p.document} document, {p.external} external, {p.designed} designed")
+    for w in gc.warnings:
+        click.echo(w.format(), err=True)
+
+
+@main.command("check")
+@click.argument("games", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable report on stdout (format version 1).")
+@click.option("--verbose", "-v", is_flag=True, help="Also list the rules that pass.")
+@click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
+@data_option
+@guarded
+def check_cmd(games: tuple[str, ...], as_json: bool, verbose: bool, strict: bool, data: str | None) -> None:
+    """Validate data and templates and verify each game's rulebook rules.
+
+    Exit 0: all good; 1: rule violations; 2: invalid input.
+
+    \b
+    Examples:
+      pnp check                 # every game
+      pnp check golems -v       # list passing rules too
+      pnp check --json > report.json
+    """
+    root = _root(data)
+    session = Session(root)
+    results: list[dict[str, Any]] = []
+    worst = 0
+    for gid in _game_ids(root, games):
+        try:
+            gc = check(root, gid, session=session)
+        except DataError as exc:
+            worst = 2
+            if as_json:
+                results.append({"id": gid, "ok": False, "errors": [d.as_json() for d in exc.diagnostics],
+                                "warnings": [], "rules": [], "provenance": []})
+            else:
+                for d in exc.diagnostics:
+                    click.echo(d.format(), err=True)
+                click.echo(f"{gid}: {len(exc.diagnostics)} input problems", err=True)
+            continue
+        bad_warn = strict and bool(gc.warnings)
+        if not gc.report.ok:
+            worst = max(worst, 1)
+        if bad_warn:
+            worst = 2
+        if as_json:
+            results.append({
+                "id": gid, "ok": gc.report.ok and not bad_warn, "errors": [],
+                "warnings": [w.as_json() for w in gc.warnings],
+                "rules": [o.as_json() for o in gc.report.outcomes],
+                "provenance": [p.__dict__ for p in gc.report.provenance],
+            })
+        else:
+            _report_text(gc, verbose)
+    if as_json:
+        click.echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
+    sys.exit(worst)
+
+
+@main.command("build")
+@click.argument("games", nargs=-1)
+@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+              help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
+@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True,
+              help="long/short: each front page is followed by its back page, mirrored for that flip edge; "
+              "none: fronts only.")
+@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM",
+              help="Bleed around each piece's art, in mm.")
+@click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
+@data_option
+@guarded
+def build_cmd(games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float, strict: bool,
+              data: str | None) -> None:
+    """Render every component of each game (default: all) to printable PDFs.
+
+    The rulebook check runs first; invalid data is never rendered.
+
+    \b
+    Examples:
+      pnp build                          # every bundled game into out/
+      pnp build golems --paper a4 --duplex short
+      pnp build golems --out prints --bleed 0 --strict
+    """
+    root = _root(data)
+    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict)
+    session = Session(root)
+    checked: list[GameCheck] = []
+    errors: list[Diagnostic] = []
+    violations = False
+    for gid in _game_ids(root, games):
+        try:
+            gc = check(root, gid, opts, session)
+        except DataError as exc:
+            errors.extend(exc.diagnostics)
+            continue
+        for w in gc.warnings:
+            click.echo(w.format(), err=True)
+        if strict and gc.warnings:
+            errors.extend(gc.warnings)
+        if not gc.report.ok:
+            violations = True
+            _report_text(gc, False)
+        checked.append(gc)
+    if errors:
+        _fail_input(errors)
+    if violations:
+        click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
+        sys.exit(1)
+    outdir = Path(out)
+    total = 0
+    for gc in checked:
+        click.echo(f"{gc.game.id}: {gc.game.title}")
+        for w in build(root, gc, outdir, session):
+            grid = f", {w.grid.cols}x{w.grid.rows} per sheet" if w.grid else ""
+            click.echo(f"  {w.path}  {w.pieces} pieces, {w.pages} pages{grid}, {w.bytes / 1024:.0f} KB")
+            total += 1
+    click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
+
+
+if __name__ == "__main__":
+    main()

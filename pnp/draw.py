@@ -1,0 +1,227 @@
+"""Stage 6, draw: imposed pages + piece layouts -> PDF bytes. The only module that uses
+reportlab's canvas.
+
+Each distinct piece layout (a card face, a back) is drawn once as a form XObject and placed on
+the page with ``doForm`` under a clip of the slot's bleed box, so copies and shared backs cost
+one reference each. ``invariant=1`` makes identical input give identical bytes."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reportlab.lib.colors import Color
+from reportlab.pdfgen.canvas import Canvas
+
+from pnp.fonts import FontBook
+from pnp.impose import Page, Paper, Slot
+from pnp.layout import PieceLayout
+from pnp.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
+
+CUT_WIDTH = 0.25  # pt, crop marks
+MARK_COLOR = "#000000"
+
+
+@dataclass(frozen=True)
+class DocInfo:
+    title: str
+    author: str
+    subject: str
+    ui_font: str  # a bundled TrueType font for labels on the sheet (never Helvetica)
+
+
+def _color(hex_: str) -> Color:
+    h = hex_.lstrip("#")
+    r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+    a = int(h[6:8], 16) / 255.0 if len(h) == 8 else 1.0
+    return Color(r, g, b, alpha=a)
+
+
+class _Drawer:
+    def __init__(self, c: Canvas, fonts: FontBook):
+        self.c = c
+        self.fonts = fonts
+
+    def paint(self, p: Paint) -> tuple[bool, bool]:
+        c = self.c
+        fill = p.fill is not None
+        stroke = p.stroke is not None and p.stroke_width > 0
+        if fill:
+            col = _color(p.fill)  # type: ignore[arg-type]
+            c.setFillColor(col)
+            c.setFillAlpha(col.alpha * p.opacity)
+        if stroke:
+            col = _color(p.stroke)  # type: ignore[arg-type]
+            c.setStrokeColor(col)
+            c.setStrokeAlpha(col.alpha * p.opacity)
+            c.setLineWidth(p.stroke_width)
+            if p.dash:
+                c.setDash(list(p.dash), 0)
+            else:
+                c.setDash([], 0)
+        return fill, stroke
+
+    def draw(self, prims: Sequence[Primitive]) -> None:
+        c = self.c
+        for p in prims:
+            if isinstance(p, Text):
+                col = _color(p.color)
+                c.setFillColor(col)
+                c.setFillAlpha(col.alpha)
+                if p.tracking:
+                    t = c.beginText(p.x, p.y)
+                    t.setFont(p.font, p.size)
+                    t.setCharSpace(p.tracking)
+                    t.textOut(p.text)
+                    c.drawText(t)
+                else:
+                    c.setFont(p.font, p.size)
+                    c.drawString(p.x, p.y, p.text)
+                continue
+            if isinstance(p, Image):
+                if p.clip:
+                    c.saveState()
+                    path = c.beginPath()
+                    path.rect(*p.clip)
+                    c.clipPath(path, stroke=0, fill=0)
+                c.drawImage(p.src, p.x, p.y, p.w, p.h, mask="auto")
+                if p.clip:
+                    c.restoreState()
+                continue
+            fill, stroke = self.paint(p.paint)
+            if not fill and not stroke:
+                continue
+            if isinstance(p, Rect):
+                if p.radius > 0:
+                    c.roundRect(p.x, p.y, p.w, p.h, p.radius, stroke=int(stroke), fill=int(fill))
+                else:
+                    c.rect(p.x, p.y, p.w, p.h, stroke=int(stroke), fill=int(fill))
+            elif isinstance(p, Ellipse):
+                c.ellipse(p.x, p.y, p.x + p.w, p.y + p.h, stroke=int(stroke), fill=int(fill))
+            elif isinstance(p, Line):
+                c.line(p.x1, p.y1, p.x2, p.y2)
+            elif isinstance(p, Path):
+                path = c.beginPath()
+                for op, pts in p.ops:
+                    if op == "M":
+                        path.moveTo(*pts)
+                    elif op == "L":
+                        path.lineTo(*pts)
+                    elif op == "C":
+                        path.curveTo(*pts)
+                    else:
+                        path.close()
+                c.drawPath(path, stroke=int(stroke), fill=int(fill),
+                           fillMode=1 if p.paint.fill_rule == "evenodd" else 0)
+
+
+def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
+           backs: Sequence[PieceLayout | None], fonts: FontBook, info: DocInfo,
+           page_boxes: bool = False) -> bytes:
+    """Draw ``pages``; slot.piece indexes ``fronts``/``backs``. With ``page_boxes`` every page
+    holding one piece gets TrimBox/BleedBox set to it."""
+    buf = io.BytesIO()
+    fonts.ensure(info.ui_font)
+    c = Canvas(buf, pagesize=(paper.width, paper.height), invariant=1, initialFontName=info.ui_font,
+               initialFontSize=8, pageCompression=1)
+    c.setTitle(info.title)
+    c.setAuthor(info.author)
+    c.setSubject(info.subject)
+    c.setCreator("pnp")
+    c.setProducer("pnp (reportlab)")
+    d = _Drawer(c, fonts)
+    forms: dict[tuple[Primitive, ...], str] = {}
+
+    def form_for(lay: PieceLayout) -> str:
+        name = forms.get(lay.primitives)
+        if name is None:
+            name = f"piece{len(forms)}"
+            forms[lay.primitives] = name
+            b = lay.bleed
+            c.beginForm(name, lowerx=-b, lowery=-b, upperx=lay.width + b, uppery=lay.height + b)
+            c.setLineCap(1)
+            c.setLineJoin(1)
+            d.draw(lay.primitives)
+            c.endForm()
+        return name
+
+    for page in pages:
+        for slot in page.slots:
+            lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
+            if lay is None:
+                continue
+            name = form_for(lay)
+            _place(c, slot, name)
+        _cuts_and_marks(c, page, info, fonts)
+        if page_boxes and len(page.slots) == 1:
+            s = page.slots[0]
+            c.setTrimBox((s.x, s.y, s.x + s.w, s.y + s.h))
+            c.setBleedBox((s.x - s.bleed.left, s.y - s.bleed.bottom,
+                           s.x + s.w + s.bleed.right, s.y + s.h + s.bleed.top))
+        c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _place(c: Canvas, slot: Slot, form: str) -> None:
+    c.saveState()
+    b = slot.bleed
+    clip = c.beginPath()
+    clip.rect(slot.x - b.left, slot.y - b.bottom, slot.w + b.left + b.right, slot.h + b.bottom + b.top)
+    c.clipPath(clip, stroke=0, fill=0)
+    if slot.part is not None:
+        rx, ry, _, rh = slot.part.region
+    else:
+        rx, ry, rh = 0.0, 0.0, (slot.w if slot.rotation == 90 else slot.h)
+    if slot.rotation == 90:
+        c.translate(slot.x + ry + rh, slot.y - rx)
+        c.rotate(90)
+    else:
+        c.translate(slot.x - rx, slot.y - ry)
+    c.doForm(form)
+    c.restoreState()
+
+
+def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> None:
+    if page.cuts:
+        c.setStrokeColor(_color(MARK_COLOR))
+        c.setStrokeAlpha(1)
+        c.setLineWidth(CUT_WIDTH)
+        c.setDash([], 0)
+        for cut in page.cuts:
+            c.line(cut.x1, cut.y1, cut.x2, cut.y2)
+    for m in page.marks:
+        if m.kind == "glue":
+            c.saveState()
+            c.setFillColor(_color("#00000014"))
+            c.setFillAlpha(0.08)
+            c.setStrokeColor(_color("#808080"))
+            c.setLineWidth(0.5)
+            c.setDash([3, 2], 0)
+            c.rect(m.x, m.y, m.w, m.h, stroke=1, fill=1)
+            c.setFillColor(_color("#606060"))
+            c.setFillAlpha(1)
+            c.setFont(info.ui_font, 7)
+            if m.w >= m.h:
+                c.drawCentredString(m.x + m.w / 2, m.y + m.h / 2 - 2.5, "glue under the next part")
+            else:
+                c.translate(m.x + m.w / 2 + 2.5, m.y + m.h / 2)
+                c.rotate(90)
+                c.drawCentredString(0, 0, "glue under the next part")
+            c.restoreState()
+        elif m.kind == "align":
+            c.saveState()
+            c.setStrokeColor(_color("#000000"))
+            c.setLineWidth(0.3)
+            r = 4.0
+            c.circle(m.x, m.y, r * 0.6, stroke=1, fill=0)
+            c.line(m.x - r, m.y, m.x + r, m.y)
+            c.line(m.x, m.y - r, m.x, m.y + r)
+            c.restoreState()
+    if page.label:
+        c.saveState()
+        c.setFillColor(_color("#404040"))
+        c.setFont(info.ui_font, 8)
+        c.drawString(14, 6, f"{info.title} — {page.label}")
+        c.restoreState()

@@ -1,0 +1,73 @@
+"""Diagnostics shared by every stage: one message names file, line, column, JSON path and
+what was expected, so a designer can fix data without reading code."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+def json_path(parts: Sequence[str | int]) -> str:
+    """``("items", 3, "name")`` -> ``$.items[3].name`` (keys that are not identifiers quoted)."""
+    out = "$"
+    for p in parts:
+        if isinstance(p, int):
+            out += f"[{p}]"
+        elif p.replace("_", "a").replace("-", "a").isalnum() and not p[:1].isdigit():
+            out += f".{p}"
+        else:
+            out += "[" + repr(p).replace("'", '"') + "]"
+    return out
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in the input. ``line``/``col`` are 1-based (None when unknown)."""
+
+    file: str
+    message: str
+    path: tuple[str | int, ...] = ()
+    line: int | None = None
+    col: int | None = None
+    expected: str | None = None
+    hint: str | None = None
+    severity: str = "error"  # "error" | "warning"
+
+    def format(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.col is not None:
+                where += f":{self.col}"
+        text = f"{where}: {json_path(self.path)}: {self.message}"
+        if self.expected:
+            text += f" (expected {self.expected})"
+        if self.hint:
+            text += f"; {self.hint}"
+        if self.severity == "warning":
+            text = "warning: " + text
+        return text
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "severity": self.severity,
+            "file": self.file,
+            "line": self.line,
+            "column": self.col,
+            "path": json_path(self.path),
+            "message": self.message,
+            "expected": self.expected,
+            "hint": self.hint,
+        }
+
+
+class DataError(Exception):
+    """Invalid input: carries every diagnostic found, not just the first."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics: tuple[Diagnostic, ...] = tuple(diagnostics)
+        super().__init__("\n".join(d.format() for d in self.diagnostics))
+
+
+class OutputError(Exception):
+    """The output could not be written (permissions, disk); nothing partial is left behind."""

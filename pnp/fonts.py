@@ -1,0 +1,83 @@
+"""Bundled TrueType fonts, registered with reportlab's metrics by file stem (``Lato-Bold``).
+Only TrueType outlines embed; a CFF ``.otf`` or a broken file is reported, never replaced by a
+system font."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFError, TTFont
+
+
+class FontError(Exception):
+    """A font is missing or unusable; the message says which and what to do."""
+
+
+class FontBook:
+    def __init__(self, dirs: tuple[Path, ...]):
+        self.dirs = dirs
+        self.files: dict[str, Path] = {}
+        for d in reversed(dirs):  # earlier dirs win
+            for f in sorted(d.glob("*.ttf")):
+                self.files[f.stem] = f
+        self._ready: set[str] = set()
+
+    def names(self) -> list[str]:
+        return sorted(self.files)
+
+    def ensure(self, name: str) -> str:
+        """Register the font with reportlab (once) and return its name."""
+        if name in self._ready:
+            return name
+        path = self.files.get(name)
+        if path is None:
+            raise FontError(f"font {name!r} not found (looked in {', '.join(str(d) for d in self.dirs)}; "
+                            f"available: {', '.join(self.names()) or 'none'})")
+        _register(name, str(path))
+        self._ready.add(name)
+        return name
+
+    def variant(self, name: str, bold: bool, italic: bool) -> str:
+        """``Lato-Regular`` + bold -> ``Lato-Bold``; falls back to the font itself."""
+        if not bold and not italic:
+            return name
+        family = name.rsplit("-", 1)[0] if "-" in name else name
+        suffix = "BoldItalic" if bold and italic else "Bold" if bold else "Italic"
+        cand = f"{family}-{suffix}"
+        if cand in self.files:
+            return cand
+        if bold and italic and f"{family}-Bold" in self.files:
+            return f"{family}-Bold"
+        return name
+
+    def width(self, text: str, font: str, size: float) -> float:
+        return pdfmetrics.stringWidth(text, self.ensure(font), size)
+
+    def ascent(self, font: str, size: float) -> float:
+        face = pdfmetrics.getFont(self.ensure(font)).face
+        return face.ascent * size / 1000.0
+
+    def descent(self, font: str, size: float) -> float:
+        face = pdfmetrics.getFont(self.ensure(font)).face
+        return -face.descent * size / 1000.0  # positive number
+
+    def cap_height(self, font: str, size: float) -> float:
+        face = pdfmetrics.getFont(self.ensure(font)).face
+        return getattr(face, "capHeight", face.ascent * 0.7) * size / 1000.0
+
+    def has_glyph(self, font: str, ch: str) -> bool:
+        f = pdfmetrics.getFont(self.ensure(font))
+        return ord(ch) in f.face.charWidths
+
+
+@cache
+def _register(name: str, path: str) -> None:
+    try:
+        pdfmetrics.registerFont(TTFont(name, path))
+    except TTFError as exc:
+        raise FontError(f"font {name!r} ({path}) is not a usable TrueType font: {exc}; "
+                        "use a .ttf with TrueType outlines (CFF .otf cannot be embedded)") from None
+    except Exception as exc:
+        raise FontError(f"font {name!r} ({path}) cannot be read: {exc}") from None

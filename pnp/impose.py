@@ -1,0 +1,539 @@
+"""Impose identical physical pieces onto printer pages.
+
+A pure module: no canvas, no I/O. All coordinates are PDF points (1 pt = 1/72 in),
+origin at the page's bottom-left, y up.
+
+Decisions this module makes (the contract the ``draw`` stage can rely on):
+
+* Grid: per page axis, pieces either sit with a *gutter* (each piece has full bleed on
+  both sides of that axis) or *abut* (neighbours share a cut line, bleed only on the
+  outer edges of the grid). The larger count wins; on a tie the gutter wins. The piece is
+  turned 90 degrees counter-clockwise only if that gives strictly more pieces per page.
+  The full grid is centred on the page; a partial last page keeps the full grid's
+  positions (filled row by row from the top-left), and its bleed is that of the full grid
+  (an abutting side stays at 0 bleed even if the neighbouring cell is empty, so bleed
+  boxes never overlap).
+* ``Slot.bleed`` is in page space (after rotation).
+* A rotated slot (``rotation == 90``): the piece's top edge faces the page's left. A piece
+  point ``(px, py)`` (origin at its trim bottom-left) lands on the page at
+  ``(slot.x + piece_height - py, slot.y + px)``; see :func:`piece_to_page`.
+* Duplex backs follow their front page and mirror positions and bleed; rotation is kept.
+  Backs carry no cut lines and no marks. Because rotation is kept, a *directional* back
+  comes out turned 180 degrees against its front (as seen when turning the piece over
+  sideways) for short-edge flips of upright pieces and long-edge flips of rotated ones;
+  symmetric backs, the norm, are unaffected.
+* Tiling (a piece that does not fit even rotated): the minimal number of parts per axis,
+  all parts of an axis with the same drawn extent (region plus drawn bleed), consecutive
+  parts overlapping by ``overlap``. The part is turned 90 degrees only if that needs
+  strictly fewer pages. Each part's drawn extent is *centred* on its page. Parts are
+  emitted row by row from the top-left of the piece, one copy after the other. Tiled
+  pieces get no back pages (``has_back`` is ignored): a board glued together from parts
+  is not duplex-printed as a whole, and a back would need its own mirrored part grid.
+  When ``count > 1`` the label gets `` (copy i of n)`` appended.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+MM = 72 / 25.4
+EPS = 1e-6  # pt; tolerance for "fits" comparisons and for deduplicating cut positions
+
+DUPLEX_MODES = ("long", "short", "none")
+
+
+def mm(v: float) -> float:
+    """Millimetres to points."""
+    return v * MM
+
+
+@dataclass(frozen=True)
+class Paper:
+    name: str
+    width: float  # pt
+    height: float  # pt
+
+    def __post_init__(self) -> None:
+        if not (self.width > 0 and self.height > 0):
+            raise ValueError(f"paper {self.name!r}: width and height must be positive")
+
+
+PAPERS: dict[str, Paper] = {
+    "letter": Paper("letter", 612.0, 792.0),
+    "a4": Paper("a4", mm(210), mm(297)),
+}
+
+
+@dataclass(frozen=True)
+class Edges:
+    """Per-side amounts, pt."""
+
+    left: float
+    bottom: float
+    right: float
+    top: float
+
+
+@dataclass(frozen=True)
+class SheetOptions:
+    paper: Paper
+    duplex: str = "long"  # "long" | "short" | "none"
+    bleed: float = 3 * MM  # bleed beyond the trim on outer edges
+    margin: float = 4 * MM  # min distance from page edge to any bleed/art
+    mark_gap: float = 1 * MM  # gap between the outermost bleed edge and a crop mark's start
+    overlap: float = 10 * MM  # glue overlap for pieces tiled over several pages
+    crop_marks: bool = True  # False for reference sheets (nothing to cut)
+
+    def __post_init__(self) -> None:
+        if self.duplex not in DUPLEX_MODES:
+            raise ValueError(f"duplex must be one of {DUPLEX_MODES}, not {self.duplex!r}")
+        for name in ("bleed", "margin", "mark_gap", "overlap"):
+            value = getattr(self, name)
+            if not (value >= 0 and math.isfinite(value)):
+                raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
+
+
+@dataclass(frozen=True)
+class PieceSpec:
+    width: float  # trim width, pt
+    height: float  # trim height, pt
+    has_back: bool = True
+
+    def __post_init__(self) -> None:
+        if not (self.width > 0 and self.height > 0):
+            raise ValueError("piece width and height must be positive")
+        if not (math.isfinite(self.width) and math.isfinite(self.height)):
+            raise ValueError("piece width and height must be finite")
+
+
+@dataclass(frozen=True)
+class TilePart:
+    """One part of a piece split over several pages."""
+
+    row: int  # 0-based, from the TOP of the piece
+    col: int  # 0-based, from the left of the piece
+    rows: int
+    cols: int
+    # (x, y, w, h) of the piece area shown, in piece coords (pt, origin at the piece's trim
+    # bottom-left), including the glue overlap
+    region: tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class Slot:
+    piece: int  # index of the piece copy, 0..count-1
+    side: str  # "front" | "back"
+    x: float  # trim box on the page (for a TilePart: the region's box on the page)
+    y: float
+    w: float
+    h: float
+    bleed: Edges  # bleed drawn on each side, page space
+    rotation: int = 0  # 0, or 90 when turned 90 deg counter-clockwise (w, h are page dims)
+    part: TilePart | None = None
+
+    @property
+    def bleed_box(self) -> tuple[float, float, float, float]:
+        """(x, y, w, h) of the trim box grown by the drawn bleed."""
+        b = self.bleed
+        return (
+            self.x - b.left,
+            self.y - b.bottom,
+            self.w + b.left + b.right,
+            self.h + b.bottom + b.top,
+        )
+
+
+@dataclass(frozen=True)
+class CutLine:
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Alignment marks and glue zones for tiled parts."""
+
+    kind: str  # "align" (crosshair centre at x, y) | "glue" (rect x, y, w, h)
+    x: float
+    y: float
+    w: float = 0
+    h: float = 0
+
+
+@dataclass(frozen=True)
+class Page:
+    number: int  # 1-based, in output order
+    side: str  # "front" | "back"
+    slots: tuple[Slot, ...]
+    cuts: tuple[CutLine, ...]
+    marks: tuple[Mark, ...] = ()
+    label: str | None = None  # e.g. "Part row 1, column 2 of 2 x 2" for a tiled piece
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The chosen grid: counts and gutter flags are in page space (after rotation)."""
+
+    cols: int
+    rows: int
+    rotated: bool
+    gutter_x: bool
+    gutter_y: bool
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _usable(options: SheetOptions) -> tuple[float, float]:
+    paper = options.paper
+    return paper.width - 2 * options.margin, paper.height - 2 * options.margin
+
+
+def _axis(size: float, bleed: float, avail: float) -> tuple[int, bool]:
+    """(count, gutter) along one axis; the larger count wins, a tie goes to the gutter."""
+    if avail <= 0:
+        return 0, True
+    gutter = math.floor((avail + EPS) / (size + 2 * bleed))
+    room = avail - 2 * bleed
+    abut = math.floor((room + EPS) / size) if room + EPS >= 0 else 0
+    if gutter >= abut:
+        return gutter, True
+    return abut, False
+
+
+def _fits(w: float, h: float, options: SheetOptions) -> bool:
+    uw, uh = _usable(options)
+    b = options.bleed
+    return w + 2 * b <= uw + EPS and h + 2 * b <= uh + EPS
+
+
+def _check_count(count: int) -> None:
+    if count < 0:
+        raise ValueError(f"count must be >= 0, not {count}")
+
+
+def _dedupe(values: Iterable[float]) -> list[float]:
+    out: list[float] = []
+    for v in sorted(values):
+        if not out or v - out[-1] > EPS:
+            out.append(v)
+    return out
+
+
+def _cut_lines(
+    slots: Sequence[Slot], xs: Iterable[float], ys: Iterable[float], options: SheetOptions
+) -> tuple[CutLine, ...]:
+    """Cut lines at the trim positions xs (vertical) and ys (horizontal), drawn only in the
+    margins: from the page edge to ``mark_gap`` short of the outermost drawn bleed."""
+    if not options.crop_marks or not slots:
+        return ()
+    boxes = [s.bleed_box for s in slots]
+    lo = min(b[1] for b in boxes) - options.mark_gap
+    hi = max(b[1] + b[3] for b in boxes) + options.mark_gap
+    left = min(b[0] for b in boxes) - options.mark_gap
+    right = max(b[0] + b[2] for b in boxes) + options.mark_gap
+    pw, ph = options.paper.width, options.paper.height
+    cuts: list[CutLine] = []
+    for x in _dedupe(xs):
+        if lo > EPS:
+            cuts.append(CutLine(x, 0.0, x, lo))
+        if hi < ph - EPS:
+            cuts.append(CutLine(x, hi, x, ph))
+    for y in _dedupe(ys):
+        if left > EPS:
+            cuts.append(CutLine(0.0, y, left, y))
+        if right < pw - EPS:
+            cuts.append(CutLine(right, y, pw, y))
+    return tuple(cuts)
+
+
+def _trim_cuts(slots: Sequence[Slot], options: SheetOptions) -> tuple[CutLine, ...]:
+    xs = [v for s in slots for v in (s.x, s.x + s.w)]
+    ys = [v for s in slots for v in (s.y, s.y + s.h)]
+    return _cut_lines(slots, xs, ys, options)
+
+
+def _mirror(slot: Slot, duplex: str, paper: Paper) -> Slot:
+    b = slot.bleed
+    if duplex == "long":
+        return replace(
+            slot,
+            side="back",
+            x=paper.width - slot.x - slot.w,
+            bleed=Edges(b.right, b.bottom, b.left, b.top),
+        )
+    return replace(
+        slot,
+        side="back",
+        y=paper.height - slot.y - slot.h,
+        bleed=Edges(b.left, b.top, b.right, b.bottom),
+    )
+
+
+@dataclass(frozen=True)
+class _Sheet:
+    slots: tuple[Slot, ...]
+    cuts: tuple[CutLine, ...]
+    marks: tuple[Mark, ...] = ()
+    label: str | None = None
+
+
+def _assemble(sheets: Sequence[_Sheet], backs: bool, options: SheetOptions) -> tuple[Page, ...]:
+    pages: list[Page] = []
+    for sheet in sheets:
+        pages.append(
+            Page(len(pages) + 1, "front", sheet.slots, sheet.cuts, sheet.marks, sheet.label)
+        )
+        if backs:
+            mirrored = tuple(_mirror(s, options.duplex, options.paper) for s in sheet.slots)
+            pages.append(Page(len(pages) + 1, "back", mirrored, ()))
+    return tuple(pages)
+
+
+def _with_backs(piece: PieceSpec, options: SheetOptions) -> bool:
+    return piece.has_back and options.duplex != "none"
+
+
+# --------------------------------------------------------------------------- grid
+
+
+def plan_grid(piece: PieceSpec, options: SheetOptions) -> Grid | None:
+    """The grid of pieces per page, or None if not even one piece (with bleed) fits."""
+    uw, uh = _usable(options)
+    best: Grid | None = None
+    for rotated in (False, True):
+        w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
+        cols, gutter_x = _axis(w, options.bleed, uw)
+        rows, gutter_y = _axis(h, options.bleed, uh)
+        if cols * rows == 0:
+            continue
+        if best is None or cols * rows > best.cols * best.rows:
+            best = Grid(cols, rows, rotated, gutter_x, gutter_y)
+    return best
+
+
+def _grid_cells(grid: Grid, piece: PieceSpec, options: SheetOptions) -> list[Slot]:
+    """Front slots of one full page, in fill order (row by row from the top-left)."""
+    w, h = (piece.height, piece.width) if grid.rotated else (piece.width, piece.height)
+    b = options.bleed
+    paper = options.paper
+    pitch_x = w + 2 * b if grid.gutter_x else w
+    pitch_y = h + 2 * b if grid.gutter_y else h
+    extent_x = grid.cols * pitch_x + (0 if grid.gutter_x else 2 * b)
+    extent_y = grid.rows * pitch_y + (0 if grid.gutter_y else 2 * b)
+    left = (paper.width - extent_x) / 2
+    top = (paper.height + extent_y) / 2
+    cells: list[Slot] = []
+    for r in range(grid.rows):
+        y = top - b - r * pitch_y - h
+        bt = b if grid.gutter_y or r == 0 else 0.0
+        bb = b if grid.gutter_y or r == grid.rows - 1 else 0.0
+        for c in range(grid.cols):
+            x = left + b + c * pitch_x
+            bl = b if grid.gutter_x or c == 0 else 0.0
+            br = b if grid.gutter_x or c == grid.cols - 1 else 0.0
+            cells.append(
+                Slot(0, "front", x, y, w, h, Edges(bl, bb, br, bt), 90 if grid.rotated else 0)
+            )
+    return cells
+
+
+def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:
+    """Place ``count`` copies of ``piece`` on pages: a grid when at least one fits on a
+    page, else each copy tiled over several pages (see the module docstring)."""
+    _check_count(count)
+    grid = plan_grid(piece, options)
+    if grid is None:
+        return _tile(count, piece, options)
+    cells = _grid_cells(grid, piece, options)
+    sheets: list[_Sheet] = []
+    for start in range(0, count, len(cells)):
+        used = cells[: count - start]
+        slots = tuple(replace(cell, piece=start + i) for i, cell in enumerate(used))
+        sheets.append(_Sheet(slots, _trim_cuts(slots, options)))
+    return _assemble(sheets, _with_backs(piece, options), options)
+
+
+def one_per_page(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:
+    """Each copy centred alone on its page (reference sheets), turned 90 degrees only if it
+    fits no other way; backs as for :func:`impose`. A piece too large even rotated is
+    tiled exactly as :func:`impose` does."""
+    _check_count(count)
+    if _fits(piece.width, piece.height, options):
+        w, h, rotation = piece.width, piece.height, 0
+    elif _fits(piece.height, piece.width, options):
+        w, h, rotation = piece.height, piece.width, 90
+    else:
+        return _tile(count, piece, options)
+    b = options.bleed
+    paper = options.paper
+    x = (paper.width - w) / 2
+    y = (paper.height - h) / 2
+    sheets = []
+    for i in range(count):
+        slots = (Slot(i, "front", x, y, w, h, Edges(b, b, b, b), rotation),)
+        sheets.append(_Sheet(slots, _trim_cuts(slots, options)))
+    return _assemble(sheets, _with_backs(piece, options), options)
+
+
+# --------------------------------------------------------------------------- tiling
+
+
+def _tile_count(size: float, bleed: float, overlap: float, avail: float) -> int:
+    """Minimal number of parts along one axis. All parts get the same drawn extent
+    D = (size + 2*bleed + (n-1)*overlap) / n, which must fit in ``avail``."""
+    if size + 2 * bleed <= avail + EPS:
+        return 1
+    step = avail - overlap
+    if step <= EPS:
+        raise ValueError("the glue overlap does not leave room on the page to tile this piece")
+    n = max(2, math.ceil((size + 2 * bleed - overlap) / step - 1e-9))
+    while (size + 2 * bleed + (n - 1) * overlap) / n > avail + EPS:
+        n += 1
+    extent = (size + 2 * bleed + (n - 1) * overlap) / n
+    if extent - bleed < overlap:
+        raise ValueError("the page is too small to tile this piece with this overlap and bleed")
+    return n
+
+
+def _tile_spans(size: float, bleed: float, overlap: float, n: int) -> list[tuple[float, float]]:
+    """(start, length) of each part along an axis, from the low coordinate upwards."""
+    if n == 1:
+        return [(0.0, size)]
+    extent = (size + 2 * bleed + (n - 1) * overlap) / n
+    spans: list[tuple[float, float]] = []
+    for i in range(n):
+        start = 0.0 if i == 0 else i * (extent - overlap) - bleed
+        end = size if i == n - 1 else start + (extent - bleed if i == 0 else extent)
+        spans.append((start, end - start))
+    return spans
+
+
+def piece_to_page(slot: Slot, px: float, py: float) -> tuple[float, float]:
+    """Map a point in piece coordinates (pt, origin at the piece's trim bottom-left) to the
+    page, for a whole-piece slot or a tiled part's slot, honouring the rotation."""
+    if slot.part is not None:
+        rx, ry, _, rh = slot.part.region
+    else:  # a whole piece: its height is the slot's width when turned
+        rx, ry, rh = 0.0, 0.0, slot.w if slot.rotation == 90 else slot.h
+    if slot.rotation == 90:
+        return slot.x + (ry + rh - py), slot.y + (px - rx)
+    return slot.x + (px - rx), slot.y + (py - ry)
+
+
+def _rect_to_page(slot: Slot, rect: tuple[float, float, float, float]) -> Mark:
+    x, y, w, h = rect
+    x1, y1 = piece_to_page(slot, x, y)
+    x2, y2 = piece_to_page(slot, x + w, y + h)
+    return Mark("glue", min(x1, x2), min(y1, y2), abs(x2 - x1), abs(y2 - y1))
+
+
+def _tile(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:
+    uw, uh = _usable(options)
+    b, o = options.bleed, options.overlap
+    plain = (_tile_count(piece.width, b, o, uw), _tile_count(piece.height, b, o, uh))
+    turned = (_tile_count(piece.width, b, o, uh), _tile_count(piece.height, b, o, uw))
+    rotated = turned[0] * turned[1] < plain[0] * plain[1]
+    cols, rows = turned if rotated else plain
+    xspans = _tile_spans(piece.width, b, o, cols)
+    yspans = _tile_spans(piece.height, b, o, rows)[::-1]  # row 0 is the top of the piece
+    paper = options.paper
+
+    parts: list[tuple[TilePart, Edges]] = []  # piece-space bleed per part
+    for r, (ry, rh) in enumerate(yspans):
+        for c, (rx, rw) in enumerate(xspans):
+            edges = Edges(
+                b if c == 0 else 0.0,
+                b if r == rows - 1 else 0.0,
+                b if c == cols - 1 else 0.0,
+                b if r == 0 else 0.0,
+            )
+            parts.append((TilePart(r, c, rows, cols, (rx, ry, rw, rh)), edges))
+
+    sheets: list[_Sheet] = []
+    for i in range(count):
+        for part, pe in parts:
+            rx, ry, rw, rh = part.region
+            if rotated:
+                w, h = rh, rw
+                edges = Edges(pe.top, pe.left, pe.bottom, pe.right)
+            else:
+                w, h = rw, rh
+                edges = pe
+            x = (paper.width - (w + edges.left + edges.right)) / 2 + edges.left
+            y = (paper.height - (h + edges.bottom + edges.top)) / 2 + edges.bottom
+            slot = Slot(i, "front", x, y, w, h, edges, 90 if rotated else 0, part)
+            sheets.append(
+                _Sheet(
+                    (slot,),
+                    _tile_cuts(slot, piece, options),
+                    _tile_marks(slot, o),
+                    _tile_label(part, i, count),
+                )
+            )
+    return _assemble(sheets, False, options)
+
+
+def _tile_label(part: TilePart, copy: int, count: int) -> str:
+    label = f"Part row {part.row + 1}, column {part.col + 1} of {part.rows} x {part.cols}"
+    if count > 1:
+        label += f" (copy {copy + 1} of {count})"
+    return label
+
+
+def _tile_cuts(slot: Slot, piece: PieceSpec, options: SheetOptions) -> tuple[CutLine, ...]:
+    """Cut lines only at the piece's outer trim edges present on this part."""
+    part = slot.part
+    assert part is not None
+    piece_xs = ([0.0] if part.col == 0 else []) + (
+        [piece.width] if part.col == part.cols - 1 else []
+    )
+    piece_ys = ([piece.height] if part.row == 0 else []) + (
+        [0.0] if part.row == part.rows - 1 else []
+    )
+    ry = part.region[1]
+    rx = part.region[0]
+    if slot.rotation == 90:
+        # piece verticals (x = const) become page horizontals, and vice versa
+        page_ys = [piece_to_page(slot, px, ry)[1] for px in piece_xs]
+        page_xs = [piece_to_page(slot, rx, py)[0] for py in piece_ys]
+    else:
+        page_xs = [piece_to_page(slot, px, ry)[0] for px in piece_xs]
+        page_ys = [piece_to_page(slot, rx, py)[1] for py in piece_ys]
+    return _cut_lines((slot,), page_xs, page_ys, options)
+
+
+def _tile_marks(slot: Slot, overlap: float) -> tuple[Mark, ...]:
+    """Glue zones that the next part covers (right and bottom, in piece terms) and align
+    crosshairs at the corners of every overlap zone on this part (the neighbouring part
+    has crosshairs at the same piece points)."""
+    part = slot.part
+    assert part is not None
+    rx, ry, rw, rh = part.region
+    right = (rx + rw - overlap, ry, overlap, rh)
+    bottom = (rx, ry, rw, overlap)
+    left = (rx, ry, overlap, rh)
+    top = (rx, ry + rh - overlap, rw, overlap)
+    glue = []
+    if part.col < part.cols - 1:
+        glue.append(right)
+    if part.row < part.rows - 1:
+        glue.append(bottom)
+    zones = list(glue)
+    if part.col > 0:
+        zones.append(left)
+    if part.row > 0:
+        zones.append(top)
+    marks = [_rect_to_page(slot, z) for z in glue]
+    seen: list[tuple[float, float]] = []
+    for zx, zy, zw, zh in zones:
+        for px, py in ((zx, zy), (zx + zw, zy), (zx, zy + zh), (zx + zw, zy + zh)):
+            point = piece_to_page(slot, px, py)
+            if all(abs(point[0] - q[0]) > EPS or abs(point[1] - q[1]) > EPS for q in seen):
+                seen.append(point)
+                marks.append(Mark("align", point[0], point[1]))
+    return tuple(marks)

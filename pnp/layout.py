@@ -1,0 +1,554 @@
+"""Stage 4, layout: (template, item) -> positioned primitives in points. Pure: no canvas.
+
+Template coordinates are mm from the trim's top-left, y down (how designers measure a card);
+primitives are points from the trim's bottom-left, y up (how PDF draws). Text fitting happens
+here; text that cannot fit at its minimum size becomes a warning naming game, component, item
+and element."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from pnp.errors import DataError, Diagnostic
+from pnp.fonts import FontBook, FontError
+from pnp.model import Component, Game, Item
+from pnp.paths import PathError, parse_path
+from pnp.primitives import Ellipse, Image, Line, Paint, Primitive, Rect
+from pnp.primitives import Path as PathPrim
+from pnp.templates import Element, Template
+from pnp.text import Style, TextLayout
+
+MM = 72 / 25.4
+MINUS = "\u2212"
+EN_DASH = "\u2013"
+BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "component.title",
+            "component.id")
+REPEAT_VARS = ("n", "index", "row", "col")
+
+_REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
+FILTERS: dict[str, Callable[[Any], Any]] = {}
+
+
+def _filter(name: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    def deco(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        FILTERS[name] = fn
+        return fn
+
+    return deco
+
+
+@_filter("upper")
+def _upper(v: Any) -> Any:
+    return str(v).upper()
+
+
+@_filter("lower")
+def _lower(v: Any) -> Any:
+    return str(v).lower()
+
+
+@_filter("slug")
+def _slug(v: Any) -> Any:
+    return re.sub(r"[^a-z0-9]+", "-", str(v).lower()).strip("-")
+
+
+@_filter("signed")
+def _signed(v: Any) -> Any:
+    """+3, −1 (a true minus sign), 0."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return v
+    if v > 0:
+        return f"+{_num(v)}"
+    if v < 0:
+        return f"{MINUS}{_num(-v)}"
+    return "0"
+
+
+@_filter("dash_zero")
+def _dash_zero(v: Any) -> Any:
+    """0 (or "0") prints as an en dash, as rulebooks write "-" for no modifier."""
+    return EN_DASH if v in (0, "0", 0.0) else v
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def field_refs(text: str) -> list[tuple[str, list[str]]]:
+    """The ``{field|filter}`` references in a template string."""
+    out = []
+    for m in _REF.finditer(text):
+        if m.group(1):
+            out.append((m.group(1), [f for f in m.group(2).split("|") if f]))
+    return out
+
+
+class LayoutError(Exception):
+    def __init__(self, message: str, expected: str | None = None, key: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.key = key
+
+
+@dataclass
+class Env:
+    """Names visible to one element: the item's fields, built-ins, and repeat counters."""
+
+    item: Item
+    component: Component
+    game: Game
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def has(self, name: str) -> bool:
+        return (name in self.extra or name in self.component.fields or name in BUILTINS)
+
+    def get(self, name: str) -> Any:
+        if name in self.extra:
+            return self.extra[name]
+        if name in self.component.fields:
+            return self.item.fields.get(name)
+        if name == "id":
+            return self.item.id
+        if name == "copies":
+            return self.item.copies
+        if name.startswith("game."):
+            return getattr(self.game, name[5:])
+        if name.startswith("component."):
+            return getattr(self.component, name[10:])
+        raise LayoutError(f"unknown field {{{name}}}",
+                          expected="a field declared in " + self.component.data_file + " ("
+                          + ", ".join(sorted(self.component.fields)) + ") or a built-in")
+
+    def sub(self, text: str) -> str:
+        def rep(m: re.Match[str]) -> str:
+            if m.group(0) == "{{":
+                return "{"
+            if m.group(0) == "}}":
+                return "}"
+            value = self.get(m.group(1))
+            for f in [f for f in m.group(2).split("|") if f]:
+                if f not in FILTERS:
+                    raise LayoutError(f"unknown filter |{f}", expected="one of " + ", ".join(sorted(FILTERS)))
+                value = FILTERS[f](value)
+            if value is None:
+                return ""
+            if isinstance(value, list):
+                return ", ".join(str(v) for v in value)
+            if isinstance(value, bool):
+                return "yes" if value else "no"
+            if isinstance(value, float):
+                return _num(value)
+            return str(value)
+
+        return _REF.sub(rep, text)
+
+    def test(self, cond: Mapping[str, Any]) -> bool:
+        if "all" in cond:
+            return all(self.test(c) for c in cond["all"])
+        if "any" in cond:
+            return any(self.test(c) for c in cond["any"])
+        if "not" in cond:
+            return not self.test(cond["not"])
+        return eval_field_cond(cond, self.get(cond["field"]))
+
+
+def eval_field_cond(cond: Mapping[str, Any], value: Any) -> bool:
+    """The field tests shared by template ``when`` and rulebook ``where``."""
+    if "present" in cond and (value not in (None, "", [])) != cond["present"]:
+        return False
+    if "equals" in cond and value != cond["equals"]:
+        return False
+    if "in" in cond and value not in cond["in"]:
+        return False
+    is_num = isinstance(value, int | float) and not isinstance(value, bool)
+    if "min" in cond and not (is_num and value >= cond["min"]):
+        return False
+    return not ("max" in cond and not (is_num and value <= cond["max"]))
+
+
+@dataclass(frozen=True)
+class PieceLayout:
+    width: float  # trim, pt
+    height: float
+    bleed: float  # pt available around the trim
+    primitives: tuple[Primitive, ...]
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+@dataclass
+class Context:
+    fonts: FontBook
+    game: Game
+    component: Component
+    bleed: float  # pt
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
+    comp = ctx.component
+    w, h = comp.size[0] * MM, comp.size[1] * MM
+    env = Env(item, comp, ctx.game)
+    painter = _Painter(tpl, ctx, w, h)
+    prims: list[Primitive] = []
+    for el in tpl.elements:
+        prims.extend(painter.element(el, env, 0.0, 0.0))
+    return PieceLayout(w, h, ctx.bleed, tuple(prims), tuple(painter.warnings))
+
+
+class _Painter:
+    def __init__(self, tpl: Template, ctx: Context, w: float, h: float):
+        self.tpl = tpl
+        self.ctx = ctx
+        self.w = w
+        self.h = h
+        self.warnings: list[Diagnostic] = []
+        self.text = TextLayout(ctx.fonts)
+
+    # -- helpers -----------------------------------------------------------------------
+    def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
+        msg = exc.message if isinstance(exc, LayoutError) else str(exc)
+        expected = exc.expected if isinstance(exc, LayoutError) else None
+        path = el.path + ((exc.key,) if isinstance(exc, LayoutError) and exc.key else ())
+        return DataError([el.doc.diag(path, f"{msg} (game {self.ctx.game.id}, component "
+                                            f"{self.ctx.component.id}, item {env.item.id})",
+                                      expected=expected)])
+
+    def box(self, el: Element, dx: float, dy: float) -> tuple[float, float, float, float]:
+        x, y, bw, bh = el.data["box"]
+        x, y = x + dx, y + dy
+        return (x * MM, self.h - (y + bh) * MM, bw * MM, bh * MM)
+
+    def pt(self, p: list[float], dx: float, dy: float) -> tuple[float, float]:
+        return ((p[0] + dx) * MM, self.h - (p[1] + dy) * MM)
+
+    def color(self, value: Any, env: Env, key: str) -> str | None:
+        if value is None:
+            return None
+        if isinstance(value, dict):
+            pal = self.tpl.palettes.get(value["palette"])
+            if pal is None:
+                raise LayoutError(f"unknown palette {value['palette']!r}", key=key,
+                                  expected="one of " + ", ".join(sorted(self.tpl.palettes)) if self.tpl.palettes
+                                  else "a palette defined in the template's `palettes`")
+            v = env.get(value["by"])
+            key_v = _num(v) if isinstance(v, float) else str(v).lower() if isinstance(v, bool) else str(v)
+            if key_v in pal:
+                return self.color(pal[key_v], env, key)
+            if "default" in value:
+                return self.color(value["default"], env, key)
+            raise LayoutError(f"palette {value['palette']!r} has no colour for {value['by']}={v!r}", key=key,
+                              expected="one of " + ", ".join(sorted(pal)) + ", or a `default`")
+        s = env.sub(value) if "{" in value else value
+        if s == "none" or s == "":
+            return None
+        if s.startswith("#") and re.fullmatch(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?", s):
+            return s.lower()
+        if s in self.tpl.colors:
+            return self.tpl.colors[s].lower()
+        raise LayoutError(f"unknown colour {s!r}", key=key,
+                          expected="#RRGGBB, none, or a name from `colors`: " + ", ".join(sorted(self.tpl.colors)))
+
+    def paint(self, el: Element, env: Env, default_stroke: float = 0.5) -> Paint:
+        d = el.data
+        dash = d.get("dash")
+        return Paint(
+            fill=self.color(d.get("fill"), env, "fill"),
+            stroke=self.color(d.get("stroke"), env, "stroke"),
+            stroke_width=float(d.get("stroke_width", default_stroke)),
+            opacity=float(d.get("opacity", 1.0)),
+            dash=(float(dash[0]), float(dash[1])) if dash else None,
+        )
+
+    def grow_to_bleed(self, x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
+        """Edges lying on the trim move out to the bleed edge."""
+        b, eps = self.ctx.bleed, 0.01 * MM
+        x0, y0, x1, y1 = x, y, x + w, y + h
+        if abs(x0) < eps:
+            x0 -= b
+        if abs(y0) < eps:
+            y0 -= b
+        if abs(x1 - self.w) < eps:
+            x1 += b
+        if abs(y1 - self.h) < eps:
+            y1 += b
+        return x0, y0, x1 - x0, y1 - y0
+
+    # -- elements ----------------------------------------------------------------------
+    def element(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        try:
+            if "when" in el.data and not env.test(el.data["when"]):
+                return []
+            return getattr(self, "el_" + el.data["type"])(el, env, dx, dy)
+        except (LayoutError, FontError, PathError) as exc:
+            raise self.fail(el, env, exc) from None
+
+    def el_rect(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x, y, w, h = self.box(el, dx, dy)
+        if el.data.get("bleed"):
+            x, y, w, h = self.grow_to_bleed(x, y, w, h)
+        return [Rect(x, y, w, h, self.paint(el, env), float(el.data.get("radius", 0)) * MM)]
+
+    def el_circle(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x, y, w, h = self.box(el, dx, dy)
+        if el.data.get("bleed"):
+            b = self.ctx.bleed
+            x, y, w, h = x - b, y - b, w + 2 * b, h + 2 * b
+        return [Ellipse(x, y, w, h, self.paint(el, env))]
+
+    def el_hex(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x, y, w, h = self.box(el, dx, dy)
+        grow = self.ctx.bleed if el.data.get("bleed") else 0.0
+        pts = hex_points(x, y, w, h, el.data.get("orientation", "pointy"), grow)
+        return [PathPrim(_polygon_ops(pts), self.paint(el, env))]
+
+    def el_polygon(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        pts = [self.pt(p, dx, dy) for p in el.data["points"]]
+        return [PathPrim(_polygon_ops(pts), self.paint(el, env))]
+
+    def el_line(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x1, y1 = self.pt(el.data["from"], dx, dy)
+        x2, y2 = self.pt(el.data["to"], dx, dy)
+        paint = self.paint(el, env)
+        if paint.stroke is None and "stroke" not in el.data:
+            paint = Paint(stroke="#000000", stroke_width=paint.stroke_width, opacity=paint.opacity, dash=paint.dash)
+        return [Line(x1, y1, x2, y2, paint)]
+
+    def style(self, el: Element, env: Env) -> Style:
+        d = el.data
+        base: dict[str, Any] = {}
+        if "style" in d:
+            if d["style"] not in self.tpl.styles:
+                raise LayoutError(f"unknown style {d['style']!r}", key="style",
+                                  expected="one of " + ", ".join(sorted(self.tpl.styles)))
+            base = dict(self.tpl.styles[d["style"]])
+        for k in ("font", "size", "color", "align", "valign"):
+            if k in d:
+                base[k] = d[k]
+        if "color" in base:
+            base["color"] = self.color(base["color"], env, "color") or "#000000"
+        st = Style(**{k: v for k, v in base.items() if k in Style.__dataclass_fields__})
+        for f in (st.font, st.bold_font, st.italic_font):
+            if f:
+                self.ctx.fonts.ensure(f)
+        return st
+
+    def el_text(self, el: Element, env: Env, dx: float, dy: float, markup: bool = False) -> list[Primitive]:
+        d = el.data
+        st = self.style(el, env)
+        text = env.sub(d["text"])
+        if not text.strip():
+            return []
+        fit = d.get("fit", {})
+        self.text.icon_fn = self.inline_icon(env, st)
+        prims, result = self.text.fit(text, st, self.box(el, dx, dy), markup=markup, wrap=d.get("wrap", True),
+                                      min_size=fit.get("min_size"), step=fit.get("step", 0.25))
+        if not result.fits:
+            where = f"game {self.ctx.game.id}, component {self.ctx.component.id}, item {env.item.id}"
+            self.warnings.append(el.doc.diag(
+                el.path, f"text does not fit even at {result.size:g} pt ({where}, {el.label})",
+                expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
+                hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning"))
+        return prims
+
+    def el_richtext(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        return self.el_text(el, env, dx, dy, markup=True)
+
+    def icon_spec(self, name: str) -> Mapping[str, Any]:
+        spec = self.tpl.icons.get(name)
+        if spec is None:
+            raise LayoutError(f"unknown icon {name!r}", key="name",
+                              expected="an icon defined in the template chain (" + ", ".join(self.tpl.chain) + ")")
+        return spec
+
+    def inline_icon(self, env: Env, st: Style):
+        accent = self.tpl.colors.get("accent", st.color)
+        bg = self.tpl.colors.get("paper", "#ffffff")
+
+        def fn(name: str, size: float):
+            spec = self.icon_spec(name)
+            vw, vh = spec.get("viewbox", [100, 100])
+            ih = size * 1.05
+            iw = ih * vw / vh
+            adv = iw + size * 0.08
+
+            def draw(x: float, baseline: float) -> list[Primitive]:
+                y = baseline - size * 0.2
+                return icon_primitives(spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
+
+            return adv, draw
+
+        return fn
+
+    def el_icon(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        d = el.data
+        name = env.sub(d["name"])
+        spec = self.icon_spec(name)
+        x, y, w, h = self.box(el, dx, dy)
+        fg = self.color(d.get("fg", "#000000"), env, "fg") or "#000000"
+        bg = self.color(d.get("bg", self.tpl.colors.get("paper", "#ffffff")), env, "bg") or "#ffffff"
+        accent = self.color(d.get("accent", self.tpl.colors.get("accent", fg)), env, "accent") or fg
+        vw, vh = spec.get("viewbox", [100, 100])
+        scale = min(w / vw, h / vh)
+        iw, ih = vw * scale, vh * scale
+        return icon_primitives(spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
+
+    def el_image(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        src = env.sub(el.data["src"])
+        folder = self.ctx.game.folder.resolve()
+        path = (self.ctx.game.folder / src)
+        try:
+            real = path.resolve()
+            real.relative_to(folder)
+        except ValueError:
+            raise LayoutError(f"image {src!r} is outside the game folder", key="src",
+                              expected="a path inside " + str(self.ctx.game.folder)) from None
+        if not real.is_file():
+            raise LayoutError(f"image {src!r} not found", key="src", expected="an existing PNG or JPEG file")
+        iw, ih = _image_size(str(real))
+        if iw <= 0 or ih <= 0:
+            raise LayoutError(f"image {src!r} cannot be read", key="src", expected="a valid PNG or JPEG file")
+        x, y, w, h = self.box(el, dx, dy)
+        mode = el.data.get("fit", "contain")
+        if mode == "stretch":
+            return [Image(x, y, w, h, str(real))]
+        scale = (min if mode == "contain" else max)(w / iw, h / ih)
+        dw, dh = iw * scale, ih * scale
+        clip = (x, y, w, h) if mode == "cover" else None
+        return [Image(x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, str(real), clip)]
+
+    def el_repeat(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        d = el.data
+        count = d["count"]
+        if isinstance(count, str):
+            raw = env.get(count[1:-1])
+            if raw in (None, ""):
+                count = 0
+            elif isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0 or raw > 1000:
+                raise LayoutError(f"repeat count {count} is {raw!r}", key="count",
+                                  expected="a whole number from 0 to 1000")
+            else:
+                count = int(raw)
+        sx, sy = d["step"]
+        per_row = d.get("per_row") or max(count, 1)
+        rx, ry = d.get("row_step", [0, 0])
+        out: list[Primitive] = []
+        for i in range(count):
+            row, col = divmod(i, per_row)
+            sub = Env(env.item, env.component, env.game, {**env.extra, "n": i + 1, "index": i, "row": row, "col": col})
+            ox, oy = dx + col * sx + row * rx, dy + col * sy + row * ry
+            for ci in range(len(d["elements"])):
+                out.extend(self.element(el.child("elements", ci), sub, ox, oy))
+        return out
+
+    def el_group(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        ox, oy = el.data.get("offset", [0, 0])
+        out: list[Primitive] = []
+        for ci in range(len(el.data["elements"])):
+            out.extend(self.element(el.child("elements", ci), env, dx + ox, dy + oy))
+        return out
+
+
+def hex_points(x: float, y: float, w: float, h: float, orientation: str, grow: float = 0.0
+               ) -> list[tuple[float, float]]:
+    """A regular-looking hexagon filling the box; ``grow`` pushes every edge out by that distance."""
+    cx, cy = x + w / 2, y + h / 2
+    if orientation == "pointy":
+        rx, ry = w / 2, h / 2
+        pts = [(cx, cy + ry), (cx + rx, cy + ry / 2), (cx + rx, cy - ry / 2), (cx, cy - ry),
+               (cx - rx, cy - ry / 2), (cx - rx, cy + ry / 2)]
+    else:
+        rx, ry = w / 2, h / 2
+        pts = [(cx - rx, cy), (cx - rx / 2, cy + ry), (cx + rx / 2, cy + ry), (cx + rx, cy),
+               (cx + rx / 2, cy - ry), (cx - rx / 2, cy - ry)]
+    if grow:
+        # Offset each vertex along its bisector so edges move out by `grow` (apothem-based).
+        k = grow / math.cos(math.pi / 6)
+        pts = [(px + (px - cx) / math.hypot(px - cx, py - cy) * k,
+                py + (py - cy) / math.hypot(px - cx, py - cy) * k) for px, py in pts]
+    return pts
+
+
+def _polygon_ops(pts: list[tuple[float, float]]):
+    ops = [("M", pts[0])] + [("L", p) for p in pts[1:]] + [("Z", ())]
+    return tuple((o, tuple(p)) for o, p in ops)
+
+
+def icon_primitives(spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
+                    fg: str, bg: str, accent: str) -> list[Primitive]:
+    """Scale an icon's viewbox (y down) into the box (x, y = bottom-left, pt, y up)."""
+    vw, vh = spec.get("viewbox", [100, 100])
+    sx, sy = w / vw, h / vh
+    s = min(sx, sy)
+
+    def paint_of(name: str | None, default: str | None) -> str | None:
+        v = default if name is None else name
+        return {"fg": fg, "bg": bg, "accent": accent, "none": None}.get(v, v) if v is not None else None
+
+    out: list[Primitive] = []
+    for sh in spec["shapes"]:
+        fill = paint_of(sh.get("fill"), "fg")
+        stroke = paint_of(sh.get("stroke"), "none")
+        paint = Paint(fill=fill, stroke=stroke, stroke_width=float(sh.get("stroke_width", 6)) * s,
+                      fill_rule=sh.get("fill_rule", "nonzero"))
+
+        def P(px: float, py: float) -> tuple[float, float]:
+            return (x + px * sx, y + h - py * sy)
+
+        if "circle" in sh:
+            cx, cy, r = sh["circle"]
+            out.append(Ellipse(x + (cx - r) * sx, y + h - (cy + r) * sy, 2 * r * sx, 2 * r * sy, paint))
+        elif "ellipse" in sh:
+            cx, cy, rx, ry = sh["ellipse"]
+            out.append(Ellipse(x + (cx - rx) * sx, y + h - (cy + ry) * sy, 2 * rx * sx, 2 * ry * sy, paint))
+        elif "rect" in sh:
+            rx0, ry0, rw, rh = sh["rect"]
+            out.append(Rect(x + rx0 * sx, y + h - (ry0 + rh) * sy, rw * sx, rh * sy, paint,
+                            float(sh.get("radius", 0)) * s))
+        elif "polygon" in sh or "polyline" in sh:
+            pts = [P(*p) for p in sh.get("polygon", sh.get("polyline"))]
+            ops = [("M", pts[0])] + [("L", p) for p in pts[1:]]
+            if "polygon" in sh:
+                ops.append(("Z", ()))
+            out.append(PathPrim(tuple((o, tuple(p)) for o, p in ops), paint))
+        else:
+            ops = []
+            for op in _parsed(sh["path"]):
+                if op.op == "Z":
+                    ops.append(("Z", ()))
+                else:
+                    pts = op.pts
+                    conv: list[float] = []
+                    for i in range(0, len(pts), 2):
+                        conv.extend(P(pts[i], pts[i + 1]))
+                    ops.append((op.op, tuple(conv)))
+            out.append(PathPrim(tuple(ops), paint))
+    return out
+
+
+@cache
+def _parsed(d: str):
+    return parse_path(d)
+
+
+@cache
+def _image_size(path: str) -> tuple[int, int]:
+    try:
+        from PIL import Image as PILImage
+
+        with PILImage.open(path) as im:
+            im.verify()
+        with PILImage.open(path) as im:
+            return im.size
+    except Exception:
+        return (0, 0)
+
+
+def image_root(game: Game) -> Path:
+    return game.folder

@@ -1,0 +1,217 @@
+"""The library's front door: check and build games by running the stages in order.
+
+    load + validate + model (project.load_game) -> templates + layout (plan_component)
+    -> rules (check.check_game) -> impose -> draw -> write
+
+Everything that can fail on bad input (data, templates, fonts, images, rules) runs before the
+first byte is written, so a failing build leaves no partial output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pnp import kinds
+from pnp.check import Report, check_game
+from pnp.draw import DocInfo, render
+from pnp.errors import DataError, Diagnostic
+from pnp.fonts import FontBook
+from pnp.impose import PAPERS, Grid, Page, PieceSpec, SheetOptions, impose, one_per_page, plan_grid
+from pnp.layout import BUILTINS, MM, REPEAT_VARS, Context, PieceLayout, field_refs, layout_piece
+from pnp.model import Component, Game
+from pnp.project import DataRoot, load_game
+from pnp.templates import Element, Template, TemplateStore
+from pnp.write import ensure_dir, write_atomic
+
+UI_FONT = "Lato-Regular"
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    paper: str = "letter"
+    duplex: str = "long"
+    bleed_mm: float = 3.0
+    strict: bool = False
+
+
+@dataclass(frozen=True)
+class ComponentPlan:
+    component: Component
+    fronts: tuple[PieceLayout, ...]  # one per piece (copies share the same object)
+    backs: tuple[PieceLayout | None, ...]
+    grid: Grid | None  # None: one per page or tiled
+    sheet: SheetOptions
+    placement: str
+
+
+@dataclass(frozen=True)
+class GameCheck:
+    game: Game
+    report: Report
+    plans: tuple[ComponentPlan, ...]
+    warnings: tuple[Diagnostic, ...]
+
+
+@dataclass
+class Session:
+    """Shared state for one run: the data root, its templates and fonts."""
+
+    root: DataRoot
+    store: TemplateStore = field(init=False)
+    fonts: FontBook = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.store = TemplateStore(self.root)
+        self.fonts = FontBook(self.root.font_dirs())
+
+
+def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
+    kind = kinds.get(comp.kind)
+    bleed = 0.0 if not kind.bleed else (comp.bleed if comp.bleed is not None else opts.bleed_mm)
+    return SheetOptions(paper=PAPERS[opts.paper], duplex=opts.duplex, bleed=bleed * MM,
+                        crop_marks=kind.placement == "grid")
+
+
+def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
+    """Field references that can never resolve, even in elements no item currently draws."""
+    out: list[Diagnostic] = []
+    known = set(comp.fields) | set(BUILTINS)
+
+    def check_str(el: Element, key: str, s: str, scope: set[str]) -> None:
+        for name, _ in field_refs(s):
+            if name not in scope:
+                out.append(el.doc.diag(el.path + (key,), f"unknown field {{{name}}} (component {comp.id})",
+                                       expected="one of " + ", ".join(sorted(scope))))
+
+    def check_cond(el: Element, cond: Mapping[str, Any], path: tuple[str | int, ...], scope: set[str]) -> None:
+        if "field" in cond and cond["field"] not in scope:
+            out.append(el.doc.diag(el.path + path + ("field",), f"unknown field {cond['field']!r} "
+                                   f"(component {comp.id})", expected="one of " + ", ".join(sorted(scope))))
+        for k in ("all", "any"):
+            for i, c in enumerate(cond.get(k, [])):
+                check_cond(el, c, path + (k, i), scope)
+        if "not" in cond:
+            check_cond(el, cond["not"], path + ("not",), scope)
+
+    def walk(el: Element, scope: set[str]) -> None:
+        d = el.data
+        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count"):
+            v = d.get(key)
+            if isinstance(v, str):
+                check_str(el, key, v, scope)
+            elif isinstance(v, dict) and "by" in v and v["by"] not in scope:
+                out.append(el.doc.diag(el.path + (key, "by"), f"unknown field {v['by']!r} (component {comp.id})",
+                                       expected="one of " + ", ".join(sorted(scope))))
+        if "when" in d:
+            check_cond(el, d["when"], ("when",), scope)
+        inner = scope | set(REPEAT_VARS) if d["type"] == "repeat" else scope
+        for i in range(len(d.get("elements", []))):
+            walk(el.child("elements", i), inner)
+
+    for el in tpl.elements:
+        walk(el, known)
+    return out
+
+
+def plan_component(s: Session, game: Game, comp: Component,
+                   opts: BuildOptions) -> tuple[ComponentPlan, list[Diagnostic]]:
+    manifest = game.manifest
+    ci = [c.id for c in game.components].index(comp.id)
+    front = s.store.get(comp.template, (manifest, ("components", ci, "template")) if manifest else None)
+    back = s.store.get(comp.back, (manifest, ("components", ci, "back")) if manifest else None) if comp.back else None
+    diags: list[Diagnostic] = []
+    for tpl in (front, back):
+        if tpl is None:
+            continue
+        if tpl.size is not None and (abs(tpl.size[0] - comp.size[0]) > 0.01 or abs(tpl.size[1] - comp.size[1]) > 0.01):
+            diags.append(tpl.doc.diag(("size",), f"template {tpl.name} is drawn for "
+                                      f"{tpl.size[0]:g} x {tpl.size[1]:g} mm "
+                                      f"but component {comp.id} is {comp.size[0]:g} x {comp.size[1]:g} mm",
+                                      expected="the component's size"))
+        diags.extend(_static_refs(tpl, comp))
+    if diags:
+        raise DataError(diags)
+    sheet = sheet_options(comp, opts)
+    ctx = Context(s.fonts, game, comp, sheet.bleed)
+    fronts: list[PieceLayout] = []
+    backs: list[PieceLayout | None] = []
+    warnings: list[Diagnostic] = []
+    for item in comp.items:
+        f = layout_piece(front, item, ctx)
+        b = layout_piece(back, item, ctx) if back else None
+        warnings.extend(f.warnings)
+        if b:
+            warnings.extend(b.warnings)
+        fronts.extend([f] * item.copies)
+        backs.extend([b] * item.copies)
+    kind = kinds.get(comp.kind)
+    piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
+    grid = plan_grid(piece, sheet) if kind.placement == "grid" else None
+    return ComponentPlan(comp, tuple(fronts), tuple(backs), grid, sheet, kind.placement), warnings
+
+
+def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None) -> GameCheck:
+    """Load, validate, lay out every piece and run the rulebook rules. Raises DataError on bad input."""
+    opts = opts or BuildOptions()
+    s = session or Session(root)
+    game = load_game(root, gid)
+    plans = []
+    warnings: list[Diagnostic] = []
+    errors: list[Diagnostic] = []
+    for comp in game.components:
+        try:
+            plan, w = plan_component(s, game, comp, opts)
+        except DataError as exc:
+            errors.extend(exc.diagnostics)
+            continue
+        plans.append(plan)
+        warnings.extend(w)
+    if errors:
+        raise DataError(errors)
+    report = check_game(game)
+    return GameCheck(game, report, tuple(plans), tuple(warnings))
+
+
+def pages_for(plan: ComponentPlan) -> tuple[Page, ...]:
+    piece = PieceSpec(plan.component.size[0] * MM, plan.component.size[1] * MM,
+                      has_back=any(b is not None for b in plan.backs))
+    n = len(plan.fronts)
+    if plan.placement == "page":
+        return one_per_page(n, piece, plan.sheet)
+    return impose(n, piece, plan.sheet)
+
+
+@dataclass(frozen=True)
+class Written:
+    component: Component
+    path: Path
+    pages: int
+    pieces: int
+    bytes: int
+    grid: Grid | None
+
+
+def render_component(s: Session, game: Game, plan: ComponentPlan) -> tuple[bytes, int]:
+    pages = pages_for(plan)
+    info = DocInfo(title=f"{game.title} — {plan.component.title}", author=game.designer,
+                   subject=f"pnp print sheet: {game.id}/{plan.component.id}", ui_font=UI_FONT)
+    data = render(pages, plan.sheet.paper, plan.fronts, plan.backs, s.fonts, info,
+                  page_boxes=plan.placement == "page")
+    return data, len(pages)
+
+
+def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
+          progress: Callable[[str], None] | None = None) -> Iterator[Written]:
+    """Render and write every component of an already checked game to out/<game>/<component>.pdf."""
+    s = session or Session(root)
+    folder = out / checked.game.id
+    ensure_dir(folder)
+    for plan in checked.plans:
+        if progress:
+            progress(plan.component.id)
+        data, npages = render_component(s, checked.game, plan)
+        path = folder / f"{plan.component.id}.pdf"
+        write_atomic(path, data)
+        yield Written(plan.component, path, npages, len(plan.fronts), len(data), plan.grid)

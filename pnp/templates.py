@@ -1,0 +1,166 @@
+"""Templates as data: load ``templates/<group>/<name>.json``, validate it, and resolve its
+``extends`` chain (with cycle detection) into one flat Template.
+
+Merging, parent first: colours, palettes and icons by name (the child wins); styles by name,
+key by key; elements in order, where a child element with the id of an inherited one replaces
+it in place and ``remove`` drops inherited ids."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pnp.errors import DataError, Diagnostic
+from pnp.load import Doc, load_json
+from pnp.model import frozen_map
+from pnp.project import DataRoot
+from pnp.validate import validate_doc
+
+
+@dataclass(frozen=True)
+class Element:
+    """One element dict and where it was written (for messages)."""
+
+    data: Mapping[str, Any]
+    doc: Doc
+    path: tuple[str | int, ...]
+
+    @property
+    def label(self) -> str:
+        name = self.data.get("id")
+        line = self.doc.locate(self.path)[0]
+        what = f"element {name!r}" if name else f"{self.data.get('type')} element"
+        return f"{what} ({self.doc.display}:{line})"
+
+    def child(self, key: str, index: int) -> Element:
+        return Element(self.data[key][index], self.doc, (*self.path, key, index))
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    chain: tuple[str, ...]  # this template first, then its ancestors
+    doc: Doc
+    size: tuple[float, float] | None
+    colors: Mapping[str, str]
+    palettes: Mapping[str, Mapping[str, str]]
+    styles: Mapping[str, Mapping[str, Any]]
+    icons: Mapping[str, Mapping[str, Any]]
+    elements: tuple[Element, ...]
+
+
+class TemplateStore:
+    def __init__(self, root: DataRoot):
+        self.root = root
+        self._docs: dict[str, Doc] = {}
+        self._resolved: dict[str, Template] = {}
+
+    def path_of(self, name: str):
+        for d in self.root.template_dirs():
+            p = d / f"{name}.json"
+            if p.is_file():
+                return p
+        return None
+
+    def doc(self, name: str, referrer: tuple[Doc, tuple[str | int, ...]] | None = None) -> Doc:
+        if name in self._docs:
+            return self._docs[name]
+        path = self.path_of(name)
+        if path is None:
+            where = self.root.display(self.root.templates / f"{name}.json")
+            msg = f"template {name!r} not found ({where})"
+            if referrer is not None:
+                raise DataError([referrer[0].diag(referrer[1], msg, expected="an existing template name",
+                                                  hint=self._suggest(name))])
+            raise DataError([Diagnostic(where, msg, hint=self._suggest(name))])
+        doc = load_json(path, self.root.display(path))
+        diags = validate_doc(doc, "template")
+        if diags:
+            raise DataError(diags)
+        self._docs[name] = doc
+        return doc
+
+    def _suggest(self, name: str) -> str | None:
+        import difflib
+
+        known = []
+        for d in self.root.template_dirs():
+            known += [str(p.relative_to(d).with_suffix("")) for p in d.glob("*/*.json")]
+        close = difflib.get_close_matches(name, known, n=1)
+        return f"did you mean {close[0]!r}?" if close else None
+
+    def get(self, name: str, referrer: tuple[Doc, tuple[str | int, ...]] | None = None) -> Template:
+        if name in self._resolved:
+            return self._resolved[name]
+        chain: list[str] = []
+        docs: list[Doc] = []
+        cur: str | None = name
+        ref = referrer
+        while cur is not None:
+            if cur in chain:
+                cycle = " -> ".join([*chain, cur])
+                raise DataError([docs[-1].diag(("extends",), f"`extends` cycle: {cycle}",
+                                               expected="a chain that ends in a template without `extends`")])
+            chain.append(cur)
+            d = self.doc(cur, ref)
+            docs.append(d)
+            cur = d.data.get("extends")
+            ref = (d, ("extends",))
+        tpl = self._merge(name, chain, docs)
+        self._resolved[name] = tpl
+        return tpl
+
+    def _merge(self, name: str, chain: list[str], docs: list[Doc]) -> Template:
+        colors: dict[str, str] = {}
+        palettes: dict[str, Mapping[str, str]] = {}
+        styles: dict[str, dict[str, Any]] = {}
+        icons: dict[str, Mapping[str, Any]] = {}
+        elements: list[Element] = []
+        size = None
+        diags: list[Diagnostic] = []
+        for doc in reversed(docs):  # root ancestor first
+            d = doc.data
+            colors.update(d.get("colors", {}))
+            palettes.update(d.get("palettes", {}))
+            icons.update(d.get("icons", {}))
+            for sname, st in d.get("styles", {}).items():
+                styles[sname] = {**styles.get(sname, {}), **st}
+            if "size" in d:
+                size = (float(d["size"][0]), float(d["size"][1]))
+            for ri, rid in enumerate(d.get("remove", [])):
+                before = len(elements)
+                elements = [e for e in elements if e.data.get("id") != rid]
+                if len(elements) == before:
+                    diags.append(doc.diag(("remove", ri), f"no inherited element with id {rid!r} to remove",
+                                          expected="an id of an element in a parent template"))
+            for ei, el in enumerate(d.get("elements", [])):
+                new = Element(el, doc, ("elements", ei))
+                eid = el.get("id")
+                idx = next((i for i, e in enumerate(elements) if eid and e.data.get("id") == eid), None)
+                if idx is None:
+                    elements.append(new)
+                else:
+                    elements[idx] = new
+        resolved_styles = {}
+        for sname in styles:
+            try:
+                resolved_styles[sname] = frozen_map(_resolve_style(sname, styles, []))
+            except ValueError as exc:
+                diags.append(docs[0].diag(("styles",), str(exc)))
+        if diags:
+            raise DataError(diags)
+        return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),
+                        frozen_map(resolved_styles), frozen_map(icons), tuple(elements))
+
+
+def _resolve_style(name: str, styles: Mapping[str, Mapping[str, Any]], seen: list[str]) -> dict[str, Any]:
+    if name in seen:
+        raise ValueError(f"style `extends` cycle: {' -> '.join([*seen, name])}")
+    if name not in styles:
+        raise ValueError(f"style {seen[-1]!r} extends unknown style {name!r}")
+    st = dict(styles[name])
+    parent = st.pop("extends", None)
+    if parent is None:
+        return st
+    return {**_resolve_style(parent, styles, [*seen, name]), **st}

@@ -1,0 +1,194 @@
+"""Stage 2, validate: loaded JSON -> the same data, or every problem as a Diagnostic.
+
+JSON Schema Draft 2020-12 schemas ship in ``pnp/schemas``. Items of a component are checked
+against a schema generated from the component file's own ``fields`` declaration, so an item
+with a misspelt field name fails with "unknown field" and a suggestion."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
+
+from pnp.errors import Diagnostic
+from pnp.load import Doc
+
+SCHEMA_NAMES = ("game", "component", "template", "condition")
+RESERVED_ITEM_KEYS = ("id", "copies", "source", "series")
+MAX_COPIES = 10_000
+MAX_SERIES = 10_000
+
+_PATTERN_WORDS = {
+    "^[a-z0-9][a-z0-9-]*$": "lowercase letters, digits and hyphens, e.g. golem-deck",
+    "^[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*$": "a template name like golems/golem-card",
+    "^[^/\\\\]+\\.json$": "a .json file name in the game folder, without folders",
+    "^[a-z][a-z0-9_]*$": "lowercase letters, digits and underscores, starting with a letter",
+}
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    text = resources.files("pnp.schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+@cache
+def _registry() -> Registry:
+    reg: Registry = Registry()
+    for name in SCHEMA_NAMES:
+        s = schema(name)
+        res = Resource.from_contents(s)
+        reg = reg.with_resource(s["$id"], res).with_resource(f"{name}.schema.json", res)
+    return reg
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    return Draft202012Validator(schema(name), registry=_registry())
+
+
+def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
+    """All schema errors of ``doc`` against a shipped schema."""
+    return validate_value(doc, doc.data, validator(schema_name), ())
+
+
+def validate_value(doc: Doc, value: Any, v: Draft202012Validator,
+                   prefix: tuple[str | int, ...]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for err in sorted(v.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
+        out.extend(_explain(doc, err, prefix))
+    return _dedupe(out)
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for d in diags:
+        k = (d.path, d.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(d)
+    return out
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...]) -> list[Diagnostic]:
+    path = prefix + tuple(err.absolute_path)
+    kind = err.validator
+    if kind in ("oneOf", "anyOf") and err.context:
+        # Unions (element types, sources, colours): report the most relevant branch's error.
+        inner = best_match(err.context)
+        if inner is None or inner.validator == "not":
+            return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]
+        return _explain(doc, inner, prefix)
+    if kind == "additionalProperties" or kind == "unevaluatedProperties":
+        allowed = sorted((err.schema.get("properties") or {}).keys()) if isinstance(err.schema, dict) else []
+        extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
+        out = []
+        for key in extras:
+            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else None
+            out.append(doc.diag(path + (key,), f"unknown field {key!r}",
+                                expected="one of " + ", ".join(allowed) if allowed else None,
+                                hint=hint, key=True))
+        return out
+    if kind == "required":
+        missing = err.message.split("'")[1] if "'" in err.message else err.message
+        return [doc.diag(path, f"missing required field {missing!r}")]
+    if kind == "type":
+        want = err.validator_value
+        want_s = " or ".join(want) if isinstance(want, list) else str(want)
+        return [doc.diag(path, f"wrong type: {_type_name(err.instance)} {_short(err.instance)}",
+                         expected=want_s)]
+    if kind == "enum":
+        opts = ", ".join(json.dumps(o) for o in err.validator_value)
+        return [doc.diag(path, f"value {_short(err.instance)} is not allowed", expected=f"one of {opts}")]
+    if kind == "const":
+        return [doc.diag(path, f"value {_short(err.instance)} is not allowed",
+                         expected=json.dumps(err.validator_value))]
+    if kind == "pattern":
+        words = _PATTERN_WORDS.get(err.validator_value, f"text matching {err.validator_value}")
+        return [doc.diag(path, f"invalid value {_short(err.instance)}", expected=words)]
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        sym = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
+        return [doc.diag(path, f"number {_short(err.instance)} is out of range",
+                         expected=f"a number {sym} {err.validator_value}")]
+    if kind in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
+        return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)))]
+    if kind == "not":
+        return [doc.diag(path, "combines keys that exclude each other", expected=_describe(err.schema))]
+    if kind == "propertyNames":
+        return [doc.diag(path, f"invalid name: {err.message}")]
+    if kind == "items" and err.validator_value is False:
+        return [doc.diag(path, "too many values")]
+    return [doc.diag(path, err.message)]
+
+
+def _short(value: Any) -> str:
+    s = json.dumps(value, ensure_ascii=False)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _describe(sch: Any) -> str | None:
+    if isinstance(sch, dict):
+        if "description" in sch:
+            return sch["description"].rstrip(".")
+        if "oneOf" in sch:
+            return "one of the documented forms"
+    return None
+
+
+# -- items --------------------------------------------------------------------------------
+
+_TYPE_SCHEMA: dict[str, dict[str, Any]] = {
+    "string": {"type": "string"},
+    "text": {"type": "string"},
+    "integer": {"type": "integer"},
+    "number": {"type": "number"},
+    "boolean": {"type": "boolean"},
+    "list": {"type": "array", "items": {"type": "string"}},
+}
+
+
+def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of one item, from a component file's ``fields`` declaration."""
+    props: dict[str, Any] = {
+        "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 80},
+        "copies": {"type": "integer", "minimum": 1, "maximum": MAX_COPIES},
+        "source": {"$ref": "game.schema.json#/$defs/source"},
+        "series": {
+            "type": "object", "additionalProperties": False, "required": ["field", "from", "to"],
+            "properties": {"field": {"enum": sorted(fields) or ["-"]},
+                           "from": {"type": "integer", "minimum": -MAX_SERIES, "maximum": MAX_SERIES},
+                           "to": {"type": "integer", "minimum": -MAX_SERIES, "maximum": MAX_SERIES}},
+        },
+    }
+    required = ["id", "source"]
+    for name, spec in fields.items():
+        s = dict(_TYPE_SCHEMA[spec["type"]])
+        if "enum" in spec:
+            s["enum"] = spec["enum"]
+        if "min" in spec:
+            s["minimum"] = spec["min"]
+        if "max" in spec:
+            s["maximum"] = spec["max"]
+        if "max_length" in spec:
+            s["maxLength"] = spec["max_length"]
+        props[name] = s
+        if spec.get("required"):
+            required.append(name)
+    return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
+
+
+def item_validator(fields: dict[str, Any]) -> Draft202012Validator:
+    return Draft202012Validator(item_schema(fields), registry=_registry())

@@ -1,5 +1,7 @@
 """Stage 8, check: model + rulebook rules -> Violations. Pure.
 
+Rules judge the data as the document has it (before errata), since they quote the document.
+
 Rules are data (``rulebook`` in game.json), each with the quote it comes from. A reference to
 an unknown component, item or field is an input error (exit 2), not a failed rule."""
 
@@ -95,7 +97,7 @@ class Checker:
             return any(self._test(c, item) for c in cond["any"])
         if "not" in cond:
             return not self._test(cond["not"], item)
-        return eval_field_cond(cond, item.get(cond["field"]))
+        return eval_field_cond(cond, item.get(cond["field"], document=True))
 
     def value(self, v: Any, path: tuple[str | int, ...]) -> float:
         if isinstance(v, int | float):
@@ -121,7 +123,7 @@ class Checker:
             raise _RefError(path + ("value", "item"), f"unknown item {ref['item']!r} in {comp.id}",
                             "an item id of " + comp.id)
         self._field(ref["field"], comp.fields, path + ("value", "field"))
-        x = item.get(ref["field"])
+        x = item.get(ref["field"], document=True)
         if isinstance(x, bool) or not isinstance(x, int | float):
             raise _RefError(path + ("value",), f"{comp.id}/{item.id}.{ref['field']} is {x!r}", "a number")
         return x
@@ -155,7 +157,7 @@ class Checker:
             self._field(s["field"], comp.fields, (key, "field"))
             vals: list[tuple[Item, Any]] = []
             for it in items:
-                v = it.get(s["field"])
+                v = it.get(s["field"], document=True)
                 for x in v if isinstance(v, list) else [v]:
                     if x not in (None, ""):
                         vals.append((it, x))
@@ -188,7 +190,7 @@ class Checker:
         self._field(p["by"], comp.fields, ("by",))
         counts: dict[Any, int] = defaultdict(int)
         for it in items:
-            counts[it.get(p["by"])] += it.copies if p.get("count") == "pieces" else 1
+            counts[it.get(p["by"], document=True)] += it.copies if p.get("count") == "pieces" else 1
         details = [f"{p['by']}={k!r}: {n}" for k, n in counts.items() if n != p["each"]]
         if "groups" in p:
             want = set(p["groups"])
@@ -210,8 +212,8 @@ class Checker:
         seen: dict[Any, tuple[Item, dict[str, Any]]] = {}
         details = []
         for it in items:
-            key = it.get(p["by"])
-            vals = {f: it.get(f) for f in p["fields"]}
+            key = it.get(p["by"], document=True)
+            vals = {f: it.get(f, document=True) for f in p["fields"]}
             want = expected.get(str(key))
             if want is not None:
                 diff = {f: v for f, v in vals.items() if f in want and want[f] != v}
@@ -230,7 +232,7 @@ class Checker:
         comp = self.game.component(p["select"]["component"])
         assert comp is not None
         self._field(p["field"], comp.fields, ("field",))
-        c = Counter(it.get(p["field"]) for it in items)
+        c = Counter(it.get(p["field"], document=True) for it in items)
         dup = [f"{p['field']}={k!r} used by {n} items" for k, n in c.items() if n > 1]
         return Outcome(rule, not dup, f"no two items share {p['field']}",
                        f"{len(dup)} repeated" if dup else f"{len(c)} distinct", tuple(dup))
@@ -294,7 +296,7 @@ def _fields_in(c: Mapping[str, Any], it: Item) -> str:
             walk(x["not"])
 
     walk(c)
-    return ", ".join(f"{n}={it.get(n)!r}" for n in dict.fromkeys(names))
+    return ", ".join(f"{n}={it.get(n, document=True)!r}" for n in dict.fromkeys(names))
 
 
 def check_game(game: Game) -> Report:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from reportlab.lib.colors import Color
+from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import FontBook
@@ -74,6 +75,7 @@ class _Drawer:
                     t.setFont(p.font, p.size)
                     t.setCharSpace(p.tracking)
                     t.textOut(p.text)
+                    t.setCharSpace(0)  # Tc is graphics state: it would leak into later text
                     c.drawText(t)
                 else:
                     c.setFont(p.font, p.size)
@@ -143,7 +145,7 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             c.setLineCap(1)
             c.setLineJoin(1)
             d.draw(lay.primitives)
-            c.endForm()
+            _end_form(c)
         return name
 
     for page in pages:
@@ -162,6 +164,22 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+def _end_form(c: Canvas) -> None:
+    """``endForm`` with complete resources. reportlab (5.1) leaves a form's ExtGState (opacity)
+    and images out of its /Resources, so transparency inside a form is lost in strict viewers;
+    we hand it a resource dictionary holding fonts, procsets, graphics states and XObjects."""
+    res = PDFResourceDictionary()
+    res.basicFonts()
+    res.allProcs()
+    states = c._extgstate.getState()
+    if states:
+        res.ExtGState = states
+    if c._formsinuse:
+        res.XObject = c._doc.xobjDict(c._formsinuse)
+    res.setColorSpace(c._colorsUsed)
+    c.endForm(Resources=res)
 
 
 def _place(c: Canvas, slot: Slot, form: str) -> None:
@@ -220,8 +238,11 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
             c.line(m.x, m.y - r, m.x, m.y + r)
             c.restoreState()
     if page.label:
+        # Centred under the pieces: cut lines only run from trim edges, never through here.
+        xs = [s.x for s in page.slots] + [s.x + s.w for s in page.slots]
+        cx = (min(xs) + max(xs)) / 2 if xs else c._pagesize[0] / 2
         c.saveState()
         c.setFillColor(_color("#404040"))
         c.setFont(info.ui_font, 8)
-        c.drawString(14, 6, f"{info.title} — {page.label}")
+        c.drawCentredString(cx, 10, f"{info.title} — {page.label}")
         c.restoreState()

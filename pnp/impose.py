@@ -85,6 +85,7 @@ class SheetOptions:
     mark_gap: float = 1 * MM  # gap between the outermost bleed edge and a crop mark's start
     overlap: float = 10 * MM  # glue overlap for pieces tiled over several pages
     crop_marks: bool = True  # False for reference sheets (nothing to cut)
+    abut: bool = True  # allow shared cut lines; False gives every piece its own bleed (round tokens)
 
     def __post_init__(self) -> None:
         if self.duplex not in DUPLEX_MODES:
@@ -193,11 +194,13 @@ def _usable(options: SheetOptions) -> tuple[float, float]:
     return paper.width - 2 * options.margin, paper.height - 2 * options.margin
 
 
-def _axis(size: float, bleed: float, avail: float) -> tuple[int, bool]:
+def _axis(size: float, bleed: float, avail: float, abut: bool = True) -> tuple[int, bool]:
     """(count, gutter) along one axis; the larger count wins, a tie goes to the gutter."""
     if avail <= 0:
         return 0, True
     gutter = math.floor((avail + EPS) / (size + 2 * bleed))
+    if not abut:
+        return gutter, True
     room = avail - 2 * bleed
     abut = math.floor((room + EPS) / size) if room + EPS >= 0 else 0
     if gutter >= abut:
@@ -225,13 +228,16 @@ def _dedupe(values: Iterable[float]) -> list[float]:
 
 
 def _cut_lines(
-    slots: Sequence[Slot], xs: Iterable[float], ys: Iterable[float], options: SheetOptions
+    slots: Sequence[Slot], xs: Iterable[float], ys: Iterable[float], options: SheetOptions,
+    frame: Sequence[Slot] | None = None,
 ) -> tuple[CutLine, ...]:
     """Cut lines at the trim positions xs (vertical) and ys (horizontal), drawn only in the
-    margins: from the page edge to ``mark_gap`` short of the outermost drawn bleed."""
+    margins: from the page edge to ``mark_gap`` short of the outermost drawn bleed of
+    ``frame`` (the full grid, so a partial page's lines stay in the margins), or of
+    ``slots``."""
     if not options.crop_marks or not slots:
         return ()
-    boxes = [s.bleed_box for s in slots]
+    boxes = [s.bleed_box for s in (frame or slots)]
     lo = min(b[1] for b in boxes) - options.mark_gap
     hi = max(b[1] + b[3] for b in boxes) + options.mark_gap
     left = min(b[0] for b in boxes) - options.mark_gap
@@ -251,10 +257,11 @@ def _cut_lines(
     return tuple(cuts)
 
 
-def _trim_cuts(slots: Sequence[Slot], options: SheetOptions) -> tuple[CutLine, ...]:
+def _trim_cuts(slots: Sequence[Slot], options: SheetOptions,
+               frame: Sequence[Slot] | None = None) -> tuple[CutLine, ...]:
     xs = [v for s in slots for v in (s.x, s.x + s.w)]
     ys = [v for s in slots for v in (s.y, s.y + s.h)]
-    return _cut_lines(slots, xs, ys, options)
+    return _cut_lines(slots, xs, ys, options, frame)
 
 
 def _mirror(slot: Slot, duplex: str, paper: Paper) -> Slot:
@@ -307,8 +314,8 @@ def plan_grid(piece: PieceSpec, options: SheetOptions) -> Grid | None:
     best: Grid | None = None
     for rotated in (False, True):
         w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
-        cols, gutter_x = _axis(w, options.bleed, uw)
-        rows, gutter_y = _axis(h, options.bleed, uh)
+        cols, gutter_x = _axis(w, options.bleed, uw, options.abut)
+        rows, gutter_y = _axis(h, options.bleed, uh, options.abut)
         if cols * rows == 0:
             continue
         if best is None or cols * rows > best.cols * best.rows:
@@ -354,7 +361,7 @@ def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, .
     for start in range(0, count, len(cells)):
         used = cells[: count - start]
         slots = tuple(replace(cell, piece=start + i) for i, cell in enumerate(used))
-        sheets.append(_Sheet(slots, _trim_cuts(slots, options)))
+        sheets.append(_Sheet(slots, _trim_cuts(slots, options, cells)))
     return _assemble(sheets, _with_backs(piece, options), options)
 
 

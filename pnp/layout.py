@@ -76,6 +76,14 @@ def _dash_zero(v: Any) -> Any:
     return EN_DASH if v in (0, "0", 0.0) else v
 
 
+@_filter("letter")
+def _letter(v: Any) -> Any:
+    """1 -> A, 2 -> B ... 26 -> Z (board coordinates)."""
+    if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 26:
+        return chr(ord("A") + v - 1)
+    return v
+
+
 def _num(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
@@ -350,9 +358,8 @@ class _Painter:
         prims, result = self.text.fit(text, st, self.box(el, dx, dy), markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
         if not result.fits:
-            where = f"game {self.ctx.game.id}, component {self.ctx.component.id}, item {env.item.id}"
             self.warnings.append(el.doc.diag(
-                el.path, f"text does not fit even at {result.size:g} pt ({where}, {el.label})",
+                el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
                 expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
                 hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning"))
         return prims

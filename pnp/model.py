@@ -63,12 +63,14 @@ class Item:
     errata: tuple[str, ...] = ()
     origin: tuple[str, tuple[str | int, ...]] = ("", ())  # (file, JSON path) for messages
 
-    def get(self, name: str) -> Any:
+    def get(self, name: str, document: bool = False) -> Any:
+        """A field's printed value, or with ``document`` its value as the document has it
+        (before errata)."""
         if name == "id":
             return self.id
         if name == "copies":
             return self.copies
-        return self.fields.get(name)
+        return (self.document_fields if document else self.fields).get(name)
 
 
 @dataclass(frozen=True)

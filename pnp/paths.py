@@ -164,6 +164,7 @@ def parse_path(d: str) -> tuple[PathOp, ...]:
         sc.skip_ws()
         if sc.at_end():
             break
+        start, n_before = sc.i, len(out)
         c = sc.peek()
         if c in _COMMANDS:
             cmd = c
@@ -248,9 +249,17 @@ def parse_path(d: str) -> tuple[PathOp, ...]:
         else:  # "A"
             rx, ry, phi, large, sweep = args[:5]
             x, y = args[5] + ox, args[6] + oy
-            out.extend(_arc_to_cubics(cx, cy, rx, ry, phi, bool(large), bool(sweep), x, y))
+            try:
+                arc = _arc_to_cubics(cx, cy, rx, ry, phi, bool(large), bool(sweep), x, y)
+            except (OverflowError, ValueError):  # radii or coordinates near float limits
+                raise PathError(f"at char {start}: arc out of range", start) from None
+            out.extend(arc)
             cx, cy = x, y
             last_cubic = last_quad = None
+
+        for op in out[n_before:]:
+            if not all(math.isfinite(v) for v in op.pts):
+                raise PathError(f"at char {start}: coordinates out of range", start)
 
         # A command letter may follow directly; a number repeats the command.
         if comma and not sc.at_number():
@@ -310,18 +319,21 @@ def _arc_to_cubics(
     x1p = cos_p * dx2 + sin_p * dy2
     y1p = -sin_p * dx2 + cos_p * dy2
 
-    lam = (x1p * x1p) / (rx * rx) + (y1p * y1p) / (ry * ry)
-    if lam > 1.0:
-        s = math.sqrt(lam)
-        rx, ry = rx * s, ry * s
-
-    num = rx * rx * ry * ry - rx * rx * y1p * y1p - ry * ry * x1p * x1p
-    den = rx * rx * y1p * y1p + ry * ry * x1p * x1p
-    coef = math.sqrt(max(0.0, num / den)) if den else 0.0
-    if large == sweep:
-        coef = -coef
-    cxp = coef * rx * y1p / ry
-    cyp = -coef * ry * x1p / rx
+    # Work with the end point in unit-circle terms so that neither tiny nor huge
+    # radii overflow: a^2 + b^2 > 1 means the radii are too small (scale them up).
+    a, b = x1p / rx, y1p / ry
+    scale = math.hypot(a, b)
+    if scale == 0.0:  # radii so large that the arc is a straight line
+        return [PathOp("L", (x2, y2))]
+    if scale >= 1.0:
+        rx, ry = rx * scale, ry * scale
+        cxp = cyp = 0.0
+    else:
+        root = math.sqrt(max(0.0, 1.0 - scale * scale))
+        if large == sweep:
+            root = -root
+        cxp = root * (b / scale) * rx
+        cyp = -root * (a / scale) * ry
     ccx = cos_p * cxp - sin_p * cyp + (x1 + x2) / 2.0
     ccy = sin_p * cxp + cos_p * cyp + (y1 + y2) / 2.0
 
@@ -346,6 +358,8 @@ def _arc_to_cubics(
         ex, ey = -rx * math.sin(t), ry * math.cos(t)
         return cos_p * ex - sin_p * ey, sin_p * ex + cos_p * ey
 
+    # Round away trigonometric noise (cos(pi/2) is 6e-17, not 0), relative to the size.
+    digits = 13 - math.ceil(math.log10(max(rx, ry)))
     ops: list[PathOp] = []
     t0 = theta1
     px, py = x1, y1
@@ -356,17 +370,20 @@ def _arc_to_cubics(
         if i == nseg - 1:
             ex, ey = x2, y2  # land exactly on the requested end point
         else:
-            ex, ey = _clean(point(t1))
-        c1 = _clean((px + k * d0x, py + k * d0y))
-        c2 = _clean((ex - k * d1x, ey - k * d1y))
+            ex, ey = _clean(point(t1), digits)
+        c1 = _clean((px + k * d0x, py + k * d0y), digits)
+        c2 = _clean((ex - k * d1x, ey - k * d1y), digits)
         ops.append(PathOp("C", (*c1, *c2, ex, ey)))
         px, py, t0 = ex, ey, t1
     return ops
 
 
-def _clean(pt: tuple[float, float]) -> tuple[float, float]:
-    """Drop trigonometric noise (cos(pi/2) is 6e-17, not 0) from arc points."""
-    return round(pt[0], 12) + 0.0, round(pt[1], 12) + 0.0
+def _clean(pt: tuple[float, float], digits: int) -> tuple[float, float]:
+    """Round a computed arc point to ``digits`` decimals (never to -0.0)."""
+    x, y = pt
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return x, y  # reported by the caller as out of range
+    return round(x, digits) + 0.0, round(y, digits) + 0.0
 
 
 def transform(

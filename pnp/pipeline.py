@@ -9,7 +9,7 @@ first byte is written, so a failing build leaves no partial output."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +71,9 @@ def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
     kind = kinds.get(comp.kind)
     bleed = 0.0 if not kind.bleed else (comp.bleed if comp.bleed is not None else opts.bleed_mm)
     return SheetOptions(paper=PAPERS[opts.paper], duplex=opts.duplex, bleed=bleed * MM,
-                        crop_marks=kind.placement == "grid")
+                        crop_marks=kind.placement == "grid",
+                        # Round pieces are cut along a curve: each needs its own bleed ring.
+                        abut=comp.shape != "round")
 
 
 def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
@@ -137,15 +139,18 @@ def plan_component(s: Session, game: Game, comp: Component,
     ctx = Context(s.fonts, game, comp, sheet.bleed)
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
-    warnings: list[Diagnostic] = []
+    found: dict[Diagnostic, list[str]] = {}
     for item in comp.items:
         f = layout_piece(front, item, ctx)
         b = layout_piece(back, item, ctx) if back else None
-        warnings.extend(f.warnings)
-        if b:
-            warnings.extend(b.warnings)
+        for w in f.warnings + (b.warnings if b else ()):
+            found.setdefault(w, []).append(item.id)
         fronts.extend([f] * item.copies)
         backs.extend([b] * item.copies)
+    warnings = [replace(w, message=f"{w.message} in game {game.id}, component {comp.id}, "
+                        + (f"item {ids[0]}" if len(ids) == 1 else f"{len(ids)} items: {', '.join(ids[:6])}"
+                           + (", ..." if len(ids) > 6 else "")))
+                for w, ids in found.items()]
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
     grid = plan_grid(piece, sheet) if kind.placement == "grid" else None

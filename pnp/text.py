@@ -173,10 +173,9 @@ class TextLayout:
         return lines, ok
 
     def _height(self, st: Style, lines: list[tuple[list[Token], bool]], size: float) -> float:
-        lh = size * st.leading
+        """CSS-style line boxes: every line is size x leading tall, plus paragraph gaps."""
         paras = sum(1 for _, p in lines[:-1] if p)
-        return (self.fonts.ascent(st.font, size) + self.fonts.descent(st.font, size)
-                + lh * (len(lines) - 1) + paras * size * st.paragraph_space)
+        return size * st.leading * len(lines) + paras * size * st.paragraph_space
 
     def fit(self, text: str, st: Style, box: tuple[float, float, float, float], *, markup: bool,
             wrap: bool = True, min_size: float | None = None, step: float = 0.25
@@ -205,17 +204,21 @@ class TextLayout:
                box: tuple[float, float, float, float]) -> list[Primitive]:
         x, y, w, h = box
         total = self._height(st, lines, size)
-        asc = self.fonts.ascent(st.font, size)
-        if st.valign == "top":
-            top = y + h
-        elif st.valign == "bottom":
-            top = y + total
+        lh = size * st.leading
+        if st.valign == "middle" and len(lines) == 1:
+            # One line, centred optically: the middle of the capitals sits on the box's middle.
+            baseline = y + h / 2 - self.fonts.cap_height(st.font, size) / 2
         else:
-            top = y + h / 2 + total / 2
-        baseline = top - asc
+            if st.valign == "top":
+                top = y + h
+            elif st.valign == "bottom":
+                top = y + total
+            else:
+                top = y + h / 2 + total / 2
+            asc, desc = self.fonts.ascent(st.font, size), self.fonts.descent(st.font, size)
+            baseline = top - (lh - size) / 2 - size * asc / (asc + desc)
         space = self.fonts.width(" ", st.font, size) + st.tracking
         out: list[Primitive] = []
-        lh = size * st.leading
         for words, para_after in lines:
             line_w = sum(self._word_width(st, wd, size) for wd in words) + space * max(0, len(words) - 1)
             if st.align == "center":

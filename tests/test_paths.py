@@ -400,3 +400,58 @@ def test_bbox_moves_with_translation(
     x0, y0, x1, y1 = bbox(want)
     tx0, ty0, tx1, ty1 = bbox(transform(want, 1, 1, dx, dy))
     assert (tx0, ty0, tx1, ty1) == pytest.approx((x0 + dx, y0 + dy, x1 + dx, y1 + dy))
+
+
+@given(st.text(alphabet="MmLlHhVvCcSsQqTtAaZz0123456789.,-+eE \n", max_size=60))
+def test_any_text_parses_or_raises_path_error(text: str) -> None:
+    try:
+        got = parse_path(text)
+    except PathError as exc:
+        assert str(exc).startswith("at char ")
+        assert exc.offset is not None and 0 <= exc.offset <= len(text)
+    else:
+        assert all(op.op in "MLCZ" for op in got)
+        assert all(len(op.pts) == {"M": 2, "L": 2, "C": 6, "Z": 0}[op.op] for op in got)
+        assert all(math.isfinite(v) for op in got for v in op.pts)
+
+
+small = st.floats(min_value=-1000, max_value=1000, allow_nan=False, allow_infinity=False)
+# zero (a straight line) or a sane radius: a radius near 1e-308 against an end point 1
+# unit away scales the other radius past the float range, which is reported as an error
+radius = st.just(0.0) | st.floats(min_value=1e-3, max_value=1000)
+
+
+@given(small, small, radius, radius, small, st.booleans(), st.booleans(), small, small)
+def test_random_arcs_end_exactly_in_at_most_four_pieces(
+    x0: float,
+    y0: float,
+    rx: float,
+    ry: float,
+    rot: float,
+    large: bool,
+    sweep: bool,
+    x1: float,
+    y1: float,
+) -> None:
+    d = f"M {x0!r} {y0!r} A {rx!r} {ry!r} {rot!r} {int(large)} {int(sweep)} {x1!r} {y1!r}"
+    got = parse_path(d)
+    assert got[0] == PathOp("M", (x0, y0))
+    if (x0, y0) == (x1, y1):
+        assert len(got) == 1
+        return
+    assert 2 <= len(got) <= 5
+    assert got[-1].pts[-2:] == (x1, y1)
+    assert all(math.isfinite(v) for op in got for v in op.pts)
+
+
+@pytest.mark.parametrize(
+    ("d", "message"),
+    [
+        ("M 0 0 L 1e308 0 l 1e308 0", "at char 16: coordinates out of range"),
+        ("M 1e999 0", "at char 2: number out of range"),
+        ("M 1e308 0 A 5 5 0 0 1 -1e308 0", "at char 10: arc out of range"),
+    ],
+)
+def test_out_of_range_numbers(d: str, message: str) -> None:
+    with pytest.raises(PathError, match=message):
+        parse_path(d)

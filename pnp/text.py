@@ -221,6 +221,8 @@ class TextLayout:
         out: list[Primitive] = []
         for words, para_after in lines:
             line_w = sum(self._word_width(st, wd, size) for wd in words) + space * max(0, len(words) - 1)
+            if words:
+                line_w -= st.tracking  # no letter follows the last one: its tracking is not ink
             if st.align == "center":
                 cx = x + (w - line_w) / 2
             elif st.align == "right":

@@ -226,9 +226,13 @@ def _gray(hex_colour: str) -> str:
     return f"#{v:02x}{v:02x}{v:02x}"
 
 
-def palettes() -> list[tuple[str, dict[str, str]]]:
+def palettes() -> list[tuple[str, dict[str, str], bool]]:
+    """(label, palette, grayscale): the two asked-for colourings, then the reversed one
+    (light fg on a dark ground, as the Golems terrain tiles use) to catch icons that
+    only work with a dark fg."""
     grey = {k: _gray(v) for k, v in COLOUR.items()}
-    return [("colour", dict(COLOUR)), ("grayscale", grey)]
+    reversed_ = {"fg": COLOUR["bg"], "accent": COLOUR["accent"], "bg": COLOUR["fg"]}
+    return [("colour", dict(COLOUR), False), ("grayscale", grey, True), ("reversed", reversed_, False)]
 
 
 def _resolve(paint: str, palette: dict[str, str], grayscale: bool) -> str | None:
@@ -292,7 +296,7 @@ def draw_icon(
     canvas.restoreState()
 
 
-def _font(canvas_mod: Any) -> str:
+def _font() -> str:
     from reportlab.pdfbase import pdfmetrics
     from reportlab.pdfbase.ttfonts import TTFont
 
@@ -303,19 +307,20 @@ def _font(canvas_mod: Any) -> str:
     return "Helvetica"
 
 
-def write_sheet(icons: dict[str, Any], pdf_path: Path, columns: int = 6) -> None:
+def write_sheet(icons: dict[str, Any], pdf_path: Path, columns: int = 5) -> None:
     from reportlab.lib.colors import HexColor
     from reportlab.pdfgen import canvas as canvas_mod
 
     big, small, pad = 20 * MM, 6 * MM, 3 * MM
-    cell_w = pad + big + pad + big + pad + small + pad
+    schemes = palettes()
+    cell_w = pad + len(schemes) * (big + pad) + small + pad
     cell_h = 5 * MM + big + pad
     margin = 8 * MM
     names = list(icons)
     rows = max(1, math.ceil(len(names) / columns))
     page_w = 2 * margin + columns * cell_w
     page_h = 2 * margin + 8 * MM + rows * cell_h
-    font = _font(canvas_mod)
+    font = _font()
     c = canvas_mod.Canvas(
         str(pdf_path), pagesize=(page_w, page_h), invariant=1, initialFontName=font
     )
@@ -325,9 +330,9 @@ def write_sheet(icons: dict[str, Any], pdf_path: Path, columns: int = 6) -> None
     c.drawString(
         margin,
         page_h - margin - 4 * MM,
-        f"templates/shared/icons.json: {len(names)} icons at 20 mm and 6 mm, colour and grayscale",
+        f"icons.json: {len(names)} icons at 20 mm and 6 mm: "
+        + ", ".join(label for label, _, _ in schemes),
     )
-    (_, colour), (_, grey) = palettes()
     for i, name in enumerate(names):
         icon = icons[name]
         col, row = i % columns, i // columns
@@ -337,15 +342,16 @@ def write_sheet(icons: dict[str, Any], pdf_path: Path, columns: int = 6) -> None
         c.setFillColor(HexColor("#000000"))
         c.drawString(x + pad, top - 3.5 * MM, name)
         y = top - 5 * MM - big
-        bx = x + pad
-        for pal, grayscale, px in ((colour, False, bx), (grey, True, bx + big + pad)):
+        sx = x + pad + len(schemes) * (big + pad)
+        step = (big - small) / max(1, len(schemes) - 1)
+        for k, (_, pal, grayscale) in enumerate(schemes):
+            px = x + pad + k * (big + pad)
             c.setFillColor(HexColor(pal["bg"]))
             c.setStrokeColor(HexColor("#c8c8c8"))
             c.setLineWidth(0.3)
             c.rect(px, y, big, big, fill=1, stroke=1)
             draw_icon(c, icon, px, y, big, pal, grayscale)
-        sx = bx + 2 * (big + pad)
-        for pal, grayscale, sy in ((colour, False, y + big - small), (grey, True, y + big - 2 * small - pad)):
+            sy = y + big - small - k * step
             c.setFillColor(HexColor(pal["bg"]))
             c.rect(sx - 0.5 * MM, sy - 0.5 * MM, small + MM, small + MM, fill=1, stroke=0)
             draw_icon(c, icon, sx, sy, small, pal, grayscale)

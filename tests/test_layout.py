@@ -1,0 +1,198 @@
+"""Layout stage: template + item -> primitives in points (no PDF involved)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pnp.errors import DataError
+from pnp.layout import MINUS, MM, hex_points
+from pnp.pipeline import BuildOptions, Session, check, plan_component
+from pnp.primitives import Ellipse, Rect, Text
+from pnp.primitives import Path as PathPrim
+from pnp.project import DataRoot, load_game
+
+BLEED = 3 * MM
+
+
+def make_game(root: Path, elements: list[dict], items: list[dict], fields: dict | None = None,
+              size: list[float] | None = None, kind: str = "card", extra_tpl: dict | None = None) -> DataRoot:
+    """A one-component game in a temporary data root."""
+    game = root / "card_data" / "mini"
+    game.mkdir(parents=True)
+    (root / "templates" / "mini").mkdir(parents=True)
+    fields = fields or {"name": {"type": "string", "description": "name"},
+                        "power": {"type": "integer", "description": "power"},
+                        "text": {"type": "text", "description": "rules"}}
+    comp = {"id": "deck", "title": "Deck", "kind": kind, "size": size or [63, 88], "data": "deck.json",
+            "template": "mini/front"}
+    manifest = {"id": "mini", "title": "Mini", "players": {"min": 1}, "document": {"file": "none.txt"},
+                "components": [comp], "rulebook": []}
+    (game / "game.json").write_text(json.dumps(manifest, indent=1))
+    (game / "deck.json").write_text(json.dumps({"component": "deck", "fields": fields, "items": items}, indent=1))
+    tpl = {"extends": "shared/icons", "colors": {"ink": "#112233"},
+           "styles": {"body": {"font": "Lato-Regular", "size": 10, "color": "ink"}},
+           "elements": elements, **(extra_tpl or {})}
+    (root / "templates" / "mini" / "front.json").write_text(json.dumps(tpl, indent=1))
+    return DataRoot(root)
+
+
+def item(**fields: object) -> dict:
+    return {"id": str(fields.pop("id", "a")), "source": {"designed": "test"}, **fields}
+
+
+def plan(root: DataRoot):
+    s = Session(root)
+    g = load_game(root, "mini")
+    return plan_component(s, g, g.components[0], BuildOptions())
+
+
+def texts(prims) -> list[Text]:
+    return [p for p in prims if isinstance(p, Text)]
+
+
+def test_rect_box_converts_mm_top_left_to_points_bottom_left(tmp_path: Path) -> None:
+    root = make_game(tmp_path, [{"type": "rect", "box": [10, 20, 30, 40], "fill": "ink"}], [item()])
+    (p,), _ = plan(root)[0].fronts[0].primitives, None
+    assert isinstance(p, Rect)
+    assert p.x == pytest.approx(10 * MM)
+    assert p.y == pytest.approx((88 - 20 - 40) * MM)  # y up from the bottom of the trim
+    assert (p.w, p.h) == (pytest.approx(30 * MM), pytest.approx(40 * MM))
+    assert p.paint.fill == "#112233"
+
+
+def test_bleed_grows_only_edges_on_the_trim(tmp_path: Path) -> None:
+    root = make_game(tmp_path, [{"type": "rect", "box": [0, 0, 63, 88], "bleed": True, "fill": "#ff0000"},
+                                {"type": "rect", "box": [0, 10, 20, 20], "bleed": True, "fill": "#00ff00"}],
+                     [item()])
+    full, side = plan(root)[0].fronts[0].primitives
+    assert (full.x, full.y) == (pytest.approx(-BLEED), pytest.approx(-BLEED))
+    assert full.w == pytest.approx(63 * MM + 2 * BLEED)
+    assert full.h == pytest.approx(88 * MM + 2 * BLEED)
+    assert side.x == pytest.approx(-BLEED)  # touches the left trim edge only
+    assert side.w == pytest.approx(20 * MM + BLEED)
+    assert side.h == pytest.approx(20 * MM)
+
+
+def test_fields_filters_and_conditions(tmp_path: Path) -> None:
+    els = [{"type": "text", "box": [0, 0, 63, 10], "text": "{name|upper} {power|signed}", "style": "body"},
+           {"type": "text", "box": [0, 10, 63, 10], "text": "zero={power|signed|dash_zero}", "style": "body",
+            "when": {"field": "power", "equals": 0}},
+           {"type": "text", "box": [0, 20, 63, 10], "text": "strong", "style": "body",
+            "when": {"field": "power", "min": 3}}]
+    root = make_game(tmp_path, els, [item(id="a", name="Ogre", power=3), item(id="b", name="Imp", power=-1),
+                                     item(id="c", name="Nil", power=0)])
+    p = plan(root)[0]
+    a, b, c = (" ".join(t.text for t in texts(f.primitives)) for f in p.fronts)
+    assert a == "OGRE +3 strong"
+    assert b == f"IMP {MINUS}1"
+    assert c == "NIL 0 zero=\u2013"
+
+
+def test_repeat_count_from_field_and_step(tmp_path: Path) -> None:
+    els = [{"type": "repeat", "count": "{power}", "step": [6, 0], "per_row": 3, "row_step": [0, 7],
+            "elements": [{"type": "circle", "box": [5, 5, 5, 5], "fill": "ink"}]}]
+    root = make_game(tmp_path, els, [item(power=5)])
+    circles = [p for p in plan(root)[0].fronts[0].primitives if isinstance(p, Ellipse)]
+    assert len(circles) == 5
+    xs = sorted({round(c.x / MM, 6) for c in circles})
+    assert xs == [5, 11, 17]
+    ys = sorted({round(88 - c.y / MM - 5, 6) for c in circles})
+    assert ys == [5, 12]
+
+
+def test_text_shrinks_to_fit_within_limits(tmp_path: Path) -> None:
+    long = "word " * 40
+    els = [{"type": "text", "box": [5, 5, 53, 20], "text": "{text}", "style": "body", "fit": {"min_size": 5}}]
+    root = make_game(tmp_path, els, [item(text=long)])
+    p, warnings = plan(root)
+    sizes = {t.size for t in texts(p.fronts[0].primitives)}
+    assert len(sizes) == 1
+    size = sizes.pop()
+    assert 5 <= size < 10
+    assert warnings == []
+    lines = {round(t.y, 3) for t in texts(p.fronts[0].primitives)}
+    assert len(lines) * size * 1.2 <= 20 * MM + 1e-6  # the lines fit the box height
+
+
+def test_text_that_cannot_fit_warns_naming_game_component_item_element(tmp_path: Path) -> None:
+    els = [{"type": "text", "id": "rules", "box": [5, 5, 20, 5], "text": "{text}", "style": "body",
+            "fit": {"min_size": 8}}]
+    root = make_game(tmp_path, els, [item(id="wordy", text="far too many words for this tiny box " * 3)])
+    _, warnings = plan(root)
+    assert len(warnings) == 1
+    w = warnings[0]
+    assert w.severity == "warning"
+    assert "does not fit even at 8 pt" in w.message
+    assert "game mini" in w.message and "component deck" in w.message and "item wordy" in w.message
+    assert "element 'rules'" in w.message
+    assert w.file == "templates/mini/front.json" and w.line is not None
+
+
+def test_richtext_bold_and_inline_icon(tmp_path: Path) -> None:
+    els = [{"type": "richtext", "box": [5, 5, 53, 20], "text": "Gain **3** {icon:coin} now", "style": "body"}]
+    root = make_game(tmp_path, els, [item()])
+    prims = plan(root)[0].fronts[0].primitives
+    t = texts(prims)
+    assert [x.text for x in t] == ["Gain", "3", "now"]
+    assert t[1].font == "Lato-Bold" and t[0].font == "Lato-Regular"
+    icon_parts = [p for p in prims if not isinstance(p, Text)]
+    assert icon_parts, "the coin icon is drawn as vector primitives"
+    xs = [getattr(p, "x", None) for p in icon_parts if isinstance(p, Rect | Ellipse)]
+    assert all(t[1].x < x < t[2].x for x in xs if x is not None)  # between "3" and "now"
+
+
+def test_single_line_text_shrinks_width(tmp_path: Path) -> None:
+    els = [{"type": "text", "box": [0, 0, 15, 10], "text": "{name}", "style": "body", "wrap": False,
+            "fit": {"min_size": 4}}]
+    root = make_game(tmp_path, els, [item(name="Extraordinarily")])
+    s = Session(root)
+    t = texts(plan(root)[0].fronts[0].primitives)
+    assert len(t) == 1
+    assert s.fonts.width(t[0].text, t[0].font, t[0].size) <= 15 * MM + 1e-6
+    assert t[0].size < 10
+
+
+def test_image_outside_game_folder_is_an_error(tmp_path: Path) -> None:
+    els = [{"type": "image", "box": [0, 0, 10, 10], "src": "../../../etc/passwd"}]
+    root = make_game(tmp_path, els, [item()])
+    with pytest.raises(DataError) as exc:
+        plan(root)
+    d = exc.value.diagnostics[0]
+    assert "outside the game folder" in d.message
+    assert d.path[-1] == "src" and d.file == "templates/mini/front.json"
+
+
+def test_missing_image_and_unknown_icon_are_errors(tmp_path: Path) -> None:
+    els = [{"type": "image", "box": [0, 0, 10, 10], "src": "art/none.png"}]
+    root = make_game(tmp_path, els, [item()])
+    with pytest.raises(DataError, match=r"image 'art/none\.png' not found"):
+        plan(root)
+
+
+def test_unknown_icon_names_the_item(tmp_path: Path) -> None:
+    els = [{"type": "icon", "box": [0, 0, 10, 10], "name": "nope-{name}"}]
+    root = make_game(tmp_path, els, [item(id="x1", name="a")])
+    with pytest.raises(DataError) as exc:
+        plan(root)
+    msg = exc.value.diagnostics[0].format()
+    assert "unknown icon 'nope-a'" in msg and "item x1" in msg
+
+
+def test_hex_points_regular_and_grown() -> None:
+    pts = hex_points(0, 0, 100, 100, "pointy")
+    assert pts[0] == (50, 100) and pts[3] == (50, 0)
+    grown = hex_points(0, 0, 100, 100, "pointy", grow=10)
+    # Every vertex moves outward; the top vertex by grow / cos(30 deg).
+    assert grown[0][1] == pytest.approx(100 + 10 / (3 ** 0.5 / 2))
+
+
+def test_golems_every_piece_lays_out_without_warnings() -> None:
+    from pnp.project import bundled_root
+
+    gc = check(DataRoot(bundled_root()), "golems")
+    assert gc.warnings == ()
+    assert sum(len(p.fronts) for p in gc.plans) == sum(c.pieces for c in gc.game.components)
+    assert any(isinstance(x, PathPrim) for p in gc.plans for x in p.fronts[0].primitives)

@@ -1,0 +1,215 @@
+"""Read the built PDFs back: sizes, fonts, cut lines, duplex positions, determinism."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import pdfplumber
+import pytest
+from pypdf import PdfReader
+
+from pnp.impose import PAPERS
+from pnp.layout import MM
+from pnp.pipeline import BuildOptions, Session, build, check, pages_for
+from pnp.project import DataRoot, bundled_root
+
+ROOT = DataRoot(bundled_root())
+
+
+def _build(out: Path, opts: BuildOptions) -> dict[str, Path]:
+    s = Session(ROOT)
+    gc = check(ROOT, "golems", opts, s)
+    return {w.component.id: w.path for w in build(ROOT, gc, out, s)}
+
+
+@pytest.fixture(scope="module")
+def letter(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return _build(tmp_path_factory.mktemp("letter"), BuildOptions())
+
+
+@pytest.fixture(scope="module")
+def a4(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return _build(tmp_path_factory.mktemp("a4"), BuildOptions(paper="a4", duplex="short"))
+
+
+def cut_lines(page) -> list[dict]:
+    return [ln for ln in page.lines if abs(ln["linewidth"] - 0.25) < 1e-6]
+
+
+def test_one_pdf_per_component(letter: dict[str, Path]) -> None:
+    assert sorted(letter) == sorted(["terrain", "golem-deck", "event-deck", "wizard", "board", "chits", "mana",
+                                     "counters", "status", "reference"])
+    for p in letter.values():
+        assert p.read_bytes().startswith(b"%PDF-") and p.read_bytes().rstrip().endswith(b"%%EOF")
+
+
+@pytest.mark.parametrize("fixture,paper", [("letter", "letter"), ("a4", "a4")])
+def test_page_size(fixture: str, paper: str, request: pytest.FixtureRequest) -> None:
+    paths = request.getfixturevalue(fixture)
+    r = PdfReader(paths["golem-deck"])
+    for page in r.pages:
+        assert float(page.mediabox.width) == pytest.approx(PAPERS[paper].width, abs=0.01)
+        assert float(page.mediabox.height) == pytest.approx(PAPERS[paper].height, abs=0.01)
+
+
+@pytest.mark.parametrize("fixture", ["letter", "a4"])
+def test_poker_cards_are_63_by_88_mm_between_cut_lines(fixture: str, request: pytest.FixtureRequest) -> None:
+    """Nine cards per page; the cut lines read back from the PDF are exactly 63 and 88 mm apart."""
+    path = request.getfixturevalue(fixture)["golem-deck"]
+    with pdfplumber.open(path) as pdf:
+        page = pdf.pages[0]
+        lines = cut_lines(page)
+        xs = sorted({round(ln["x0"], 4) for ln in lines if abs(ln["x0"] - ln["x1"]) < 1e-6})
+        ys = sorted({round(ln["top"], 4) for ln in lines if abs(ln["top"] - ln["bottom"]) < 1e-6})
+    widths = {round((b - a) / MM, 2) for a, b in pairwise(xs)}
+    heights = {round((b - a) / MM, 2) for a, b in pairwise(ys)}
+    assert 63.0 in widths and 88.0 in heights
+    assert widths <= {63.0, 6.0} and heights <= {88.0, 6.0}  # trims, or the 2 x 3 mm gutter
+    assert len([w for w in (b - a for a, b in pairwise(xs)) if abs(w / MM - 63) < 0.01]) == 3
+    assert len([h for h in (b - a for a, b in pairwise(ys)) if abs(h / MM - 88) < 0.01]) == 3
+
+
+def test_card_panel_reads_back_at_its_template_size(letter: dict[str, Path]) -> None:
+    """The golem card's inner panel is [3.5, 3.5, 56, 81] mm in the template."""
+    with pdfplumber.open(letter["golem-deck"]) as pdf:
+        page = pdf.pages[0]
+        sizes = [(round(c["width"] / MM, 3), round(c["height"] / MM, 3)) for c in page.curves + page.rects]
+    assert sizes.count((56.0, 81.0)) == 9
+
+
+def test_cut_lines_never_touch_a_piece_or_its_bleed(letter: dict[str, Path]) -> None:
+    s = Session(ROOT)
+    gc = check(ROOT, "golems", BuildOptions(), s)
+    for plan in gc.plans:
+        pages = pages_for(plan)
+        with pdfplumber.open(letter[plan.component.id]) as pdf:
+            for page, imposed in zip(pdf.pages, pages, strict=True):
+                h = float(page.height)
+                boxes = [(sl.x - sl.bleed.left, sl.y - sl.bleed.bottom, sl.x + sl.w + sl.bleed.right,
+                          sl.y + sl.h + sl.bleed.top) for sl in imposed.slots]
+                lines = cut_lines(page)
+                assert len(lines) == len(imposed.cuts)
+                for ln in lines:
+                    x0, x1 = sorted((ln["x0"], ln["x1"]))
+                    y0, y1 = sorted((h - ln["top"], h - ln["bottom"]))
+                    for bx0, by0, bx1, by1 in boxes:
+                        assert x1 < bx0 or x0 > bx1 or y1 < by0 or y0 > by1, (plan.component.id, ln)
+
+
+def _title_centres(page, words: set[str]) -> list[tuple[float, float]]:
+    out = []
+    for w in page.extract_words():
+        if w["text"] in words:
+            out.append(((w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2))
+    return out
+
+
+Centres = dict[str, tuple[float, float]]
+
+
+def _wizard_positions(path: Path) -> tuple[float, float, Centres, Centres]:
+    """Front card centres of the four Wizards (in item order: Red, Blue, Yellow, Black, placed
+    row by row from the top-left) and the centres of the player names on their backs."""
+    with pdfplumber.open(path) as pdf:
+        front, back = pdf.pages[0], pdf.pages[1]
+        w, h = float(front.width), float(front.height)
+        titles = sorted(_title_centres(front, {"Wizard"}), key=lambda p: (round(p[1]), p[0]))
+        names = {}
+        for name in ("RED", "BLUE", "YELLOW", "BLACK"):  # "<NAME> WIZARD", letter-spaced
+            (m,) = back.search(name + r"\s*W\s*I\s*Z\s*A\s*R\s*D")
+            names[name] = ((m["x0"] + m["x1"]) / 2, (m["top"] + m["bottom"]) / 2)
+    fronts = dict(zip(["RED", "BLUE", "YELLOW", "BLACK"], titles, strict=True))
+    return w, h, fronts, names
+
+
+def test_long_edge_backs_land_behind_their_fronts(letter: dict[str, Path]) -> None:
+    w, _, fronts, backs = _wizard_positions(letter["wizard"])
+    assert set(backs) == set(fronts)
+    # Long-edge flip of a portrait page: x_back = page_w - x_front; rows unchanged.
+    for player, (fx, _) in fronts.items():
+        bx, _ = backs[player]
+        assert bx == pytest.approx(w - fx, abs=0.5), player
+    rows_f = [fronts[p][1] for p in ("RED", "BLACK")]
+    rows_b = [backs[p][1] for p in ("RED", "BLACK")]
+    assert rows_b[1] - rows_b[0] == pytest.approx(rows_f[1] - rows_f[0], abs=0.5)  # Black stays a row below
+
+
+def test_short_edge_backs_land_behind_their_fronts(a4: dict[str, Path]) -> None:
+    _, _, fronts, backs = _wizard_positions(a4["wizard"])
+    # Short-edge flip: x unchanged, y mirrored: the Black card (second row on the front) is
+    # above the Red one on the back, by the same distance.
+    for player, (fx, _) in fronts.items():
+        assert backs[player][0] == pytest.approx(fx, abs=0.5), player
+    dy_front = fronts["BLACK"][1] - fronts["RED"][1]
+    dy_back = backs["BLACK"][1] - backs["RED"][1]
+    assert dy_front > 0 and dy_back == pytest.approx(-dy_front, abs=0.5)
+
+
+def test_every_font_is_embedded_and_no_helvetica(letter: dict[str, Path]) -> None:
+    for path in letter.values():
+        raw = path.read_bytes()
+        assert b"Helvetica" not in raw, path
+        r = PdfReader(path)
+        fonts: dict = {}
+        seen: set = set()
+
+        def walk(res, fonts: dict = fonts, seen: set = seen) -> None:
+            if res is None:
+                return
+            res = res.get_object()
+            for f in (res.get("/Font") or {}).values():
+                f = f.get_object()
+                fonts[f["/BaseFont"]] = f
+            for x in (res.get("/XObject") or {}).values():
+                x = x.get_object()
+                if id(x) in seen:
+                    continue
+                seen.add(id(x))
+                walk(x.get("/Resources"))
+
+        for page in r.pages:
+            walk(page.get("/Resources"))
+        assert fonts, path
+        for name, f in fonts.items():
+            desc = f["/DescendantFonts"][0].get_object()["/FontDescriptor"] if "/DescendantFonts" in f \
+                else f["/FontDescriptor"]
+            assert "/FontFile2" in desc.get_object(), (path, name)
+
+
+def test_reference_sheet_has_trim_box(letter: dict[str, Path]) -> None:
+    page = PdfReader(letter["reference"]).pages[0]
+    assert float(page.trimbox.width) == pytest.approx(180 * MM, abs=0.01)
+    assert float(page.trimbox.height) == pytest.approx(250 * MM, abs=0.01)
+
+
+def test_board_is_tiled_with_labels(letter: dict[str, Path]) -> None:
+    with pdfplumber.open(letter["board"]) as pdf:
+        assert len(pdf.pages) == 4
+        labels = [p.extract_text() for p in pdf.pages]
+    for r in (1, 2):
+        for c in (1, 2):
+            assert any(f"Part row {r}, column {c} of 2 x 2" in t for t in labels)
+
+
+def test_identical_input_gives_identical_bytes(tmp_path: Path, letter: dict[str, Path]) -> None:
+    again = _build(tmp_path, BuildOptions())
+    for cid, p in letter.items():
+        assert again[cid].read_bytes() == p.read_bytes(), cid
+
+
+def test_opacity_survives_inside_forms(letter: dict[str, Path]) -> None:
+    """The rune ring on golem cards is drawn at 13% opacity inside a form XObject."""
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(letter["golem-deck"])
+    img = pdf[0].render(scale=2).to_pil().convert("RGB")
+    with pdfplumber.open(letter["golem-deck"]) as pp:
+        page = pp.pages[0]
+        ring = [c for c in page.curves if abs(c["width"] / MM - 34 * 0.92) < 1.0]
+    assert ring, "the rune ring's outer circle is present"
+    c = ring[0]
+    # Sample the stroke of the outer circle at its leftmost point.
+    x, y = int(c["x0"] * 2 + 1), int(c["top"] + c["bottom"])
+    r, g, b = img.getpixel((x, y))
+    assert min(r, g, b) > 150, (r, g, b)  # faint on the parchment, not ink-dark

@@ -220,7 +220,9 @@ class Checker:
                 if diff:
                     details.append(f"{comp.id}/{it.id} ({p['by']}={key}): {diff} but expected "
                                    f"{ {f: want[f] for f in diff} }")
-            if key in seen and seen[key][1] != vals:
+            # With declared values those are the reference; comparing with the first item seen would
+            # also blame correct items when the first one is wrong.
+            if want is None and key in seen and seen[key][1] != vals:
                 details.append(f"{comp.id}/{it.id} ({p['by']}={key}): {vals} differs from "
                                f"{seen[key][0].id}: {seen[key][1]}")
             seen.setdefault(key, (it, vals))

@@ -5,6 +5,7 @@ output folder) or, with --strict, warnings; 3 an internal error (a bug: please r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -60,6 +61,11 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             sys.exit(2)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
+        except BrokenPipeError:
+            # The reader went away (`pnp list | head -1`): not a bug; stop quietly.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
         except Exception as exc:
             if os.environ.get("PNP_DEBUG"):
                 raise
@@ -117,6 +123,8 @@ def list_cmd(data: str | None) -> None:
             shape = f" {c.shape}" if c.shape not in ("rect",) else ""
             click.echo(f"  {c.id:<16} {c.kind + shape:<14} {c.size[0]:g} x {c.size[1]:g} mm  "
                        f"{c.pieces:>4} pieces  ({len(c.items)} distinct)")
+        for n in game.not_printed:
+            click.echo(f"  not printed: {n.name} ({n.quantity})")
     click.echo("\nkinds: " + ", ".join(f"{k.name} ({'/'.join(k.shapes)})" for k in kinds.KINDS.values()))
     if problems:
         sys.exit(2)
@@ -256,6 +264,8 @@ def build_cmd(games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: 
             grid = f", {w.grid.cols}x{w.grid.rows} per sheet" if w.grid else ""
             click.echo(f"  {w.path}  {w.pieces} pieces, {w.pages} pages{grid}, {w.bytes / 1024:.0f} KB")
             total += 1
+        for n in gc.game.not_printed:
+            click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
     click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
 
 

@@ -3,9 +3,11 @@ later stages can say ``file:line:col`` for any JSON path."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +31,8 @@ class Doc:
         the nearest enclosing value that exists."""
         parts = list(parts)
         while True:
-            pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+            # json_source_map keys its entries by the raw, unescaped key text ("/k/s" for "k/s").
+            pointer = "".join("/" + str(p) for p in parts)
             if key and pointer in self._keys:
                 return self._keys[pointer]
             if pointer in self._values:
@@ -60,6 +63,71 @@ class _DuplicateKey(ValueError):
         self.key = key
 
 
+class _NonStandard(ValueError):
+    """NaN, Infinity or -Infinity: accepted by Python's json module, but not JSON."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonStandard(name)
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _scan_problems(text: str) -> list[tuple[list[str | int], int, str, str, str | None]]:
+    """Every duplicate key and non-standard constant in ``text``, each with the JSON path and
+    character offset where it occurs (up to the first syntax error, if any)."""
+    out: list[tuple[list[str | int], int, str, str, str | None]] = []
+    with contextlib.suppress(ValueError, IndexError, AssertionError):  # a syntax error: reported apart
+        _scan(text, out)
+    return out
+
+
+def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]]) -> None:
+    stack: list[set[str] | None] = []  # per open container: the keys seen (objects) or None (arrays)
+    path: list[str | int] = []
+    expect_key = False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            s, end = scanstring(text, i + 1)
+            if expect_key:
+                keys = stack[-1]
+                assert keys is not None
+                if s in keys:
+                    out.append(([*path[:-1], s], i, f"duplicate key {json.dumps(s)} in one object",
+                                "each key once", "remove or rename one of them"))
+                keys.add(s)
+                path[-1] = s
+                expect_key = False
+            i = end
+            continue
+        if ch == "{":
+            stack.append(set())
+            path.append("")
+            expect_key = True
+        elif ch == "[":
+            stack.append(None)
+            path.append(0)
+        elif ch in "}]":
+            stack.pop()
+            path.pop()
+        elif ch == ",":
+            if stack[-1] is None:
+                path[-1] = int(path[-1]) + 1
+            else:
+                expect_key = True
+        elif ch in "NI-":
+            for name in ("NaN", "Infinity", "-Infinity"):
+                if text.startswith(name, i):
+                    out.append((list(path), i, f"{name} is not a JSON number", "a finite number", None))
+                    i += len(name) - 1
+                    break
+        i += 1
+
+
 def load_json(path: Path, display: str | None = None) -> Doc:
     """Read and parse one JSON file; any problem becomes a DataError naming the file and line."""
     shown = display or str(path)
@@ -80,26 +148,28 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        # In characters, like every other column (the line up to the bad byte is valid UTF-8).
+        col = len(raw[raw.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8")) + 1
         raise DataError([Diagnostic(shown, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", (), line, col,
                                     "UTF-8 text", "re-save the file with UTF-8 encoding")]) from None
     if not text.strip():
         raise DataError([Diagnostic(shown, "file is empty", (), 1, 1, "a JSON object")])
     try:
-        data = json.loads(text, object_pairs_hook=_reject_duplicates)
-    except _DuplicateKey as exc:
-        # Find the second occurrence for the position.
-        needle = json.dumps(exc.key)
-        first = text.find(needle)
-        second = text.find(needle, first + 1)
-        pos = second if second >= 0 else max(first, 0)
-        line = text.count("\n", 0, pos) + 1
-        col = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        raise DataError([Diagnostic(shown, f"duplicate key {needle} in one object", (), line, col,
-                                    "each key once", "remove or rename one of them")]) from None
+        data = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
+    except (_DuplicateKey, _NonStandard):
+        # Report every duplicate key and NaN/Infinity with its own position, and a syntax error
+        # further on too, if any.
+        diags = [Diagnostic(shown, msg, tuple(path), *_line_col(text, pos), expected, hint)
+                 for path, pos, msg, expected, hint in _scan_problems(text)]
+        try:
+            json.loads(text)
+        except json.JSONDecodeError as exc:
+            diags.append(_syntax_error(shown, text, exc))
+        except RecursionError:
+            pass
+        raise DataError(diags) from None
     except json.JSONDecodeError as exc:
-        raise DataError([Diagnostic(shown, f"invalid JSON: {exc.msg}", (), exc.lineno, exc.colno,
-                                    _json_expectation(exc.msg))]) from None
+        raise DataError([_syntax_error(shown, text, exc)]) from None
     except RecursionError:
         raise DataError([Diagnostic(shown, "JSON nested too deeply", (), None, None,
                                     "at most a few hundred levels")]) from None
@@ -112,15 +182,34 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
     return Doc(shown, path, data, values, keys)
 
 
+def _syntax_error(shown: str, text: str, exc: json.JSONDecodeError) -> Diagnostic:
+    before = text[: exc.pos].rstrip()
+    if text[exc.pos : exc.pos + 1] in ("]", "}") and before.endswith(","):
+        # Point at the comma itself, not at the bracket after it.
+        return Diagnostic(shown, f"invalid JSON: trailing comma before '{text[exc.pos]}'", (),
+                          *_line_col(text, len(before) - 1), "no comma after the last item",
+                          "remove the comma")
+    msg = exc.msg.removesuffix(" at")
+    if msg == "Invalid control character" and text[exc.pos] in "\r\n":
+        msg = "unterminated string (a line break inside a string)"
+    elif msg == "Unterminated string starting":
+        msg = "unterminated string (no closing quote before the end of the file)"
+    return Diagnostic(shown, f"invalid JSON: {msg}", (), exc.lineno, exc.colno, _json_expectation(msg))
+
+
 def _json_expectation(msg: str) -> str | None:
     if "property name" in msg:
         return "a quoted key; no trailing comma before '}'"
-    if "Unterminated string" in msg:
-        return 'a closing double quote "'
     if "Expecting value" in msg:
         return "a value: string, number, object, array, true, false or null (no trailing comma)"
+    if "':' delimiter" in msg:
+        return "a colon between a key and its value"
     if "delimiter" in msg:
         return "a comma between items, or a closing bracket"
+    if "unterminated string" in msg:
+        return 'a closing double quote "'
+    if "Invalid \\escape" in msg:
+        return "an escape like \\n, \\\", \\\\ or \\uXXXX"
     if "Extra data" in msg:
         return "a single JSON value per file"
     return None

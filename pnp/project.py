@@ -85,14 +85,22 @@ def load_game(root: DataRoot, gid: str) -> Game:
     folder = root.card_data / gid
     manifest = load_json(folder / "game.json", root.display(folder / "game.json"))
     diags = validate_doc(manifest, "game")
-    if diags:
-        raise DataError(diags)
     m = manifest.data
-    if m["id"] != gid:
+    components: list[object] = m["components"] if not diags else []
+    if diags:
+        # Still check the data files of the components whose manifest entries are valid, so one
+        # run reports every problem.
+        bad = {d.path[:2] for d in diags}
+        comps = m.get("components") if isinstance(m, dict) else None
+        if isinstance(comps, list) and ("components",) not in bad:
+            components = [c if ("components", ci) not in bad else None for ci, c in enumerate(comps)]
+    elif m["id"] != gid:
         diags.append(manifest.diag(("id",), f"game id {m['id']!r} differs from its folder name {gid!r}",
                                    expected=repr(gid)))
     data_docs: dict[str, Doc] = {}
-    for ci, c in enumerate(m["components"]):
+    for ci, c in enumerate(components):
+        if not isinstance(c, dict):
+            continue
         diags.extend(kinds.check_component(manifest, ci, c))
         path = folder / c["data"]
         if not _inside(path, folder):

@@ -12,7 +12,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 from referencing import Registry, Resource
 
@@ -30,6 +30,18 @@ _PATTERN_WORDS = {
     "^[^/\\\\]+\\.json$": "a .json file name in the game folder, without folders",
     "^[a-z][a-z0-9_]*$": "lowercase letters, digits and underscores, starting with a letter",
 }
+
+
+def _is_integer(checker: Any, instance: Any) -> bool:
+    # JSON Schema counts 2.0 as an integer; pnp does not: a count like `"copies": 2.0` would reach
+    # range() and list repetition as a float.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+Validator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
 
 
 @cache
@@ -50,7 +62,7 @@ def _registry() -> Registry:
 
 @cache
 def validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(schema(name), registry=_registry())
+    return Validator(schema(name), registry=_registry())
 
 
 def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
@@ -63,7 +75,8 @@ def validate_value(doc: Doc, value: Any, v: Draft202012Validator,
     out: list[Diagnostic] = []
     for err in sorted(v.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
         out.extend(_explain(doc, err, prefix))
-    return _dedupe(out)
+    # In reading order, top to bottom.
+    return sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -85,9 +98,30 @@ def _type_name(value: Any) -> str:
 def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...]) -> list[Diagnostic]:
     path = prefix + tuple(err.absolute_path)
     kind = err.validator
+    if "propertyNames" in err.relative_schema_path and isinstance(err.instance, str):
+        # A bad key: jsonschema reports it at the object, with the key as the instance.
+        name = err.instance
+        if kind == "not":
+            reserved = err.validator_value.get("enum", []) if isinstance(err.validator_value, dict) else []
+            return [doc.diag(path + (name,), f"the name {name!r} is reserved", key=True,
+                             expected="a name other than " + ", ".join(reserved))]
+        if kind == "pattern":
+            words = _PATTERN_WORDS.get(err.validator_value, f"text matching {err.validator_value}")
+            return [doc.diag(path + (name,), f"invalid name {name!r}", key=True, expected=words)]
     if kind in ("oneOf", "anyOf") and err.context:
+        branches = {e.relative_schema_path[0] for e in err.context}
+        missing = {e.relative_schema_path[0]: e.message.split("'")[1] for e in err.context
+                   if e.validator == "required" and not e.relative_path and "'" in e.message}
+        if len(branches) > 1 and set(missing) == branches:
+            # Every form needs a different key and none is there: name them all, not just the first.
+            names = ", ".join(repr(m) for m in dict.fromkeys(missing.values()))
+            return [doc.diag(path, f"missing one of the fields {names}", expected=_describe(err.schema))]
         # Unions (element types, sources, colours): report the most relevant branch's error.
-        inner = best_match(err.context)
+        # Branches written for another JSON type (a string form when an object is given) say
+        # nothing useful; prefer the errors of branches that accept the value's type.
+        wrong_type = {e.relative_schema_path[0] for e in err.context if e.validator == "type" and not e.relative_path}
+        same_type = [e for e in err.context if e.relative_schema_path[0] not in wrong_type]
+        inner = best_match(same_type or err.context)
         if inner is None or inner.validator == "not":
             return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]
         return _explain(doc, inner, prefix)
@@ -124,7 +158,8 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...]) -> l
         return [doc.diag(path, f"number {_short(err.instance)} is out of range",
                          expected=f"a number {sym} {err.validator_value}")]
     if kind in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
-        return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)))]
+        return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)),
+                         expected=_describe(err.schema))]
     if kind == "not":
         return [doc.diag(path, "combines keys that exclude each other", expected=_describe(err.schema))]
     if kind == "propertyNames":
@@ -191,4 +226,4 @@ def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
 
 
 def item_validator(fields: dict[str, Any]) -> Draft202012Validator:
-    return Draft202012Validator(item_schema(fields), registry=_registry())
+    return Validator(item_schema(fields), registry=_registry())

@@ -1,0 +1,261 @@
+"""Stage 8, check: the Golems rulebook rules pass on the bundled data, and each kind of mistake
+fails exactly the rules that describe it, with expected and actual values and the quote.
+A rule that names an unknown component, item or field is bad input (exit 2), not a failed rule."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import REPO, DataRootCopy, assert_no_traceback, diag_lines
+
+from pnp.check import Outcome, Report, check_game
+from pnp.errors import DataError
+from pnp.project import DataRoot, bundled_root, load_game
+
+MANIFEST_RULES = json.loads((REPO / "card_data" / "golems" / "game.json").read_text())["rulebook"]
+
+
+def report(root: DataRootCopy) -> Report:
+    return check_game(root.load())
+
+
+def failed(root: DataRootCopy) -> dict[str, Outcome]:
+    return {o.rule.id: o for o in report(root).violations}
+
+
+# -- the bundled game ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def bundled() -> Report:
+    return check_game(load_game(DataRoot(bundled_root()), "golems"))
+
+
+def test_every_golems_rule_passes(bundled: Report) -> None:
+    assert bundled.ok
+    assert [o.rule.id for o in bundled.outcomes if not o.passed] == []
+
+
+def test_every_manifest_rule_is_run_once_in_order(bundled: Report) -> None:
+    ids = [o.rule.id for o in bundled.outcomes]
+    assert ids == [r["id"] for r in MANIFEST_RULES]
+    assert len(ids) == len(set(ids)) == 34
+
+
+def test_each_check_kind_is_exercised(bundled: Report) -> None:
+    assert {o.rule.check for o in bundled.outcomes} == {"equal", "each", "match", "groups", "determines", "unique"}
+
+
+def test_outcome_carries_quote_expected_and_actual(bundled: Report) -> None:
+    o = next(o for o in bundled.outcomes if o.rule.id == "events-46")
+    assert o.rule.quote == "The Event deck contains 2 copies of each card listed."
+    assert o.expected == "all equal: pieces(event-deck) = (items(event-deck) x 2) = 46"
+    assert o.actual == "46 = 46 = 46"
+
+
+def test_provenance_summary(bundled: Report) -> None:
+    prov = {p.component: (p.document, p.external, p.designed, p.items, p.pieces) for p in bundled.provenance}
+    assert prov == {
+        "terrain": (20, 0, 0, 20, 64),
+        "golem-deck": (24, 0, 0, 24, 48),
+        "event-deck": (23, 0, 0, 23, 46),
+        "wizard": (4, 0, 0, 4, 4),
+        "board": (1, 0, 0, 1, 1),
+        "chits": (0, 0, 64, 64, 64),
+        "mana": (0, 0, 3, 3, 80),
+        "counters": (0, 0, 1, 1, 64),
+        "status": (0, 0, 4, 4, 32),
+        "reference": (0, 0, 1, 1, 1),
+    }
+    # Every item is counted in exactly one provenance class.
+    assert all(p.document + p.external + p.designed == p.items for p in bundled.provenance)
+
+
+def test_provenance_counts_follow_the_data(golems: DataRootCopy) -> None:
+    golems.edit("wizard.json", lambda d: d["items"][0].__setitem__("source", {"external": "a reference"}))
+    golems.edit("mana.json", lambda d: d["items"][0].__setitem__("source", {"document": "a quote"}))
+    prov = {p.component: (p.document, p.external, p.designed) for p in report(golems).provenance}
+    assert prov["wizard"] == (3, 1, 0)
+    assert prov["mana"] == (1, 0, 2)
+
+
+# -- mutations fail exactly the rules that describe them --------------------------------------------
+
+def test_one_wasteland_tile_less(golems: DataRootCopy) -> None:
+    golems.edit("terrain.json", lambda d: next(i for i in d["items"] if i["id"] == "wasteland").update(copies=23))
+    bad = failed(golems)
+    assert set(bad) == {"terrain-total-64", "terrain-non-corner-60", "terrain-wasteland-24"}
+    assert bad["terrain-total-64"].actual == "63 = 63 = 64 = 64"
+    assert bad["terrain-wasteland-24"].actual == "23 = 24"
+    assert bad["terrain-wasteland-24"].rule.quote == "Wasteland 24"
+
+
+def test_one_tower_less(golems: DataRootCopy) -> None:
+    golems.edit("terrain.json", lambda d: d["items"][0].update(copies=3))
+    assert set(failed(golems)) == {"terrain-total-64", "terrain-towers-4-corners", "terrain-towers-per-player"}
+
+
+def test_an_event_with_one_copy(golems: DataRootCopy) -> None:
+    golems.edit("event-deck.json", lambda d: d["items"][0].update(copies=1))
+    bad = failed(golems)
+    assert set(bad) == {"events-two-copies", "events-46"}
+    assert bad["events-two-copies"].details == ("event-deck/swoop: copies=1",)
+    assert bad["events-two-copies"].actual == "1 do not"
+    assert bad["events-46"].actual == "45 = 46 = 46"
+
+
+def test_an_extra_event(golems: DataRootCopy) -> None:
+    def add(d: dict) -> None:
+        d["items"].append({**d["items"][0], "id": "swoop-two", "name": "Swoop Two"})
+
+    golems.edit("event-deck.json", add)
+    bad = failed(golems)
+    assert set(bad) == {"events-23", "events-46", "events-battle-12"}
+    assert bad["events-23"].actual == "24 = 23"
+
+
+def test_recruiting_terrain_naming_the_wrong_material(golems: DataRootCopy) -> None:
+    def rename(d: dict) -> None:
+        (tile,) = [i for i in d["items"] if i.get("recruits") == "Clay"]
+        tile["recruits"] = "Stone"
+
+    golems.edit("terrain.json", rename)
+    bad = failed(golems)
+    assert set(bad) == {"material-terrain-match"}
+    assert bad["material-terrain-match"].details == (
+        "golem-deck/clay name='Clay': found 0 in terrain.recruits",
+        "golem-deck/stone name='Stone': found 2 in terrain.recruits",
+    )
+
+
+def test_material_with_another_hardness(golems: DataRootCopy) -> None:
+    golems.edit("golem-deck.json", lambda d: d["items"][0].update(hardness="Hard"))  # flesh: Soft -> Hard
+    bad = failed(golems)
+    assert set(bad) == {"golem-hardness-classes", "golem-hardness-determines-stats"}
+    assert bad["golem-hardness-classes"].actual == "Hard: 5, Soft: 3, Rock: 4, Metal: 4"
+    assert set(bad["golem-hardness-classes"].details) == {"hardness='Hard': 5", "hardness='Soft': 3"}
+    assert bad["golem-hardness-determines-stats"].details == (
+        "golem-deck/flesh (hardness=Hard): {'force': 1, 'armor': 0} but expected {'force': 2, 'armor': 1}",)
+
+
+def test_material_with_wrong_force(golems: DataRootCopy) -> None:
+    golems.edit("golem-deck.json", lambda d: d["items"][2].update(force=9))  # stone: Rock, force 3
+    bad = failed(golems)
+    assert set(bad) == {"golem-hardness-determines-stats"}
+    # Only the wrong card is blamed, not the other Rock cards that differ from it.
+    assert bad["golem-hardness-determines-stats"].details == (
+        "golem-deck/stone (hardness=Rock): {'force': 9} but expected {'force': 3}",)
+    assert bad["golem-hardness-determines-stats"].actual == "1 inconsistencies"
+
+
+def test_two_wizards_of_one_colour(golems: DataRootCopy) -> None:
+    golems.edit("wizard.json", lambda d: d["items"][1].update(player=d["items"][0]["player"]))
+    assert {"wizard-one-per-player", "chits-colour-per-player"} <= set(failed(golems))
+
+
+def test_rules_judge_the_document_text_not_the_errata(golems: DataRootCopy) -> None:
+    # The erratum prints 'Juggernaut', but the rule quotes the document's 'Juggernaught' group.
+    game = golems.load()
+    jug = next(i for i in game.component("golem-deck").items if i.id == "juggernaught")
+    assert jug.fields["name"] == "Juggernaut"
+    assert jug.get("name", document=True) == "Juggernaught"
+    assert check_game(game).ok
+
+
+# -- through the CLI -------------------------------------------------------------------------------
+
+def test_violation_via_cli_exit_1_names_rule_expected_actual_and_quote(golems: DataRootCopy) -> None:
+    golems.edit("event-deck.json", lambda d: d["items"][0].update(copies=1))
+    r = golems.check()
+    assert r.exit_code == 1
+    assert_no_traceback(r)
+    out = r.stdout
+    assert "golems: 34 rules, 32 pass, 2 fail" in out
+    block = out[out.index("FAIL events-two-copies"):]
+    assert block.splitlines()[:5] == [
+        "FAIL events-two-copies: Every event appears twice in the Event deck.",
+        "       expected: every selected item (23) meets copies=2",
+        "       actual:   1 do not",
+        "         - event-deck/swoop: copies=1",
+        '       rulebook: "The Event deck contains 2 copies of each card listed."',
+    ]
+    assert "FAIL events-46:" in out
+    assert "PASS" not in out  # passing rules are listed only with -v
+
+
+def test_all_good_via_cli_exit_0_with_provenance(golems: DataRootCopy) -> None:
+    r = golems.check("-v")
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout.startswith("golems: 34 rules, 34 pass, 0 fail\n")
+    assert r.stdout.count("  PASS ") == 34
+    assert "  chits              64 pieces,  64 items: 0 document, 0 external, 64 designed" in r.stdout
+    assert "  terrain            64 pieces,  20 items: 20 document, 0 external, 0 designed" in r.stdout
+
+
+def test_rule_with_unknown_component_is_input_error_at_the_manifest_line(golems: DataRootCopy) -> None:
+    golems.edit("game.json", lambda m: m["rulebook"][7]["values"][0]["pieces"].update(component="terain"))
+    line, col = golems.pos_of("game.json", '"terain"')
+    r = golems.check()
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert diag_lines(r.stderr) == [
+        f"card_data/golems/game.json:{line}:{col}: $.rulebook[7].values[0].pieces.component: "
+        "rule 'terrain-monolith-8': unknown component 'terain' (expected one of terrain, golem-deck, event-deck, "
+        "wizard, board, chits, mana, counters, status, reference)"]
+    assert r.stdout == ""  # no report when the rules cannot be evaluated
+
+
+def test_rules_with_unknown_fields_and_items_are_all_reported(golems: DataRootCopy) -> None:
+    def break_rules(m: dict) -> None:
+        m["rulebook"][8]["values"][0]["pieces"]["where"]["field"] = "rol"
+        m["rulebook"][20]["fields"][1] = "armour"
+        m["rulebook"][2]["values"][1]["value"]["item"] = "towr"
+
+    golems.edit("game.json", break_rules)
+    with pytest.raises(DataError) as info:
+        check_game(golems.load())
+    got = [(d.line, d.path, d.message, d.expected) for d in info.value.diagnostics]
+    assert got == [
+        (golems.line_of("game.json", '"towr"'), ("rulebook", 2, "values", 1, "value", "item"),
+         "rule 'terrain-towers-4-corners': unknown item 'towr' in terrain", "an item id of terrain"),
+        (golems.line_of("game.json", '"rol"'), ("rulebook", 8, "values", 0, "pieces", "where", "field"),
+         "rule 'terrain-water-12': unknown field 'rol'", "one of id, copies, icon, name, notes, recruits, role"),
+        (golems.line_of("game.json", '"armour"'), ("rulebook", 20, "fields", 1),
+         "rule 'golem-hardness-determines-stats': unknown field 'armour'",
+         "one of id, copies, armor, force, hardness, hits, move, name, type"),
+    ]
+    assert all(d.file == "card_data/golems/game.json" for d in info.value.diagnostics)
+
+
+def test_rule_with_unknown_check_kind_is_a_schema_error(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"check": "unique"', '"check": "uniq"')
+    r = mini.check()
+    assert r.exit_code == 2
+    (msg,) = diag_lines(r.stderr)
+    assert msg.startswith('card_data/mini/game.json:30:16: $.rulebook[1].check: value "uniq" is not allowed')
+
+
+def test_rule_with_a_misspelt_parameter(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"field": "name"', '"feild": "name"')
+    r = mini.check()
+    assert r.exit_code == 2
+    lines = diag_lines(r.stderr)
+    assert "card_data/mini/game.json:26:5: $.rulebook[1]: missing required field 'field'" in lines
+    assert any(ln.startswith("card_data/mini/game.json:32:7: $.rulebook[1].feild: unknown field 'feild'")
+               and ln.endswith("did you mean 'field'?") for ln in lines)
+
+
+def test_determines_without_declared_values_compares_with_the_first_item(mini: DataRootCopy) -> None:
+    def add_rule(m: dict) -> None:
+        m["rulebook"].append({"id": "suit-fixes-power", "description": "A suit fixes the power.",
+                              "quote": "Every sun card has the same power.", "check": "determines",
+                              "select": {"component": "deck", "where": {"field": "suit", "present": True}},
+                              "by": "suit", "fields": ["power"]})
+
+    mini.edit("game.json", add_rule)
+    assert report(mini).ok
+    mini.replace("deck.json", '"id": "joker",\n      "name": "Joker"',
+                 '"id": "sun-2",\n      "name": "Sun Two",\n      "suit": "sun",\n      "power": 2')
+    bad = failed(mini)
+    assert set(bad) == {"suit-fixes-power"}
+    assert bad["suit-fixes-power"].details == ("deck/sun-2 (suit=sun): {'power': 2} differs from sun-1: {'power': 1}",)

@@ -1,0 +1,300 @@
+"""Stage 2, validate: every schema problem of every file, each as
+``file:line:col: $.path: what is wrong (expected ...)``, all reported in one run.
+
+Most cases use ``tests/data/mini`` (a 3-item deck whose line numbers are fixed here); a few run
+on a copy of the bundled Golems data."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import DataRootCopy, assert_no_traceback, diag_lines
+
+from pnp.errors import DataError, Diagnostic
+
+DECK = "card_data/mini/deck.json"
+GAME = "card_data/mini/game.json"
+
+
+def errors(root: DataRootCopy) -> list[Diagnostic]:
+    with pytest.raises(DataError) as info:
+        root.load()
+    return list(info.value.diagnostics)
+
+
+def formatted(root: DataRootCopy) -> list[str]:
+    return [d.format() for d in errors(root)]
+
+
+def test_the_fixture_itself_is_valid(mini: DataRootCopy) -> None:
+    game = mini.load()
+    assert [(i.id, i.copies) for i in game.components[0].items] == [("sun-1", 2), ("moon-1", 2), ("joker", 1)]
+
+
+# -- items ---------------------------------------------------------------------------------
+
+def test_wrong_type(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"name": "Moon One"', '"name": 5')
+    assert formatted(mini) == [f"{DECK}:20:15: $.items[1].name: wrong type: integer 5 (expected string)"]
+
+
+def test_missing_required_field(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"name": "Joker",\n', "")
+    assert formatted(mini) == [f"{DECK}:25:5: $.items[2]: missing required field 'name'"]
+
+
+def test_missing_source(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", ',\n      "source": {"designed": "one joker so the deck has an odd count"}', "")
+    assert formatted(mini) == [f"{DECK}:25:5: $.items[2]: missing required field 'source'"]
+
+
+def test_unknown_field_with_suggestion(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"name": "Sun One"', '"nmae": "Sun One"')
+    ds = errors(mini)
+    assert [d.format() for d in ds] == [
+        f"{DECK}:9:5: $.items[0]: missing required field 'name'",
+        f"{DECK}:12:7: $.items[0].nmae: unknown field 'nmae' "
+        "(expected one of copies, id, name, power, series, source, suit); did you mean 'name'?",
+    ]
+    assert ds[1].hint == "did you mean 'name'?"
+
+
+def test_unknown_field_far_from_any_name_has_no_suggestion(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"power": 1,\n      "source": {"document": "Sun One x2"}',
+                 '"power": 1,\n      "flavour": "x",\n      "source": {"document": "Sun One x2"}')
+    (d,) = errors(mini)
+    assert (d.line, d.col, d.path) == (15, 7, ("items", 0, "flavour"))
+    assert d.message == "unknown field 'flavour'"
+    assert d.hint is None
+
+
+def test_enum_value(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"suit": "sun"', '"suit": "stars"')
+    assert formatted(mini) == [f'{DECK}:13:15: $.items[0].suit: value "stars" is not allowed '
+                               '(expected one of "sun", "moon")']
+
+
+def test_declared_max(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"power": 1,\n      "source": {"document": "Moon', '"power": 10,\n      '
+                 '"source": {"document": "Moon')
+    assert formatted(mini) == [f"{DECK}:22:16: $.items[1].power: number 10 is out of range "
+                               "(expected a number <= 9)"]
+
+
+@pytest.mark.parametrize("value,message,expected", [
+    ("0", "number 0 is out of range", "a number >= 1"),
+    ("-3", "number -3 is out of range", "a number >= 1"),
+    ("1000000000", "number 1000000000 is out of range", "a number <= 10000"),
+    ("2.5", "wrong type: number 2.5", "integer"),
+    ("2.0", "wrong type: number 2.0", "integer"),  # 2.0 would reach list repetition as a float
+    ("true", "wrong type: boolean true", "integer"),
+    ('"2"', 'wrong type: string "2"', "integer"),
+])
+def test_bad_copies(mini: DataRootCopy, value: str, message: str, expected: str) -> None:
+    mini.replace("deck.json", '"copies": 2,\n      "name": "Sun One"', f'"copies": {value},\n      "name": "Sun One"')
+    (d,) = errors(mini)
+    assert (d.file, d.line, d.col, d.path) == (DECK, 11, 17, ("items", 0, "copies"))
+    assert (d.message, d.expected) == (message, expected)
+
+
+@pytest.mark.parametrize("bad", ["Sun-1", "sun 1", "-sun", "sun_1", ""])
+def test_bad_item_id(mini: DataRootCopy, bad: str) -> None:
+    mini.replace("deck.json", '"id": "sun-1"', f'"id": {json.dumps(bad)}')
+    (d,) = errors(mini)
+    assert (d.line, d.col, d.path) == (10, 13, ("items", 0, "id"))
+    assert d.message == f"invalid value {json.dumps(bad)}"
+    assert d.expected == "lowercase letters, digits and hyphens, e.g. golem-deck"
+
+
+@pytest.mark.parametrize("source,want", [
+    # (line, col, path, message) of each diagnostic
+    ({"document": "Sun One x2", "designed": "also made up"},
+     [(15, 17, ("items", 0, "source"), "does not match any allowed form")]),
+    ({"document": "Sun One x2", "quote": "q"},
+     [(15, 17, ("items", 0, "source"), "does not match any allowed form")]),
+    ({"designed": ""},
+     [(15, 30, ("items", 0, "source", "designed"), '"" should be non-empty')]),
+    ({"documnet": "Sun One x2"},
+     [(15, 17, ("items", 0, "source"), "missing one of the fields 'document', 'external', 'designed'"),
+      (15, 18, ("items", 0, "source", "documnet"), "unknown field 'documnet'")]),
+    ("Sun One x2",
+     [(15, 17, ("items", 0, "source"), 'wrong type: string "Sun One x2"')]),
+])
+def test_bad_source(mini: DataRootCopy, source: object, want: list[tuple]) -> None:
+    mini.replace("deck.json", '"source": {"document": "Sun One x2"}', f'"source": {json.dumps(source)}')
+    got = [(d.line, d.col, d.path, d.message) for d in errors(mini)]
+    for w in want:
+        assert w in got
+    assert all(d.file == DECK for d in errors(mini))
+
+
+def test_source_both_document_and_designed_explains_the_forms(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"source": {"document": "Sun One x2"}',
+                 '"source": {"document": "Sun One x2", "designed": "x"}')
+    (d,) = errors(mini)
+    assert "exactly one of document" in (d.expected or "")
+
+
+def test_unknown_source_key_suggests_document(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"source": {"document": "Sun One x2"}', '"source": {"documnet": "Sun One x2"}')
+    (unknown,) = [d for d in errors(mini) if d.message.startswith("unknown field")]
+    assert unknown.hint == "did you mean 'document'?"
+
+
+# -- field declarations ----------------------------------------------------------------------
+
+def test_field_declaration_with_bad_type_and_bad_names(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"suit": {"type": "string", "enum"', '"Suit": {"type": "str", "enum"')
+    mini.replace("deck.json", '"power": {"type": "integer"', '"copies": {"type": "integer"')
+    assert formatted(mini) == [
+        f"{DECK}:5:5: $.fields.Suit: invalid name 'Suit' "
+        "(expected lowercase letters, digits and underscores, starting with a letter)",
+        f'{DECK}:5:22: $.fields.Suit.type: value "str" is not allowed '
+        '(expected one of "string", "text", "integer", "number", "boolean", "list")',
+        f"{DECK}:6:5: $.fields.copies: the name 'copies' is reserved "
+        "(expected a name other than id, copies, source, series, n, index, row, col)",
+    ]
+
+
+def test_data_file_for_another_component(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"component": "deck"', '"component": "dekc"')
+    assert formatted(mini) == [f"{DECK}:2:16: $.component: file holds component 'dekc' but the manifest "
+                               "uses it for 'deck' (expected 'deck')"]
+
+
+def test_duplicate_item_id_names_the_first(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"id": "joker"', '"id": "sun-1"')
+    assert formatted(mini) == [f"{DECK}:26:13: $.items[2].id: duplicate item id 'sun-1' (first at line 9) "
+                               "(expected unique item ids in a file)"]
+
+
+# -- manifest --------------------------------------------------------------------------------
+
+def test_unknown_component_kind(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"kind": "card"', '"kind": "cardd"')
+    assert formatted(mini) == [f"{GAME}:10:15: $.components[0].kind: unknown kind 'cardd' "
+                               "(expected one of board, card, mat, sheet, tile, token)"]
+
+
+def test_shape_not_allowed_for_the_kind(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"shape": "rect"', '"shape": "hex"')
+    assert formatted(mini) == [f"{GAME}:11:16: $.components[0].shape: shape 'hex' is not a card shape "
+                               "(expected one of rounded, rect)"]
+
+
+def test_shape_that_no_kind_has(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"shape": "rect"', '"shape": "oval"')
+    (d,) = errors(mini)
+    assert (d.line, d.col, d.path) == (11, 16, ("components", 0, "shape"))
+    assert d.message == 'value "oval" is not allowed'
+
+
+def test_back_on_a_kind_without_backs(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"kind": "card"', '"kind": "sheet"')
+    mini.replace("game.json", '"shape": "rect",\n', "")
+    (d,) = errors(mini)
+    assert (d.line, d.col, d.path) == (14, 15, ("components", 0, "back"))
+    assert d.message == "a sheet has no back"
+
+
+def test_unknown_manifest_field_with_suggestion(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"title": "Deck"', '"titel": "Deck"')
+    assert formatted(mini) == [
+        f"{GAME}:7:5: $.components[0]: missing required field 'title'",
+        f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, data, id, "
+        "kind, notes, shape, size, template, title); did you mean 'title'?",
+    ]
+
+
+def test_game_id_must_match_its_folder(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"id": "mini"', '"id": "maxi"')
+    assert formatted(mini) == [f"{GAME}:2:9: $.id: game id 'maxi' differs from its folder name 'mini' "
+                               "(expected 'mini')"]
+
+
+def test_missing_data_file(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"data": "deck.json"', '"data": "decks.json"')
+    assert formatted(mini) == [f"{GAME}:13:15: $.components[0].data: data file 'decks.json' not found "
+                               "(expected a .json file in card_data/mini)"]
+
+
+@pytest.mark.parametrize("bad", ["../deck.json", "sub/deck.json", "deck.txt"])
+def test_data_file_must_be_a_json_file_in_the_game_folder(mini: DataRootCopy, bad: str) -> None:
+    mini.replace("game.json", '"data": "deck.json"', f'"data": "{bad}"')
+    (d,) = errors(mini)
+    assert (d.line, d.col, d.path) == (13, 15, ("components", 0, "data"))
+    assert d.expected == "a .json file name in the game folder, without folders"
+
+
+def test_size_must_be_positive(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"size": "mini"', '"size": [0, 63]')
+    # The union (a name or [w, h]) is explained by the branch for arrays, not "expected a name".
+    assert formatted(mini) == [f"{GAME}:12:16: $.components[0].size[0]: number 0 is out of range "
+                               "(expected a number > 0)"]
+
+
+def test_unknown_size_name(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"size": "mini"', '"size": "mnii"')
+    (d,) = errors(mini)
+    assert (d.line, d.col, d.path) == (12, 15, ("components", 0, "size"))
+    assert d.message == 'value "mnii" is not allowed'
+
+
+# -- all at once -------------------------------------------------------------------------------
+
+def test_several_errors_in_several_files_are_all_reported_with_their_own_lines(mini: DataRootCopy) -> None:
+    mini.replace("game.json", '"title": "Mini"', '"title": "Mini", "desinger": "me"')
+    mini.replace("deck.json", '"copies": 2,\n      "name": "Sun One"', '"copies": 0,\n      "name": "Sun One"')
+    mini.replace("deck.json", '"suit": "moon"', '"suit": "Moon"')
+    mini.replace("deck.json", '"name": "Joker"', '"name": ["Joker"]')
+    assert [(d.file, d.line, d.col, d.path) for d in errors(mini)] == [
+        (GAME, 3, 20, ("desinger",)),
+        (DECK, 11, 17, ("items", 0, "copies")),
+        (DECK, 21, 15, ("items", 1, "suit")),
+        (DECK, 27, 15, ("items", 2, "name")),
+    ]
+
+
+def test_all_errors_via_cli_exit_2_and_nothing_else(mini: DataRootCopy) -> None:
+    mini.replace("deck.json", '"copies": 2,\n      "name": "Moon One"', '"copies": -1,\n      "name": "Moon One"')
+    mini.replace("deck.json", '"id": "joker"', '"id": "Joker"')
+    r = mini.check()
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert diag_lines(r.stderr) == [
+        f"{DECK}:19:17: $.items[1].copies: number -1 is out of range (expected a number >= 1)",
+        f'{DECK}:26:13: $.items[2].id: invalid value "Joker" '
+        "(expected lowercase letters, digits and hyphens, e.g. golem-deck)",
+    ]
+    assert "mini: 2 input problems" in r.stderr
+    assert r.stdout == ""
+
+
+def test_golems_misspelt_field_via_cli(golems: DataRootCopy) -> None:
+    golems.replace("golem-deck.json", '"name": "Flesh"', '"nmae": "Flesh"')
+    line, col = golems.pos_of("golem-deck.json", '"nmae"')
+    r = golems.check()
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert f"card_data/golems/golem-deck.json:{line}:{col}: $.items[0].nmae: unknown field 'nmae'" in r.stderr
+    assert "did you mean 'name'?" in r.stderr
+
+
+def test_golems_errors_in_manifest_and_data_files_in_one_run(golems: DataRootCopy) -> None:
+    # A manifest error does not hide the errors of the data files of valid components.
+    golems.replace("game.json", '"kind": "tile"', '"kind": "tiles"')
+    golems.replace("game.json", '"designer": "Lloyd Krassner"', '"desinger": "Lloyd Krassner"')
+    golems.edit("event-deck.json", lambda d: d["items"][3].__setitem__("copies", 10**9))
+    golems.edit("counters.json", lambda d: d["items"][0].__setitem__("value", 0))
+    got = {(d.file, d.path): d for d in errors(golems)}
+    assert set(got) == {
+        ("card_data/golems/game.json", ("desinger",)),
+        ("card_data/golems/game.json", ("components", 0, "kind")),
+        ("card_data/golems/event-deck.json", ("items", 3, "copies")),
+        ("card_data/golems/counters.json", ("items", 0, "value")),
+    }
+    copies = got[("card_data/golems/event-deck.json", ("items", 3, "copies"))]
+    assert copies.line == golems.line_of("event-deck.json", '"copies": 1000000000')
+    assert copies.expected == "a number <= 10000"
+    assert got[("card_data/golems/game.json", ("desinger",))].hint == "did you mean 'designer'?"

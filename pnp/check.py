@@ -14,7 +14,7 @@ from typing import Any
 
 from pnp.errors import DataError, Diagnostic
 from pnp.layout import eval_field_cond
-from pnp.model import Game, Item, Rule
+from pnp.model import Component, Game, Item, Rule
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,14 @@ class Checker:
             return list(comp.items)
         self._check_fields(sel["where"], comp.fields, path + ("where",))
         return [it for it in comp.items if self._test(sel["where"], it)]
+
+    def selected(self, sel: Mapping[str, Any],
+                 path: tuple[str | int, ...]) -> tuple[Component, list[Item]]:
+        """The component a selection names and its selected items."""
+        items = self.items(sel, path)
+        comp = self.game.component(sel["component"])
+        assert comp is not None  # self.items has checked it
+        return comp, items
 
     def _check_fields(self, cond: Mapping[str, Any], fields: Mapping[str, Any], path: tuple[str | int, ...]) -> None:
         if "field" in cond:
@@ -139,9 +147,7 @@ class Checker:
         return Outcome(rule, passed, "all equal: " + " = ".join(_describe(v) for v in p["values"]), shown)
 
     def check_each(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
-        items = self.items(p["select"], ("select",))
-        comp = self.game.component(p["select"]["component"])
-        assert comp is not None
+        comp, items = self.selected(p["select"], ("select",))
         self._check_fields(p["require"], comp.fields, ("require",))
         bad = [it for it in items if not self._test(p["require"], it)]
         details = tuple(f"{comp.id}/{it.id}: {_fields_in(p['require'], it)}" for it in bad)
@@ -151,9 +157,7 @@ class Checker:
     def check_match(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         def side(key: str) -> tuple[str, list[tuple[Item, Any]]]:
             s = p[key]
-            items = self.items(s["select"], (key, "select"))
-            comp = self.game.component(s["select"]["component"])
-            assert comp is not None
+            comp, items = self.selected(s["select"], (key, "select"))
             self._field(s["field"], comp.fields, (key, "field"))
             vals: list[tuple[Item, Any]] = []
             for it in items:
@@ -181,12 +185,10 @@ class Checker:
         both = " and back" if p.get("both_ways") else ""
         return Outcome(rule, not details,
                        f"each {fid}.{p['from']['field']} has {how} {tid}.{p['to']['field']}{both}",
-                       f"{len(details)} mismatches" if details else "all match", tuple(details))
+                       _count(len(details), "mismatch", "mismatches") if details else "all match", tuple(details))
 
     def check_groups(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
-        items = self.items(p["select"], ("select",))
-        comp = self.game.component(p["select"]["component"])
-        assert comp is not None
+        comp, items = self.selected(p["select"], ("select",))
         self._field(p["by"], comp.fields, ("by",))
         counts: dict[Any, int] = defaultdict(int)
         for it in items:
@@ -202,9 +204,7 @@ class Checker:
         return Outcome(rule, not details, f"{p['each']} {unit} per {p['by']}{groups}", actual, tuple(details))
 
     def check_determines(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
-        items = self.items(p["select"], ("select",))
-        comp = self.game.component(p["select"]["component"])
-        assert comp is not None
+        comp, items = self.selected(p["select"], ("select",))
         self._field(p["by"], comp.fields, ("by",))
         for i, f in enumerate(p["fields"]):
             self._field(f, comp.fields, ("fields", i))
@@ -227,17 +227,20 @@ class Checker:
                                f"{seen[key][0].id}: {seen[key][1]}")
             seen.setdefault(key, (it, vals))
         return Outcome(rule, not details, f"{p['by']} fixes {', '.join(p['fields'])}",
-                       f"{len(details)} inconsistencies" if details else "consistent", tuple(details))
+                       _count(len(details), "inconsistency", "inconsistencies") if details else "consistent",
+                       tuple(details))
 
     def check_unique(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
-        items = self.items(p["select"], ("select",))
-        comp = self.game.component(p["select"]["component"])
-        assert comp is not None
+        comp, items = self.selected(p["select"], ("select",))
         self._field(p["field"], comp.fields, ("field",))
         c = Counter(it.get(p["field"], document=True) for it in items)
         dup = [f"{p['field']}={k!r} used by {n} items" for k, n in c.items() if n > 1]
         return Outcome(rule, not dup, f"no two items share {p['field']}",
                        f"{len(dup)} repeated" if dup else f"{len(c)} distinct", tuple(dup))
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _fmt(v: float) -> str:

@@ -114,7 +114,10 @@ def list_cmd(data: str | None) -> None:
         try:
             game = load_game(root, gid)
         except DataError as exc:
-            click.echo(f"{gid}: cannot be loaded ({len(exc.diagnostics)} problems; run `pnp check {gid}`)")
+            n = len(exc.diagnostics)
+            click.echo(f"{gid}: cannot be loaded ({n} problem{'s' if n != 1 else ''}; see below)")
+            for d in exc.diagnostics:
+                click.echo("  " + d.format(), err=True)
             problems.extend(exc.diagnostics)
             continue
         players = f"{game.players[0]}-{game.players[1]}" if game.players[1] else f"{game.players[0]}+"

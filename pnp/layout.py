@@ -7,6 +7,7 @@ and element."""
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -82,6 +83,11 @@ def _letter(v: Any) -> Any:
     if isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 26:
         return chr(ord("A") + v - 1)
     return v
+
+
+def _suggest(name: str, known: Any) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _num(v: float) -> str:
@@ -242,7 +248,8 @@ class _Painter:
         if isinstance(value, dict):
             pal = self.tpl.palettes.get(value["palette"])
             if pal is None:
-                raise LayoutError(f"unknown palette {value['palette']!r}", key=key,
+                name = value["palette"]
+                raise LayoutError(f"unknown palette {name!r}{_suggest(name, self.tpl.palettes)}", key=key,
                                   expected="one of " + ", ".join(sorted(self.tpl.palettes)) if self.tpl.palettes
                                   else "a palette defined in the template's `palettes`")
             v = env.get(value["by"])
@@ -260,7 +267,7 @@ class _Painter:
             return s.lower()
         if s in self.tpl.colors:
             return self.tpl.colors[s].lower()
-        raise LayoutError(f"unknown colour {s!r}", key=key,
+        raise LayoutError(f"unknown colour {s!r}{_suggest(s, self.tpl.colors)}", key=key,
                           expected="#RRGGBB, none, or a name from `colors`: " + ", ".join(sorted(self.tpl.colors)))
 
     def paint(self, el: Element, env: Env, default_stroke: float = 0.5) -> Paint:
@@ -333,7 +340,7 @@ class _Painter:
         base: dict[str, Any] = {}
         if "style" in d:
             if d["style"] not in self.tpl.styles:
-                raise LayoutError(f"unknown style {d['style']!r}", key="style",
+                raise LayoutError(f"unknown style {d['style']!r}{_suggest(d['style'], self.tpl.styles)}", key="style",
                                   expected="one of " + ", ".join(sorted(self.tpl.styles)))
             base = dict(self.tpl.styles[d["style"]])
         for k in ("font", "size", "color", "align", "valign"):
@@ -370,7 +377,7 @@ class _Painter:
     def icon_spec(self, name: str) -> Mapping[str, Any]:
         spec = self.tpl.icons.get(name)
         if spec is None:
-            raise LayoutError(f"unknown icon {name!r}", key="name",
+            raise LayoutError(f"unknown icon {name!r}{_suggest(name, self.tpl.icons)}", key="name",
                               expected="an icon defined in the template chain (" + ", ".join(self.tpl.chain) + ")")
         return spec
 

@@ -145,7 +145,7 @@ def test_material_with_wrong_force(golems: DataRootCopy) -> None:
     # Only the wrong card is blamed, not the other Rock cards that differ from it.
     assert bad["golem-hardness-determines-stats"].details == (
         "golem-deck/stone (hardness=Rock): {'force': 9} but expected {'force': 3}",)
-    assert bad["golem-hardness-determines-stats"].actual == "1 inconsistencies"
+    assert bad["golem-hardness-determines-stats"].actual == "1 inconsistency"
 
 
 def test_two_wizards_of_one_colour(golems: DataRootCopy) -> None:

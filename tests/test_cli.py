@@ -67,7 +67,7 @@ def test_list_with_a_broken_game_exits_2(mini: DataRootCopy) -> None:
     r = mini.cli("list")
     assert r.exit_code == 2
     assert_no_traceback(r)
-    assert "mini: cannot be loaded (1 problems; run `pnp check mini`)" in r.stdout
+    assert "mini: cannot be loaded (1 problem; see below)" in r.stdout
 
 
 # -- check ------------------------------------------------------------------------------------------

@@ -188,15 +188,15 @@ def layout_errors(root: DataRootCopy) -> list[Diagnostic]:
 def test_unknown_style(mini: DataRootCopy) -> None:
     mini.replace(CARD, '"style": "title"', '"style": "titel"')
     (d,) = layout_errors(mini)
-    assert d.format() == (f"{CARD}:7:86: $.elements[1].style: unknown style 'titel' (game mini, component deck, "
-                          "item sun-1) (expected one of body, title)")
+    assert d.format() == (f"{CARD}:7:86: $.elements[1].style: unknown style 'titel' (did you mean 'title'?) "
+                          "(game mini, component deck, item sun-1) (expected one of body, title)")
 
 
 def test_unknown_colour(mini: DataRootCopy) -> None:
     mini.replace(CARD, '"fg": "ink"', '"fg": "inc"')
     (d,) = layout_errors(mini)
     assert (d.file, d.line, d.path) == (CARD, 8, ("elements", 2, "fg"))
-    assert d.message == "unknown colour 'inc' (game mini, component deck, item sun-1)"
+    assert d.message == "unknown colour 'inc' (did you mean 'ink'?) (game mini, component deck, item sun-1)"
     assert d.expected == "#RRGGBB, none, or a name from `colors`: ink, paper"
 
 
@@ -220,7 +220,7 @@ def test_unknown_icon_in_an_inherited_set(mini: DataRootCopy) -> None:
     mini.replace("templates/mini/base.json", '"moon-mark"', '"moon-mrk"')
     (d,) = layout_errors(mini)
     assert (d.file, d.line, d.col, d.path) == (CARD, 8, 67, ("elements", 2, "name"))
-    assert d.message == "unknown icon 'moon-mark' (game mini, component deck, item moon-1)"
+    assert d.message == "unknown icon 'moon-mark' (did you mean 'moon-mrk'?) (game mini, component deck, item moon-1)"
     assert d.expected == "an icon defined in the template chain (mini/card, mini/base)"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pnp.errors import DataError, Diagnostic
@@ -24,11 +24,12 @@ class Outcome:
     expected: str
     actual: str
     details: tuple[str, ...] = ()
+    oddities: tuple[str, ...] = ()  # the rule's declared exceptions, reported, not failed
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.rule.id, "check": self.rule.check, "description": self.rule.description,
                 "passed": self.passed, "expected": self.expected, "actual": self.actual,
-                "details": list(self.details), "quote": self.rule.quote}
+                "details": list(self.details), "oddities": list(self.oddities), "quote": self.rule.quote}
 
 
 @dataclass(frozen=True)
@@ -65,16 +66,21 @@ class _RefError(Exception):
 class Checker:
     def __init__(self, game: Game):
         self.game = game
+        self.skip: frozenset[tuple[str, str]] = frozenset()  # (component, item) excepted by the rule
 
     def items(self, sel: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Item]:
         comp = self.game.component(sel["component"])
         if comp is None:
             raise _RefError(path + ("component",), f"unknown component {sel['component']!r}",
                             "one of " + ", ".join(c.id for c in self.game.components))
+        items = [it for it in comp.items if (comp.id, it.id) not in self.skip]
         if "where" not in sel:
-            return list(comp.items)
+            return items
         self._check_fields(sel["where"], comp.fields, path + ("where",))
-        return [it for it in comp.items if self._test(sel["where"], it)]
+        try:
+            return [it for it in items if self._test(sel["where"], it)]
+        except ValueError as exc:
+            raise _RefError(path + ("where",), str(exc), "a valid regular expression") from None
 
     def selected(self, sel: Mapping[str, Any],
                  path: tuple[str | int, ...]) -> tuple[Component, list[Item]]:
@@ -137,6 +143,27 @@ class Checker:
         return x
 
     def run(self, rule: Rule) -> Outcome:
+        exceptions = rule.params.get("exceptions", [])
+        if not exceptions:
+            return self._run(rule)
+        for i, e in enumerate(exceptions):
+            comp = self.game.component(e["component"])
+            if comp is None or not any(it.id == e["item"] for it in comp.items):
+                raise _RefError(("exceptions", i), f"unknown item {e['component']}/{e['item']}",
+                                "an existing component and item id")
+        self.skip = frozenset((e["component"], e["item"]) for e in exceptions)
+        try:
+            out = self._run(rule)
+        finally:
+            self.skip = frozenset()
+        notes = tuple(f"{e['component']}/{e['item']}: {e['reason']}" for e in exceptions)
+        if self._run(rule).passed:
+            # Without the exceptions the rule holds too: they no longer describe the data.
+            return replace(out, passed=False, oddities=notes, details=out.details + tuple(
+                "exception no longer needed: " + n for n in notes))
+        return replace(out, oddities=notes)
+
+    def _run(self, rule: Rule) -> Outcome:
         return getattr(self, "check_" + rule.check)(rule, rule.params)
 
     # -- checks ------------------------------------------------------------------------
@@ -149,7 +176,10 @@ class Checker:
     def check_each(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
         self._check_fields(p["require"], comp.fields, ("require",))
-        bad = [it for it in items if not self._test(p["require"], it)]
+        try:
+            bad = [it for it in items if not self._test(p["require"], it)]
+        except ValueError as exc:
+            raise _RefError(("require",), str(exc), "a valid regular expression") from None
         details = tuple(f"{comp.id}/{it.id}: {_fields_in(p['require'], it)}" for it in bad)
         return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {_cond(p['require'])}",
                        f"{len(bad)} do not" if bad else "all do", details)

@@ -138,7 +138,7 @@ def _report_text(gc: GameCheck, verbose: bool) -> None:
     passed = sum(o.passed for o in r.outcomes)
     click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail")
     for o in r.outcomes:
-        if o.passed and not verbose:
+        if o.passed and not verbose and not o.oddities:
             continue
         mark = "PASS" if o.passed else "FAIL"
         click.echo(f"  {mark} {o.rule.id}: {o.rule.description}")
@@ -148,6 +148,8 @@ def _report_text(gc: GameCheck, verbose: bool) -> None:
             for d in o.details[:20]:
                 click.echo(f"         - {d}")
             click.echo(f"       rulebook: \"{o.rule.quote}\"")
+        for odd in o.oddities:
+            click.echo(f"       document oddity (excepted): {odd}")
     for p in r.provenance:
         click.echo(f"  {p.component:<16} {p.pieces:>4} pieces, {p.items:>3} items: "
                    f"{p.document} document, {p.external} external, {p.designed} designed")

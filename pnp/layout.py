@@ -173,6 +173,15 @@ class Env:
         return eval_field_cond(cond, self.get(cond["field"]))
 
 
+@cache
+def regex(pattern: str) -> re.Pattern[str]:
+    """A condition's ``matches`` pattern, compiled once; a bad pattern is a ValueError."""
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+
+
 def eval_field_cond(cond: Mapping[str, Any], value: Any) -> bool:
     """The field tests shared by template ``when`` and rulebook ``where``."""
     if "present" in cond and (value not in (None, "", [])) != cond["present"]:
@@ -180,6 +189,8 @@ def eval_field_cond(cond: Mapping[str, Any], value: Any) -> bool:
     if "equals" in cond and value != cond["equals"]:
         return False
     if "in" in cond and value not in cond["in"]:
+        return False
+    if "matches" in cond and not (isinstance(value, str) and regex(cond["matches"]).fullmatch(value)):
         return False
     is_num = isinstance(value, int | float) and not isinstance(value, bool)
     if "min" in cond and not (is_num and value >= cond["min"]):
@@ -303,6 +314,8 @@ class _Painter:
             return getattr(self, "el_" + el.data["type"])(el, env, dx, dy)
         except (LayoutError, FontError, PathError) as exc:
             raise self.fail(el, env, exc) from None
+        except ValueError as exc:  # a bad `matches` pattern in a condition
+            raise self.fail(el, env, LayoutError(str(exc), key="when")) from None
 
     def el_rect(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         x, y, w, h = self.box(el, dx, dy)

@@ -259,3 +259,28 @@ def test_determines_without_declared_values_compares_with_the_first_item(mini: D
     bad = failed(mini)
     assert set(bad) == {"suit-fixes-power"}
     assert bad["suit-fixes-power"].details == ("deck/sun-2 (suit=sun): {'power': 2} differs from sun-1: {'power': 1}",)
+
+
+def test_matches_condition_and_exceptions_report_oddities(golems) -> None:
+    """A rule with a `matches` condition; an excepted item is reported as a document oddity,
+    and an exception that the data no longer needs fails the rule."""
+    import json
+
+    from pnp.check import check_game
+
+    manifest = golems.path / "card_data" / "golems" / "game.json"
+    data = json.loads(manifest.read_text())
+    rule = {"id": "names-capitalised", "check": "each", "description": "Names start with a capital letter.",
+            "quote": "Juggernaught", "select": {"component": "golem-deck"},
+            "require": {"field": "name", "matches": "[A-Z][a-z]+"},
+            "exceptions": [{"component": "golem-deck", "item": "flesh", "reason": "test oddity"}]}
+    data["rulebook"].append(rule)
+    manifest.write_text(json.dumps(data))
+    deck = golems.path / "card_data" / "golems" / "golem-deck.json"
+    deck.write_text(deck.read_text().replace('"name": "Flesh"', '"name": "flesh"'))
+    out = {o.rule.id: o for o in check_game(golems.load()).outcomes}["names-capitalised"]
+    assert out.passed and out.oddities == ("golem-deck/flesh: test oddity",)
+    deck.write_text(deck.read_text().replace('"name": "flesh"', '"name": "Flesh"'))
+    out = {o.rule.id: o for o in check_game(golems.load()).outcomes}["names-capitalised"]
+    assert not out.passed
+    assert out.details == ("exception no longer needed: golem-deck/flesh: test oddity",)

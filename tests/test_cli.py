@@ -97,7 +97,8 @@ def test_check_json_all_good(golems: DataRootCopy) -> None:
     assert (game["id"], game["ok"], game["errors"]) == ("golems", True, [])
     assert len(game["rules"]) == 34
     for rule in game["rules"]:
-        assert set(rule) == {"id", "check", "description", "passed", "expected", "actual", "details", "quote"}
+        assert set(rule) == {"id", "check", "description", "passed", "expected", "actual", "details", "oddities",
+                             "quote"}
         assert rule["passed"] is True
         assert rule["quote"]
     prov = {p["component"]: p for p in game["provenance"]}

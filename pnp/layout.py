@@ -371,6 +371,11 @@ class _Painter:
         d = el.data
         st = self.style(el, env)
         text = env.sub(d["text"])
+        for i, r in enumerate(d.get("replace", [])):
+            try:
+                text = regex(r["pattern"]).sub(r["with"], text)
+            except (ValueError, re.error) as exc:
+                raise LayoutError(f"replace[{i}]: {exc}", key="replace") from None
         if not text.strip():
             return []
         fit = d.get("fit", {})

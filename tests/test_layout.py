@@ -196,3 +196,15 @@ def test_golems_every_piece_lays_out_without_warnings() -> None:
     assert gc.warnings == ()
     assert sum(len(p.fronts) for p in gc.plans) == sum(c.pieces for c in gc.game.components)
     assert any(isinstance(x, PathPrim) for p in gc.plans for x in p.fronts[0].primitives)
+
+
+def test_replace_rewrites_printed_text_only(tmp_path: Path) -> None:
+    els = [{"type": "richtext", "box": [5, 5, 53, 20], "text": "{text}", "style": "body",
+            "replace": [{"pattern": r"(\d+)\s*TP", "with": r"\1 {icon:coin}"}, {"pattern": "Y>", "with": "**Y:**"}]}]
+    root = make_game(tmp_path, els, [item(text="Y> Gain 5TP now")])
+    prims = plan(root)[0].fronts[0].primitives
+    t = texts(prims)
+    assert [x.text for x in t] == ["Y:", "Gain", "5", "now"]
+    assert t[0].font == "Lato-Bold"
+    assert any(isinstance(p, Ellipse) for p in prims)  # the coin icon
+    assert load_game(root, "mini").components[0].items[0].fields["text"] == "Y> Gain 5TP now"

@@ -173,7 +173,7 @@ def test_template_schema_error_with_suggestion(mini: DataRootCopy) -> None:
     assert diag_lines(r.stderr) == [
         f"{CARD}:7:5: $.elements[1]: missing required field 'box'",
         f"{CARD}:7:37: $.elements[1].bx: unknown field 'bx' (expected one of align, box, color, fit, font, id, "
-        "size, style, text, type, valign, when, wrap); did you mean 'box'?",
+        "replace, size, style, text, type, valign, when, wrap); did you mean 'box'?",
     ]
 
 

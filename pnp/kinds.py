@@ -37,6 +37,8 @@ register(Kind("board", "game board; tiled over several pages with glue overlaps 
               ("rect",), "grid", backs=False))
 register(Kind("mat", "player mat; tiled like a board when larger than the paper", ("rect",), "grid",
               backs=False))
+register(Kind("track", "segment of a track (numbered spaces), e.g. cards laid in a row to read as one track",
+              ("rounded", "rect"), "grid"))
 register(Kind("sheet", "reference or record sheet: one per page, nothing to cut", ("rect",), "page",
               backs=False, bleed=False))
 

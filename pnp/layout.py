@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ EN_DASH = "\u2013"
 BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "component.title",
             "component.id")
 REPEAT_VARS = ("n", "index", "row", "col")
+TRACK_VARS = ("n", "index", "value")
 
 _REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
 FILTERS: dict[str, Callable[[Any], Any]] = {}
@@ -479,12 +481,68 @@ class _Painter:
                 out.extend(self.element(el.child("elements", ci), sub, ox, oy))
         return out
 
+    def int_value(self, raw: Any, env: Env, key: str, lo: int, hi: int) -> int:
+        v = env.get(raw[1:-1]) if isinstance(raw, str) else raw
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise LayoutError(f"{key} is {v!r}", key=key, expected=f"a whole number from {lo} to {hi}")
+        return v
+
+    def el_track(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        """Numbered spaces along a path; one track may span several pieces, each piece showing
+        the spaces first..last of its item."""
+        d = el.data
+        first = self.int_value(d["first"], env, "first", -100000, 100000)
+        last = self.int_value(d["last"], env, "last", -100000, 100000)
+        if last < first or last - first >= 1000:
+            raise LayoutError(f"track runs from {first} to {last}", key="last",
+                              expected="last >= first, at most 1000 spaces")
+        n = last - first + 1
+        points = track_points([(p[0], p[1]) for p in d["path"]], n, bool(d.get("closed")), d.get("spacing"))
+        if points is None:
+            raise LayoutError(f"{n} spaces {d.get('spacing')} mm apart do not fit on the path", key="spacing",
+                              expected="a longer path or a smaller spacing")
+        sw, sh = d["size"]
+        out: list[Primitive] = []
+        for i, (px, py) in enumerate(points):
+            sub = Env(env.item, env.component, env.game, {**env.extra, "value": first + i, "index": i, "n": i + 1})
+            for ci in range(len(d["elements"])):
+                out.extend(self.element(el.child("elements", ci), sub, dx + px - sw / 2, dy + py - sh / 2))
+        return out
+
     def el_group(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         ox, oy = el.data.get("offset", [0, 0])
         out: list[Primitive] = []
         for ci in range(len(el.data["elements"])):
             out.extend(self.element(el.child("elements", ci), env, dx + ox, dy + oy))
         return out
+
+
+def track_points(path: list[tuple[float, float]], n: int, closed: bool, spacing: float | None
+                 ) -> list[tuple[float, float]] | None:
+    """``n`` points along a polyline (mm): evenly from start to end, evenly around a closed
+    loop, or ``spacing`` apart from the start (None when they do not fit)."""
+    pts = [*path, path[0]] if closed and len(path) > 1 else list(path)
+    segs = [(a, b, math.dist(a, b)) for a, b in pairwise(pts)]
+    total = sum(s[2] for s in segs)
+    if spacing is not None:
+        if (n - 1) * spacing > total + 1e-9:
+            return None
+        dists = [i * spacing for i in range(n)]
+    elif n == 1 or total == 0:
+        dists = [0.0] * n
+    else:
+        dists = [total * i / (n if closed else n - 1) for i in range(n)]
+    out = []
+    for dist in dists:
+        for a, b, length in segs:
+            if dist <= length + 1e-9 or (a, b, length) == segs[-1]:
+                t = min(dist / length, 1.0) if length else 0.0
+                out.append((a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t))
+                break
+            dist -= length
+        else:
+            out.append(pts[0])
+    return out
 
 
 def hex_points(x: float, y: float, w: float, h: float, orientation: str, grow: float = 0.0

@@ -19,7 +19,7 @@ from pnp.draw import DocInfo, render
 from pnp.errors import DataError, Diagnostic
 from pnp.fonts import FontBook
 from pnp.impose import PAPERS, Grid, Page, PieceSpec, SheetOptions, impose, one_per_page, plan_grid
-from pnp.layout import BUILTINS, MM, REPEAT_VARS, Context, PieceLayout, field_refs, layout_piece
+from pnp.layout import BUILTINS, MM, REPEAT_VARS, TRACK_VARS, Context, PieceLayout, field_refs, layout_piece
 from pnp.model import Component, Game
 from pnp.project import DataRoot, load_game
 from pnp.templates import Element, Template, TemplateStore
@@ -99,7 +99,7 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
 
     def walk(el: Element, scope: set[str]) -> None:
         d = el.data
-        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count"):
+        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count", "first", "last"):
             v = d.get(key)
             if isinstance(v, str):
                 check_str(el, key, v, scope)
@@ -108,7 +108,8 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
                                        expected="one of " + ", ".join(sorted(scope))))
         if "when" in d:
             check_cond(el, d["when"], ("when",), scope)
-        inner = scope | set(REPEAT_VARS) if d["type"] == "repeat" else scope
+        inner = scope | set(REPEAT_VARS) if d["type"] == "repeat" else scope | set(TRACK_VARS) \
+            if d["type"] == "track" else scope
         for i in range(len(d.get("elements", []))):
             walk(el.child("elements", i), inner)
 

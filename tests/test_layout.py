@@ -208,3 +208,45 @@ def test_replace_rewrites_printed_text_only(tmp_path: Path) -> None:
     assert t[0].font == "Lato-Bold"
     assert any(isinstance(p, Ellipse) for p in prims)  # the coin icon
     assert load_game(root, "mini").components[0].items[0].fields["text"] == "Y> Gain 5TP now"
+
+
+def test_track_points_even_closed_and_spaced() -> None:
+    from pnp.layout import track_points
+
+    assert track_points([(0, 0), (10, 0)], 3, False, None) == [(0, 0), (5, 0), (10, 0)]
+    # Around a 10 x 10 square loop (perimeter 40), 4 spaces sit on the 4 corners.
+    loop = track_points([(0, 0), (10, 0), (10, 10), (0, 10)], 4, True, None)
+    assert loop == [(0, 0), (10, 0), (10, 10), (0, 10)]
+    # Turning a corner: 7 mm along a path that turns after 5 mm.
+    assert track_points([(0, 0), (5, 0), (5, 10)], 2, False, 7) == [(0, 0), (5, 2)]
+    assert track_points([(0, 0), (5, 0)], 3, False, 3) is None  # 6 mm of spacing on a 5 mm path
+
+
+def test_track_spans_pieces_with_per_space_marks(tmp_path: Path) -> None:
+    """Two segment cards of one 0..11 track: each shows its own spaces; space 11 is marked."""
+    fields = {"first": {"type": "integer", "description": "first space"},
+              "last": {"type": "integer", "description": "last space"}}
+    els = [{"type": "track", "first": "{first}", "last": "{last}", "path": [[8, 44], [55, 44]], "size": [7, 7],
+            "elements": [{"type": "rect", "box": [0, 0, 7, 7], "fill": "#ffffff", "stroke": "ink"},
+                         {"type": "text", "box": [0, 0, 7, 7], "text": "{value}", "style": "body"},
+                         {"type": "circle", "box": [0, 0, 7, 7], "fill": "#ff0000",
+                          "when": {"field": "value", "equals": 11}}]}]
+    root = make_game(tmp_path, els, [item(id="a", first=0, last=5), item(id="b", first=6, last=11)],
+                     fields=fields, kind="track")
+    p = plan(root)[0]
+    a, b = ([t.text for t in texts(f.primitives)] for f in p.fronts)
+    assert a == ["0", "1", "2", "3", "4", "5"] and b == ["6", "7", "8", "9", "10", "11"]
+    rects = [r for r in p.fronts[0].primitives if isinstance(r, Rect)]
+    centres = [round((r.x + r.w / 2) / MM, 6) for r in rects]
+    assert centres == [8, 17.4, 26.8, 36.2, 45.6, 55]  # evenly from the path's start to its end
+    assert [e for e in p.fronts[0].primitives if isinstance(e, Ellipse)] == []
+    assert len([e for e in p.fronts[1].primitives if isinstance(e, Ellipse)]) == 1
+
+
+def test_track_with_reversed_range_is_an_error(tmp_path: Path) -> None:
+    fields = {"first": {"type": "integer", "description": "f"}, "last": {"type": "integer", "description": "l"}}
+    els = [{"type": "track", "first": "{first}", "last": "{last}", "path": [[0, 0], [50, 0]], "size": [5, 5],
+            "elements": []}]
+    root = make_game(tmp_path, els, [item(id="r", first=9, last=3)], fields=fields)
+    with pytest.raises(DataError, match="track runs from 9 to 3"):
+        plan(root)

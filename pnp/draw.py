@@ -16,7 +16,7 @@ from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
 from reportlab.pdfgen.canvas import Canvas
 
 from pnp.fonts import FontBook
-from pnp.impose import Page, Paper, Slot
+from pnp.impose import Page, Paper, Slot, slot_matrix
 from pnp.layout import PieceLayout
 from pnp.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
 
@@ -188,15 +188,7 @@ def _place(c: Canvas, slot: Slot, form: str) -> None:
     clip = c.beginPath()
     clip.rect(slot.x - b.left, slot.y - b.bottom, slot.w + b.left + b.right, slot.h + b.bottom + b.top)
     c.clipPath(clip, stroke=0, fill=0)
-    if slot.part is not None:
-        rx, ry, _, rh = slot.part.region
-    else:
-        rx, ry, rh = 0.0, 0.0, (slot.w if slot.rotation == 90 else slot.h)
-    if slot.rotation == 90:
-        c.translate(slot.x + ry + rh, slot.y - rx)
-        c.rotate(90)
-    else:
-        c.translate(slot.x - rx, slot.y - ry)
+    c.transform(*slot_matrix(slot))
     c.doForm(form)
     c.restoreState()
 

@@ -17,11 +17,11 @@ Decisions this module makes (the contract the ``draw`` stage can rely on):
 * A rotated slot (``rotation == 90``): the piece's top edge faces the page's left. A piece
   point ``(px, py)`` (origin at its trim bottom-left) lands on the page at
   ``(slot.x + piece_height - py, slot.y + px)``; see :func:`piece_to_page`.
-* Duplex backs follow their front page and mirror positions and bleed; rotation is kept.
-  Backs carry no cut lines and no marks. Because rotation is kept, a *directional* back
-  comes out turned 180 degrees against its front (as seen when turning the piece over
-  sideways) for short-edge flips of upright pieces and long-edge flips of rotated ones;
-  symmetric backs, the norm, are unaffected.
+* Duplex backs follow their front page and mirror positions and bleed. Backs carry no cut
+  lines and no marks. A back is turned so that a cut piece turned over like a book page
+  (about its own vertical axis) shows it upright: long-edge flips keep upright pieces at 0
+  and turn 90-degree pieces to 270; short-edge flips turn upright pieces 180 (see
+  :func:`back_rotation`). Art is never mirrored.
 * Tiling (a piece that does not fit even rotated): the minimal number of parts per axis,
   all parts of an axis with the same drawn extent (region plus drawn bleed), consecutive
   parts overlapping by ``overlap``. The part is turned 90 degrees only if that needs
@@ -131,7 +131,7 @@ class Slot:
     w: float
     h: float
     bleed: Edges  # bleed drawn on each side, page space
-    rotation: int = 0  # 0, or 90 when turned 90 deg counter-clockwise (w, h are page dims)
+    rotation: int = 0  # 0, 90, 180 or 270: degrees the art is turned counter-clockwise (w, h are page dims)
     part: TilePart | None = None
 
     @property
@@ -264,20 +264,34 @@ def _trim_cuts(slots: Sequence[Slot], options: SheetOptions,
     return _cut_lines(slots, xs, ys, options, frame)
 
 
+def back_rotation(rotation: int, duplex: str) -> int:
+    """How a back is turned on its page so that the cut piece, turned over about its own
+    vertical axis, shows the back upright. A sheet flipped on its long edge (vertical axis of a
+    portrait page) mirrors x: a front whose top points along (ux, uy) needs a back whose top
+    points along (-ux, uy); a short-edge flip mirrors y, and turning the card about its own
+    vertical axis then differs from the sheet's flip by half a turn."""
+    if duplex == "short":
+        return (180 - rotation) % 360
+    return (-rotation) % 360
+
+
 def _mirror(slot: Slot, duplex: str, paper: Paper) -> Slot:
     b = slot.bleed
+    rot = back_rotation(slot.rotation, duplex)
     if duplex == "long":
         return replace(
             slot,
             side="back",
             x=paper.width - slot.x - slot.w,
             bleed=Edges(b.right, b.bottom, b.left, b.top),
+            rotation=rot,
         )
     return replace(
         slot,
         side="back",
         y=paper.height - slot.y - slot.h,
         bleed=Edges(b.left, b.top, b.right, b.bottom),
+        rotation=rot,
     )
 
 
@@ -420,16 +434,30 @@ def _tile_spans(size: float, bleed: float, overlap: float, n: int) -> list[tuple
     return spans
 
 
+def slot_matrix(slot: Slot) -> tuple[float, float, float, float, float, float]:
+    """The affine matrix (a, b, c, d, e, f) taking piece coordinates (pt, origin at the
+    piece's trim bottom-left) to page coordinates for this slot: page = (a*px + c*py + e,
+    b*px + d*py + f). Handles whole pieces and tiled parts at 0, 90, 180 and 270 degrees."""
+    x, y = slot.x, slot.y
+    if slot.part is not None:
+        rx, ry, rw, rh = slot.part.region
+    else:
+        rx, ry = 0.0, 0.0
+        rw, rh = (slot.h, slot.w) if slot.rotation in (90, 270) else (slot.w, slot.h)
+    if slot.rotation == 90:
+        return (0.0, 1.0, -1.0, 0.0, x + ry + rh, y - rx)
+    if slot.rotation == 180:
+        return (-1.0, 0.0, 0.0, -1.0, x + rx + rw, y + ry + rh)
+    if slot.rotation == 270:
+        return (0.0, -1.0, 1.0, 0.0, x - ry, y + rx + rw)
+    return (1.0, 0.0, 0.0, 1.0, x - rx, y - ry)
+
+
 def piece_to_page(slot: Slot, px: float, py: float) -> tuple[float, float]:
     """Map a point in piece coordinates (pt, origin at the piece's trim bottom-left) to the
     page, for a whole-piece slot or a tiled part's slot, honouring the rotation."""
-    if slot.part is not None:
-        rx, ry, _, rh = slot.part.region
-    else:  # a whole piece: its height is the slot's width when turned
-        rx, ry, rh = 0.0, 0.0, slot.w if slot.rotation == 90 else slot.h
-    if slot.rotation == 90:
-        return slot.x + (ry + rh - py), slot.y + (px - rx)
-    return slot.x + (px - rx), slot.y + (py - ry)
+    a, b, c, d, e, f = slot_matrix(slot)
+    return a * px + c * py + e, b * px + d * py + f
 
 
 def _rect_to_page(slot: Slot, rect: tuple[float, float, float, float]) -> Mark:

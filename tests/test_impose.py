@@ -20,11 +20,13 @@ from pnp.impose import (
     PieceSpec,
     SheetOptions,
     Slot,
+    back_rotation,
     impose,
     mm,
     one_per_page,
     piece_to_page,
     plan_grid,
+    slot_matrix,
 )
 
 TOL = 1e-6
@@ -123,6 +125,18 @@ def check_page_geometry(page: Page, options: SheetOptions) -> None:
             assert not segment_touches_box(cut, box, options.mark_gap - TOL), (cut, box)
 
 
+def assert_back_upright_through_paper(front: Slot, back: Slot, duplex: str) -> None:
+    """Seen through the paper (the back page flipped onto the front), the back's top points
+    the same way as the front's top: the piece turned over like a book page reads upright."""
+    def up(slot: Slot) -> tuple[float, float]:
+        _, _, c, d, _, _ = slot_matrix(slot)
+        return (c, d)  # the image of the piece's +y axis
+
+    bx, by = up(back)
+    through = (-bx, by) if duplex == "long" else (bx, -by)
+    assert through == pytest.approx(up(front))
+
+
 def check_backs(
     pages: tuple[Page, ...], piece: PieceSpec, options: SheetOptions, tiled: bool
 ) -> None:
@@ -136,7 +150,9 @@ def check_backs(
         assert back.cuts == () and back.marks == ()
         assert len(front.slots) == len(back.slots)
         for f, b in zip(front.slots, back.slots, strict=True):
-            assert (b.piece, b.rotation, b.part) == (f.piece, f.rotation, f.part)
+            assert (b.piece, b.part) == (f.piece, f.part)
+            assert b.rotation == back_rotation(f.rotation, options.duplex)
+            assert_back_upright_through_paper(f, b, options.duplex)
             assert slot_geometry(b) == pytest.approx(
                 mirrored(f, options.duplex, options.paper), abs=TOL
             )
@@ -159,7 +175,9 @@ def check_grid(
         check_page_geometry(page, options)
         for s in page.slots:
             assert s.part is None
-            assert s.rotation == (90 if grid.rotated else 0)
+            turned = 90 if grid.rotated else 0
+            want = turned if s.side == "front" else back_rotation(turned, options.duplex)
+            assert s.rotation == want
             assert (s.w, s.h) == (approx(w), approx(h))
         if page.side == "back":
             continue
@@ -485,7 +503,7 @@ def test_rotated_grid_and_piece_to_page() -> None:
     assert len(pages) == 2
     s = pages[0].slots[0]
     assert (s.rotation, s.w, s.h) == (90, approx(mm(63)), approx(mm(44)))
-    assert pages[1].slots[0].rotation == 90  # art is never mirrored; rotation kept
+    assert pages[1].slots[0].rotation == 270  # long-edge back of a turned piece: turned the other way
     # turned counter-clockwise: the piece's bottom-left lands at the slot's bottom-right,
     # its top-left at the slot's bottom-left
     assert piece_to_page(s, 0, 0) == (approx(s.x + s.w), approx(s.y))

@@ -117,7 +117,9 @@ def _wizard_positions(path: Path) -> tuple[float, float, Centres, Centres]:
         titles = sorted(_title_centres(front, {"Wizard"}), key=lambda p: (round(p[1]), p[0]))
         names = {}
         for name in ("RED", "BLUE", "YELLOW", "BLACK"):  # "<NAME> WIZARD", letter-spaced
-            (m,) = back.search(name + r"\s*W\s*I\s*Z\s*A\s*R\s*D")
+            spaced = r"\s*".join(name + " WIZARD")
+            found = back.search(spaced) or back.search(r"\s*".join(reversed(name + " WIZARD")))  # turned 180
+            (m,) = found
             names[name] = ((m["x0"] + m["x1"]) / 2, (m["top"] + m["bottom"]) / 2)
     fronts = dict(zip(["RED", "BLUE", "YELLOW", "BLACK"], titles, strict=True))
     return w, h, fronts, names
@@ -136,6 +138,11 @@ def test_long_edge_backs_land_behind_their_fronts(letter: dict[str, Path]) -> No
 
 
 def test_short_edge_backs_land_behind_their_fronts(a4: dict[str, Path]) -> None:
+    """Short-edge backs sit at y-mirrored positions and are turned 180 degrees, so a cut card
+    turned over like a book page shows its back upright."""
+    with pdfplumber.open(a4["wizard"]) as pdf:
+        turned = [c for c in pdf.pages[1].chars if c["text"] == "R"]
+    assert turned and all(c["matrix"][0] < 0 and c["matrix"][3] < 0 for c in turned)
     _, _, fronts, backs = _wizard_positions(a4["wizard"])
     # Short-edge flip: x unchanged, y mirrored: the Black card (second row on the front) is
     # above the Red one on the back, by the same distance.

@@ -19,6 +19,7 @@ import click
 from pnp import __version__, kinds
 from pnp.errors import DataError, Diagnostic, OutputError
 from pnp.pipeline import BuildOptions, GameCheck, Session, build, check
+from pnp.printers import load_profile
 from pnp.project import DataRoot, bundled_root, load_game
 
 JSON_FORMAT_VERSION = 1
@@ -40,6 +41,60 @@ def _fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...], code: int = 2)
     n = sum(1 for d in diags if d.severity == "error") or len(diags)
     click.echo(f"pnp: {n} problem{'s' if n != 1 else ''} in the input; nothing was written.", err=True)
     sys.exit(code)
+
+
+class NumberPair(click.ParamType):
+    """``DX,DY`` (two numbers), or with ``single`` also one number used for both."""
+
+    name = "X,Y"
+
+    def __init__(self, single: bool = False):
+        self.single = single
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[float, float]:
+        if isinstance(value, tuple):
+            return value
+        parts = str(value).replace(" ", "").split(",")
+        try:
+            nums = [float(p) for p in parts]
+        except ValueError:
+            nums = []
+        if len(nums) == 1 and self.single:
+            return (nums[0], nums[0])
+        if len(nums) != 2:
+            self.fail(f"{value!r} is not {'a number or ' if self.single else ''}two numbers like 0.8,-1.2", param, ctx)
+        return (nums[0], nums[1])
+
+
+def print_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Duplex corrections shared by build and calibrate."""
+    fn = click.option("--printer", metavar="NAME", default=None,
+                      help="Use the printer profile NAME from ./pnp.toml or ~/.config/pnp/config.toml "
+                      "(its values fill in whatever the command line does not set).")(fn)
+    fn = click.option("--back-scale", type=NumberPair(single=True), default=None, metavar="S|SX,SY",
+                      help="Scale back pages about the page centre (e.g. 1.002) for a printer that shrinks "
+                      "one side.")(fn)
+    fn = click.option("--back-offset", type=NumberPair(), default=None, metavar="DX,DY",
+                      help="Shift back pages by DX (right) and DY (up) mm, as read off `pnp calibrate`; "
+                      "may be negative.")(fn)
+    return fn
+
+
+def apply_profile(ctx: click.Context, printer: str | None, values: dict[str, Any]) -> dict[str, Any]:
+    """Fill options the user did not set on the command line from the printer profile."""
+    if printer is None:
+        return values
+    prof = load_profile(printer)
+    from_profile = {"paper": prof.paper, "duplex": prof.duplex, "bleed": prof.bleed,
+                    "back_offset": prof.back_offset, "back_scale": prof.back_scale}
+    out = dict(values)
+    for key, val in from_profile.items():
+        if val is None or key not in out:
+            continue
+        source = ctx.get_parameter_source(key)
+        if source is None or source.name in ("DEFAULT", "DEFAULT_MAP"):
+            out[key] = val
+    return out
 
 
 def data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -222,10 +277,16 @@ def check_cmd(games: tuple[str, ...], as_json: bool, verbose: bool, strict: bool
 @click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM",
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
+@click.option("--one-per-page", is_flag=True,
+              help="Print-shop PDFs: each piece on its own page of trim + bleed, TrimBox/BleedBox set, "
+              "front and back pages alternating.")
+@print_options
 @data_option
+@click.pass_context
 @guarded
-def build_cmd(games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float, strict: bool,
-              data: str | None) -> None:
+def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
+              strict: bool, one_per_page: bool, back_offset: tuple[float, float] | None,
+              back_scale: tuple[float, float] | None, printer: str | None, data: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered.
@@ -235,9 +296,16 @@ def build_cmd(games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: 
       pnp build                          # every bundled game into out/
       pnp build golems --paper a4 --duplex short
       pnp build golems --out prints --bleed 0 --strict
+      pnp build golems --one-per-page --out print-shop   # DriveThruCards-style pages
+      pnp build golems --back-offset 0.8,-1.2            # after `pnp calibrate`
+      pnp build golems --printer office                  # a profile from pnp.toml
     """
     root = _root(data)
-    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict)
+    v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "bleed": bleed,
+                                     "back_offset": back_offset, "back_scale": back_scale})
+    paper, duplex, bleed = v["paper"], v["duplex"], v["bleed"]
+    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict, one_per_page=one_per_page,
+                        back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0))
     session = Session(root)
     checked: list[GameCheck] = []
     errors: list[Diagnostic] = []

@@ -118,11 +118,27 @@ class _Drawer:
                            fillMode=1 if p.paint.fill_rule == "evenodd" else 0)
 
 
+@dataclass(frozen=True)
+class BackCorrection:
+    """Shift (pt) and scale applied to every back page, about the page centre, to cancel a
+    printer's duplex misregistration (measured with ``pnp calibrate``)."""
+
+    dx: float = 0.0
+    dy: float = 0.0
+    sx: float = 1.0
+    sy: float = 1.0
+
+    @property
+    def identity(self) -> bool:
+        return (self.dx, self.dy, self.sx, self.sy) == (0.0, 0.0, 1.0, 1.0)
+
+
 def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
            backs: Sequence[PieceLayout | None], fonts: FontBook, info: DocInfo,
-           page_boxes: bool = False) -> bytes:
+           page_boxes: bool = False, back_correction: BackCorrection | None = None) -> bytes:
     """Draw ``pages``; slot.piece indexes ``fronts``/``backs``. With ``page_boxes`` every page
-    holding one piece gets TrimBox/BleedBox set to it."""
+    holding one piece gets TrimBox/BleedBox set to it. ``back_correction`` moves and scales the
+    content of back pages."""
     buf = io.BytesIO()
     fonts.ensure(info.ui_font)
     c = Canvas(buf, pagesize=(paper.width, paper.height), invariant=1, initialFontName=info.ui_font,
@@ -149,12 +165,24 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
         return name
 
     for page in pages:
+        if page.paper is not None:
+            c.setPageSize((page.paper.width, page.paper.height))
+        corrected = page.side == "back" and back_correction is not None and not back_correction.identity
+        if corrected:
+            assert back_correction is not None
+            pw, ph = (page.paper or paper).width, (page.paper or paper).height
+            c.saveState()
+            c.translate(pw / 2 + back_correction.dx, ph / 2 + back_correction.dy)
+            c.scale(back_correction.sx, back_correction.sy)
+            c.translate(-pw / 2, -ph / 2)
         for slot in page.slots:
             lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
             if lay is None:
                 continue
             name = form_for(lay)
             _place(c, slot, name)
+        if corrected:
+            c.restoreState()
         _cuts_and_marks(c, page, info, fonts)
         if page_boxes and len(page.slots) == 1:
             s = page.slots[0]

@@ -173,6 +173,7 @@ class Page:
     cuts: tuple[CutLine, ...]
     marks: tuple[Mark, ...] = ()
     label: str | None = None  # e.g. "Part row 1, column 2 of 2 x 2" for a tiled piece
+    paper: Paper | None = None  # this page's own size (print-shop pages); None: the options' paper
 
 
 @dataclass(frozen=True)
@@ -399,6 +400,22 @@ def one_per_page(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[P
         slots = (Slot(i, "front", x, y, w, h, Edges(b, b, b, b), rotation),)
         sheets.append(_Sheet(slots, _trim_cuts(slots, options)))
     return _assemble(sheets, _with_backs(piece, options), options)
+
+
+def print_shop(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:
+    """One piece per page, the page exactly trim + bleed (print-on-demand services read the
+    TrimBox/BleedBox the drawing sets): front 1, back 1, front 2, back 2 ... Backs sit upright
+    in the same place: the service handles the turn. No cut lines; paper is ignored."""
+    _check_count(count)
+    b = options.bleed
+    paper = Paper("piece", piece.width + 2 * b, piece.height + 2 * b)
+    edges = Edges(b, b, b, b)
+    pages: list[Page] = []
+    for i in range(count):
+        for side in ("front", "back") if piece.has_back else ("front",):
+            slot = Slot(i, side, b, b, piece.width, piece.height, edges)
+            pages.append(Page(len(pages) + 1, side, (slot,), (), paper=paper))
+    return tuple(pages)
 
 
 # --------------------------------------------------------------------------- tiling

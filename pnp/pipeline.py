@@ -15,10 +15,10 @@ from typing import Any
 
 from pnp import kinds
 from pnp.check import Report, check_game
-from pnp.draw import DocInfo, render
+from pnp.draw import BackCorrection, DocInfo, render
 from pnp.errors import DataError, Diagnostic
 from pnp.fonts import FontBook
-from pnp.impose import PAPERS, Grid, Page, PieceSpec, SheetOptions, impose, one_per_page, plan_grid
+from pnp.impose import PAPERS, Grid, Page, PieceSpec, SheetOptions, impose, one_per_page, plan_grid, print_shop
 from pnp.layout import BUILTINS, MM, REPEAT_VARS, TRACK_VARS, Context, PieceLayout, field_refs, layout_piece
 from pnp.model import Component, Game
 from pnp.project import DataRoot, load_game
@@ -34,6 +34,9 @@ class BuildOptions:
     duplex: str = "long"
     bleed_mm: float = 3.0
     strict: bool = False
+    one_per_page: bool = False  # print-shop pages: each piece alone, page = trim + bleed
+    back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
+    back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
 
 
 @dataclass(frozen=True)
@@ -43,7 +46,7 @@ class ComponentPlan:
     backs: tuple[PieceLayout | None, ...]
     grid: Grid | None  # None: one per page or tiled
     sheet: SheetOptions
-    placement: str
+    placement: str  # "grid" | "page" (the kind's) | "print-shop" (--one-per-page)
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class GameCheck:
     report: Report
     plans: tuple[ComponentPlan, ...]
     warnings: tuple[Diagnostic, ...]
+    opts: BuildOptions = field(default_factory=BuildOptions)
 
 
 @dataclass
@@ -154,8 +158,9 @@ def plan_component(s: Session, game: Game, comp: Component,
                 for w, ids in found.items()]
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
-    grid = plan_grid(piece, sheet) if kind.placement == "grid" else None
-    return ComponentPlan(comp, tuple(fronts), tuple(backs), grid, sheet, kind.placement), warnings
+    placement = "print-shop" if opts.one_per_page else kind.placement
+    grid = plan_grid(piece, sheet) if placement == "grid" else None
+    return ComponentPlan(comp, tuple(fronts), tuple(backs), grid, sheet, placement), warnings
 
 
 def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None) -> GameCheck:
@@ -177,13 +182,15 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     if errors:
         raise DataError(errors)
     report = check_game(game)
-    return GameCheck(game, report, tuple(plans), tuple(warnings))
+    return GameCheck(game, report, tuple(plans), tuple(warnings), opts)
 
 
 def pages_for(plan: ComponentPlan) -> tuple[Page, ...]:
     piece = PieceSpec(plan.component.size[0] * MM, plan.component.size[1] * MM,
                       has_back=any(b is not None for b in plan.backs))
     n = len(plan.fronts)
+    if plan.placement == "print-shop":
+        return print_shop(n, piece, plan.sheet)
     if plan.placement == "page":
         return one_per_page(n, piece, plan.sheet)
     return impose(n, piece, plan.sheet)
@@ -199,12 +206,16 @@ class Written:
     grid: Grid | None
 
 
-def render_component(s: Session, game: Game, plan: ComponentPlan) -> tuple[bytes, int]:
+def render_component(s: Session, game: Game, plan: ComponentPlan,
+                     opts: BuildOptions | None = None) -> tuple[bytes, int]:
     pages = pages_for(plan)
     info = DocInfo(title=f"{game.title} — {plan.component.title}", author=game.designer,
                    subject=f"pnp print sheet: {game.id}/{plan.component.id}", ui_font=UI_FONT)
+    o = opts or BuildOptions()
+    correction = BackCorrection(o.back_offset[0] * MM, o.back_offset[1] * MM, *o.back_scale)
     data = render(pages, plan.sheet.paper, plan.fronts, plan.backs, s.fonts, info,
-                  page_boxes=plan.placement == "page")
+                  page_boxes=plan.placement in ("page", "print-shop"),
+                  back_correction=None if plan.placement == "print-shop" else correction)
     return data, len(pages)
 
 
@@ -217,7 +228,7 @@ def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None
     for plan in checked.plans:
         if progress:
             progress(plan.component.id)
-        data, npages = render_component(s, checked.game, plan)
+        data, npages = render_component(s, checked.game, plan, checked.opts)
         path = folder / f"{plan.component.id}.pdf"
         write_atomic(path, data)
         yield Written(plan.component, path, npages, len(plan.fronts), len(data), plan.grid)

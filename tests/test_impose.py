@@ -678,3 +678,19 @@ def test_one_per_page_invariants(width, height, count, paper, duplex) -> None:
         assert x + w / 2 == approx(paper.width / 2) and y + h / 2 == approx(paper.height / 2)
         if page.side == "front":
             assert len(page.cuts) == 8
+
+
+def test_print_shop_pages_are_trim_plus_bleed_fronts_and_backs_alternate() -> None:
+    from pnp.impose import print_shop
+
+    pages = print_shop(3, POKER, SheetOptions(LETTER, bleed=mm(3)))
+    assert [(p.number, p.side, p.slots[0].piece) for p in pages] == [
+        (1, "front", 0), (2, "back", 0), (3, "front", 1), (4, "back", 1), (5, "front", 2), (6, "back", 2)]
+    for p in pages:
+        assert p.paper is not None and p.cuts == ()
+        assert (p.paper.width, p.paper.height) == (approx(mm(69)), approx(mm(94)))
+        s = p.slots[0]
+        assert (s.x, s.y, s.w, s.h) == (approx(mm(3)), approx(mm(3)), approx(mm(63)), approx(mm(88)))
+        assert s.rotation == 0
+    no_backs = print_shop(2, PieceSpec(mm(63), mm(88), has_back=False), SheetOptions(LETTER))
+    assert [p.side for p in no_backs] == ["front", "front"]

@@ -342,5 +342,49 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
 
 
+@main.command("calibrate")
+@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True,
+              help="The flip edge you will print with.")
+@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+              help="Output folder; writes DIR/calibration-<paper>-<duplex>.pdf.")
+@print_options
+@click.pass_context
+@guarded
+def calibrate_cmd(ctx: click.Context, paper: str, duplex: str, out: str, back_offset: tuple[float, float] | None,
+                  back_scale: tuple[float, float] | None, printer: str | None) -> None:
+    """Write a two-page duplex calibration sheet.
+
+    Print it double-sided at 100 %, hold it to the light and read DX and DY where the back's
+    lines cross the front's rulers; build with --back-offset DX,DY (and --back-scale when the
+    left/right or top/bottom readings differ). Print it again with the same options (or
+    --printer) to check: every line should then sit on 0.
+
+    \b
+    Examples:
+      pnp calibrate --paper a4
+      pnp calibrate --back-offset 0.8,-1.2     # check a correction
+      pnp calibrate --printer office
+    """
+    from pnp.calibrate import calibration_pdf
+    from pnp.draw import BackCorrection
+    from pnp.fonts import FontBook
+    from pnp.impose import PAPERS
+    from pnp.layout import MM
+    from pnp.write import write_atomic
+
+    v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "back_offset": back_offset,
+                                     "back_scale": back_scale})
+    if v["duplex"] not in ("long", "short"):
+        raise click.BadParameter(f"the profile's duplex {v['duplex']!r} has no flip edge to calibrate")
+    (dx, dy), (sx, sy) = v["back_offset"] or (0.0, 0.0), v["back_scale"] or (1.0, 1.0)
+    fonts = FontBook(DataRoot(bundled_root()).font_dirs())
+    data = calibration_pdf(PAPERS[v["paper"]], v["duplex"], fonts, BackCorrection(dx * MM, dy * MM, sx, sy))
+    path = Path(out) / f"calibration-{v['paper']}-{v['duplex']}.pdf"
+    write_atomic(path, data)
+    click.echo(f"wrote {path}: print it double-sided ({v['duplex']} edge, 100 %), hold it to the light, "
+               "read DX and DY, then build with --back-offset DX,DY")
+
+
 if __name__ == "__main__":
     main()

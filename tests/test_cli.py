@@ -41,6 +41,9 @@ def test_list_shows_every_golems_component_with_kind_size_and_count() -> None:
     folder = REPO / "card_data" / "golems"
     manifest = json.loads((folder / "game.json").read_text())
     lines = r.stdout.splitlines()
+    start = lines.index(next(ln for ln in lines if ln.startswith("golems: ")))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i] and not lines[i].startswith("  ")), len(lines))
+    lines = lines[start:end]  # the golems section (other bundled games may come before or after)
     total = 0
     for c in manifest["components"]:
         pieces, distinct = expected_counts(json.loads((folder / c["data"]).read_text()))
@@ -50,7 +53,8 @@ def test_list_shows_every_golems_component_with_kind_size_and_count() -> None:
         want = f"  {c['id']:<16} {kind:<14} {w:g} x {h:g} mm  {pieces:>4} pieces  ({distinct} distinct)"
         assert want in lines
     assert lines[0] == f"golems: Golems (2-4 players) — {total} pieces"
-    listed = [m.group(1) for ln in lines if (m := re.match(r"  (\S+) +(card|tile|token|board|mat|sheet)\b", ln))]
+    listed = [m.group(1) for ln in lines
+              if (m := re.match(r"  (\S+) +(card|tile|token|board|mat|track|sheet)\b", ln))]
     assert listed == [c["id"] for c in manifest["components"]]
     assert "kinds: card (rounded/rect), tile (square/hex), token (round/square)" in r.stdout
 
@@ -250,7 +254,9 @@ def test_unknown_game_lists_the_known_ones() -> None:
     r = run_cli("check", "golem")
     assert r.exit_code == 2
     assert "no game 'golem'" in r.stderr
-    assert "(expected one of: golems); run `pnp list` to see the games" in r.stderr
+    known = sorted(d.name for d in (REPO / "card_data").iterdir() if (d / "game.json").is_file())
+    assert "golems" in known
+    assert f"(expected one of: {', '.join(known)}); run `pnp list` to see the games" in r.stderr
 
 
 def test_data_root_without_card_data(tmp_path: Path) -> None:

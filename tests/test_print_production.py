@@ -1,0 +1,163 @@
+"""Print production: calibration sheet readings, back offset/scale, printer profiles,
+print-shop pages."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pdfplumber
+import pytest
+from click.testing import CliRunner
+from pypdf import PdfReader
+
+from pnp.calibrate import SPREAD_X, SPREAD_Y, calibration_pdf, rulers
+from pnp.cli import main
+from pnp.draw import BackCorrection
+from pnp.fonts import FontBook
+from pnp.impose import PAPERS
+from pnp.layout import MINUS, MM
+from pnp.project import DataRoot, bundled_root
+
+FONTS = FontBook(DataRoot(bundled_root()).font_dirs())
+
+
+def _num(s: str) -> float | None:
+    try:
+        return float(s.replace(MINUS, "-").replace("+", ""))
+    except ValueError:
+        return None
+
+
+def readings(pdf_bytes: bytes, paper: str, duplex: str) -> dict[str, float]:
+    """What a person reads: where each back line, seen through the paper, crosses its ruler,
+    interpolated between the ruler's long ticks, each valued by the number printed next to it
+    (all read back from the PDF)."""
+    p = PAPERS[paper]
+    out = {}
+    with pdfplumber.open(io.BytesIO(pdf_bytes)) as pdf:
+        front, back = pdf.pages
+        h = float(front.height)
+        words = [(((w["x0"] + w["x1"]) / 2, h - (w["top"] + w["bottom"]) / 2), _num(w["text"]))
+                 for w in front.extract_words() if _num(w["text"]) is not None]
+        ticks = [(ln["x0"], h - ln["top"], ln["x1"], h - ln["bottom"]) for ln in front.lines
+                 if abs(ln["linewidth"] - 0.25) < 1e-6]
+        lines = [(ln["x0"], h - ln["top"], ln["x1"], h - ln["bottom"]) for ln in back.lines
+                 if ln["linewidth"] > 0.4]  # the back lines (0.5 pt, scaled with the back)
+    for r in rulers(p):
+        if r.axis == "x":  # long ticks are vertical, 5 mm tall, standing on the ruler
+            long_ticks = [x0 for x0, y0, x1, y1 in ticks if abs(x0 - x1) < 1e-6 and abs(abs(y1 - y0) - 5 * MM) < 0.01
+                          and abs(min(y0, y1) - r.cy) < 0.01 and abs(x0 - r.cx) <= 10 * MM + 0.01]
+            xs = [x0 for x0, _, x1, _ in lines if abs(x0 - x1) < 1e-6]
+            pos = min(((p.width - x) if duplex == "long" else x for x in xs), key=lambda x: abs(x - r.cx))
+            valued = [(t, min(words, key=lambda w: (w[0][0] - t) ** 2 + (w[0][1] - r.cy - 6 * MM) ** 2)[1])
+                      for t in long_ticks]
+        else:  # long ticks are horizontal, 5 mm long, to the right of the ruler
+            long_ticks = [y0 for x0, y0, x1, y1 in ticks if abs(y0 - y1) < 1e-6 and abs(abs(x1 - x0) - 5 * MM) < 0.01
+                          and abs(min(x0, x1) - r.cx) < 0.01 and abs(y0 - r.cy) <= 10 * MM + 0.01]
+            ys = [y0 for _, y0, _, y1 in lines if abs(y0 - y1) < 1e-6]
+            pos = min((y if duplex == "long" else p.height - y for y in ys), key=lambda y: abs(y - r.cy))
+            valued = [(t, min(words, key=lambda w: (w[0][0] - r.cx - 8 * MM) ** 2 + (w[0][1] - t) ** 2)[1])
+                      for t in long_ticks]
+        assert len(valued) == 5, (r.name, valued)
+        (p0, v0), (p1, v1) = min(valued), max(valued)
+        out[r.name] = round(v0 + (pos - p0) * (v1 - v0) / (p1 - p0), 3)
+    return out
+
+
+@pytest.mark.parametrize("paper", ["letter", "a4"])
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_perfect_printer_reads_zero(paper: str, duplex: str) -> None:
+    r = readings(calibration_pdf(PAPERS[paper], duplex, FONTS), paper, duplex)
+    assert set(r.values()) == {0.0}
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+@pytest.mark.parametrize("err", [(1.5, -2.0), (-3.0, 0.5)])
+def test_reading_is_the_offset_that_cancels_the_printer_shift(duplex: str, err: tuple[float, float]) -> None:
+    """A printer that shifts its back by `err` (mm, as seen on the back page) is simulated by
+    drawing the back shifted; the rulers then read exactly -err: the --back-offset to use."""
+    shifted = BackCorrection(err[0] * MM, err[1] * MM)
+    r = readings(calibration_pdf(PAPERS["letter"], duplex, FONTS, shifted), "letter", duplex)
+    for name in ("DX", "DX left", "DX right"):
+        assert r[name] == pytest.approx(-err[0], abs=0.01)
+    for name in ("DY", "DY top", "DY bottom"):
+        assert r[name] == pytest.approx(-err[1], abs=0.01)
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_scale_formula_on_the_sheet_recovers_the_printer_scale(duplex: str) -> None:
+    k = 1.01  # the printer enlarges its back side by 1 %
+    r = readings(calibration_pdf(PAPERS["a4"], duplex, FONTS, BackCorrection(0, 0, k, k)), "a4", duplex)
+    ax, bx = ("DX right", "DX left") if duplex == "long" else ("DX left", "DX right")
+    ay, by = ("DY bottom", "DY top") if duplex == "long" else ("DY top", "DY bottom")
+    scale_x = 1 / (1 + (r[ax] - r[bx]) / (2 * SPREAD_X))
+    scale_y = 1 / (1 + (r[ay] - r[by]) / (2 * SPREAD_Y))
+    assert scale_x == pytest.approx(1 / k, abs=1e-4)
+    assert scale_y == pytest.approx(1 / k, abs=1e-4)
+    assert r["DX"] == pytest.approx(0, abs=0.01) and r["DY"] == pytest.approx(0, abs=0.01)
+
+
+def test_calibrate_cli_writes_two_pages(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["calibrate", "--paper", "a4", "--duplex", "short", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    r = PdfReader(tmp_path / "calibration-a4-short.pdf")
+    assert len(r.pages) == 2
+    assert float(r.pages[0].mediabox.width) == pytest.approx(PAPERS["a4"].width, abs=0.01)
+
+
+def test_back_offset_moves_back_pages_only(tmp_path: Path) -> None:
+    plain, moved = tmp_path / "plain", tmp_path / "moved"
+    for out, extra in ((plain, []), (moved, ["--back-offset", "2,-1"])):
+        res = CliRunner().invoke(main, ["build", "golems", "--out", str(out), *extra])
+        assert res.exit_code == 0, res.output
+
+    def first(path: Path, page: int, word: str) -> tuple[float, float]:
+        with pdfplumber.open(path) as pdf:
+            w = next(w for w in pdf.pages[page].extract_words() if w["text"] == word)
+            return w["x0"], w["top"]
+
+    a, b = first(plain / "golems" / "wizard.pdf", 1, "GOLEMS"), first(moved / "golems" / "wizard.pdf", 1, "GOLEMS")
+    assert (b[0] - a[0]) / MM == pytest.approx(2.0, abs=0.01)
+    assert -(b[1] - a[1]) / MM == pytest.approx(-1.0, abs=0.01)  # pdfplumber's top grows downwards
+    assert first(plain / "golems" / "wizard.pdf", 0, "Wizard") == first(moved / "golems" / "wizard.pdf", 0, "Wizard")
+
+
+def test_printer_profile_fills_unset_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pnp.toml").write_text('[printers.office]\nback_offset = [1.5, 0]\npaper = "a4"\n')
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    data = (tmp_path / "calibration-a4-long.pdf").read_bytes()  # paper from the profile
+    r = readings(data, "a4", "long")
+    assert r["DX"] == pytest.approx(-1.5, abs=0.01)  # the correction itself shows as a shift
+    # The command line wins over the profile.
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--paper", "letter", "--out", str(tmp_path)])
+    assert (tmp_path / "calibration-letter-long.pdf").exists()
+
+
+def test_unknown_printer_and_bad_profile_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    (tmp_path / "pnp.toml").write_text('[printers.office]\nback_ofset = [1, 0]\n')
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office"])
+    assert res.exit_code == 2 and "unknown key 'back_ofset'" in res.output and "Traceback" not in res.output
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "home"])
+    assert res.exit_code == 2 and "no printer profile 'home'" in res.output and "office" in res.output
+    (tmp_path / "pnp.toml").write_text('[printers.office\n')
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office"])
+    assert res.exit_code == 2 and "invalid TOML" in res.output
+
+
+def test_one_per_page_boxes(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["build", "golems", "--one-per-page", "--out", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    r = PdfReader(tmp_path / "golems" / "golem-deck.pdf")
+    assert len(r.pages) == 96  # 48 cards, front and back each
+    for page in r.pages[:4]:
+        assert [round(float(v) / MM, 3) for v in page.mediabox] == [0, 0, 69, 94]
+        assert [round(float(v) / MM, 3) for v in page.trimbox] == [3, 3, 66, 91]
+        assert [round(float(v) / MM, 3) for v in page.bleedbox] == [0, 0, 69, 94]
+    with pdfplumber.open(tmp_path / "golems" / "golem-deck.pdf") as pdf:
+        assert "Flesh" in pdf.pages[0].extract_text() and "GOLEMS" in pdf.pages[1].extract_text()
+        assert not [ln for ln in pdf.pages[0].lines if abs(ln["linewidth"] - 0.25) < 1e-6]  # no crop marks

@@ -271,9 +271,10 @@ def check_cmd(games: tuple[str, ...], as_json: bool, verbose: bool, strict: bool
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
 @click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
-@click.option("--duplex", type=click.Choice(["long", "short", "none"]), default="long", show_default=True,
+@click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True,
               help="long/short: each front page is followed by its back page, mirrored for that flip edge; "
-              "none: fronts only.")
+              "fold: fronts and backs side by side on one page for printers without duplex (print "
+              "single-sided, fold, glue, cut); none: fronts only.")
 @click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM",
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")

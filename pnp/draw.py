@@ -248,6 +248,17 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
                 c.rotate(90)
                 c.drawCentredString(0, 0, "glue under the next part")
             c.restoreState()
+        elif m.kind == "fold":
+            c.saveState()
+            c.setStrokeColor(_color("#606060"))
+            c.setLineWidth(0.5)
+            c.setDash([4, 3], 0)
+            c.line(m.x, m.y, m.x, m.y + m.h)
+            c.setFillColor(_color("#404040"))
+            c.setFont(info.ui_font, 7)
+            c.drawCentredString(m.x, m.y + m.h - 9, "fold")
+            c.drawCentredString(m.x, m.y + 18, "fold")
+            c.restoreState()
         elif m.kind == "align":
             c.saveState()
             c.setStrokeColor(_color("#000000"))
@@ -259,10 +270,14 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
             c.restoreState()
     if page.label:
         # Centred under the pieces: cut lines only run from trim edges, never through here.
-        xs = [s.x for s in page.slots] + [s.x + s.w for s in page.slots]
+        under = [s for s in page.slots if s.side == page.side] if page.side == "front" else list(page.slots)
+        if any(s.side == "back" for s in page.slots):  # gutterfold: keep clear of the fold line
+            under = [s for s in page.slots if s.side == "back"]
+        xs = [s.x for s in under] + [s.x + s.w for s in under]
         cx = (min(xs) + max(xs)) / 2 if xs else c._pagesize[0] / 2
         c.saveState()
         c.setFillColor(_color("#404040"))
         c.setFont(info.ui_font, 8)
-        c.drawCentredString(cx, 10, f"{info.title} — {page.label}")
+        folded = any(s.side == "back" for s in page.slots)  # half a page wide: the label alone
+        c.drawCentredString(cx, 10, page.label if folded else f"{info.title} — {page.label}")
         c.restoreState()

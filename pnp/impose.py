@@ -41,7 +41,8 @@ from dataclasses import dataclass, replace
 MM = 72 / 25.4
 EPS = 1e-6  # pt; tolerance for "fits" comparisons and for deduplicating cut positions
 
-DUPLEX_MODES = ("long", "short", "none")
+DUPLEX_MODES = ("long", "short", "none", "fold")
+FOLD_GAP = 1 * MM  # between the fold line and the nearest bleed edge
 
 
 def mm(v: float) -> float:
@@ -366,8 +367,14 @@ def _grid_cells(grid: Grid, piece: PieceSpec, options: SheetOptions) -> list[Slo
 
 def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:
     """Place ``count`` copies of ``piece`` on pages: a grid when at least one fits on a
-    page, else each copy tiled over several pages (see the module docstring)."""
+    page, else each copy tiled over several pages (see the module docstring). With duplex
+    ``fold`` (and a back), fronts and backs share each page: see :func:`gutterfold`."""
     _check_count(count)
+    if options.duplex == "fold" and piece.has_back:
+        pages = gutterfold(count, piece, options)
+        if pages is None:
+            raise ValueError("the piece is too large for a gutterfold half page; use --duplex long or short")
+        return pages
     grid = plan_grid(piece, options)
     if grid is None:
         return _tile(count, piece, options)
@@ -400,6 +407,56 @@ def one_per_page(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[P
         slots = (Slot(i, "front", x, y, w, h, Edges(b, b, b, b), rotation),)
         sheets.append(_Sheet(slots, _trim_cuts(slots, options)))
     return _assemble(sheets, _with_backs(piece, options), options)
+
+
+def gutterfold(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...] | None:
+    """Fronts in a grid on the left half of each page, backs on the right half mirrored across
+    a vertical fold line at the page's centre, for printers without duplex: print
+    single-sided, fold along the line, glue, cut. The grid hugs the fold (``FOLD_GAP`` from
+    it) so each back lands exactly behind its front; cut lines run in the outer margins of
+    the front half, which is on top after folding. None when not even one piece fits."""
+    paper = options.paper
+    b = options.bleed
+    half_w = paper.width / 2 - options.margin - FOLD_GAP
+    avail_h = paper.height - 2 * options.margin
+    best: Grid | None = None
+    for rotated in (False, True):
+        w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
+        cols, gx = _axis(w, b, half_w, options.abut)
+        rows, gy = _axis(h, b, avail_h, options.abut)
+        if cols * rows and (best is None or cols * rows > best.cols * best.rows):
+            best = Grid(cols, rows, rotated, gx, gy)
+    if best is None:
+        return None
+    w, h = (piece.height, piece.width) if best.rotated else (piece.width, piece.height)
+    pitch_x = w + 2 * b if best.gutter_x else w
+    pitch_y = h + 2 * b if best.gutter_y else h
+    extent_x = best.cols * pitch_x + (0 if best.gutter_x else 2 * b)
+    extent_y = best.rows * pitch_y + (0 if best.gutter_y else 2 * b)
+    left = paper.width / 2 - FOLD_GAP - extent_x
+    top = (paper.height + extent_y) / 2
+    rot = 90 if best.rotated else 0
+    cells: list[Slot] = []
+    for r in range(best.rows):
+        y = top - b - r * pitch_y - h
+        bt = b if best.gutter_y or r == 0 else 0.0
+        bb = b if best.gutter_y or r == best.rows - 1 else 0.0
+        for c in range(best.cols):
+            bl = b if best.gutter_x or c == 0 else 0.0
+            br = b if best.gutter_x or c == best.cols - 1 else 0.0
+            cells.append(Slot(0, "front", left + b + c * pitch_x, y, w, h, Edges(bl, bb, br, bt), rot))
+    fold = Mark("fold", paper.width / 2, 0.0, 0.0, paper.height)
+    pages: list[Page] = []
+    for start in range(0, count, len(cells)):
+        fronts = [replace(cell, piece=start + i) for i, cell in enumerate(cells[: count - start])]
+        backs = [_mirror(s, "long", paper) for s in fronts]
+        cuts = _cut_lines(fronts, [v for s in fronts for v in (s.x, s.x + s.w)],
+                          [v for s in fronts for v in (s.y, s.y + s.h)], options, cells)
+        # Horizontal cuts only in the outer (left) margin: the right half folds under.
+        cuts = tuple(ct for ct in cuts if not (ct.y1 == ct.y2 and ct.x1 > paper.width / 2 - EPS))
+        pages.append(Page(len(pages) + 1, "front", (*fronts, *backs), cuts, (fold,),
+                          "print single-sided · fold on the dashed line · glue · cut"))
+    return tuple(pages)
 
 
 def print_shop(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:

@@ -18,7 +18,18 @@ from pnp.check import Report, check_game
 from pnp.draw import BackCorrection, DocInfo, render
 from pnp.errors import DataError, Diagnostic
 from pnp.fonts import FontBook
-from pnp.impose import PAPERS, Grid, Page, PieceSpec, SheetOptions, impose, one_per_page, plan_grid, print_shop
+from pnp.impose import (
+    PAPERS,
+    Grid,
+    Page,
+    PieceSpec,
+    SheetOptions,
+    gutterfold,
+    impose,
+    one_per_page,
+    plan_grid,
+    print_shop,
+)
 from pnp.layout import BUILTINS, MM, REPEAT_VARS, TRACK_VARS, Context, PieceLayout, field_refs, layout_piece
 from pnp.model import Component, Game
 from pnp.project import DataRoot, load_game
@@ -159,6 +170,13 @@ def plan_component(s: Session, game: Game, comp: Component,
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
     placement = "print-shop" if opts.one_per_page else kind.placement
+    if placement == "grid" and opts.duplex == "fold" and piece.has_back and gutterfold(1, piece, sheet) is None:
+        manifest_doc = game.manifest
+        where = ("components", ci, "size")
+        msg = (f"a {comp.size[0]:g} x {comp.size[1]:g} mm piece with a back does not fit half a "
+               f"{opts.paper} page for --duplex fold")
+        raise DataError([manifest_doc.diag(where, msg, expected="a smaller piece, or --duplex long/short")
+                         if manifest_doc else Diagnostic(comp.id, msg)])
     grid = plan_grid(piece, sheet) if placement == "grid" else None
     return ComponentPlan(comp, tuple(fronts), tuple(backs), grid, sheet, placement), warnings
 

@@ -694,3 +694,45 @@ def test_print_shop_pages_are_trim_plus_bleed_fronts_and_backs_alternate() -> No
         assert s.rotation == 0
     no_backs = print_shop(2, PieceSpec(mm(63), mm(88), has_back=False), SheetOptions(LETTER))
     assert [p.side for p in no_backs] == ["front", "front"]
+
+
+@pytest.mark.parametrize("paper", ["letter", "a4"])
+@pytest.mark.parametrize("size", [(63, 88), (38, 38), (70, 120), (16, 16)])
+def test_gutterfold_backs_mirror_across_the_fold(paper: str, size: tuple[float, float]) -> None:
+    from pnp.impose import gutterfold
+
+    options = SheetOptions(PAPERS[paper], duplex="fold")
+    piece = PieceSpec(mm(size[0]), mm(size[1]))
+    pages = impose(25, piece, options)
+    assert pages == gutterfold(25, piece, options)
+    fold_x = PAPERS[paper].width / 2
+    seen: list[int] = []
+    for page in pages:
+        assert page.side == "front"
+        assert [m.kind for m in page.marks] == ["fold"] and page.marks[0].x == approx(fold_x)
+        fronts = [s for s in page.slots if s.side == "front"]
+        backs = [s for s in page.slots if s.side == "back"]
+        assert [s.piece for s in fronts] == [s.piece for s in backs]
+        seen += [s.piece for s in fronts]
+        for f, b in zip(fronts, backs, strict=True):
+            fx0, _, fx1, _ = f.bleed_box[0], 0, f.bleed_box[0] + f.bleed_box[2], 0
+            assert fx1 <= fold_x - mm(1) + 1e-6  # fronts stay left of the fold, clear of it
+            assert b.x == approx(2 * fold_x - f.x - f.w) and b.y == approx(f.y)  # mirrored across it
+            assert b.rotation == back_rotation(f.rotation, "long")
+            assert_back_upright_through_paper(f, b, "long")
+            assert fx0 >= options.margin - 1e-6
+        for cut in page.cuts:  # cut lines are in the margins, left of the fold
+            assert min(cut.x1, cut.x2) < fold_x
+            for s in fronts:
+                x, y, w, h = s.bleed_box
+                assert (max(cut.x1, cut.x2) < x or min(cut.x1, cut.x2) > x + w
+                        or max(cut.y1, cut.y2) < y or min(cut.y1, cut.y2) > y + h)
+    assert sorted(seen) == list(range(25))
+
+
+def test_gutterfold_refuses_a_piece_wider_than_half_the_page() -> None:
+    from pnp.impose import gutterfold
+
+    assert gutterfold(1, PieceSpec(mm(150), mm(150)), SheetOptions(LETTER, duplex="fold")) is None
+    with pytest.raises(ValueError, match="too large for a gutterfold"):
+        impose(1, PieceSpec(mm(150), mm(150)), SheetOptions(LETTER, duplex="fold"))

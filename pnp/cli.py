@@ -340,6 +340,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
             total += 1
         for n in gc.game.not_printed:
             click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
+        click.echo(f"  {outdir / gc.game.id / (gc.game.id + '-contents.pdf')}  what was printed and what else you need")
     click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
 
 
@@ -385,6 +386,140 @@ def calibrate_cmd(ctx: click.Context, paper: str, duplex: str, out: str, back_of
     write_atomic(path, data)
     click.echo(f"wrote {path}: print it double-sided ({v['duplex']} edge, 100 %), hold it to the light, "
                "read DX and DY, then build with --back-offset DX,DY")
+
+
+# --------------------------------------------------------------------------- exports and previews (pnp.export)
+
+
+def _checked_for_export(root: DataRoot, game: str, bleed: float, session: Session,
+                        allow_violations: bool = False) -> GameCheck:
+    """Check one game for an export (print-shop pieces: trim + bleed). Rulebook violations stop
+    an export (exit 1) like a build, unless ``allow_violations`` (a preview while editing)."""
+    gc = check(root, game, BuildOptions(bleed_mm=bleed, one_per_page=True), session)
+    for w in gc.warnings:
+        click.echo(w.format(), err=True)
+    if not gc.report.ok:
+        _report_text(gc, False)
+        if not allow_violations:
+            click.echo("pnp: rulebook violations; nothing was exported (run `pnp check` for details).", err=True)
+            sys.exit(1)
+        click.echo("pnp: rulebook violations (previewing anyway; run `pnp check` for details).", err=True)
+    return gc
+
+
+def _out_option(what: str) -> Callable[..., Any]:
+    return click.option("--out", "out", default="out", show_default=True, metavar="DIR", help=f"Output folder; {what}.")
+
+
+@main.group("export")
+def export_group() -> None:
+    """Export pieces as images, rasterised from pnp's own PDF: one PNG per piece and side for
+    print-on-demand services, or Tabletop Simulator deck sheets.
+
+    \b
+    Examples:
+      pnp export png golems golem-deck
+      pnp export tts golems --out tts
+    """
+
+
+@export_group.command("png")
+@click.argument("game")
+@click.argument("component", required=False)
+@click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
+              help="Resolution; each side is round(mm / 25.4 * dpi) px.")
+@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM",
+              help="Bleed around each piece's art, in mm (a component's own bleed wins).")
+@_out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
+@data_option
+@guarded
+def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, data: str | None) -> None:
+    """One PNG per distinct item and side (front, back) of every component of GAME (or of
+    COMPONENT), with bleed, RGB, plus an index.json listing items, copies and file names.
+
+    A poker card (63.5 x 88.9 mm) with --bleed 3.175 at 300 dpi is 825 x 1125 px, the size The
+    Game Crafter asks for.
+
+    \b
+    Examples:
+      pnp export png golems
+      pnp export png golems golem-deck --dpi 600
+      pnp export png mygame deck --bleed 3.175 --data ~/my-games
+    """
+    from pnp.export import export_png, select_plans
+
+    root = _root(data)
+    session = Session(root)
+    gc = _checked_for_export(root, game, bleed, session)
+    select_plans(gc, component)  # an unknown component: exit 2 before any output
+    click.echo(f"{gc.game.id}: {gc.game.title}")
+    total = 0
+    for e in export_png(session, gc, Path(out), dpi, component):
+        items = len(e.component.items)
+        click.echo(f"  {e.folder}/  {len(e.files)} PNGs ({items} item{'s' if items != 1 else ''}), "
+                   f"{e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
+        total += len(e.files)
+    click.echo(f"pnp: wrote {total} PNGs to {Path(out) / gc.game.id / 'png'}/ ({dpi} dpi)")
+
+
+@export_group.command("tts")
+@click.argument("game")
+@click.argument("component", required=False)
+@click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
+              help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px.")
+@_out_option("sheets go to DIR/<game>/tts/<component>/")
+@data_option
+@guarded
+def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: str | None) -> None:
+    """Tabletop Simulator deck sheets for every component of GAME with a back (or COMPONENT):
+    grids of up to 10 x 7 faces, the hidden-card face in the last slot, RGB, at most
+    4096 x 4096 px, the back image, and <component>.json beside them with TTS CustomDeck
+    entries and which sheet and slot holds which item (and how many copies).
+
+    \b
+    Examples:
+      pnp export tts golems
+      pnp export tts golems golem-deck --out tts
+    """
+    from pnp.export import export_tts
+
+    root = _root(data)
+    session = Session(root)
+    gc = _checked_for_export(root, game, 0.0, session)
+    done, skipped = export_tts(session, gc, Path(out), dpi, component)
+    click.echo(f"{gc.game.id}: {gc.game.title}")
+    for e in done:
+        click.echo(f"  {e.folder}/  {len(e.files)} images, faces {e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
+    if skipped:
+        click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in skipped)}")
+    click.echo(f"pnp: wrote {len(done)} Tabletop Simulator deck{'s' if len(done) != 1 else ''} "
+               f"to {Path(out) / gc.game.id / 'tts'}/")
+
+
+@main.command("preview")
+@click.argument("game")
+@click.argument("component")
+@click.argument("item", required=False)
+@click.option("--dpi", type=click.IntRange(36, 600), default=150, show_default=True)
+@_out_option("writes DIR/preview/<game>-<component>[-<item>].png")
+@data_option
+@guarded
+def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str, data: str | None) -> None:
+    """A PNG of one ITEM of COMPONENT (front and back side by side) or, without ITEM, a contact
+    sheet of every distinct item, for a designer iterating on data. Prints the file's path.
+    Rulebook violations are reported but do not stop a preview.
+
+    \b
+    Examples:
+      pnp preview golems golem-deck
+      pnp preview golems golem-deck flesh --dpi 300
+    """
+    from pnp.export import preview
+
+    root = _root(data)
+    session = Session(root)
+    gc = _checked_for_export(root, game, 3.0, session, allow_violations=True)
+    click.echo(str(preview(session, gc, Path(out), component, item, dpi)))
 
 
 if __name__ == "__main__":

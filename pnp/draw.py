@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from reportlab.lib.colors import Color
 from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
-from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
 from pnp.fonts import FontBook
 from pnp.impose import Page, Paper, Slot, slot_matrix
@@ -115,7 +115,7 @@ class _Drawer:
                     else:
                         path.close()
                 c.drawPath(path, stroke=int(stroke), fill=int(fill),
-                           fillMode=1 if p.paint.fill_rule == "evenodd" else 0)
+                           fillMode=FILL_EVEN_ODD if p.paint.fill_rule == "evenodd" else FILL_NON_ZERO)
 
 
 @dataclass(frozen=True)

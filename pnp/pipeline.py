@@ -205,7 +205,7 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
 
 def pages_for(plan: ComponentPlan) -> tuple[Page, ...]:
     piece = PieceSpec(plan.component.size[0] * MM, plan.component.size[1] * MM,
-                      has_back=any(b is not None for b in plan.backs))
+                      has_back=any(b is not None for b in plan.backs) and plan.sheet.duplex != "none")
     n = len(plan.fronts)
     if plan.placement == "print-shop":
         return print_shop(n, piece, plan.sheet)
@@ -250,3 +250,6 @@ def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None
         path = folder / f"{plan.component.id}.pdf"
         write_atomic(path, data)
         yield Written(plan.component, path, npages, len(plan.fronts), len(data), plan.grid)
+    from pnp.export import render_contents  # late: pnp.export builds on this module
+    write_atomic(folder / f"{checked.game.id}-contents.pdf",
+                 render_contents(checked.game, checked.plans, checked.opts, fonts=s.fonts))

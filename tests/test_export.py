@@ -1,0 +1,377 @@
+"""Exports (PNG per piece, Tabletop Simulator sheets, previews) and the contents sheet of a build:
+pixel sizes, RGB, the JSON beside the images checked against the images themselves, and the
+contents PDF read back."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pdfplumber
+import pytest
+from click.testing import CliRunner, Result
+from PIL import Image, ImageChops, ImageStat
+from pypdf import PdfReader
+
+from pnp.cli import main
+from pnp.export import (
+    PREVIEW_CAPTION,
+    PREVIEW_GAP,
+    PREVIEW_MARGIN,
+    PREVIEW_TITLE,
+    TTS_MAX_PX,
+    px,
+    render_contents,
+    tts_grid,
+)
+from pnp.impose import PAPERS
+from pnp.pipeline import BuildOptions, Session, check
+from pnp.project import DataRoot, bundled_root, load_game
+
+GOLEMS = DataRoot(bundled_root())
+
+
+def run(*args: str | Path) -> Result:
+    try:
+        runner = CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(main, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def ok(*args: str | Path) -> Result:
+    r = run(*args)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    return r
+
+
+def load(p: Path) -> Any:
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+def mean_diff(a: Image.Image, b: Image.Image) -> float:
+    return sum(ImageStat.Stat(ImageChops.difference(a, b)).mean) / 3
+
+
+def blank(img: Image.Image) -> bool:
+    lo_hi = img.convert("L").getextrema()
+    return lo_hi[1] - lo_hi[0] < 8
+
+
+def write_game(root: Path, gid: str, size: Any, items: list[dict[str, Any]], bleed_color: str = "#2a6f4e") -> Path:
+    """A one-deck data root: ``size`` ("poker-us", [w, h], ...), a front with a bleed-wide fill and
+    the card's name, a plain back."""
+    game = root / "card_data" / gid
+    game.mkdir(parents=True)
+    (game / "game.json").write_text(json.dumps({
+        "id": gid, "title": f"Test {gid}", "designer": "Tester", "players": {"min": 1, "max": 2},
+        "document": {"file": "none.txt"},
+        "components": [{"id": "deck", "title": "Deck", "kind": "card", "shape": "rect", "size": size,
+                        "data": "deck.json", "template": f"{gid}/front", "back": f"{gid}/back"}],
+        "not_printed": [{"name": "Six-sided die", "quantity": "1", "source": {"designed": "test"}}],
+        "rulebook": [{"id": "unique", "description": "Names differ.", "quote": "All different.",
+                      "check": "unique", "select": {"component": "deck"}, "field": "name"}],
+    }), encoding="utf-8")
+    (game / "deck.json").write_text(json.dumps({
+        "component": "deck",
+        "fields": {"name": {"type": "string", "required": True, "description": "Name"}},
+        "items": items,
+    }), encoding="utf-8")
+    tpl = root / "templates" / gid
+    tpl.mkdir(parents=True)
+    style = {"styles": {"title": {"font": "Lato-Bold", "size": 14, "color": "#ffffff", "align": "center",
+                                  "valign": "middle"}}}
+    (tpl / "front.json").write_text(json.dumps({**style, "description": "front", "elements": [
+        {"type": "rect", "box": [0, 0, 200, 200], "bleed": True, "fill": bleed_color},
+        {"type": "text", "box": [2, 10, 30, 10], "text": "{name}", "style": "title"}]}), encoding="utf-8")
+    (tpl / "back.json").write_text(json.dumps({**style, "description": "back", "elements": [
+        {"type": "rect", "box": [0, 0, 200, 200], "bleed": True, "fill": "#5a2a6f"},
+        {"type": "text", "box": [2, 10, 30, 10], "text": "BACK", "style": "title"}]}), encoding="utf-8")
+    return root
+
+
+# -- PNG ------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def golems_png(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("png")
+    for comp in ("wizard", "status", "mana"):
+        ok("export", "png", "golems", comp, "--out", out)
+    return out / "golems" / "png"
+
+
+def test_png_sizes_rgb_and_files_per_item_and_side(golems_png: Path) -> None:
+    game = load_game(GOLEMS, "golems")
+    # poker 63 x 88 mm + 3 mm bleed on every side at 300 dpi: 69 x 94 mm = 815 x 1110 px
+    expect = {"wizard": (815, 1110), "status": (1110, 815), "mana": (px(26, 300), px(26, 300))}
+    assert px(69, 300) == 815 and px(94, 300) == 1110
+    for cid, size in expect.items():
+        comp = game.component(cid)
+        assert comp is not None
+        folder = golems_png / cid
+        index = load(folder / "index.json")
+        assert index["format"] == "pnp-png" and index["size_px"] == list(size) and index["dpi"] == 300
+        assert [it["id"] for it in index["items"]] == [i.id for i in comp.items]
+        assert sum(it["copies"] for it in index["items"]) == comp.pieces
+        names = set()
+        for it in index["items"]:
+            assert it["front"] == f"{it['id']}-front.png"
+            assert it["back"] == (f"{it['id']}-back.png" if comp.back else None)
+            names |= {it["front"]} | ({it["back"]} if it["back"] else set())
+        assert {p.name for p in folder.glob("*.png")} == names
+        for name in names:
+            with Image.open(folder / name) as img:
+                assert img.size == size, (cid, name)
+                assert img.mode == "RGB"
+                assert not blank(img)
+
+
+def test_png_poker_us_is_the_game_crafter_size(tmp_path: Path) -> None:
+    root = write_game(tmp_path / "root", "pokerus", "poker-us", [
+        {"id": "ace", "copies": 3, "name": "Ace", "source": {"designed": "test"}},
+        {"id": "king", "name": "King", "source": {"designed": "test"}}])
+    out = tmp_path / "out"
+    ok("export", "png", "--data", root, "pokerus", "--bleed", "3.175", "--out", out)
+    folder = out / "pokerus" / "png" / "deck"
+    index = load(folder / "index.json")
+    assert index["size_px"] == [825, 1125] and index["bleed_mm"] == 3.175
+    assert sum(it["copies"] for it in index["items"]) == 4
+    for name in ("ace-front.png", "ace-back.png", "king-front.png", "king-back.png"):
+        with Image.open(folder / name) as img:
+            assert img.size == (825, 1125) and img.mode == "RGB"
+            # the bleed is drawn: the outermost pixels carry the art's fill, not white paper
+            want = (0x2A, 0x6F, 0x4E) if "front" in name else (0x5A, 0x2A, 0x6F)
+            for xy in ((0, 0), (824, 1124), (412, 0), (0, 562)):
+                assert all(abs(a - b) <= 2 for a, b in zip(img.getpixel(xy), want, strict=True)), (name, xy)
+    # a renamed item: its old images go (the folder matches index.json); other files stay
+    (folder / "notes.txt").write_text("mine")
+    data = root / "card_data" / "pokerus" / "deck.json"
+    data.write_text(data.read_text().replace('"king"', '"queen"'))
+    ok("export", "png", "--data", root, "pokerus", "deck", "--out", out)
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "ace-back.png", "ace-front.png", "index.json", "notes.txt", "queen-back.png", "queen-front.png"]
+
+
+def test_png_unknown_component_lists_the_valid_ids(tmp_path: Path) -> None:
+    r = run("export", "png", "golems", "golem-dekc", "--out", tmp_path)
+    assert r.exit_code == 2
+    assert "golem-dekc" in r.stderr and "golem-deck" in r.stderr and "terrain" in r.stderr
+    assert not (tmp_path / "golems").exists()
+
+
+# -- Tabletop Simulator ---------------------------------------------------------------------------
+
+def test_tts_grid_choice() -> None:
+    assert tts_grid(70, (400, 560)) == (10, 7)
+    assert tts_grid(25, (744, 1039)) == (5, 5)
+    assert tts_grid(2, (744, 1039)) == (2, 2)  # TTS decks are at least 2 x 2
+    for n in range(1, 71):
+        cols, rows = tts_grid(n, (500, 700))
+        assert 2 <= cols <= 10 and 2 <= rows <= 7 and cols * rows >= n
+    with pytest.raises(ValueError):
+        tts_grid(71, (500, 700))
+
+
+def check_tts(folder: Path, cid: str, pieces: int, items: list[str]) -> dict[str, Any]:
+    """The JSON agrees with the sheets: sizes, grids, every item once, hidden slot last."""
+    deck = load(folder / f"{cid}.json")
+    assert deck["format"] == "pnp-tts" and deck["pieces"] == pieces
+    fw, fh = deck["face_px"]
+    assert [c["item"] for c in deck["cards"]] == items
+    assert len(deck["DeckIDs"]) == pieces
+    assert sum(c["copies"] for c in deck["cards"]) == pieces
+    for sheet in deck["sheets"]:
+        cd = deck["CustomDeck"][str(sheet["deck"])]
+        cols, rows = cd["NumWidth"], cd["NumHeight"]
+        assert (cols, rows) == (sheet["cols"], sheet["rows"])
+        assert 2 <= cols <= 10 and 2 <= rows <= 7
+        assert cd["FaceURL"] == sheet["file"] and cd["BackIsHidden"] is False
+        assert sheet["hidden_slot"] == cols * rows - 1
+        on_sheet = [c for c in deck["cards"] if c["deck"] == sheet["deck"]]
+        assert len(on_sheet) == sheet["items"]
+        assert sorted(c["slot"] for c in on_sheet) == list(range(len(on_sheet)))
+        assert all(c["slot"] < cols * rows - 1 and c["card_id"] == sheet["deck"] * 100 + c["slot"]
+                   for c in on_sheet)
+        for name in {cd["FaceURL"], cd["BackURL"]}:
+            with Image.open(folder / name) as img:
+                assert img.mode == "RGB"
+                assert img.width <= TTS_MAX_PX and img.height <= TTS_MAX_PX
+                if name == cd["FaceURL"] or cd["UniqueBack"]:
+                    assert img.size == (cols * fw, rows * fh)
+                else:
+                    assert img.size == (fw, fh)
+        with Image.open(folder / sheet["file"]) as img:
+            for c in on_sheet + [{"slot": cols * rows - 1}]:
+                col, row = c["slot"] % cols, c["slot"] // cols
+                assert not blank(img.crop((col * fw, row * fh, (col + 1) * fw, (row + 1) * fh))), c
+    ids = [c["card_id"] for c in deck["cards"] for _ in range(c["copies"])]
+    assert deck["DeckIDs"] == ids
+    return deck
+
+
+def slot_image(folder: Path, deck: dict[str, Any], item: str) -> Image.Image:
+    card = next(c for c in deck["cards"] if c["item"] == item)
+    sheet = next(s for s in deck["sheets"] if s["deck"] == card["deck"])
+    fw, fh = deck["face_px"]
+    col, row = card["slot"] % sheet["cols"], card["slot"] // sheet["cols"]
+    with Image.open(folder / sheet["file"]) as img:
+        return img.crop((col * fw, row * fh, (col + 1) * fw, (row + 1) * fh))
+
+
+def test_tts_sheets_agree_with_the_json_and_the_png_export(tmp_path: Path, golems_png: Path) -> None:
+    ok("export", "tts", "golems", "wizard", "--out", tmp_path)
+    ok("export", "tts", "golems", "golem-deck", "--out", tmp_path)
+    game = load_game(GOLEMS, "golems")
+    for cid in ("wizard", "golem-deck"):
+        comp = game.component(cid)
+        assert comp is not None
+        check_tts(tmp_path / "golems" / "tts" / cid, cid, comp.pieces, [i.id for i in comp.items])
+    # the wizards' backs differ by colour: a back sheet per face sheet, the hidden face a title card
+    wiz = load(tmp_path / "golems" / "tts" / "wizard" / "wizard.json")
+    assert wiz["CustomDeck"]["1"]["UniqueBack"] is True and wiz["hidden_face"] == "title"
+    # the golem deck shares one back: back.png, and the hidden slot shows that back
+    folder = tmp_path / "golems" / "tts" / "golem-deck"
+    deck = load(folder / "golem-deck.json")
+    assert deck["CustomDeck"]["1"]["UniqueBack"] is False and deck["hidden_face"] == "back"
+    assert (deck["sheets"][0]["cols"], deck["sheets"][0]["rows"]) == (5, 5)  # 24 cards + the hidden face
+    fw, fh = deck["face_px"]
+    sheet = deck["sheets"][0]
+    hidden = sheet["hidden_slot"]
+    with Image.open(folder / sheet["file"]) as img, Image.open(folder / "golem-deck-back.png") as back:
+        col, row = hidden % sheet["cols"], hidden // sheet["cols"]
+        assert mean_diff(img.crop((col * fw, row * fh, (col + 1) * fw, (row + 1) * fh)), back) < 2
+    # a slot is the PNG export's trim, resized (the PNG carries 3 mm of bleed round 63 x 88 mm)
+    wfolder = tmp_path / "golems" / "tts" / "wizard"
+    for item in ("wizard-red", "wizard-black"):
+        face = slot_image(wfolder, wiz, item)
+        with Image.open(golems_png / "wizard" / f"{item}-front.png") as png:
+            bx, by = png.width * 3 / 69, png.height * 3 / 94
+            trim = png.resize(face.size, Image.Resampling.LANCZOS, box=(bx, by, png.width - bx, png.height - by))
+        assert mean_diff(face, trim) < 6, item
+        other = slot_image(wfolder, wiz, "wizard-blue")
+        assert mean_diff(other, trim) > 3 * mean_diff(face, trim)  # and not any slot would do
+
+
+def test_tts_more_than_one_sheet(tmp_path: Path) -> None:
+    items = [{"id": "c", "name": "Card {number}", "series": {"field": "number", "from": 1, "to": 75},
+              "source": {"designed": "test"}}]
+    root = write_game(tmp_path / "root", "many", "mini", items)
+    game = root / "card_data" / "many" / "deck.json"
+    data = load(game)
+    data["fields"]["number"] = {"type": "integer", "description": "n"}
+    data["items"][0]["name"] = "Card"
+    game.write_text(json.dumps(data), encoding="utf-8")
+    # names repeat (the series makes numbers, not names): drop the unique-name rule
+    manifest = root / "card_data" / "many" / "game.json"
+    m = load(manifest)
+    m["rulebook"] = [{"id": "count", "description": "75", "quote": "75 cards", "check": "equal",
+                      "values": [{"pieces": {"component": "deck"}}, 75]}]
+    manifest.write_text(json.dumps(m), encoding="utf-8")
+    ok("export", "tts", "--data", root, "many", "--dpi", "60", "--out", tmp_path / "out")
+    folder = tmp_path / "out" / "many" / "tts" / "deck"
+    deck = check_tts(folder, "deck", 75, [f"c-{i}" for i in range(1, 76)])
+    first = deck["sheets"][0]
+    assert (first["cols"], first["rows"], first["items"]) == (10, 7, 69)
+    assert deck["sheets"][1]["items"] == 6 and deck["sheets"][1]["cols"] * deck["sheets"][1]["rows"] == 8
+    assert sorted(deck["CustomDeck"]) == ["1", "2"]
+    assert deck["cards"][69] == {"item": "c-70", "copies": 1, "deck": 2, "file": "deck-2.png", "slot": 0,
+                                 "card_id": 200}
+
+
+def test_tts_component_without_back_is_an_input_error(tmp_path: Path) -> None:
+    r = run("export", "tts", "golems", "board", "--out", tmp_path)
+    assert r.exit_code == 2 and "no back" in r.stderr
+    assert not (tmp_path / "golems").exists()
+
+
+# -- preview --------------------------------------------------------------------------------------
+
+def test_preview_one_piece_front_and_back_side_by_side(tmp_path: Path) -> None:
+    r = ok("preview", "golems", "golem-deck", "flesh", "--out", tmp_path, "--dpi", "100")
+    path = tmp_path / "preview" / "golems-golem-deck-flesh.png"
+    assert r.stdout.strip() == str(path)
+    m, g = PREVIEW_MARGIN, PREVIEW_GAP
+    with Image.open(path) as img:
+        assert img.mode == "RGB"
+        width, height = 2 * m + 2 * 63 + g, 2 * m + PREVIEW_TITLE + 88 + PREVIEW_CAPTION  # mm
+        assert img.size == (px(width, 100), px(height, 100))
+        # front and back: two pieces of 63 mm side by side
+        assert math.isclose(img.width / img.height, width / height, rel_tol=0.01)
+        left = img.crop((px(m, 100), px(m + PREVIEW_TITLE, 100), px(m + 63, 100), px(m + PREVIEW_TITLE + 88, 100)))
+        right = img.crop((px(m + 63 + g, 100), px(m + PREVIEW_TITLE, 100), px(m + 2 * 63 + g, 100),
+                          px(m + PREVIEW_TITLE + 88, 100)))
+        assert not blank(left) and not blank(right) and mean_diff(left, right) > 10
+
+
+def test_preview_contact_sheet_and_unknown_ids(tmp_path: Path) -> None:
+    ok("preview", "golems", "wizard", "--out", tmp_path, "--dpi", "60")
+    with Image.open(tmp_path / "preview" / "golems-wizard.png") as img:
+        assert img.mode == "RGB" and img.width > img.height  # 4 fronts + 4 backs, laid out landscape
+    r = run("preview", "golems", "wizard", "wizard-green", "--out", tmp_path)
+    assert r.exit_code == 2
+    assert "wizard-green" in r.stderr and "wizard-red, wizard-blue, wizard-yellow, wizard-black" in r.stderr
+    r = run("preview", "golems", "wizzard", "--out", tmp_path)
+    assert r.exit_code == 2 and "wizard" in r.stderr and "golem-deck" in r.stderr
+    assert sorted(p.name for p in (tmp_path / "preview").iterdir()) == ["golems-wizard.png"]
+
+
+# -- contents sheet -------------------------------------------------------------------------------
+
+def fonts_of(pdf: Path) -> dict[str, bool]:
+    """Base font name -> embedded, over the page and the form XObjects it uses."""
+    out: dict[str, bool] = {}
+
+    def walk(res: Any) -> None:
+        for f in (res.get("/Font") or {}).values():
+            f = f.get_object()
+            fd = f.get("/FontDescriptor")
+            out[str(f["/BaseFont"])] = bool(fd) and "/FontFile2" in fd.get_object()
+        for x in (res.get("/XObject") or {}).values():
+            x = x.get_object()
+            if "/Resources" in x:
+                walk(x["/Resources"])
+
+    for page in PdfReader(pdf).pages:
+        walk(page["/Resources"])
+    return out
+
+
+def test_build_writes_the_contents_sheet(tmp_path: Path) -> None:
+    ok("build", "golems", "--out", tmp_path, "--paper", "a4")
+    pdf = tmp_path / "golems" / "golems-contents.pdf"
+    assert pdf.is_file()
+    game = load_game(GOLEMS, "golems")
+    with pdfplumber.open(pdf) as doc:
+        assert len(doc.pages) == 1
+        page = doc.pages[0]
+        assert (round(page.width), round(page.height)) == (595, 842)  # the build's paper
+        text = page.extract_text(x_tolerance=1)  # pnp draws word by word; a space is ~2.5 pt
+    for comp in game.components:
+        assert comp.title in text and f"{comp.id}.pdf" in text
+    assert "Ten-sided dice" in text and "Pencil and eraser" in text
+    assert "Golems" in text and "Lloyd Krassner" in text and "2–4 players" in text
+    assert "A4" in text and "short edge" not in text and "long edge" in text
+    fonts = fonts_of(pdf)
+    assert {name.split("+")[-1] for name in fonts} >= {"Lato-Regular", "Lato-Bold", "Vollkorn-Bold"}
+    assert all(fonts.values()), fonts
+
+
+def test_contents_sheet_keeps_many_components_on_one_page(tmp_path: Path) -> None:
+    root = GOLEMS
+    gc = check(root, "golems", BuildOptions(paper="letter", duplex="none"), Session(root))
+    plans = gc.plans * 4  # 40 rows: the sheet shrinks to fit rather than run off the page
+    data = render_contents(gc.game, plans, gc.opts)
+    path = tmp_path / "c.pdf"
+    path.write_bytes(data)
+    with pdfplumber.open(path) as doc:
+        assert len(doc.pages) == 1
+        page = doc.pages[0]
+        assert (page.width, page.height) == (PAPERS["letter"].width, PAPERS["letter"].height)
+        assert all(ch["x0"] >= 0 and ch["x1"] <= page.width and ch["top"] >= 0 and ch["bottom"] <= page.height
+                   for ch in page.chars)
+        text = page.extract_text(x_tolerance=1)
+    assert text.count("Golem status cards") == 4 and "Ten-sided dice" in text and "Single-sided" in text

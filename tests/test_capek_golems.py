@@ -1,0 +1,258 @@
+"""Aether Captains: Capek Golems: the 54-card deck (12 golem parts + 39 game cards + 3 track cards),
+the document's example card, the marker arithmetic, the rulebook rules catching mutations, the
+track reading as one continuous track across the three cards, and one PDF per component."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pdfplumber
+import pytest
+from click.testing import CliRunner, Result
+
+from pnp.check import check_game
+from pnp.cli import main
+from pnp.layout import MM
+from pnp.model import Game
+from pnp.pipeline import BuildOptions, GameCheck, Session, build, check
+from pnp.primitives import Ellipse, Text
+from pnp.project import DataRoot, bundled_root, load_game
+
+GAME = "capek-golems"
+ROOT = DataRoot(bundled_root())
+DATA = bundled_root() / "card_data" / GAME
+INQUIRIES = {"Parts Machining", "Organ Replacement", "Steam Engine Dynamics", "Ventilation Systems Integration",
+             "Aetheric Sublimation", "Brain Surgery"}
+PITCH = 88 / 9  # mm between track spaces (template capek-golems/track)
+SPACE = 8.4  # mm, diameter of a track space
+
+
+@pytest.fixture(scope="module")
+def game() -> Game:
+    return load_game(ROOT, GAME)
+
+
+@pytest.fixture(scope="module")
+def checked() -> GameCheck:
+    return check(ROOT, GAME)
+
+
+def items(game: Game, comp: str) -> list[Any]:
+    c = game.component(comp)
+    assert c is not None
+    return list(c.items)
+
+
+def pieces(game: Game, comp: str) -> int:
+    return sum(i.copies for i in items(game, comp))
+
+
+# -- counts and the document's example ------------------------------------------------------------
+
+def test_every_rule_passes(game: Game) -> None:
+    report = check_game(game)
+    assert report.ok, [o.rule.id for o in report.violations]
+    assert len(report.outcomes) >= 20
+
+
+def test_deck_is_12_plus_39_plus_3(game: Game) -> None:
+    assert pieces(game, "golem-parts") == 12
+    assert pieces(game, "game-deck") == 39
+    assert pieces(game, "track") == 3
+    assert pieces(game, "golem-parts") + pieces(game, "game-deck") + pieces(game, "track") == 54
+
+
+def test_game_cards_six_colours_of_six_and_three_wilds(game: Game) -> None:
+    deck = items(game, "game-deck")
+    by_colour = Counter(i.get("inquiry") for i in deck for _ in range(i.copies))
+    assert by_colour == {**{k: 6 for k in INQUIRIES}, "Wild": 3}
+    assert {i.get("colour") for i in deck if i.get("inquiry") == "Parts Machining"} == {"yellow"}
+    assert {i.get("colour") for i in deck if i.get("inquiry") == "Ventilation Systems Integration"} == {"blue"}
+    wilds = [i for i in deck if i.get("inquiry") == "Wild"]
+    assert {i.get("colour") for i in wilds} == {"dark gray"}
+    assert "The Engineer" in {i.get("character") for i in wilds}
+    assert {i.get("value") for i in wilds} <= {1, 2}
+    assert all(1 <= i.get("gold") <= 3 for i in deck)
+    assert any(i.get("outrage") < 0 for i in deck), "the document says outrage may be negative"
+
+
+def test_six_parts_per_player_identical_golems(game: Game) -> None:
+    parts = items(game, "golem-parts")
+    assert sorted(i.get("part") for i in parts) == sorted(
+        ["Head", "Torso", "Left Arm", "Right Arm", "Left Leg", "Right Leg"])
+    assert all(i.copies == 2 for i in parts)
+
+
+def test_document_example_is_a_part_card(game: Game) -> None:
+    """'mark 3 Field Research resources ... a set of 3 ... blue (Ventilation Systems Integration) OR
+    yellow (Parts Machining)'."""
+    example = [i for i in items(game, "golem-parts")
+               if i.get("field_research") == 3 and i.get("set_a_size") == 3 and i.get("set_b_size") == 3
+               and {i.get("set_a_inquiry"), i.get("set_b_inquiry")} == {"Ventilation Systems Integration",
+                                                                       "Parts Machining"}]
+    assert len(example) == 1
+    assert example[0].provenance.kind == "document"
+
+
+def test_marker_arithmetic(game: Game) -> None:
+    """40 markers = 20 per player = Field Research circles + one set marker per card; at most 6 a card;
+    every card needs a different number of resources."""
+    parts = items(game, "golem-parts")
+    per_player = sum(i.get("field_research") for i in parts) + len(parts)
+    assert per_player == 20
+    assert sum((i.get("field_research") + 1) * i.copies for i in parts) == 40
+    assert max(i.get("field_research") + 1 for i in parts) <= 6
+    totals = [i.get("field_research") + i.get("set_a_size") for i in parts]
+    assert len(set(totals)) == len(totals)
+    assert all(i.get("set_a_inquiry") != i.get("set_b_inquiry") for i in parts)
+    colours = Counter(c for i in parts for c in (i.get("set_a_inquiry"), i.get("set_b_inquiry")))
+    assert colours == {k: 2 for k in INQUIRIES}
+
+
+def test_balance_described(game: Game) -> None:
+    """Gold, research and outrage totals that the data's description explains."""
+    deck = items(game, "game-deck")
+    assert sum(i.get("gold") for i in deck) == 78
+    assert sum(i.get("field_research") for i in deck) == 58
+    assert sum(i.get("outrage") for i in deck if i.get("field_research") > 0) == 48
+
+
+# -- mutations are caught by `pnp check` ------------------------------------------------------------
+
+def run(*args: str | Path) -> Result:
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """A data root holding only card_data/capek-golems: templates and fonts fall back to the bundled ones."""
+    r = tmp_path / "root"
+    shutil.copytree(DATA, r / "card_data" / GAME)
+    return r
+
+
+def edit(root: Path, name: str, fn) -> None:
+    p = root / "card_data" / GAME / name
+    data = json.loads(p.read_text(encoding="utf-8"))
+    fn(data)
+    p.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+
+
+def by_id(data: dict, item: str) -> dict:
+    return next(i for i in data["items"] if i["id"] == item)
+
+
+def test_unchanged_copy_passes(root: Path) -> None:
+    r = run("check", "--data", root, GAME, "--strict")
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("name,mutate,rules", [
+    ("game-deck.json", lambda d: d["items"].pop(7), ["deck-54", "game-cards-39", "inquiry-colours-6"]),
+    ("golem-parts.json", lambda d: d["items"].pop(), ["deck-54", "golem-parts-12", "golem-parts-six-parts",
+                                                       "golem-markers-20-per-player"]),
+    ("game-deck.json", lambda d: by_id(d, "brain-surgery-c").__setitem__("gold", 4), ["gold-1-to-3"]),
+    ("track.json", lambda d: by_id(d, "left").__setitem__("last", 7), ["track-contiguous", "track-26-spaces"]),
+    ("track.json", lambda d: by_id(d, "right").__setitem__("last", 24), ["track-ends-at-25", "track-26-spaces"]),
+    ("track.json", lambda d: by_id(d, "middle").__setitem__("auction_low", 3), ["auction-4-lots",
+                                                                                 "auction-prices-descend"]),
+    ("golem-parts.json", lambda d: by_id(d, "torso").__setitem__("set_b_inquiry", "Brain Surgery"),
+     ["golem-parts-document-example"]),
+    ("golem-parts.json", lambda d: by_id(d, "head").__setitem__("field_research", 6),
+     ["golem-markers-20-per-player", "golem-markers-40", "golem-markers-at-most-6"]),
+])
+def test_mutation_is_caught(root: Path, name: str, mutate, rules: list[str]) -> None:
+    edit(root, name, mutate)
+    r = run("check", "--data", root, GAME)
+    assert r.exit_code == 1, r.output
+    for rule in rules:
+        assert rule in r.output
+
+
+def test_failed_rules_are_exactly_the_mutated_ones(root: Path) -> None:
+    edit(root, "game-deck.json", lambda d: by_id(d, "parts-machining-a").__setitem__("gold", 4))
+    report = check_game(load_game(DataRoot(root), GAME))
+    assert [o.rule.id for o in report.violations] == ["gold-1-to-3"]
+
+
+# -- the track: three cards, one continuous track ---------------------------------------------------
+
+def space_centres(checked: GameCheck) -> list[list[tuple[float, str]]]:
+    """Per track card, the track spaces as (x centre in mm, number printed in it), left to right."""
+    plan = next(p for p in checked.plans if p.component.id == "track")
+    out = []
+    for piece in plan.fronts:
+        circles = [p for p in piece.primitives if isinstance(p, Ellipse)
+                   and abs(p.w - SPACE * MM) < 0.01 and abs(p.h - SPACE * MM) < 0.01]
+        texts = [p for p in piece.primitives if isinstance(p, Text)]
+        row = []
+        for c in sorted(circles, key=lambda c: c.x):
+            inside = [t.text for t in texts if c.x <= t.x <= c.x + c.w and c.y <= t.y <= c.y + c.h]
+            row.append(((c.x + c.w / 2) / MM, "".join(inside)))
+        out.append(row)
+    return out
+
+
+def test_track_numbers_run_0_to_25_across_the_cards(checked: GameCheck) -> None:
+    cards = space_centres(checked)
+    assert [len(c) for c in cards] == [9, 9, 8]
+    assert [n for card in cards for _, n in card] == [str(v) for v in range(26)]
+
+
+def test_track_pitch_is_the_same_across_the_seams(checked: GameCheck) -> None:
+    """Laid side by side (each card 88 mm wide), the spaces continue at the same spacing."""
+    cards = space_centres(checked)
+    row = [x + 88 * k for k, card in enumerate(cards) for x, _ in card]
+    gaps = [b - a for a, b in pairwise(row)]
+    assert gaps == pytest.approx([PITCH] * 25, abs=0.01)
+    seams = [(88 - cards[k][-1][0]) + cards[k + 1][0][0] for k in range(2)]
+    assert seams == pytest.approx([PITCH, PITCH], abs=0.01)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    out = tmp_path_factory.mktemp("cg")
+    s = Session(ROOT)
+    gc = check(ROOT, GAME, BuildOptions(one_per_page=True, bleed_mm=0), s)
+    return {w.component.id: w.path for w in build(ROOT, gc, out, s)}
+
+
+def test_track_pdf_read_back(built: dict[str, Path]) -> None:
+    """The built print-shop PDF (one card per page, no bleed: page = trim): the space circles read back
+    with pdfplumber are PITCH apart within a card and across the seam of two cards laid side by side."""
+    with pdfplumber.open(built["track"]) as pdf:
+        fronts = pdf.pages[0::2]
+        assert len(fronts) == 3
+        rows = []
+        for page in fronts:
+            assert page.width / MM == pytest.approx(88, abs=0.01)
+            xs = sorted((c["x0"] + c["x1"]) / 2 / MM for c in page.curves
+                        if abs((c["x1"] - c["x0"]) / MM - SPACE) < 0.05
+                        and abs((c["bottom"] - c["top"]) / MM - SPACE) < 0.05)
+            rows.append(xs)
+    assert [len(r) for r in rows] == [9, 9, 8]
+    strip = [x + 88 * k for k, r in enumerate(rows) for x in r]
+    assert [b - a for a, b in pairwise(strip)] == pytest.approx([PITCH] * 25, abs=0.02)
+    assert rows[0][0] == pytest.approx(PITCH / 2, abs=0.02)  # half a pitch from the outer edge
+
+
+def test_one_pdf_per_component(built: dict[str, Path]) -> None:
+    assert sorted(built) == ["game-deck", "golem-parts", "summary", "track"]
+    for p in built.values():
+        data = p.read_bytes()
+        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    with pdfplumber.open(built["game-deck"]) as pdf:
+        assert len(pdf.pages) == 2 * 39  # a front and a back per card
+    with pdfplumber.open(built["golem-parts"]) as pdf:
+        assert len(pdf.pages) == 2 * 12
+
+
+def test_old_standard_is_embedded(built: dict[str, Path]) -> None:
+    with pdfplumber.open(built["game-deck"]) as pdf:
+        fonts = {c["fontname"].split("+")[-1] for c in pdf.pages[0].chars}
+    assert any("OldStandard" in f for f in fonts), fonts

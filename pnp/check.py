@@ -122,6 +122,20 @@ class Checker:
             return len(self.items(v["items"], path + ("items",)))
         if "sum" in v:
             return sum(self.value(x, path + ("sum", i)) for i, x in enumerate(v["sum"]))
+        if "total" in v:
+            t = v["total"]
+            sel = {k: t[k] for k in ("component", "where") if k in t}
+            comp, items = self.selected(sel, path + ("total",))
+            self._field(t["field"], comp.fields, path + ("total", "field"))
+            total = 0.0
+            for it in items:
+                x = it.get(t["field"], document=True)
+                if x is None:
+                    continue
+                if isinstance(x, bool) or not isinstance(x, int | float):
+                    raise _RefError(path + ("total", "field"), f"{comp.id}/{it.id}.{t['field']} is {x!r}", "a number")
+                total += x * (it.copies if t.get("count") == "pieces" else 1)
+            return total
         if "product" in v:
             out = 1.0
             for i, x in enumerate(v["product"]):
@@ -286,6 +300,9 @@ def _describe(v: Any) -> str:
         return "items(" + _sel(v["items"]) + ")"
     if "sum" in v:
         return "(" + " + ".join(_describe(x) for x in v["sum"]) + ")"
+    if "total" in v:
+        t = v["total"]
+        return f"total {t['field']} of " + _sel(t) + (" per piece" if t.get("count") == "pieces" else "")
     if "product" in v:
         return "(" + " x ".join(_describe(x) for x in v["product"]) + ")"
     r = v["value"]
@@ -315,6 +332,8 @@ def _cond(c: Mapping[str, Any]) -> str:
         parts.append(f"{f}>={c['min']}")
     if "max" in c:
         parts.append(f"{f}<={c['max']}")
+    if "matches" in c:
+        parts.append(f"{f} matches /{c['matches']}/")
     return " and ".join(parts)
 
 

@@ -161,3 +161,21 @@ def test_one_per_page_boxes(tmp_path: Path) -> None:
     with pdfplumber.open(tmp_path / "golems" / "golem-deck.pdf") as pdf:
         assert "Flesh" in pdf.pages[0].extract_text() and "GOLEMS" in pdf.pages[1].extract_text()
         assert not [ln for ln in pdf.pages[0].lines if abs(ln["linewidth"] - 0.25) < 1e-6]  # no crop marks
+
+
+def test_back_scale_scales_back_pages_about_the_centre(tmp_path: Path) -> None:
+    plain, scaled = tmp_path / "plain", tmp_path / "scaled"
+    for out, extra in ((plain, []), (scaled, ["--back-scale", "1.01,0.99"])):
+        res = CliRunner().invoke(main, ["build", "golems", "--out", str(out), *extra])
+        assert res.exit_code == 0, res.output
+    with pdfplumber.open(plain / "golems" / "wizard.pdf") as a, pdfplumber.open(scaled / "golems" / "wizard.pdf") as b:
+        w, h = float(a.pages[1].width), float(a.pages[1].height)
+        pa = [(c["x0"], h - c["y0"]) for c in a.pages[1].chars if c["text"] == "G"]
+        pb = [(c["x0"], h - c["y0"]) for c in b.pages[1].chars if c["text"] == "G"]
+        fronts_equal = a.pages[0].extract_words() == b.pages[0].extract_words()
+    assert fronts_equal
+    assert len(pa) == len(pb) > 0
+    for (xa, ya), (xb, yb) in zip(sorted(pa), sorted(pb), strict=True):
+        assert xb - w / 2 == pytest.approx((xa - w / 2) * 1.01, abs=0.05)
+        # pdfplumber's y0 is the glyph's bottom in PDF space; h - y0 flips it twice: PDF y again
+        assert (h - yb) - h / 2 == pytest.approx(((h - ya) - h / 2) * 0.99, abs=0.05)

@@ -20,6 +20,7 @@ class Kind:
     #                 "page": one per page, centred, no bleed, no cut lines (reference sheets)
     backs: bool = True  # may have a back template
     bleed: bool = True  # gets bleed
+    crop_marks: bool = True  # rectangular cut lines in the margins (False: the template draws its own outline)
 
 
 KINDS: dict[str, Kind] = {}
@@ -39,6 +40,9 @@ register(Kind("mat", "player mat; tiled like a board when larger than the paper"
               backs=False))
 register(Kind("track", "segment of a track (numbered spaces), e.g. cards laid in a row to read as one track",
               ("rounded", "rect"), "grid"))
+register(Kind("box", "folding box: a die-cut net whose template draws its own cut outline (solid), fold lines "
+              "(dashed) and glue tabs; no rectangular crop marks", ("rect",), "grid", backs=False, bleed=False,
+              crop_marks=False))
 register(Kind("sheet", "reference or record sheet: one per page, nothing to cut", ("rect",), "page",
               backs=False, bleed=False))
 

@@ -86,7 +86,7 @@ def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
     kind = kinds.get(comp.kind)
     bleed = 0.0 if not kind.bleed else (comp.bleed if comp.bleed is not None else opts.bleed_mm)
     return SheetOptions(paper=PAPERS[opts.paper], duplex=opts.duplex, bleed=bleed * MM,
-                        crop_marks=kind.placement == "grid",
+                        crop_marks=kind.placement == "grid" and kind.crop_marks,
                         # Round pieces are cut along a curve: each needs its own bleed ring.
                         abut=comp.shape != "round")
 

@@ -174,7 +174,7 @@ def test_duplicate_item_id_names_the_first(mini: DataRootCopy) -> None:
 def test_unknown_component_kind(mini: DataRootCopy) -> None:
     mini.replace("game.json", '"kind": "card"', '"kind": "cardd"')
     assert formatted(mini) == [f"{GAME}:10:15: $.components[0].kind: unknown kind 'cardd' "
-                               "(expected one of board, card, mat, sheet, tile, token, track)"]
+                               "(expected one of board, box, card, mat, sheet, tile, token, track)"]
 
 
 def test_shape_not_allowed_for_the_kind(mini: DataRootCopy) -> None:

@@ -214,7 +214,13 @@ def _place(c: Canvas, slot: Slot, form: str) -> None:
     c.saveState()
     b = slot.bleed
     clip = c.beginPath()
-    clip.rect(slot.x - b.left, slot.y - b.bottom, slot.w + b.left + b.right, slot.h + b.bottom + b.top)
+    if slot.clip is not None:  # hex tiles: the hexagon, grown by the bleed on its free edges
+        clip.moveTo(*slot.clip[0])
+        for p in slot.clip[1:]:
+            clip.lineTo(*p)
+        clip.close()
+    else:
+        clip.rect(slot.x - b.left, slot.y - b.bottom, slot.w + b.left + b.right, slot.h + b.bottom + b.top)
     c.clipPath(clip, stroke=0, fill=0)
     c.transform(*slot_matrix(slot))
     c.doForm(form)

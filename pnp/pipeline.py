@@ -26,8 +26,10 @@ from pnp.impose import (
     SheetOptions,
     gutterfold,
     impose,
+    impose_hex,
     one_per_page,
     plan_grid,
+    plan_hex,
     print_shop,
 )
 from pnp.layout import BUILTINS, MM, REPEAT_VARS, TRACK_VARS, Context, PieceLayout, field_refs, layout_piece
@@ -80,6 +82,11 @@ class Session:
     def __post_init__(self) -> None:
         self.store = TemplateStore(self.root)
         self.fonts = FontBook(self.root.font_dirs())
+
+
+def _honeycomb(comp: Component, sheet: SheetOptions) -> bool:
+    """Hex tiles interlock with shared edges (not with gutterfold, whose halves need a grid)."""
+    return comp.shape == "hex" and sheet.duplex != "fold"
 
 
 def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
@@ -170,6 +177,8 @@ def plan_component(s: Session, game: Game, comp: Component,
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
     placement = "print-shop" if opts.one_per_page else kind.placement
+    if placement == "grid" and _honeycomb(comp, sheet) and plan_hex(piece, sheet) is not None:
+        return ComponentPlan(comp, tuple(fronts), tuple(backs), plan_hex(piece, sheet), sheet, placement), warnings
     if placement == "grid" and opts.duplex == "fold" and piece.has_back and gutterfold(1, piece, sheet) is None:
         manifest_doc = game.manifest
         where = ("components", ci, "size")
@@ -209,6 +218,10 @@ def pages_for(plan: ComponentPlan) -> tuple[Page, ...]:
     n = len(plan.fronts)
     if plan.placement == "print-shop":
         return print_shop(n, piece, plan.sheet)
+    if plan.placement == "grid" and _honeycomb(plan.component, plan.sheet):
+        pages = impose_hex(n, piece, plan.sheet)
+        if pages is not None:
+            return pages
     if plan.placement == "page":
         return one_per_page(n, piece, plan.sheet)
     return impose(n, piece, plan.sheet)

@@ -736,3 +736,67 @@ def test_gutterfold_refuses_a_piece_wider_than_half_the_page() -> None:
     assert gutterfold(1, PieceSpec(mm(150), mm(150)), SheetOptions(LETTER, duplex="fold")) is None
     with pytest.raises(ValueError, match="too large for a gutterfold"):
         impose(1, PieceSpec(mm(150), mm(150)), SheetOptions(LETTER, duplex="fold"))
+
+
+def _area(poly: tuple) -> float:
+    return abs(sum(poly[i][0] * poly[(i + 1) % len(poly)][1] - poly[(i + 1) % len(poly)][0] * poly[i][1]
+                   for i in range(len(poly)))) / 2
+
+
+def _sat_overlap(p: tuple, q: tuple, tol: float = 1e-6) -> bool:
+    """Convex polygons overlap with positive area (separating-axis test)."""
+    for poly in (p, q):
+        for i in range(len(poly)):
+            (ax, ay), (bx, by) = poly[i], poly[(i + 1) % len(poly)]
+            nx, ny = by - ay, ax - bx
+            pp = [nx * x + ny * y for x, y in p]
+            qq = [nx * x + ny * y for x, y in q]
+            if max(pp) <= min(qq) + tol * (abs(nx) + abs(ny)) or max(qq) <= min(pp) + tol * (abs(nx) + abs(ny)):
+                return False
+    return True
+
+
+@pytest.mark.parametrize("flat", [False, True])
+@pytest.mark.parametrize("paper", ["letter", "a4"])
+def test_hex_honeycomb_shares_edges_and_bleeds_only_outside(flat: bool, paper: str) -> None:
+    from pnp.impose import hex_outline, impose_hex, plan_hex
+
+    f2f = mm(30)  # flat-to-flat
+    long = f2f * 2 / 3 ** 0.5
+    piece = PieceSpec(long, f2f) if flat else PieceSpec(f2f, long)
+    options = SheetOptions(PAPERS[paper])
+    grid = plan_hex(piece, options)
+    pages = impose_hex(44, piece, options)
+    assert grid is not None and pages is not None
+    fronts = [p for p in pages if p.side == "front"]
+    assert sorted(s.piece for p in fronts for s in p.slots) == list(range(44))
+    per_page = grid.cols * grid.rows
+    assert len(fronts) == -(-44 // per_page) and per_page >= 20  # honeycomb packs more than a 4 x 5 grid
+    ux0, uy0 = options.margin, options.margin
+    ux1, uy1 = options.paper.width - options.margin, options.paper.height - options.margin
+    for page in fronts:
+        outlines = [hex_outline(s.x, s.y, s.w, s.h) for s in page.slots]
+        for o in outlines:  # regular: six equal sides
+            sides = [math.dist(o[i], o[(i + 1) % 6]) for i in range(6)]
+            assert max(sides) - min(sides) < 1e-6
+        for s, o in zip(page.slots, outlines, strict=True):
+            assert s.clip is not None and len(s.clip) == 6
+            assert all(ux0 - 1e-6 <= x <= ux1 + 1e-6 and uy0 - 1e-6 <= y <= uy1 + 1e-6 for x, y in s.clip)
+            # the clip grows the hex: its area is at least the hex's, and larger where edges are free
+            assert _area(s.clip) >= _area(o) - 1e-6
+        for i, a in enumerate(page.slots):
+            for b in page.slots[i + 1:]:
+                assert not _sat_overlap(a.clip, b.clip), "bleeds overlap a neighbour"
+        # every hex edge is a cut line, each shared edge once
+        edges = {tuple(sorted((tuple(round(v, 6) for v in o[i]), tuple(round(v, 6) for v in o[(i + 1) % 6]))))
+                 for o in outlines for i in range(6)}
+        assert len(page.cuts) == len(edges)
+        shared = 6 * len(outlines) - len(edges)
+        assert shared > 0  # neighbours really share edges
+    backs = [p for p in pages if p.side == "back"]
+    assert len(backs) == len(fronts)
+    for f, b in zip(fronts, backs, strict=True):
+        for sf, sb in zip(f.slots, b.slots, strict=True):
+            assert sb.x == approx(options.paper.width - sf.x - sf.w)
+            want = sorted((round(options.paper.width - x, 6), round(y, 6)) for x, y in sf.clip)
+            assert sorted((round(x, 6), round(y, 6)) for x, y in sb.clip) == want

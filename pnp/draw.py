@@ -254,6 +254,13 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
                 c.rotate(90)
                 c.drawCentredString(0, 0, "glue under the next part")
             c.restoreState()
+        elif m.kind == "circle":  # the trim of a round piece: cut along it, or punch it
+            c.saveState()
+            c.setStrokeColor(_color(MARK_COLOR))
+            c.setLineWidth(CUT_WIDTH)
+            c.setDash([], 0)
+            c.ellipse(m.x, m.y, m.x + m.w, m.y + m.h, stroke=1, fill=0)
+            c.restoreState()
         elif m.kind == "fold":
             c.saveState()
             c.setStrokeColor(_color("#606060"))

@@ -87,6 +87,7 @@ class SheetOptions:
     overlap: float = 10 * MM  # glue overlap for pieces tiled over several pages
     crop_marks: bool = True  # False for reference sheets (nothing to cut)
     abut: bool = True  # allow shared cut lines; False gives every piece its own bleed (round tokens)
+    cut_circles: bool = False  # round pieces: a thin cut circle on each trim (for scissors or a punch)
 
     def __post_init__(self) -> None:
         if self.duplex not in DUPLEX_MODES:
@@ -384,7 +385,8 @@ def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, .
     for start in range(0, count, len(cells)):
         used = cells[: count - start]
         slots = tuple(replace(cell, piece=start + i) for i, cell in enumerate(used))
-        sheets.append(_Sheet(slots, _trim_cuts(slots, options, cells)))
+        circles = tuple(Mark("circle", s.x, s.y, s.w, s.h) for s in slots) if options.cut_circles else ()
+        sheets.append(_Sheet(slots, _trim_cuts(slots, options, cells), circles))
     return _assemble(sheets, _with_backs(piece, options), options)
 
 

@@ -95,7 +95,8 @@ def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
     return SheetOptions(paper=PAPERS[opts.paper], duplex=opts.duplex, bleed=bleed * MM,
                         crop_marks=kind.placement == "grid" and kind.crop_marks,
                         # Round pieces are cut along a curve: each needs its own bleed ring.
-                        abut=comp.shape != "round")
+                        abut=comp.shape != "round",
+                        cut_circles=comp.shape == "round" and kind.crop_marks)
 
 
 def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:

@@ -800,3 +800,15 @@ def test_hex_honeycomb_shares_edges_and_bleeds_only_outside(flat: bool, paper: s
             assert sb.x == approx(options.paper.width - sf.x - sf.w)
             want = sorted((round(options.paper.width - x, 6), round(y, 6)) for x, y in sf.clip)
             assert sorted((round(x, 6), round(y, 6)) for x, y in sb.clip) == want
+
+
+def test_round_pieces_get_a_cut_circle_on_each_trim() -> None:
+    token = PieceSpec(mm(16), mm(16))
+    pages = impose(30, token, SheetOptions(LETTER, abut=False, cut_circles=True))
+    for page in pages:
+        circles = [m for m in page.marks if m.kind == "circle"]
+        if page.side == "back":
+            assert circles == []
+            continue
+        assert [(m.x, m.y, m.w, m.h) for m in circles] == [(s.x, s.y, s.w, s.h) for s in page.slots]
+    assert all(m.kind != "circle" for p in impose(30, token, SheetOptions(LETTER)) for m in p.marks)

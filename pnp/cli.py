@@ -317,10 +317,11 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
         except DataError as exc:
             errors.extend(exc.diagnostics)
             continue
-        for w in gc.warnings:
-            click.echo(w.format(), err=True)
-        if strict and gc.warnings:
-            errors.extend(gc.warnings)
+        if strict:
+            errors.extend(gc.warnings)  # printed once, with the errors
+        else:
+            for w in gc.warnings:
+                click.echo(w.format(), err=True)
         if not gc.report.ok:
             violations = True
             _report_text(gc, False)

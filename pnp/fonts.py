@@ -4,6 +4,7 @@ system font."""
 
 from __future__ import annotations
 
+import difflib
 from functools import cache
 from pathlib import Path
 
@@ -12,16 +13,23 @@ from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 
 class FontError(Exception):
-    """A font is missing or unusable; the message says which and what to do."""
+    """A font is missing or unusable; the message says which, ``expected``/``hint`` what to do."""
+
+    def __init__(self, message: str, expected: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.expected = expected
+        self.hint = hint
 
 
 class FontBook:
     def __init__(self, dirs: tuple[Path, ...]):
         self.dirs = dirs
         self.files: dict[str, Path] = {}
+        self._dir: dict[str, Path] = {}
         for d in reversed(dirs):  # earlier dirs win
             for f in sorted(d.glob("*.ttf")):
                 self.files[f.stem] = f
+                self._dir[f.stem] = d
         self._ready: set[str] = set()
 
     def names(self) -> list[str]:
@@ -33,8 +41,19 @@ class FontBook:
             return name
         path = self.files.get(name)
         if path is None:
-            raise FontError(f"font {name!r} not found (looked in {', '.join(str(d) for d in self.dirs)}; "
-                            f"available: {', '.join(self.names()) or 'none'})")
+            raise FontError(f"font {name!r} not found (looked in {', '.join(str(d) for d in self.dirs)})",
+                            expected="one of " + (", ".join(self.names()) or "the bundled fonts"),
+                            hint=_did_you_mean(name, self.names())
+                            or f"put {name}.ttf into the data root's fonts/ folder, or use an available font")
+        if not path.is_file():  # a folder, or a pipe that would block the read forever
+            raise FontError(f"font {name!r} ({path}) is not a regular file", expected="a .ttf file",
+                            hint="replace it with a TrueType font file")
+        try:
+            path.resolve().relative_to(self._dir[name].resolve())
+        except ValueError:
+            raise FontError(f"font {name!r} ({path}) is a link to a file outside its fonts folder",
+                            expected="a font file inside " + str(self._dir[name]),
+                            hint="copy the .ttf into the fonts folder instead of linking to it") from None
         _register(name, str(path))
         self._ready.add(name)
         return name
@@ -72,12 +91,19 @@ class FontBook:
         return ord(ch) in f.face.charWidths
 
 
+def _did_you_mean(name: str, known: list[str]) -> str | None:
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
 @cache
 def _register(name: str, path: str) -> None:
     try:
         pdfmetrics.registerFont(TTFont(name, path))
     except TTFError as exc:
-        raise FontError(f"font {name!r} ({path}) is not a usable TrueType font: {exc}; "
-                        "use a .ttf with TrueType outlines (CFF .otf cannot be embedded)") from None
+        raise FontError(f"font {name!r} ({path}) is not a usable TrueType font: {exc}",
+                        expected="a .ttf with TrueType outlines",
+                        hint="replace the file; CFF (PostScript-outline) .otf fonts cannot be embedded") from None
     except Exception as exc:
-        raise FontError(f"font {name!r} ({path}) cannot be read: {exc}") from None
+        raise FontError(f"font {name!r} ({path}) cannot be read: {exc}", expected="a readable .ttf file",
+                        hint="replace or remove the file") from None

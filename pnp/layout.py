@@ -21,7 +21,7 @@ from pnp.errors import DataError, Diagnostic
 from pnp.fonts import FontBook, FontError
 from pnp.model import Component, Game, Item
 from pnp.paths import PathError, parse_path
-from pnp.primitives import Ellipse, Image, Line, Paint, Primitive, Rect
+from pnp.primitives import Ellipse, Image, Line, Paint, Primitive, Rect, Text
 from pnp.primitives import Path as PathPrim
 from pnp.templates import Element, Template
 from pnp.text import Style, TextLayout
@@ -34,6 +34,7 @@ BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "com
 REPEAT_VARS = ("n", "index", "row", "col")
 TRACK_VARS = ("n", "index", "value")
 
+MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
 _REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
 FILTERS: dict[str, Callable[[Any], Any]] = {}
 
@@ -237,15 +238,19 @@ class _Painter:
         self.h = h
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
+        self.drawn = 0  # primitives drawn so far by leaf elements
 
     # -- helpers -----------------------------------------------------------------------
     def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
         msg = exc.message if isinstance(exc, LayoutError) else str(exc)
-        expected = exc.expected if isinstance(exc, LayoutError) else None
+        expected = exc.expected if isinstance(exc, LayoutError | FontError) else None
+        hint = exc.hint if isinstance(exc, FontError) else None
+        if isinstance(exc, PathError):
+            hint = "fix the icon's SVG path data (commands M L H V C S Q T A Z with numbers)"
         path = el.path + ((exc.key,) if isinstance(exc, LayoutError) and exc.key else ())
         return DataError([el.doc.diag(path, f"{msg} (game {self.ctx.game.id}, component "
                                             f"{self.ctx.component.id}, item {env.item.id})",
-                                      expected=expected)])
+                                      expected=expected, hint=hint)])
 
     def box(self, el: Element, dx: float, dy: float) -> tuple[float, float, float, float]:
         x, y, bw, bh = el.data["box"]
@@ -313,11 +318,18 @@ class _Painter:
         try:
             if "when" in el.data and not env.test(el.data["when"]):
                 return []
-            return getattr(self, "el_" + el.data["type"])(el, env, dx, dy)
+            out: list[Primitive] = getattr(self, "el_" + el.data["type"])(el, env, dx, dy)
+            if el.data["type"] not in ("repeat", "group", "track"):
+                self.drawn += len(out)
+                if self.drawn > MAX_SHAPES:
+                    raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
+                                      expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
+            return out
         except (LayoutError, FontError, PathError) as exc:
             raise self.fail(el, env, exc) from None
         except ValueError as exc:  # a bad `matches` pattern in a condition
-            raise self.fail(el, env, LayoutError(str(exc), key="when")) from None
+            raise self.fail(el, env, LayoutError(str(exc), key="when",
+                                                 expected="a valid regular expression")) from None
 
     def el_rect(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         x, y, w, h = self.box(el, dx, dy)
@@ -377,7 +389,8 @@ class _Painter:
             try:
                 text = regex(r["pattern"]).sub(r["with"], text)
             except (ValueError, re.error) as exc:
-                raise LayoutError(f"replace[{i}]: {exc}", key="replace") from None
+                raise LayoutError(f"replace[{i}]: {exc}", key="replace",
+                                  expected="a valid regular expression and replacement") from None
         if not text.strip():
             return []
         fit = d.get("fit", {})
@@ -389,6 +402,13 @@ class _Painter:
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
                 expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
                 hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning"))
+        missing = sorted({(ch, p.font) for p in prims if isinstance(p, Text) for ch in p.text
+                          if not ch.isspace() and not self.ctx.fonts.has_glyph(p.font, ch)})
+        for ch, font in missing:
+            self.warnings.append(el.doc.diag(
+                el.path, f"character {ch!r} (U+{ord(ch):04X}) is not in font {font} and would not print ({el.label})",
+                expected=f"characters that {font} has", hint="use an inline {icon:NAME}, another font, or other text",
+                severity="warning"))
         return prims
 
     def el_richtext(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
@@ -624,7 +644,12 @@ def icon_primitives(spec: Mapping[str, Any], x: float, y: float, w: float, h: fl
 
 @cache
 def _parsed(d: str):
-    return parse_path(d)
+    ops = parse_path(d)
+    # Like the schema's bounds on circle/rect/polygon numbers: nothing sensible lies further out, and
+    # scaled up such numbers would be written into the PDF as hundreds of digits.
+    if any(abs(v) > 100000 for op in ops for v in op.pts):
+        raise PathError("path coordinates out of range (more than 100000 viewbox units)")
+    return ops
 
 
 @cache

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from json.decoder import scanstring
@@ -64,11 +66,49 @@ class _DuplicateKey(ValueError):
 
 
 class _NonStandard(ValueError):
-    """NaN, Infinity or -Infinity: accepted by Python's json module, but not JSON."""
+    """NaN, Infinity or -Infinity (accepted by Python's json module, but not JSON), or a number too
+    large for a float (``1e400``, a 5000-digit integer)."""
 
 
 def _reject_constant(name: str) -> Any:
     raise _NonStandard(name)
+
+
+MAX_DEPTH = 64  # nested objects and arrays; bundled data uses at most ~15
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _too_large(token: str) -> bool:
+    """A JSON number that is not a finite float: it would become inf or overflow later."""
+    if len(token) > 400:
+        return True
+    try:
+        return math.isinf(float(token))
+    except (OverflowError, ValueError):
+        return True
+
+
+def _parse_float(token: str) -> float:
+    if _too_large(token):
+        raise _NonStandard(token)
+    return float(token)
+
+
+def _parse_int(token: str) -> int:
+    if _too_large(token):
+        raise _NonStandard(token)
+    return int(token)
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of objects and arrays (iterative: safe for any depth)."""
+    deepest, todo = 0, [(data, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, dict | list):
+            deepest = max(deepest, d)
+            todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 def _line_col(text: str, pos: int) -> tuple[int, int]:
@@ -76,8 +116,9 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
 
 
 def _scan_problems(text: str) -> list[tuple[list[str | int], int, str, str, str | None]]:
-    """Every duplicate key and non-standard constant in ``text``, each with the JSON path and
-    character offset where it occurs (up to the first syntax error, if any)."""
+    """Every duplicate key, non-standard constant and too-large number in ``text``, and the first
+    value nested deeper than MAX_DEPTH, each with the JSON path and character offset where it
+    occurs (up to the first syntax error, if any)."""
     out: list[tuple[list[str | int], int, str, str, str | None]] = []
     with contextlib.suppress(ValueError, IndexError, AssertionError):  # a syntax error: reported apart
         _scan(text, out)
@@ -104,6 +145,10 @@ def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]
                 expect_key = False
             i = end
             continue
+        if ch in "{[" and len(stack) >= MAX_DEPTH:
+            out.append((list(path), i, f"JSON nested too deeply (more than {MAX_DEPTH} levels)",
+                        f"at most {MAX_DEPTH} levels of nested objects and arrays", "flatten the structure"))
+            return
         if ch == "{":
             stack.append(set())
             path.append("")
@@ -125,18 +170,30 @@ def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]
                     out.append((list(path), i, f"{name} is not a JSON number", "a finite number", None))
                     i += len(name) - 1
                     break
+        if ch in "-0123456789" and (m := _NUMBER.match(text, i)):
+            token = m.group()
+            if _too_large(token):
+                shown = token if len(token) <= 24 else token[:21] + "..."
+                out.append((list(path), i, f"number {shown} is too large",
+                            "a number of a sensible size, at most about 1e308", None))
+            i = m.end()
+            continue
         i += 1
 
 
 def load_json(path: Path, display: str | None = None) -> Doc:
     """Read and parse one JSON file; any problem becomes a DataError naming the file and line."""
     shown = display or str(path)
+    if path.exists() and not path.is_file():  # a folder, or a pipe that would block the read forever
+        raise DataError([Diagnostic(shown, "not a regular file", expected="a JSON file",
+                                    hint="replace it with a JSON file")])
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
         raise DataError([Diagnostic(shown, "file not found", hint="check the name in the manifest")]) from None
     except OSError as exc:
-        raise DataError([Diagnostic(shown, f"cannot read file: {exc.strerror}")]) from None
+        raise DataError([Diagnostic(shown, f"cannot read file: {exc.strerror}", expected="a readable file",
+                                    hint="check the file's permissions")]) from None
     return parse_json(raw, path, shown)
 
 
@@ -155,24 +212,27 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
     if not text.strip():
         raise DataError([Diagnostic(shown, "file is empty", (), 1, 1, "a JSON object")])
     try:
-        data = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant)
-    except (_DuplicateKey, _NonStandard):
-        # Report every duplicate key and NaN/Infinity with its own position, and a syntax error
-        # further on too, if any.
+        data = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant,
+                          parse_float=_parse_float, parse_int=_parse_int)
+        if _depth(data) > MAX_DEPTH:
+            raise RecursionError  # deeper than any layout needs; the validator would recurse too far
+    except (_DuplicateKey, _NonStandard, RecursionError):
+        # Report every duplicate key, NaN/Infinity, too-large number and the first too-deep value
+        # with its own position, and a syntax error further on too, if any.
         diags = [Diagnostic(shown, msg, tuple(path), *_line_col(text, pos), expected, hint)
                  for path, pos, msg, expected, hint in _scan_problems(text)]
         try:
-            json.loads(text)
+            json.loads(text, parse_int=float)
         except json.JSONDecodeError as exc:
             diags.append(_syntax_error(shown, text, exc))
-        except RecursionError:
+        except (RecursionError, ValueError):
             pass
+        if not diags:
+            diags.append(Diagnostic(shown, f"JSON nested too deeply (more than {MAX_DEPTH} levels)", (), None,
+                                    None, f"at most {MAX_DEPTH} levels of nested objects and arrays"))
         raise DataError(diags) from None
     except json.JSONDecodeError as exc:
         raise DataError([_syntax_error(shown, text, exc)]) from None
-    except RecursionError:
-        raise DataError([Diagnostic(shown, "JSON nested too deeply", (), None, None,
-                                    "at most a few hundred levels")]) from None
     try:
         smap = json_source_map.calculate(text)
     except Exception:
@@ -208,8 +268,10 @@ def _json_expectation(msg: str) -> str | None:
         return "a comma between items, or a closing bracket"
     if "unterminated string" in msg:
         return 'a closing double quote "'
-    if "Invalid \\escape" in msg:
+    if "Invalid \\escape" in msg or "Invalid \\uXXXX escape" in msg:
         return "an escape like \\n, \\\", \\\\ or \\uXXXX"
+    if "Invalid control character" in msg:
+        return "no control characters (tab, NUL...) inside a string: write them as \\t or \\u0000"
     if "Extra data" in msg:
         return "a single JSON value per file"
-    return None
+    return "valid JSON at this position"

@@ -210,7 +210,17 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
     )
 
 
+MAX_PIECES = 100_000  # per component (copies x series); 10 000 pieces build in about a second
+
+
 def _expand_items(doc: Doc, diags: list[Diagnostic]) -> list[Item]:
+    pieces = sum(max(raw["series"]["to"] - raw["series"]["from"] + 1, 0) * raw.get("copies", 1)
+                 if "series" in raw else raw.get("copies", 1) for raw in doc.data["items"])
+    if pieces > MAX_PIECES:
+        diags.append(doc.diag(("items",), f"{pieces} pieces in one component",
+                              expected=f"at most {MAX_PIECES} pieces (copies x series lengths)",
+                              hint="check the `copies` and `series` counts"))
+        return []
     out: list[Item] = []
     where: dict[str, tuple[str | int, ...]] = {}
     for ii, raw in enumerate(doc.data["items"]):

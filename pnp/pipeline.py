@@ -17,7 +17,7 @@ from pnp import kinds
 from pnp.check import Report, check_game
 from pnp.draw import BackCorrection, DocInfo, render
 from pnp.errors import DataError, Diagnostic
-from pnp.fonts import FontBook
+from pnp.fonts import FontBook, FontError
 from pnp.impose import (
     PAPERS,
     Grid,
@@ -32,7 +32,17 @@ from pnp.impose import (
     plan_hex,
     print_shop,
 )
-from pnp.layout import BUILTINS, MM, REPEAT_VARS, TRACK_VARS, Context, PieceLayout, field_refs, layout_piece
+from pnp.layout import (
+    BUILTINS,
+    FILTERS,
+    MM,
+    REPEAT_VARS,
+    TRACK_VARS,
+    Context,
+    PieceLayout,
+    field_refs,
+    layout_piece,
+)
 from pnp.model import Component, Game
 from pnp.project import DataRoot, load_game
 from pnp.templates import Element, Template, TemplateStore
@@ -105,10 +115,14 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
     known = set(comp.fields) | set(BUILTINS)
 
     def check_str(el: Element, key: str, s: str, scope: set[str]) -> None:
-        for name, _ in field_refs(s):
+        for name, filters in field_refs(s):
             if name not in scope:
                 out.append(el.doc.diag(el.path + (key,), f"unknown field {{{name}}} (component {comp.id})",
                                        expected="one of " + ", ".join(sorted(scope))))
+            for f in filters:
+                if f not in FILTERS:
+                    out.append(el.doc.diag(el.path + (key,), f"unknown filter |{f} in {{{name}|...}}",
+                                           expected="one of " + ", ".join(sorted(FILTERS))))
 
     def check_cond(el: Element, cond: Mapping[str, Any], path: tuple[str | int, ...], scope: set[str]) -> None:
         if "field" in cond and cond["field"] not in scope:
@@ -207,6 +221,12 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
             continue
         plans.append(plan)
         warnings.extend(w)
+    try:
+        s.fonts.ensure(UI_FONT)  # every sheet's labels use it: a broken fonts/ override fails here, not in draw
+    except FontError as exc:
+        where = s.fonts.files.get(UI_FONT)
+        errors.append(Diagnostic(root.display(where) if where else UI_FONT, f"{exc} (pnp labels sheets with it)",
+                                 expected=exc.expected, hint=exc.hint))
     if errors:
         raise DataError(errors)
     report = check_game(game)

@@ -16,7 +16,7 @@ from pnp.load import Doc, load_json
 from pnp.model import Game, build_game
 from pnp.validate import item_validator, validate_doc, validate_value
 
-GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")  # \Z: "mini\n" is not a game id
 
 
 def bundled_root() -> Path:
@@ -57,10 +57,13 @@ class DataRoot:
         return tuple(dirs)
 
     def display(self, p: Path) -> str:
-        try:
-            return str(p.resolve().relative_to(self.path.resolve()))
-        except ValueError:
-            return str(p)
+        # The path as written first: a link inside the root is shown where it is, not where it points.
+        for path, root in ((p, self.path), (p.resolve(), self.path.resolve())):
+            try:
+                return str(path.relative_to(root))
+            except ValueError:
+                pass
+        return str(p)
 
     def game_ids(self) -> list[str]:
         if not self.card_data.is_dir():
@@ -83,6 +86,10 @@ def check_game_id(root: DataRoot, gid: str) -> None:
 def load_game(root: DataRoot, gid: str) -> Game:
     check_game_id(root, gid)
     folder = root.card_data / gid
+    if not _inside(folder / "game.json", folder):
+        raise DataError([Diagnostic(root.display(folder / "game.json"), "game.json is a link to a file outside "
+                                    "the game folder", expected="a file inside " + root.display(folder),
+                                    hint="copy the file into the game folder instead of linking to it")])
     manifest = load_json(folder / "game.json", root.display(folder / "game.json"))
     diags = validate_doc(manifest, "game")
     m = manifest.data
@@ -104,8 +111,9 @@ def load_game(root: DataRoot, gid: str) -> Game:
         diags.extend(kinds.check_component(manifest, ci, c))
         path = folder / c["data"]
         if not _inside(path, folder):
-            diags.append(manifest.diag(("components", ci, "data"), "data file is outside the game folder",
-                                       expected="a file name in " + root.display(folder)))
+            diags.append(manifest.diag(("components", ci, "data"), f"data file {c['data']!r} is a link to a file "
+                                       "outside the game folder", expected="a file name in " + root.display(folder),
+                                       hint="copy the file into the game folder instead of linking to it"))
             continue
         try:
             doc = load_json(path, root.display(path))

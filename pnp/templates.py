@@ -73,7 +73,18 @@ class TemplateStore:
             if referrer is not None:
                 raise DataError([referrer[0].diag(referrer[1], msg, expected="an existing template name",
                                                   hint=self._suggest(name))])
-            raise DataError([Diagnostic(where, msg, hint=self._suggest(name))])
+            raise DataError([Diagnostic(where, msg, expected="an existing template name",
+                                        hint=self._suggest(name))])
+        folder = next(d for d in self.root.template_dirs() if path.is_relative_to(d))  # where it was found
+        try:
+            path.resolve().relative_to(folder.resolve())
+        except ValueError:
+            # Only files inside the templates folders are read: a link must not reach anywhere else.
+            msg = f"template {name!r} ({self.root.display(path)}) is a link to a file outside {folder}"
+            fix = dict(expected="a template file inside the templates folder",
+                       hint="copy the file into the templates folder instead of linking to it")
+            raise DataError([referrer[0].diag(referrer[1], msg, **fix) if referrer is not None
+                             else Diagnostic(self.root.display(path), msg, **fix)]) from None
         doc = load_json(path, self.root.display(path))
         diags = validate_doc(doc, "template")
         if diags:
@@ -147,7 +158,8 @@ class TemplateStore:
             try:
                 resolved_styles[sname] = frozen_map(_resolve_style(sname, styles, []))
             except ValueError as exc:
-                diags.append(docs[0].diag(("styles",), str(exc)))
+                diags.append(docs[0].diag(("styles",), str(exc),
+                                          expected="`extends` naming another style, without a cycle"))
         if diags:
             raise DataError(diags)
         return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
+from collections.abc import Iterator
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -38,8 +40,19 @@ def _is_integer(checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    # Python's `$` also matches before a final newline, so "deck\n" would pass "^[a-z0-9-]*$" and
+    # become a file name with a line break in it: a final `$` must be the very end of the text.
+    if not validator.is_type(instance, "string"):
+        return
+    strict = pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
+    if not re.search(strict, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
 Validator = validators.extend(
     Draft202012Validator,
+    validators={"pattern": _pattern},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 
@@ -74,7 +87,7 @@ def validate_value(doc: Doc, value: Any, v: Draft202012Validator,
                    prefix: tuple[str | int, ...]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for err in sorted(v.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
-        out.extend(_explain(doc, err, prefix))
+        out.extend(_explain(doc, err, prefix, v.schema))
     # In reading order, top to bottom.
     return sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
 
@@ -95,7 +108,8 @@ def _type_name(value: Any) -> str:
             dict: "object", type(None): "null"}.get(type(value), type(value).__name__)
 
 
-def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...]) -> list[Diagnostic]:
+def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
+             root: dict[str, Any] | None = None) -> list[Diagnostic]:
     path = prefix + tuple(err.absolute_path)
     kind = err.validator
     if "propertyNames" in err.relative_schema_path and isinstance(err.instance, str):
@@ -124,7 +138,7 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...]) -> l
         inner = best_match(same_type or err.context)
         if inner is None or inner.validator == "not":
             return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]
-        return _explain(doc, inner, prefix)
+        return _explain(doc, inner, prefix, root)
     if kind == "additionalProperties" or kind == "unevaluatedProperties":
         allowed = sorted((err.schema.get("properties") or {}).keys()) if isinstance(err.schema, dict) else []
         extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
@@ -138,7 +152,11 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...]) -> l
         return out
     if kind == "required":
         missing = err.message.split("'")[1] if "'" in err.message else err.message
-        return [doc.diag(path, f"missing required field {missing!r}")]
+        props = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        prop = _deref(props.get(missing), root)
+        desc = prop.get("x-field") or _describe(prop) if isinstance(prop, dict) else None
+        return [doc.diag(path, f"missing required field {missing!r}",
+                         expected=f'"{missing}"' + (f": {desc}" if desc else ""), hint="add it to this object")]
     if kind == "type":
         want = err.validator_value
         want_s = " or ".join(want) if isinstance(want, list) else str(want)
@@ -158,15 +176,32 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...]) -> l
         return [doc.diag(path, f"number {_short(err.instance)} is out of range",
                          expected=f"a number {sym} {err.validator_value}")]
     if kind in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
+        n = err.validator_value
+        unit = {"Items": "item", "Length": "character", "Properties": "key"}[kind[3:]]
+        want = f"{'at least' if kind.startswith('min') else 'at most'} {n} {unit}{'s' if n != 1 else ''}"
+        desc = _describe(err.schema)
         return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)),
-                         expected=_describe(err.schema))]
+                         expected=want + (f": {desc}" if desc else ""))]
     if kind == "not":
         return [doc.diag(path, "combines keys that exclude each other", expected=_describe(err.schema))]
     if kind == "propertyNames":
-        return [doc.diag(path, f"invalid name: {err.message}")]
+        return [doc.diag(path, f"invalid name: {err.message}", expected=_describe(err.schema) or "a valid name")]
     if kind == "items" and err.validator_value is False:
-        return [doc.diag(path, "too many values")]
-    return [doc.diag(path, err.message)]
+        n = len(err.schema.get("prefixItems", [])) if isinstance(err.schema, dict) else 0
+        desc = _describe(err.schema)
+        return [doc.diag(path, "too many values", expected=f"{n} values" + (f": {desc}" if desc else ""))]
+    return [doc.diag(path, err.message, expected=_describe(err.schema)
+                     or "a value of the form the README describes (Data format, Templates)")]
+
+
+def _deref(sch: Any, root: dict[str, Any] | None) -> Any:
+    """Follow a ``$ref`` to a ``$defs`` entry of this schema or another shipped one."""
+    ref = sch.get("$ref") if isinstance(sch, dict) and not {"description", "x-field"} & set(sch) else None
+    if not isinstance(ref, str) or "#/$defs/" not in ref:
+        return sch
+    file, _, name = ref.partition("#/$defs/")
+    base = schema(file.removesuffix(".schema.json")) if file else root
+    return (base or {}).get("$defs", {}).get(name, sch)
 
 
 def _short(value: Any) -> str:
@@ -198,9 +233,11 @@ _TYPE_SCHEMA: dict[str, dict[str, Any]] = {
 def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
     """The JSON Schema of one item, from a component file's ``fields`` declaration."""
     props: dict[str, Any] = {
-        "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 80},
+        "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 80,
+               "x-field": "the item's id, unique in the file: lowercase letters, digits and hyphens"},
         "copies": {"type": "integer", "minimum": 1, "maximum": MAX_COPIES},
-        "source": {"$ref": "game.schema.json#/$defs/source"},
+        "source": {"$ref": "game.schema.json#/$defs/source",
+                   "x-field": 'where it comes from: {"document": QUOTE}, {"external": REF} or {"designed": WHY}'},
         "series": {
             "type": "object", "additionalProperties": False, "required": ["field", "from", "to"],
             "properties": {"field": {"enum": sorted(fields) or ["-"]},
@@ -210,7 +247,8 @@ def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
     }
     required = ["id", "source"]
     for name, spec in fields.items():
-        s = dict(_TYPE_SCHEMA[spec["type"]])
+        # "x-field" (ignored by the validator) names the field in a "missing required field" message.
+        s = {**_TYPE_SCHEMA[spec["type"]], "x-field": f'{spec["type"]}, {spec["description"]}'}
         if "enum" in spec:
             s["enum"] = spec["enum"]
         if "min" in spec:

@@ -250,3 +250,14 @@ def test_track_with_reversed_range_is_an_error(tmp_path: Path) -> None:
     root = make_game(tmp_path, els, [item(id="r", first=9, last=3)], fields=fields)
     with pytest.raises(DataError, match="track runs from 9 to 3"):
         plan(root)
+
+
+def test_a_character_missing_from_the_font_is_reported(tmp_path: Path) -> None:
+    els = [{"type": "text", "box": [5, 5, 53, 10], "text": "{name}", "style": "body"}]
+    root = make_game(tmp_path, els, [item(id="star", name="Advanced \u2605 potion")])
+    _, warnings = plan(root)
+    assert len(warnings) == 1
+    w = warnings[0]
+    assert "character '\u2605' (U+2605) is not in font Lato-Regular" in w.message
+    assert "item star" in w.message and w.severity == "warning"
+    assert "icon" in (w.hint or "")

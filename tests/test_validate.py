@@ -41,19 +41,23 @@ def test_wrong_type(mini: DataRootCopy) -> None:
 
 def test_missing_required_field(mini: DataRootCopy) -> None:
     mini.replace("deck.json", '"name": "Joker",\n', "")
-    assert formatted(mini) == [f"{DECK}:25:5: $.items[2]: missing required field 'name'"]
+    assert formatted(mini) == [f"{DECK}:25:5: $.items[2]: missing required field 'name' "
+                               '(expected "name": string, Card name); add it to this object']
 
 
 def test_missing_source(mini: DataRootCopy) -> None:
     mini.replace("deck.json", ',\n      "source": {"designed": "one joker so the deck has an odd count"}', "")
-    assert formatted(mini) == [f"{DECK}:25:5: $.items[2]: missing required field 'source'"]
+    assert formatted(mini) == [f"{DECK}:25:5: $.items[2]: missing required field 'source' "
+                               '(expected "source": where it comes from: {"document": QUOTE}, {"external": REF} '
+                               'or {"designed": WHY}); add it to this object']
 
 
 def test_unknown_field_with_suggestion(mini: DataRootCopy) -> None:
     mini.replace("deck.json", '"name": "Sun One"', '"nmae": "Sun One"')
     ds = errors(mini)
     assert [d.format() for d in ds] == [
-        f"{DECK}:9:5: $.items[0]: missing required field 'name'",
+        f"{DECK}:9:5: $.items[0]: missing required field 'name' "
+        '(expected "name": string, Card name); add it to this object',
         f"{DECK}:12:7: $.items[0].nmae: unknown field 'nmae' "
         "(expected one of copies, id, name, power, series, source, suit); did you mean 'name'?",
     ]
@@ -201,7 +205,8 @@ def test_back_on_a_kind_without_backs(mini: DataRootCopy) -> None:
 def test_unknown_manifest_field_with_suggestion(mini: DataRootCopy) -> None:
     mini.replace("game.json", '"title": "Deck"', '"titel": "Deck"')
     assert formatted(mini) == [
-        f"{GAME}:7:5: $.components[0]: missing required field 'title'",
+        f"{GAME}:7:5: $.components[0]: missing required field 'title' "
+        '(expected "title": Human name of the component); add it to this object',
         f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, data, id, "
         "kind, notes, shape, size, template, title); did you mean 'title'?",
     ]

@@ -1,0 +1,282 @@
+"""The bad-input catalogue: one small fixture per case in ``tests/bad_inputs/<case>/``, each holding
+only the files that differ from ``tests/data/mini`` (the test copies mini and lays the case over
+it). For every case, ``pnp check`` and ``pnp build`` must
+
+- exit 2 with no traceback,
+- report the exact class of message at the exact file, line, column and JSON path,
+- say what to do about it (an ``expected`` or a ``hint``), and
+- write nothing: no output folder appears, and an output folder from an earlier build keeps
+  every byte.
+
+Cases that need something git cannot hold (a symlink pointing out of the game folder, an output
+path under a regular file, a game id with path characters) set it up at run time."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import Result
+from conftest import TEST_DATA, assert_no_traceback, run_cli
+from PIL import Image
+
+CASES_DIR = Path(__file__).resolve().parent / "bad_inputs"
+DECK = "card_data/mini/deck.json"
+GAME = "card_data/mini/game.json"
+CARD = "templates/mini/card.json"
+BASE = "templates/mini/base.json"
+BACK = "templates/mini/back.json"
+
+# file:line:col: $.path: message (expected ...); hint
+DIAG = re.compile(r"^(?:warning: )?(?P<file>[^:]+)(?::(?P<line>\d+))?(?::(?P<col>\d+))?: (?P<path>\$\S*): "
+                  r"(?P<message>.*)$")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str  # the folder in tests/bad_inputs (or a run-time case)
+    where: str  # "file:line:col" (or "file:line", or just "file") of the first diagnostic
+    path: str  # its JSON path
+    fragment: str  # a stable part of its message: the class of problem
+    setup: Callable[[Path, Path], None] | None = None  # (data root, scratch folder) -> None
+    game: str = "mini"
+    strict: bool = False  # a warning that only --strict turns into an error
+
+
+def _png_outside_via_symlink(root: Path, scratch: Path) -> None:
+    """``card_data/mini/art/sun.png`` is a link to a valid PNG outside the game folder."""
+    outside = scratch / "elsewhere"
+    outside.mkdir()
+    Image.new("RGB", (4, 4), "red").save(outside / "sun.png")
+    (root / "card_data" / "mini" / "art").mkdir(parents=True)
+    os.symlink(outside / "sun.png", root / "card_data" / "mini" / "art" / "sun.png")
+
+
+CASES = [
+    # -- invalid JSON: syntax, encoding, non-standard or absurd numbers, depth
+    Case("json-trailing-comma", f"{DECK}:15:43", "$", "invalid JSON: trailing comma before '}'"),
+    Case("json-unclosed-string", f"{DECK}:20:25", "$", "invalid JSON: unterminated string"),
+    Case("json-bom", f"{DECK}:1:1", "$", "file starts with a UTF-8 byte order mark (BOM)"),
+    Case("json-empty-file", f"{DECK}:1:1", "$", "file is empty"),
+    Case("json-not-utf8", f"{DECK}:27:19", "$", "not valid UTF-8 (byte 0xe9)"),
+    Case("json-duplicate-key", f"{DECK}:22:7", "$.items[1].suit", 'duplicate key "suit" in one object'),
+    Case("json-nan", f"{DECK}:22:16", "$.items[1].power", "NaN is not a JSON number"),
+    Case("json-huge-number", f"{DECK}:6:51", "$.fields.power.max", "number 1e999 is too large"),
+    Case("json-nested-too-deep", f"{CARD}:9:502", "$.elements[2].when" + ".not" * 61,
+         "JSON nested too deeply (more than 64 levels)"),
+    # -- wrong types
+    Case("wrong-type-item-field", f"{DECK}:14:16", "$.items[0].power", 'wrong type: string "1"'),
+    Case("wrong-type-manifest", f"{GAME}:4:22", "$.players.min", 'wrong type: string "one"'),
+    Case("wrong-type-template-box", f"{CARD}:7:44", "$.elements[1].box", 'wrong type: string "3, 2, 38, 8"'),
+    # -- missing required fields
+    Case("missing-item-field", f"{DECK}:25:5", "$.items[2]", "missing required field 'name'"),
+    Case("missing-manifest-field", f"{GAME}:1:1", "$", "missing required field 'title'"),
+    Case("missing-component-template", f"{GAME}:7:5", "$.components[0]", "missing required field 'template'"),
+    # -- unknown fields (typos), with a suggestion
+    Case("unknown-item-field", f"{DECK}:14:7", "$.items[0].powr", "unknown field 'powr'"),
+    Case("unknown-manifest-field", f"{GAME}:11:7", "$.components[0].shpae", "unknown field 'shpae'"),
+    Case("unknown-template-key", f"{CARD}:6:59", "$.elements[0].fil", "unknown field 'fil'"),
+    Case("enum-value", f"{DECK}:21:15", "$.items[1].suit", 'value "star" is not allowed'),
+    # -- copies and absurd sizes
+    Case("copies-negative", f"{DECK}:11:17", "$.items[0].copies", "number -2 is out of range"),
+    Case("copies-zero", f"{DECK}:11:17", "$.items[0].copies", "number 0 is out of range"),
+    Case("copies-fraction", f"{DECK}:11:17", "$.items[0].copies", "wrong type: number 2.5"),
+    Case("copies-billion", f"{DECK}:11:17", "$.items[0].copies", "number 1000000000 is out of range"),
+    Case("size-zero", f"{GAME}:12:16", "$.components[0].size[0]", "number 0 is out of range"),
+    Case("size-ten-metres", f"{GAME}:12:16", "$.components[0].size[0]", "number 10000 is out of range"),
+    Case("font-size-zero", f"{BASE}:6:44", "$.styles.title.size", "number 0 is out of range"),
+    Case("icon-number-huge", f"{BASE}:10:65", "$.icons.sun-mark.shapes[0].circle[2]", "number 1e+300 is out of range"),
+    Case("pieces-too-many", f"{DECK}:8:12", "$.items", "1000003 pieces in one component"),
+    Case("shapes-too-many", f"{CARD}:14:9", "$.elements[4].elements[0].elements[0]",
+         "more than 20000 shapes on one piece"),
+    # -- identities and references
+    Case("duplicate-item-id", f"{DECK}:18:13", "$.items[1].id", "duplicate item id 'sun-1' (first at line 9)"),
+    Case("game-id-mismatch", f"{GAME}:2:9", "$.id", "game id 'maxi' differs from its folder name 'mini'"),
+    Case("data-file-missing", f"{GAME}:13:15", "$.components[0].data", "data file 'decks.json' not found"),
+    Case("data-file-path", f"{GAME}:13:15", "$.components[0].data", 'invalid value "../../deck.json"'),
+    Case("unknown-template", f"{GAME}:14:19", "$.components[0].template", "template 'mini/crad' not found"),
+    Case("extends-unknown", f"{BACK}:3:14", "$.extends", "template 'mini/bsae' not found"),
+    Case("extends-cycle", f"{BASE}:3:14", "$.extends", "`extends` cycle: mini/card -> mini/base -> mini/card"),
+    Case("unknown-element-type", f"{CARD}:6:28", "$.elements[0].type", 'value "rectangle" is not allowed'),
+    Case("unknown-icon", f"{CARD}:8:67", "$.elements[2].name", "unknown icon 'sun-icon'"),
+    Case("unknown-style", f"{CARD}:7:86", "$.elements[1].style", "unknown style 'heading'"),
+    Case("unknown-colour", f"{CARD}:8:88", "$.elements[2].fg", "unknown colour 'inc'"),
+    Case("field-ref-missing", f"{CARD}:10:54", "$.elements[3].text", "unknown field {pwr}"),
+    Case("filter-unknown", f"{CARD}:7:67", "$.elements[1].text", "unknown filter |shout"),
+    Case("when-field-missing", f"{CARD}:11:24", "$.elements[3].when.field", "unknown field 'powers'"),
+    Case("rule-unknown-component", f"{GAME}:24:43", "$.rulebook[0].values[0].pieces.component",
+         "rule 'deck-5': unknown component 'decks'"),
+    # -- fonts
+    Case("font-missing", f"{CARD}:7:5", "$.elements[1]", "font 'Lato-Bolt' not found"),
+    Case("font-not-truetype", f"{CARD}:7:5", "$.elements[1]", "font 'Notes-Regular' ("),
+    Case("font-cff-otf", f"{CARD}:7:5", "$.elements[1]", "postscript outlines are not supported"),
+    # -- images
+    Case("image-missing", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' not found"),
+    Case("image-corrupt", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' cannot be read"),
+    Case("image-escape-relative", f"{CARD}:12:54", "$.elements[4].src",
+         "image '../../../../../../etc/passwd' is outside the game folder"),
+    Case("image-escape-absolute", f"{CARD}:12:54", "$.elements[4].src",
+         "image '/etc/passwd' is outside the game folder"),
+    Case("image-symlink-out", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is outside the game folder",
+         setup=_png_outside_via_symlink),
+    # -- a game id with path characters (given on the command line)
+    Case("game-id-parent", "../mini", "$", "invalid game id '../mini'", game="../mini"),
+    Case("game-id-absolute", "/etc", "$", "invalid game id '/etc'", game="/etc"),
+    Case("game-id-nested", "mini/../mini", "$", "invalid game id 'mini/../mini'", game="mini/../mini"),
+    # -- text that cannot fit even at its minimum size: a warning, an error with --strict
+    Case("text-does-not-fit", f"{CARD}:7:5", "$.elements[1]", "text does not fit even at 11 pt", strict=True),
+]
+
+
+def test_the_catalogue_is_complete() -> None:
+    """Every fixture folder is a case and every fixture-backed case has its folder."""
+    folders = {p.name for p in CASES_DIR.iterdir() if p.is_dir()}
+    with_fixture = {c.name for c in CASES if c.game == "mini"}
+    assert folders == with_fixture
+    assert len(CASES) >= 30
+
+
+def make_root(case: Case, scratch: Path) -> Path:
+    root = scratch / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    if (CASES_DIR / case.name).is_dir():
+        shutil.copytree(CASES_DIR / case.name, root, dirs_exist_ok=True)
+    if case.setup:
+        case.setup(root, scratch)
+    return root
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def previous_build(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """The output of a good build of mini: what a failed build must leave untouched."""
+    out = tmp_path_factory.mktemp("previous")
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    files = snapshot(out)
+    assert "mini/deck.pdf" in files
+    return {**files, "mini/notes.txt": b"my own notes, next to the PDFs\n"}
+
+
+def first_diagnostic(result: Result) -> re.Match[str]:
+    lines = [ln for ln in result.stderr.splitlines() if DIAG.match(ln)]
+    assert lines, result.stderr
+    m = DIAG.match(lines[0])
+    assert m
+    return m
+
+
+def assert_reported(result: Result, case: Case) -> None:
+    """Exit 2, no traceback, and the case's diagnostic first, where the table says, with advice."""
+    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
+    assert_no_traceback(result)
+    m = first_diagnostic(result)
+    where = ":".join(x for x in (m["file"], m["line"], m["col"]) if x)
+    assert (where, m["path"]) == (case.where, case.path), m.group(0)
+    assert case.fragment in m["message"], m.group(0)
+    assert " (expected " in m["message"] or "; " in m["message"], f"no advice: {m.group(0)}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_bad_input(case: Case, tmp_path: Path, previous_build: dict[str, bytes]) -> None:
+    root = make_root(case, tmp_path)
+    strict = ("--strict",) if case.strict else ()
+
+    # check: the message, as text ...
+    r = run_cli("check", "--data", root, case.game, *strict)
+    assert_reported(r, case)
+    # ... and as JSON, where every error carries its advice
+    j = run_cli("check", "--data", root, case.game, "--json", *strict)
+    assert j.exit_code == 2
+    assert_no_traceback(j)
+    (game,) = json.loads(j.stdout)["games"]
+    problems = game["errors"] or game["warnings"]
+    assert problems
+    first = problems[0]
+    where = ":".join(str(x) for x in (first["file"], first["line"], first["column"]) if x is not None)
+    assert (where, first["path"]) == (case.where, case.path)
+    assert case.fragment in first["message"]
+    for e in problems:
+        assert e["expected"] or e["hint"], f"no advice in {e}"
+
+    # build into a folder that does not exist: it must not appear
+    fresh = tmp_path / "fresh-out"
+    b = run_cli("build", "--data", root, case.game, "--out", fresh, *strict)
+    assert_reported(b, case)
+    assert "nothing was written" in b.stderr
+    assert not fresh.exists()
+
+    # build over the output of an earlier good build: every byte stays
+    out = tmp_path / "out"
+    for rel, data in previous_build.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_bytes(data)
+    b2 = run_cli("build", "--data", root, case.game, "--out", out, *strict)
+    assert_reported(b2, case)
+    assert snapshot(out) == previous_build
+
+
+def test_text_that_does_not_fit_is_only_a_warning_without_strict(tmp_path: Path) -> None:
+    case = next(c for c in CASES if c.name == "text-does-not-fit")
+    root = make_root(case, tmp_path)
+    r = run_cli("check", "--data", root, "mini")
+    assert r.exit_code == 0
+    assert_no_traceback(r)
+    m = first_diagnostic(r)
+    assert m.group(0).startswith(f"warning: {CARD}:7:5: $.elements[1]: text does not fit even at 11 pt")
+    assert "in game mini, component deck, 3 items: sun-1, moon-1, joker" in m["message"]
+    assert m["message"].endswith("; shorten the text, enlarge the box or lower fit.min_size")
+    b = run_cli("build", "--data", root, "mini", "--out", tmp_path / "out")
+    assert b.exit_code == 0
+    assert (tmp_path / "out" / "mini" / "deck.pdf").is_file()
+    # the strict error is reported once, not once as a warning and again as the error
+    s = run_cli("build", "--data", root, "mini", "--out", tmp_path / "strict-out", "--strict")
+    assert s.exit_code == 2
+    assert s.stderr.count("text does not fit") == 1
+
+
+# -- output folders that cannot be written ------------------------------------------------------
+
+def _output_case(tmp_path: Path, out: Path) -> Result:
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 2, (r.exit_code, r.stderr)
+    assert_no_traceback(r)
+    return r
+
+
+def test_output_folder_under_a_regular_file(tmp_path: Path) -> None:
+    """``--out some_file/sub``: the folder cannot be created (root can write anywhere, so this is
+    the unwritable folder a test can make)."""
+    blocker = tmp_path / "some_file"
+    blocker.write_bytes(b"not a folder\n")
+    r = _output_case(tmp_path, blocker / "sub")
+    assert f"pnp: cannot create output folder {blocker / 'sub' / 'mini'}: Not a directory" in r.stderr
+    assert "choose another with --out" in r.stderr
+    assert blocker.read_bytes() == b"not a folder\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["some_file"]
+
+
+def test_output_folder_that_is_a_file(tmp_path: Path) -> None:
+    blocker = tmp_path / "out"
+    blocker.write_bytes(b"x")
+    r = _output_case(tmp_path, blocker)
+    assert "cannot create output folder" in r.stderr and "choose another with --out" in r.stderr
+    assert blocker.read_bytes() == b"x"
+
+
+def test_output_pdf_path_that_is_a_folder(tmp_path: Path) -> None:
+    """``out/mini/deck.pdf`` is a folder: the write fails cleanly, no temporary file is left."""
+    out = tmp_path / "out"
+    (out / "mini" / "deck.pdf").mkdir(parents=True)
+    r = _output_case(tmp_path, out)
+    assert f"pnp: cannot write {out / 'mini' / 'deck.pdf'}" in r.stderr
+    assert [p.relative_to(out).as_posix() for p in out.rglob("*")] == ["mini", "mini/deck.pdf"]

@@ -8,7 +8,7 @@ one reference each. ``invariant=1`` makes identical input give identical bytes."
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reportlab.lib.colors import Color
@@ -150,6 +150,18 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     c.setProducer("pnp (reportlab)")
     d = _Drawer(c, fonts)
     forms: dict[tuple[Primitive, ...], str] = {}
+    # Art used more than once (copies, shared backs) is stored once as a form XObject; art
+    # used once is drawn in place, which is smaller and faster than a one-use form.
+    uses: dict[int, int] = {}
+    for page in pages:
+        for slot in page.slots:
+            lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
+            if lay is not None:
+                uses[id(lay.primitives)] = uses.get(id(lay.primitives), 0) + 1
+    by_content: dict[tuple[Primitive, ...], int] = {}
+    for lay in list(fronts) + list(backs):
+        if lay is not None and id(lay.primitives) in uses:
+            by_content[lay.primitives] = by_content.get(lay.primitives, 0) + uses.pop(id(lay.primitives))
 
     def form_for(lay: PieceLayout) -> str:
         name = forms.get(lay.primitives)
@@ -179,8 +191,11 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
             if lay is None:
                 continue
-            name = form_for(lay)
-            _place(c, slot, name)
+            if by_content.get(lay.primitives, 0) > 1:
+                name = form_for(lay)
+                _place(c, slot, lambda name=name: c.doForm(name))
+            else:
+                _place(c, slot, lambda lay=lay: _inline(c, d, lay))
         if corrected:
             c.restoreState()
         _cuts_and_marks(c, page, info, fonts)
@@ -210,7 +225,13 @@ def _end_form(c: Canvas) -> None:
     c.endForm(Resources=res)
 
 
-def _place(c: Canvas, slot: Slot, form: str) -> None:
+def _inline(c: Canvas, d: _Drawer, lay: PieceLayout) -> None:
+    c.setLineCap(1)
+    c.setLineJoin(1)
+    d.draw(lay.primitives)
+
+
+def _place(c: Canvas, slot: Slot, paint: Callable[[], None]) -> None:
     c.saveState()
     b = slot.bleed
     clip = c.beginPath()
@@ -223,7 +244,7 @@ def _place(c: Canvas, slot: Slot, form: str) -> None:
         clip.rect(slot.x - b.left, slot.y - b.bottom, slot.w + b.left + b.right, slot.h + b.bottom + b.top)
     c.clipPath(clip, stroke=0, fill=0)
     c.transform(*slot_matrix(slot))
-    c.doForm(form)
+    paint()
     c.restoreState()
 
 

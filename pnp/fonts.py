@@ -31,6 +31,8 @@ class FontBook:
                 self.files[f.stem] = f
                 self._dir[f.stem] = d
         self._ready: set[str] = set()
+        self._widths: dict[tuple[str, str, float], float] = {}
+        self._charsets: dict[str, set[int]] = {}
 
     def names(self) -> list[str]:
         return sorted(self.files)
@@ -72,7 +74,11 @@ class FontBook:
         return name
 
     def width(self, text: str, font: str, size: float) -> float:
-        return pdfmetrics.stringWidth(text, self.ensure(font), size)
+        key = (text, font, size)
+        w = self._widths.get(key)
+        if w is None:
+            w = self._widths[key] = pdfmetrics.stringWidth(text, self.ensure(font), size)
+        return w
 
     def ascent(self, font: str, size: float) -> float:
         face = pdfmetrics.getFont(self.ensure(font)).face
@@ -85,6 +91,13 @@ class FontBook:
     def cap_height(self, font: str, size: float) -> float:
         face = pdfmetrics.getFont(self.ensure(font)).face
         return getattr(face, "capHeight", face.ascent * 0.7) * size / 1000.0
+
+    def missing(self, font: str, text: str) -> set[str]:
+        """Characters of ``text`` (other than spaces) that ``font`` has no glyph for."""
+        have = self._charsets.get(font)
+        if have is None:
+            have = self._charsets[font] = set(pdfmetrics.getFont(self.ensure(font)).face.charWidths)
+        return {ch for ch in set(text) if ord(ch) not in have and not ch.isspace()}
 
     def has_glyph(self, font: str, ch: str) -> bool:
         f = pdfmetrics.getFont(self.ensure(font))

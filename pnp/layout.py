@@ -402,8 +402,8 @@ class _Painter:
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
                 expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
                 hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning"))
-        missing = sorted({(ch, p.font) for p in prims if isinstance(p, Text) for ch in p.text
-                          if not ch.isspace() and not self.ctx.fonts.has_glyph(p.font, ch)})
+        missing = sorted({(ch, p.font) for p in prims if isinstance(p, Text)
+                          for ch in self.ctx.fonts.missing(p.font, p.text)})
         for ch, font in missing:
             self.warnings.append(el.doc.diag(
                 el.path, f"character {ch!r} (U+{ord(ch):04X}) is not in font {font} and would not print ({el.label})",

@@ -229,17 +229,29 @@ class TextLayout:
                 cx = x + w - line_w
             else:
                 cx = x
+            last_end: float | None = None  # where the last Text of this line ends, for merging
             for wi, word in enumerate(words):
-                if wi:
-                    cx += space
-                for run in word:
+                gap = space if wi else 0.0
+                cx += gap
+                for ri, run in enumerate(word):
                     rw = self._run_width(st, run, size)
                     if run.icon is not None:
                         if self.icon_fn is not None:
                             out.extend(self.icon_fn(run.icon, size)[1](cx, baseline))
+                        last_end = None
                     else:
-                        out.append(Text(cx, baseline, self._cased(st, run.text), self._font(st, run), size,
-                                        st.color, st.tracking))
+                        text, font = self._cased(st, run.text), self._font(st, run)
+                        prev = out[-1] if out and last_end is not None else None
+                        # One Text per stretch of a line in one font: reportlab then places the
+                        # glyphs itself, exactly where separate words would have gone (a space
+                        # is that font's space when the font is the style's own).
+                        joiner = " " if (wi and ri == 0) else ""
+                        if (isinstance(prev, Text) and prev.font == font and st.tracking == 0
+                                and (joiner == "" or font == st.font)):
+                            out[-1] = Text(prev.x, prev.y, prev.text + joiner + text, font, size, st.color, 0.0)
+                        else:
+                            out.append(Text(cx, baseline, text, font, size, st.color, st.tracking))
+                        last_end = cx + rw
                     cx += rw
             baseline -= lh + (size * st.paragraph_space if para_after else 0.0)
         return out

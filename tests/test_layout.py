@@ -204,7 +204,7 @@ def test_replace_rewrites_printed_text_only(tmp_path: Path) -> None:
     root = make_game(tmp_path, els, [item(text="Y> Gain 5TP now")])
     prims = plan(root)[0].fronts[0].primitives
     t = texts(prims)
-    assert [x.text for x in t] == ["Y:", "Gain", "5", "now"]
+    assert [x.text for x in t] == ["Y:", "Gain 5", "now"]  # one run per stretch of a line in one font
     assert t[0].font == "Lato-Bold"
     assert any(isinstance(p, Ellipse) for p in prims)  # the coin icon
     assert load_game(root, "mini").components[0].items[0].fields["text"] == "Y> Gain 5TP now"
@@ -261,3 +261,16 @@ def test_a_character_missing_from_the_font_is_reported(tmp_path: Path) -> None:
     assert "character '\u2605' (U+2605) is not in font Lato-Regular" in w.message
     assert "item star" in w.message and w.severity == "warning"
     assert "icon" in (w.hint or "")
+
+
+def test_words_in_one_font_are_one_run_placed_where_the_words_would_be(tmp_path: Path) -> None:
+    """Merging words into one Text per line must not move a glyph: the merged run's width
+    equals the words' widths plus the font's spaces."""
+    els = [{"type": "text", "box": [5, 5, 40, 40], "text": "{text}", "style": "body", "fit": {"min_size": 6}}]
+    root = make_game(tmp_path, els, [item(text="alpha beta gamma delta epsilon zeta eta theta iota kappa")])
+    s = Session(root)
+    t = texts(plan(root)[0].fronts[0].primitives)
+    assert 1 < len(t) < 10  # merged per line, several lines
+    for run in t:
+        assert s.fonts.width(run.text, run.font, run.size) <= 40 * MM + 1e-6
+    assert " ".join(r.text for r in t) == "alpha beta gamma delta epsilon zeta eta theta iota kappa"

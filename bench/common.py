@@ -1,0 +1,122 @@
+"""Shared pieces of the benchmarks: a synthetic deck as pnp data, the same deck drawn with bare
+reportlab (the floor), and whole-process timing with peak memory of a child process."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+WORDS = ["golem", "stone", "rune", "mana", "tower", "clay", "iron", "forest", "water", "battle",
+         "spell", "craft", "power", "shield", "armor", "force", "hits", "move", "wizard", "chit",
+         "deck", "card", "event", "quarry", "village", "gem", "gold", "silver"]
+
+
+def paragraph(i: int, n: int) -> str:
+    return " ".join(WORDS[(i * 7 + k * 3) % len(WORDS)] for k in range(n)).capitalize() + "."
+
+
+def make_data_root(root: Path, cards: int) -> Path:
+    """A one-deck game: every card distinct (title + two wrapped paragraphs), no backs."""
+    game = root / "card_data" / "bench"
+    game.mkdir(parents=True, exist_ok=True)
+    (root / "templates" / "bench").mkdir(parents=True, exist_ok=True)
+    manifest = {"id": "bench", "title": "Bench", "players": {"min": 1}, "document": {"file": "none"},
+                "components": [{"id": "deck", "title": "Deck", "kind": "card", "shape": "rect", "size": "poker",
+                                "data": "deck.json", "template": "bench/card"}], "rulebook": []}
+    (game / "game.json").write_text(json.dumps(manifest))
+    items = [{"id": f"c{i}", "title": f"Card {i}", "a": paragraph(i, 18), "b": paragraph(i + 1, 14),
+              "source": {"designed": "benchmark"}} for i in range(cards)]
+    fields = {k: {"type": "string", "description": k} for k in ("title", "a", "b")}
+    (game / "deck.json").write_text(json.dumps({"component": "deck", "fields": fields, "items": items}))
+    template = {"styles": {"title": {"font": "Lato-Bold", "size": 12, "align": "center", "valign": "middle"},
+                           "body": {"font": "Lato-Regular", "size": 8.5, "leading": 1.2}},
+                "elements": [
+                    {"type": "rect", "box": [2, 2, 59, 84], "fill": "none", "stroke": "#000000", "stroke_width": 1},
+                    {"type": "text", "box": [4, 4, 55, 10], "text": "{title}", "style": "title"},
+                    {"type": "text", "box": [5, 18, 53, 30], "text": "{a}", "style": "body"},
+                    {"type": "text", "box": [5, 50, 53, 30], "text": "{b}", "style": "body"}]}
+    (root / "templates" / "bench" / "card.json").write_text(json.dumps(template))
+    return root
+
+
+FLOOR = r'''
+import sys
+from reportlab.lib.pagesizes import letter
+from reportlab.lib.units import mm
+from reportlab.lib.utils import simpleSplit
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+sys.path.insert(0, {bench!r})
+from common import paragraph
+n, out, fonts = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+pdfmetrics.registerFont(TTFont("Lato-Regular", fonts + "/Lato-Regular.ttf"))
+pdfmetrics.registerFont(TTFont("Lato-Bold", fonts + "/Lato-Bold.ttf"))
+c = Canvas(out, pagesize=letter, invariant=1, initialFontName="Lato-Regular", pageCompression=1)
+W, H = 63 * mm, 88 * mm
+x0, y0 = (letter[0] - 3 * W) / 2, (letter[1] - 3 * H) / 2
+for i in range(n):
+    k = i % 9
+    if k == 0 and i:
+        c.showPage()
+    x, y = x0 + (k % 3) * W, y0 + (2 - k // 3) * H
+    if k == 0:  # crop marks: the 4 x 4 trim lines, in the margins
+        c.setLineWidth(0.25)
+        for j in range(4):
+            c.line(x0 + j * W, 0, x0 + j * W, y0 - 3)
+            c.line(x0 + j * W, y0 + 3 * H + 3, x0 + j * W, letter[1])
+            c.line(0, y0 + j * H, x0 - 3, y0 + j * H)
+            c.line(x0 + 3 * W + 3, y0 + j * H, letter[0], y0 + j * H)
+    c.setLineWidth(1)
+    c.rect(x + 2 * mm, y + 2 * mm, 59 * mm, 84 * mm)
+    c.setFont("Lato-Bold", 12)
+    c.drawCentredString(x + W / 2, y + H - 10 * mm, f"Card {{i}}")
+    for text, top in ((paragraph(i, 18), 18), (paragraph(i + 1, 14), 50)):
+        c.setFont("Lato-Regular", 8.5)
+        yy = y + H - top * mm - 8.5
+        for line in simpleSplit(text, "Lato-Regular", 8.5, 53 * mm):
+            c.drawString(x + 5 * mm, yy, line)
+            yy -= 8.5 * 1.2
+c.showPage()
+c.save()
+'''
+
+
+def floor_script(path: Path) -> Path:
+    path.write_text(FLOOR.format(bench=str(Path(__file__).resolve().parent)))
+    return path
+
+
+def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall time (s) and peak RSS (MB) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env={**os.environ, **(env or {})})
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return wall, max(after, before) / 1024
+
+
+def peak_rss_mb(cmd: list[str]) -> float:
+    """Peak RSS of a fresh child (ru_maxrss of RUSAGE_CHILDREN is a running maximum, so measure
+    in a wrapper process that runs exactly one child)."""
+    wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+               "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    out = subprocess.run([sys.executable, "-c", wrapper, *cmd], check=True, capture_output=True, text=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def median_time(cmd: list[str], repeat: int) -> float:
+    return statistics.median(run(cmd)[0] for _ in range(repeat))
+
+
+def machine() -> str:
+    return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"{platform.platform(terse=True)}")

@@ -9,6 +9,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,27 @@ class Doc:
     display: str  # the path shown in messages, relative to the data root where possible
     path: Path
     data: Any
-    _values: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
-    _keys: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+    text: str = field(default="", repr=False, compare=False)
+
+    @cached_property
+    def _maps(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        """Positions of every value and key, computed on the first message that needs one
+        (building the map costs as much as parsing, and valid files never need it)."""
+        try:
+            smap = json_source_map.calculate(self.text)
+        except Exception:  # positions are a convenience; the data parsed fine
+            smap = {}
+        values = {p: (e.value_start.line + 1, e.value_start.column + 1) for p, e in smap.items()}
+        keys = {p: (e.key_start.line + 1, e.key_start.column + 1) for p, e in smap.items() if e.key_start}
+        return values, keys
+
+    @property
+    def _values(self) -> dict[str, tuple[int, int]]:
+        return self._maps[0]
+
+    @property
+    def _keys(self) -> dict[str, tuple[int, int]]:
+        return self._maps[1]
 
     def locate(self, parts: Sequence[str | int], key: bool = False) -> tuple[int | None, int | None]:
         """1-based (line, col) of the value at ``parts`` (or of its key when ``key``); falls back to
@@ -233,13 +253,7 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
         raise DataError(diags) from None
     except json.JSONDecodeError as exc:
         raise DataError([_syntax_error(shown, text, exc)]) from None
-    try:
-        smap = json_source_map.calculate(text)
-    except Exception:
-        smap = {}
-    values = {p: (e.value_start.line + 1, e.value_start.column + 1) for p, e in smap.items()}
-    keys = {p: (e.key_start.line + 1, e.key_start.column + 1) for p, e in smap.items() if e.key_start}
-    return Doc(shown, path, data, values, keys)
+    return Doc(shown, path, data, text)
 
 
 def _syntax_error(shown: str, text: str, exc: json.JSONDecodeError) -> Diagnostic:

@@ -1,0 +1,50 @@
+"""Scale benchmark: a synthetic deck of N distinct cards (frame, title, two paragraphs) built by
+pnp and drawn with bare reportlab, at several sizes: whole-process time, the ratio, and peak RSS
+of each (issue 8 targets: 10,000 cards within 1.5x the floor's time, pnp under 150 MB, growth
+linear).
+
+    python bench/bench_scale.py [--sizes 1000,10000,50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import floor_script, machine, make_data_root, peak_rss_mb
+
+from pnp.project import bundled_root
+
+
+def timed_rss(cmd: list[str]) -> tuple[float, float]:
+    t = time.perf_counter()
+    rss = peak_rss_mb(cmd)
+    return time.perf_counter() - t, rss
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000,10000")
+    a = ap.parse_args()
+    fonts = str(bundled_root() / "fonts")
+    print(f"machine: {machine()}")
+    print(f"{'cards':>7} {'floor s':>8} {'pnp s':>8} {'ratio':>6} {'floor MB':>9} {'pnp MB':>7} {'pnp us/card':>12}")
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        script = floor_script(t / "floor.py")
+        for n in (int(x) for x in a.sizes.split(",")):
+            root = make_data_root(t / f"data{n}", n)
+            floor_t, floor_mb = timed_rss([sys.executable, str(script), str(n), str(t / f"floor{n}.pdf"), fonts])
+            pnp_t, pnp_mb = timed_rss([sys.executable, "-m", "pnp", "build", "bench", "--data", str(root),
+                                       "--out", str(t / f"out{n}"), "--duplex", "none", "--bleed", "0"])
+            print(f"{n:>7} {floor_t:>8.2f} {pnp_t:>8.2f} {pnp_t / floor_t:>6.2f} {floor_mb:>9.0f} {pnp_mb:>7.0f} "
+                  f"{pnp_t / n * 1e6:>12.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from functools import wraps
 from pathlib import Path
 from typing import Any, NoReturn
@@ -212,14 +213,56 @@ def _report_text(gc: GameCheck, verbose: bool) -> None:
         click.echo(w.format(), err=True)
 
 
+def _gh_escape(text: str, prop: bool = False) -> str:
+    """Escape a GitHub workflow command's message (or, with ``prop``, a property value)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github_annotation(level: str, message: str, file: str | None = None, line: int | None = None,
+                      col: int | None = None) -> str:
+    """``::error file=F,line=N,col=M::MESSAGE``: GitHub Actions shows it on that line of the file."""
+    props = [f"{k}={_gh_escape(str(v), prop=True)}" for k, v in (("file", file), ("line", line), ("col", col))
+             if v is not None]
+    return f"::{level}{' ' + ','.join(props) if props else ''}::{_gh_escape(message)}"
+
+
+def _diag_annotation(d: Diagnostic) -> str:
+    text = d.format()
+    where = d.file + (f":{d.line}" if d.line is not None else "") + (f":{d.col}" if d.line and d.col else "")
+    text = text.removeprefix("warning: ").removeprefix(where + ": ")
+    return github_annotation("warning" if d.severity == "warning" else "error", text, d.file, d.line, d.col)
+
+
+def _report_github(gc: GameCheck, strict: bool) -> None:
+    r = gc.report
+    for o in r.outcomes:
+        if o.passed:
+            continue
+        file, path = o.rule.origin
+        line = gc.game.manifest.locate(path)[0] if gc.game.manifest is not None else None
+        click.echo(github_annotation("error", f"rule {o.rule.id}: expected {o.expected}, actual {o.actual}"
+                                     f" ({o.rule.description}; rulebook: \"{o.rule.quote}\")",
+                                     file or gc.game.manifest_file, line))
+    for w in gc.warnings:
+        click.echo(_diag_annotation(replace(w, severity="error") if strict else w))
+    passed = sum(o.passed for o in r.outcomes)
+    click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail, "
+               f"{len(gc.warnings)} warning{'s' if len(gc.warnings) != 1 else ''}")
+
+
 @main.command("check")
 @click.argument("games", nargs=-1)
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable report on stdout (format version 1).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True,
+              help="text: for people; json: the versioned pnp-check report on stdout (see the README); "
+              "github: errors, warnings and rule violations as GitHub Actions annotations.")
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the rules that pass.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
 @data_option
 @guarded
-def check_cmd(games: tuple[str, ...], as_json: bool, verbose: bool, strict: bool, data: str | None) -> None:
+def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, strict: bool,
+              data: str | None) -> None:
     """Validate data and templates and verify each game's rulebook rules.
 
     Exit 0: all good; 1: rule violations; 2: invalid input.
@@ -228,8 +271,11 @@ def check_cmd(games: tuple[str, ...], as_json: bool, verbose: bool, strict: bool
     Examples:
       pnp check                 # every game
       pnp check golems -v       # list passing rules too
-      pnp check --json > report.json
+      pnp check --format json > report.json
+      pnp check --format github --data .   # in a GitHub Actions workflow
     """
+    as_json = as_json or fmt == "json"
+    github = fmt == "github" and not as_json
     root = _root(data)
     session = Session(root)
     results: list[dict[str, Any]] = []
@@ -242,6 +288,10 @@ def check_cmd(games: tuple[str, ...], as_json: bool, verbose: bool, strict: bool
             if as_json:
                 results.append({"id": gid, "ok": False, "errors": [d.as_json() for d in exc.diagnostics],
                                 "warnings": [], "rules": [], "provenance": []})
+            elif github:
+                for d in exc.diagnostics:
+                    click.echo(_diag_annotation(d))
+                click.echo(f"{gid}: {len(exc.diagnostics)} input problems")
             else:
                 for d in exc.diagnostics:
                     click.echo(d.format(), err=True)
@@ -259,6 +309,8 @@ def check_cmd(games: tuple[str, ...], as_json: bool, verbose: bool, strict: bool
                 "rules": [o.as_json() for o in gc.report.outcomes],
                 "provenance": [p.__dict__ for p in gc.report.provenance],
             })
+        elif github:
+            _report_github(gc, strict)
         else:
             _report_text(gc, verbose)
     if as_json:
@@ -387,6 +439,112 @@ def calibrate_cmd(ctx: click.Context, paper: str, duplex: str, out: str, back_of
     write_atomic(path, data)
     click.echo(f"wrote {path}: print it double-sided ({v['duplex']} edge, 100 %), hold it to the light, "
                "read DX and DY, then build with --back-offset DX,DY")
+
+
+# --------------------------------------------------------------------------- authoring
+
+
+@main.command("schema")
+@click.option("--out", "out", default="out/schemas", show_default=True, metavar="DIR",
+              help="Output folder for game, component, template and condition .schema.json.")
+@guarded
+def schema_cmd(out: str) -> None:
+    """Write the JSON Schemas that pnp checks data and templates against, for editors
+    (autocomplete, inline errors) and other tools.
+
+    Point a file at its schema with a "$schema" key (a path relative to the file, or a URL),
+    e.g. "$schema": "../../schemas/component.schema.json".
+
+    \b
+    Examples:
+      pnp schema
+      pnp schema --out schemas
+    """
+    from pnp.validate import schema_bytes
+    from pnp.write import write_atomic
+
+    folder = Path(out)
+    for name, data in schema_bytes().items():
+        write_atomic(folder / name, data)
+        click.echo(str(folder / name))
+
+
+@main.command("new")
+@click.argument("game")
+@click.option("--path", "path", default=None, metavar="DIR",
+              help="Data root to create the game in: DIR/card_data/GAME and DIR/templates/GAME "
+              "(default: the current folder, or --data).")
+@data_option
+@guarded
+def new_cmd(game: str, path: str | None, data: str | None) -> None:
+    """Scaffold a minimal, valid game GAME: a manifest with one rulebook rule, a deck of three
+    cards, a style, a card front and a back, plus schemas/ for editors. `pnp check` and
+    `pnp build` accept it as it is. An existing game is never overwritten (exit 2).
+
+    \b
+    Examples:
+      pnp new mygame --path mygames
+      pnp check mygame --data mygames && pnp build mygame --data mygames
+    """
+    from pnp.scaffold import scaffold
+
+    root = Path(path or data or ".")
+    files = scaffold(root, game)
+    for f in files:
+        click.echo(str(f))
+    where = f" --data {root}" if str(root) != "." else ""
+    click.echo(f"pnp: created game {game!r}; next: pnp check {game}{where} && pnp build {game}{where}")
+
+
+@main.command("watch")
+@click.argument("game")
+@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+              help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
+@click.option("--interval", type=click.FloatRange(0.05, 3600), default=1.0, show_default=True, metavar="S",
+              help="Seconds between polls of the files.")
+@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True)
+@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM")
+@data_option
+@guarded
+def watch_cmd(game: str, out: str, interval: float, paper: str, duplex: str, bleed: float,
+              data: str | None) -> None:
+    """Rebuild GAME's PDFs whenever its data, templates (the extends chains) or fonts change,
+    for the edit-look loop: only the components whose files changed are rendered, and a PDF
+    whose bytes did not change is not written. Errors and failing rules are printed and the
+    watcher carries on (rules do not stop a rebuild here, unlike `pnp build`). Ctrl-C stops it.
+
+    \b
+    Examples:
+      pnp watch golems
+      pnp watch mygame --data mygames --out out --interval 0.5
+    """
+    import time
+
+    from pnp.watch import WatchState, watch_once
+
+    root = _root(data)
+    state = WatchState(root, game, Path(out), BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed))
+    click.echo(f"pnp: watching {game} in {root.path} (every {interval:g} s; Ctrl-C to stop)")
+    try:
+        while True:
+            try:
+                lines = watch_once(state)
+            except OutputError as exc:
+                lines = [f"pnp: {exc}"]
+            except Exception as exc:
+                if os.environ.get("PNP_DEBUG"):
+                    raise
+                lines = [f"pnp: internal error: {type(exc).__name__}: {exc} (this is a bug in pnp; "
+                         "set PNP_DEBUG=1 to see the traceback)"]
+            if lines:
+                stamp = time.strftime("%H:%M:%S")
+                for line in lines:
+                    click.echo(f"[{stamp}] {line}")
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        click.echo("pnp: stopped watching")
+        sys.exit(0)
 
 
 # --------------------------------------------------------------------------- exports and previews (pnp.export)

@@ -63,6 +63,12 @@ def schema(name: str) -> dict[str, Any]:
     return json.loads(text)
 
 
+def schema_bytes() -> dict[str, bytes]:
+    """The shipped schema files, by file name (``game.schema.json`` ...), byte for byte."""
+    pkg = resources.files("pnp.schemas")
+    return {f"{n}.schema.json": pkg.joinpath(f"{n}.schema.json").read_bytes() for n in SCHEMA_NAMES}
+
+
 @cache
 def _registry() -> Registry:
     reg: Registry = Registry()

@@ -1,0 +1,156 @@
+"""`pnp watch`: rebuild a game's PDFs when its data, templates or fonts change (the edit-look loop).
+
+The loop polls files by (mtime, size); when something changed, the game is checked again (a
+fresh Session: templates are re-read) and only the components whose fingerprint changed are
+rendered. A component's fingerprint hashes its data file, its manifest entry (and the game's
+title and errata), the files of its front and back templates' ``extends`` chains, the game
+folder's images, the fonts and the build options. A rendered PDF whose bytes equal the file on
+disk is not written. Errors are reported and the watcher carries on."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pnp.errors import DataError
+from pnp.pipeline import BuildOptions, GameCheck, Session, check, render_component
+from pnp.project import DataRoot, check_game_id
+from pnp.write import ensure_dir, write_atomic
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+
+
+@dataclass
+class WatchState:
+    """What one `pnp watch` remembers between polls."""
+
+    root: DataRoot
+    game: str
+    out: Path
+    opts: BuildOptions = field(default_factory=BuildOptions)
+    stamps: dict[Path, tuple[int, int]] = field(default_factory=dict)  # file -> (mtime_ns, size)
+    fingerprints: dict[str, str] = field(default_factory=dict)  # component id -> hash
+    polled: bool = False
+
+
+def _files(folder: Path, suffixes: tuple[str, ...] | None = None) -> Iterable[Path]:
+    if not folder.is_dir():
+        return []
+    return (p for p in folder.rglob("*") if p.is_file() and (suffixes is None or p.suffix.lower() in suffixes))
+
+
+def watched_files(state: WatchState) -> list[Path]:
+    """The game folder, every template folder and every font folder (a new template file that an
+    `extends` now names is seen as well as an edited one)."""
+    files: list[Path] = [*_files(state.root.card_data / state.game)]
+    for d in state.root.template_dirs():
+        files.extend(_files(d, (".json",)))
+    for d in state.root.font_dirs():
+        files.extend(_files(d, (".ttf", ".otf")))
+    return sorted(set(files))
+
+
+def _stamps(files: Iterable[Path]) -> dict[Path, tuple[int, int]]:
+    out = {}
+    for p in files:
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out[p] = (st.st_mtime_ns, st.st_size)
+    return out
+
+
+def _read(p: Path) -> bytes:
+    try:
+        return p.read_bytes()
+    except OSError:
+        return b""
+
+
+def fingerprints(session: Session, gc: GameCheck) -> dict[str, str]:
+    """Component id -> a hash of everything its PDF is made from."""
+    game, root = gc.game, session.root
+    common = hashlib.sha256()
+    common.update(repr(gc.opts).encode())
+    manifest = game.manifest.data if game.manifest is not None else {}
+    common.update(json.dumps({k: manifest.get(k) for k in ("id", "title", "subtitle", "designer")},
+                             sort_keys=True).encode())
+    for d in root.font_dirs():
+        for p in sorted(_files(d, (".ttf", ".otf"))):
+            common.update(p.name.encode() + b"\0" + _read(p))
+    for p in sorted(_files(root.card_data / game.id, IMAGE_SUFFIXES)):
+        common.update(str(p).encode() + b"\0" + _read(p))
+    entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
+    out = {}
+    for plan in gc.plans:
+        comp = plan.component
+        h = common.copy()
+        h.update(json.dumps(entries.get(comp.id), sort_keys=True).encode())
+        h.update(json.dumps([e for e in manifest.get("errata", []) if e.get("component") == comp.id],
+                            sort_keys=True).encode())
+        h.update(_read(root.card_data / game.id / entries.get(comp.id, {}).get("data", "")))
+        for name in (comp.template, comp.back):
+            if name is None:
+                continue
+            for link in session.store.get(name).chain:
+                h.update(link.encode() + b"\0" + _read(session.store.doc(link).path))
+        out[comp.id] = h.hexdigest()
+    return out
+
+
+def watch_once(state: WatchState) -> list[str]:
+    """One poll: if any watched file changed (or on the first call), check the game and rebuild
+    the components whose fingerprint changed. Returns the lines to print (what was rebuilt,
+    what is unchanged, errors, warnings, failing rules); never raises for bad input."""
+    stamps = _stamps(watched_files(state))
+    if state.polled and stamps == state.stamps:
+        return []
+    state.stamps, state.polled = stamps, True
+    session = Session(state.root)
+    try:
+        check_game_id(state.root, state.game)
+        gc = check(state.root, state.game, state.opts, session)
+    except DataError as exc:
+        n = len(exc.diagnostics)
+        return [d.format() for d in exc.diagnostics] + [
+            f"{state.game}: {n} input problem{'s' if n != 1 else ''}; nothing rebuilt (fix and save to retry)"]
+    lines = [w.format() for w in gc.warnings]
+    for o in gc.report.outcomes:
+        if not o.passed:
+            lines.append(f"FAIL {o.rule.id}: expected {o.expected}, actual {o.actual} "
+                         f"(rulebook: \"{o.rule.quote}\")")
+    new = fingerprints(session, gc)
+    folder = state.out / gc.game.id
+    ensure_dir(folder)
+    changed, rendered = False, 0
+    for plan in gc.plans:
+        cid = plan.component.id
+        if state.fingerprints.get(cid) == new[cid]:
+            continue
+        data, npages = render_component(session, gc.game, plan, gc.opts)
+        rendered += 1
+        path = folder / f"{cid}.pdf"
+        if _read(path) == data:
+            lines.append(f"{cid}: unchanged ({path})")
+        else:
+            write_atomic(path, data)
+            changed = True
+            lines.append(f"rebuilt {cid}: {path} ({len(plan.fronts)} pieces, {npages} pages)")
+    state.fingerprints = new
+    # The contents sheet (one page, quick) also lists the manifest's not-printed items: render it
+    # on every change, write it only when its bytes differ.
+    from pnp.export import render_contents  # late: pnp.export builds on the pipeline
+
+    path = folder / f"{gc.game.id}-contents.pdf"
+    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts)
+    if _read(path) != data:
+        write_atomic(path, data)
+        changed = True
+        lines.append(f"rebuilt contents: {path}")
+    if not changed and not rendered:
+        lines.append(f"{gc.game.id}: nothing to rebuild (no component's data, templates or fonts changed)")
+    return lines

@@ -1,0 +1,420 @@
+"""Authoring and CI (issue 10): `pnp schema`, `$schema` in every bundled file, schema
+documentation, the README's generated reference, `pnp check --format`, `pnp new` and its
+tutorial, pre-commit hook, shell completion and `pnp watch`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from conftest import REPO, run_cli
+
+from pnp.validate import SCHEMA_NAMES, schema, schema_bytes
+
+BUNDLED_JSON = sorted([*REPO.glob("card_data/*/*.json"), *REPO.glob("templates/*/*.json")])
+
+
+# --------------------------------------------------------------------------- pnp schema, $schema
+
+
+def test_schema_command_writes_the_packaged_schemas(tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    r = run_cli("schema", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{n}.schema.json" for n in SCHEMA_NAMES)
+    for name, data in schema_bytes().items():
+        assert (out / name).read_bytes() == data
+        json.loads(data)
+
+
+def test_committed_schemas_equal_the_packaged_ones() -> None:
+    """`schemas/` at the repository root is `pnp schema --out schemas`: regenerate it when a
+    schema changes."""
+    committed = {p.name: p.read_bytes() for p in (REPO / "schemas").glob("*.json")}
+    assert committed == schema_bytes(), "run `pnp schema --out schemas`"
+
+
+def test_every_bundled_file_names_its_schema() -> None:
+    assert len(BUNDLED_JSON) > 100
+    for f in BUNDLED_JSON:
+        data = json.loads(f.read_text("utf-8"))
+        kind = "template" if f.parts[-3] == "templates" else "game" if f.name == "game.json" else "component"
+        assert data.get("$schema") == f"../../schemas/{kind}.schema.json", f
+        assert (f.parent / data["$schema"]).resolve().is_file(), f
+
+
+def test_schemas_accept_a_schema_key_at_top_level() -> None:
+    for name in ("game", "component", "template"):
+        assert schema(name)["properties"]["$schema"]["type"] == "string"
+
+
+# --------------------------------------------------------------------------- schema documentation
+
+
+def _undocumented(node: Any, path: str) -> list[str]:
+    """Every property (at any depth) without a title or description. Two exemptions: a property
+    given as `true` only lets a key already defined (and documented) in the base `properties`
+    through an `if`/`then` branch's `additionalProperties: false`; and an `if` only tests a
+    discriminator (`"check": {"const": "equal"}`), it defines nothing."""
+    out: list[str] = []
+    if isinstance(node, list):
+        for i, v in enumerate(node):
+            out += _undocumented(v, f"{path}[{i}]")
+    elif isinstance(node, dict):
+        for key, v in node.items():
+            if key == "if":
+                continue
+            if key == "properties" and isinstance(v, dict):
+                for name, p in v.items():
+                    if p is True:
+                        continue
+                    if not (isinstance(p, dict) and ({"title", "description"} & set(p))):
+                        out.append(f"{path}.properties.{name}")
+                    out += _undocumented(p, f"{path}.properties.{name}")
+            else:
+                out += _undocumented(v, f"{path}.{key}")
+    return out
+
+
+def test_every_schema_property_has_a_title_or_description() -> None:
+    for name in SCHEMA_NAMES:
+        s = schema(name)
+        assert s.get("title") and s.get("description"), name
+        assert _undocumented(s, f"{name}#") == []
+
+
+def test_true_properties_are_documented_in_the_base_properties() -> None:
+    """The `true` exemption above is sound: such a key is defined, with a description, beside
+    the `allOf` that lists it."""
+    for name in SCHEMA_NAMES:
+        for def_name, d in schema(name).get("$defs", {}).items():
+            for branch in d.get("allOf", []) if isinstance(d, dict) else []:
+                for key, p in branch.get("then", {}).get("properties", {}).items():
+                    if p is True:
+                        assert "description" in d["properties"][key], (name, def_name, key)
+
+
+def test_readme_reference_is_generated_from_the_schemas() -> None:
+    """`python scripts/schema_reference.py` would leave README.md as it is."""
+    r = subprocess.run([sys.executable, str(REPO / "scripts" / "schema_reference.py"), "--check"],
+                       capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    text = (REPO / "README.md").read_text("utf-8")
+    for name in SCHEMA_NAMES:
+        assert f"`{name}.schema.json`" in text
+
+
+# --------------------------------------------------------------------------- pnp check --format
+
+
+def _documented_json_keys() -> dict[str, set[str]]:
+    """The README's table of `pnp check --format json` keys, by the object they belong to."""
+    text = (REPO / "README.md").read_text("utf-8")
+    table = text.split("<!-- check-json-keys:start -->")[1].split("<!-- check-json-keys:end -->")[0]
+    out: dict[str, set[str]] = {}
+    for row in table.splitlines()[3:]:
+        cell = row.split("|")[1].strip()
+        owner = cell.split("`")[0].strip() or "report"
+        for name in cell.split("`")[1::2]:
+            if name.startswith("games[]."):
+                owner, name = "game", name.removeprefix("games[].")
+            out.setdefault(owner, set()).add(name)
+    return out
+
+
+def test_check_json_keys_are_the_documented_ones(mini: Any) -> None:
+    doc = _documented_json_keys()
+    assert set(doc) == {"report", "game", "diagnostic", "rule", "provenance"}
+    r = mini.check("--format", "json")
+    assert r.exit_code == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert set(report) == doc["report"]
+    assert (report["format"], report["version"]) == ("pnp-check", 1)
+    game = report["games"][0]
+    assert set(game) == doc["game"]
+    assert all(set(rule) == doc["rule"] for rule in game["rules"]) and game["rules"]
+    assert all(set(p) == doc["provenance"] for p in game["provenance"]) and game["provenance"]
+    # --json is the same report.
+    assert json.loads(mini.check("--json").stdout) == report
+    # A game with an input error: its diagnostics carry the documented keys.
+    mini.edit("deck.json", lambda d: d["items"][0].update(suit="star"))
+    r = mini.check("--json")
+    assert r.exit_code == 2
+    errors = json.loads(r.stdout)["games"][0]["errors"]
+    assert errors and all(set(e) == doc["diagnostic"] for e in errors)
+
+
+def test_check_format_github_annotations(mini: Any) -> None:
+    line, col = mini.pos_of("deck.json", '"suit": "sun"', len('"suit": '))
+    mini.replace("deck.json", '"suit": "sun"', '"suit": "star"')
+    r = mini.check("--format", "github")
+    assert r.exit_code == 2
+    assert r.stdout.splitlines()[0] == (f"::error file=card_data/mini/deck.json,line={line},col={col}::"
+                                        '$.items[0].suit: value "star" is not allowed (expected one of "sun"%2C "moon")'
+                                        .replace("%2C", ","))
+    mini.replace("deck.json", '"suit": "star"', '"suit": "sun"')
+    # A rule violation points at the rule in the manifest; a warning is a ::warning.
+    mini.edit("deck.json", lambda d: d["items"][0].update(copies=3, name="Sun " * 300))
+    rule_line = mini.line_of("game.json", '"id": "deck-5"') - 1  # the rule object's opening brace
+    r = mini.check("--format", "github")
+    assert r.exit_code == 1, r.stdout + r.stderr
+    lines = r.stdout.splitlines()
+    errors = [ln for ln in lines if ln.startswith("::error")]
+    assert errors == [f"::error file=card_data/mini/game.json,line={rule_line}::rule deck-5: expected all equal: "
+                      f"pieces(deck) = 5, actual 6 = 5 (Five cards in all.; rulebook: \"The deck has 5 cards.\")"]
+    warnings = [ln for ln in lines if ln.startswith("::warning file=templates/mini/card.json,line=")]
+    assert warnings and "%0A" not in warnings[0]
+    assert lines[-1] == "mini: 2 rules, 1 pass, 1 fail, 1 warning"
+    # --strict: the warning becomes an error, exit 2.
+    r = mini.check("--format", "github", "--strict")
+    assert r.exit_code == 2 and not any(ln.startswith("::warning") for ln in r.stdout.splitlines())
+
+
+def test_github_annotation_escapes() -> None:
+    from pnp.cli import github_annotation
+
+    assert github_annotation("error", "a%b\nc: d, e", "x,y:z.json", 3, 4) == \
+        "::error file=x%2Cy%3Az.json,line=3,col=4::a%25b%0Ac: d, e"
+    assert github_annotation("warning", "m") == "::warning::m"
+
+
+# --------------------------------------------------------------------------- pnp new and the tutorial
+
+
+def _check_and_build(root: Path, out: Path, game: str = "mygame") -> None:
+    r = run_cli("check", game, "--data", root)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert r.stderr == ""  # not even a warning
+    r = run_cli("build", game, "--data", root, "--out", out)
+    assert r.exit_code == 0, r.stdout + r.stderr
+
+
+def test_new_game_checks_and_builds_as_it_is(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    r = run_cli("new", "mygame", "--path", root)
+    assert r.exit_code == 0, r.stderr
+    for f in ("card_data/mygame/game.json", "card_data/mygame/deck.json", "templates/mygame/style.json",
+              "templates/mygame/card.json", "templates/mygame/back.json", "schemas/game.schema.json"):
+        assert (root / f).is_file(), f
+    _check_and_build(root, tmp_path / "out")
+    assert (tmp_path / "out" / "mygame" / "deck.pdf").is_file()
+    report = json.loads(run_cli("check", "mygame", "--data", root, "--json").stdout)["games"][0]
+    assert [r["id"] for r in report["rules"]] == ["deck-3"]
+    assert report["provenance"] == [{"component": "deck", "document": 0, "external": 0, "designed": 3,
+                                     "items": 3, "pieces": 3}]
+    # Every file names its schema, which is there.
+    for f in [*root.glob("card_data/*/*.json"), *root.glob("templates/*/*.json")]:
+        assert (f.parent / json.loads(f.read_text())["$schema"]).is_file()
+
+
+def test_new_refuses_to_overwrite_and_bad_ids(tmp_path: Path) -> None:
+    assert run_cli("new", "mygame", "--path", tmp_path).exit_code == 0
+    before = (tmp_path / "card_data" / "mygame" / "deck.json").read_bytes()
+    (tmp_path / "card_data" / "mygame" / "deck.json").write_text("{}")
+    r = run_cli("new", "mygame", "--path", tmp_path)
+    assert r.exit_code == 2 and "already exists" in r.stderr
+    assert (tmp_path / "card_data" / "mygame" / "deck.json").read_text() == "{}"
+    assert before != b"{}"
+    # Templates alone are enough to refuse.
+    (tmp_path / "templates" / "other").mkdir()
+    assert run_cli("new", "other", "--path", tmp_path).exit_code == 2
+    assert not (tmp_path / "card_data" / "other").exists()
+    for bad in ("../up", "My Game", "a/b"):
+        r = run_cli("new", bad, "--path", tmp_path)
+        assert r.exit_code == 2 and "invalid game id" in r.stderr, bad
+
+
+def _tutorial_blocks() -> list[Any]:
+    """The JSON blocks of the README's tutorial, in order, parsed (a `"key": value` snippet as
+    a one-key object)."""
+    text = (REPO / "README.md").read_text("utf-8")
+    section = text.split("## Your first game in five minutes")[1].split("\n## ")[0]
+    assert "pnp new mygame --path mygames" in section
+    blocks = [b.split("```")[0] for b in section.split("```json\n")[1:]]
+    return [json.loads("{" + b + "}" if b.startswith('"') else b) for b in blocks]
+
+
+def test_tutorial_steps(tmp_path: Path) -> None:
+    """Runs the README's tutorial: its exact JSON edits, checking and building after each."""
+    field, cost_el, icons, spark_el, events_comp, events_file, rule = _tutorial_blocks()
+    root, out = tmp_path / "mygames", tmp_path / "out"
+    assert run_cli("new", "mygame", "--path", root).exit_code == 0
+    _check_and_build(root, out)
+    game_dir, tpl_dir = root / "card_data" / "mygame", root / "templates" / "mygame"
+
+    def edit(path: Path, fn: Any) -> None:
+        data = json.loads(path.read_text("utf-8"))
+        fn(data)
+        path.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
+
+    # 1. A field: declared, set on the three cards, printed.
+    edit(game_dir / "deck.json", lambda d: d["fields"].update(field))
+    edit(game_dir / "deck.json", lambda d: [it.update(cost=i + 1) for i, it in enumerate(d["items"])])
+    edit(tpl_dir / "card.json", lambda d: d["elements"].append(cost_el))
+    _check_and_build(root, out)
+    edit(game_dir / "deck.json", lambda d: d["items"][0].update(cots=1))
+    r = run_cli("check", "mygame", "--data", root)
+    assert r.exit_code == 2 and "did you mean 'cost'?" in r.stderr
+    edit(game_dir / "deck.json", lambda d: (d["items"][0].pop("cots"), d["items"][0].update(cost=12)))
+    assert run_cli("check", "mygame", "--data", root).exit_code == 2
+    edit(game_dir / "deck.json", lambda d: d["items"][0].update(cost=1))
+    # 2. An icon, in the style and on the card.
+    edit(tpl_dir / "style.json", lambda d: d.update(icons))
+    edit(tpl_dir / "card.json", lambda d: d["elements"].append(spark_el))
+    _check_and_build(root, out)
+    # 3. A second deck.
+    edit(game_dir / "game.json", lambda d: d["components"].append(events_comp))
+    (game_dir / "events.json").write_text(json.dumps(events_file, indent=2) + "\n", "utf-8")
+    _check_and_build(root, out)
+    assert (out / "mygame" / "events.pdf").is_file()
+    # 4. A count rule; four Storms break it, three keep it.
+    edit(game_dir / "game.json", lambda d: d["rulebook"].append(rule))
+    _check_and_build(root, out)
+    edit(game_dir / "events.json", lambda d: d["items"][0].update(copies=4))
+    r = run_cli("check", "mygame", "--data", root)
+    assert r.exit_code == 1 and "FAIL events-5" in r.stdout and "Shuffle the five event cards." in r.stdout
+    assert run_cli("build", "mygame", "--data", root, "--out", out).exit_code == 1
+    edit(game_dir / "events.json", lambda d: d["items"][0].update(copies=3))
+    _check_and_build(root, out)
+
+
+# --------------------------------------------------------------------------- pre-commit, completion
+
+
+def test_pre_commit_hook_definition() -> None:
+    """`.pre-commit-hooks.yaml` (checked as text: no YAML dependency)."""
+    lines = [ln for ln in (REPO / ".pre-commit-hooks.yaml").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert lines[0] == "- id: pnp-check"
+    keys = dict(ln.strip().split(": ", 1) for ln in lines[1:])
+    assert all(ln.startswith("  ") for ln in lines[1:])
+    assert keys["language"] == "python"
+    assert keys["entry"] == "pnp check --data ."
+    assert keys["pass_filenames"] == "false"
+    assert keys["files"] == r"\.(json)$"
+    assert "pnp-check" in (REPO / "README.md").read_text()
+
+
+def test_shell_completion_script() -> None:
+    from click.testing import CliRunner
+
+    from pnp.cli import main
+
+    for shell, marker in (("bash", "complete -o nosort -F"), ("zsh", "#compdef pnp"), ("fish", "complete")):
+        r = CliRunner().invoke(main, [], prog_name="pnp", env={"_PNP_COMPLETE": f"{shell}_source"})
+        assert r.exit_code == 0, shell
+        assert marker in r.output and "_PNP_COMPLETE" in r.output, (shell, r.output[:200])
+    # Completing a command name works.
+    r = CliRunner().invoke(main, [], prog_name="pnp",
+                           env={"_PNP_COMPLETE": "bash_complete", "COMP_WORDS": "pnp che", "COMP_CWORD": "1"})
+    assert "check" in r.output
+
+
+# --------------------------------------------------------------------------- pnp watch
+
+
+def _two_deck_game(tmp_path: Path) -> tuple[Path, Path]:
+    """A `pnp new` game with a second deck on its own templates (events/card extends the style)."""
+    root = tmp_path / "g"
+    assert run_cli("new", "mygame", "--path", root).exit_code == 0
+    game_dir, tpl_dir = root / "card_data" / "mygame", root / "templates" / "mygame"
+    manifest = json.loads((game_dir / "game.json").read_text())
+    manifest["components"].append({"id": "events", "title": "Events", "kind": "card", "size": "poker",
+                                   "data": "events.json", "template": "mygame/event", "back": "mygame/back"})
+    (game_dir / "game.json").write_text(json.dumps(manifest, indent=2))
+    deck = json.loads((game_dir / "deck.json").read_text())
+    deck["component"] = "events"
+    (game_dir / "events.json").write_text(json.dumps(deck, indent=2))
+    (tpl_dir / "event.json").write_text((tpl_dir / "card.json").read_text())
+    return root, tmp_path / "out"
+
+
+def test_watch_once_rebuilds_only_what_changed(tmp_path: Path) -> None:
+    from pnp.project import DataRoot
+    from pnp.watch import WatchState, watch_once
+
+    root, out = _two_deck_game(tmp_path)
+    state = WatchState(DataRoot(root), "mygame", out)
+    lines = watch_once(state)
+    assert [ln.split(":")[0] for ln in lines] == ["rebuilt deck", "rebuilt events", "rebuilt contents"], lines
+    deck_pdf, events_pdf = out / "mygame" / "deck.pdf", out / "mygame" / "events.pdf"
+    stamps = {p: p.stat().st_mtime_ns for p in (deck_pdf, events_pdf)}
+    assert watch_once(state) == []  # nothing changed: nothing checked, nothing written
+
+    # A template of one component: only that component is rebuilt.
+    tpl = root / "templates" / "mygame" / "event.json"
+    tpl.write_text(tpl.read_text().replace('"stroke_width": 1.5', '"stroke_width": 3'))
+    lines = watch_once(state)
+    assert [ln for ln in lines if ln.startswith("rebuilt")] == \
+        [f"rebuilt events: {events_pdf} (3 pieces, 2 pages)"], lines
+    assert deck_pdf.stat().st_mtime_ns == stamps[deck_pdf]
+    assert events_pdf.stat().st_mtime_ns != stamps[events_pdf]
+
+    # The shared style (in both chains): both rebuilt.
+    style = root / "templates" / "mygame" / "style.json"
+    style.write_text(style.read_text().replace("#b03a2e", "#2e5bb0ff"))
+    lines = watch_once(state)
+    assert sorted(ln.split(":")[0] for ln in lines if ln.startswith("rebuilt ") and "contents" not in ln) == \
+        ["rebuilt deck", "rebuilt events"], lines
+
+    # A data file: only its component.
+    data = root / "card_data" / "mygame" / "deck.json"
+    data.write_text(data.read_text().replace('"Scout"', '"Ranger"'))
+    lines = watch_once(state)
+    assert [ln.split(":")[0] for ln in lines if ln.startswith("rebuilt ") and "contents" not in ln] == \
+        ["rebuilt deck"], lines
+
+    # A change that gives identical output (a description): rendered, nothing written.
+    events_mtime = events_pdf.stat().st_mtime_ns
+    tpl.write_text(tpl.read_text().replace("Front of a", "The front of a"))
+    lines = watch_once(state)
+    assert lines == [f"events: unchanged ({events_pdf})"], lines
+    assert events_pdf.stat().st_mtime_ns == events_mtime
+
+
+def test_watch_once_reports_errors_and_carries_on(tmp_path: Path) -> None:
+    from pnp.project import DataRoot
+    from pnp.watch import WatchState, watch_once
+
+    root, out = _two_deck_game(tmp_path)
+    state = WatchState(DataRoot(root), "mygame", out)
+    watch_once(state)
+    data = root / "card_data" / "mygame" / "deck.json"
+    good = data.read_text()
+    data.write_text(good.replace('"name": "Scout"', '"nmae": "Scout"'))
+    lines = watch_once(state)
+    assert any("card_data/mygame/deck.json:" in ln and "did you mean 'name'?" in ln for ln in lines), lines
+    assert lines[-1].startswith("mygame: ") and "nothing rebuilt" in lines[-1]
+    assert watch_once(state) == []  # the same error is not printed again until a file changes
+    # A failing rule is reported; the pieces are rebuilt anyway (the edit-look loop).
+    data.write_text(good.replace('"id": "guard"', '"id": "guard", "copies": 2'))
+    lines = watch_once(state)
+    assert any(ln.startswith("FAIL deck-3: expected") for ln in lines), lines
+    assert any(ln.startswith("rebuilt deck:") for ln in lines), lines
+    data.write_text(good)
+    assert any(ln.startswith("rebuilt deck:") for ln in watch_once(state))
+
+
+def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> None:
+    import pnp.watch
+
+    root, out = _two_deck_game(tmp_path)
+    calls: list[int] = []
+
+    def fake_once(state: Any) -> list[str]:
+        calls.append(1)
+        if len(calls) == 1:
+            return ["rebuilt deck: x"]
+        if len(calls) == 2:
+            raise RuntimeError("boom")  # a bug does not stop the watcher either
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pnp.watch, "watch_once", fake_once)
+    r = run_cli("watch", "mygame", "--data", root, "--out", out, "--interval", "0.05")
+    assert r.exit_code == 0, r.output
+    assert len(calls) == 3
+    assert "rebuilt deck: x" in r.stdout and "internal error: RuntimeError: boom" in r.stdout
+    assert "stopped watching" in r.stdout

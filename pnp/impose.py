@@ -326,9 +326,10 @@ def _with_backs(piece: PieceSpec, options: SheetOptions) -> bool:
 # --------------------------------------------------------------------------- grid
 
 
-def plan_grid(piece: PieceSpec, options: SheetOptions) -> Grid | None:
-    """The grid of pieces per page, or None if not even one piece (with bleed) fits."""
-    uw, uh = _usable(options)
+def plan_grid(piece: PieceSpec, options: SheetOptions, area: tuple[float, float] | None = None) -> Grid | None:
+    """The grid of pieces per page (or per ``area``, w x h in pt, e.g. half a page for a
+    gutterfold), or None if not even one piece (with bleed) fits."""
+    uw, uh = area or _usable(options)
     best: Grid | None = None
     for rotated in (False, True):
         w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
@@ -341,8 +342,9 @@ def plan_grid(piece: PieceSpec, options: SheetOptions) -> Grid | None:
     return best
 
 
-def _grid_cells(grid: Grid, piece: PieceSpec, options: SheetOptions) -> list[Slot]:
-    """Front slots of one full page, in fill order (row by row from the top-left)."""
+def _grid_cells(grid: Grid, piece: PieceSpec, options: SheetOptions, right: float | None = None) -> list[Slot]:
+    """Front slots of one full page, in fill order (row by row from the top-left), centred on
+    the page, or with the grid's right edge (bleed included) at ``right``."""
     w, h = (piece.height, piece.width) if grid.rotated else (piece.width, piece.height)
     b = options.bleed
     paper = options.paper
@@ -350,7 +352,7 @@ def _grid_cells(grid: Grid, piece: PieceSpec, options: SheetOptions) -> list[Slo
     pitch_y = h + 2 * b if grid.gutter_y else h
     extent_x = grid.cols * pitch_x + (0 if grid.gutter_x else 2 * b)
     extent_y = grid.rows * pitch_y + (0 if grid.gutter_y else 2 * b)
-    left = (paper.width - extent_x) / 2
+    left = (paper.width - extent_x) / 2 if right is None else right - extent_x
     top = (paper.height + extent_y) / 2
     cells: list[Slot] = []
     for r in range(grid.rows):
@@ -419,35 +421,11 @@ def gutterfold(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Pag
     it) so each back lands exactly behind its front; cut lines run in the outer margins of
     the front half, which is on top after folding. None when not even one piece fits."""
     paper = options.paper
-    b = options.bleed
-    half_w = paper.width / 2 - options.margin - FOLD_GAP
-    avail_h = paper.height - 2 * options.margin
-    best: Grid | None = None
-    for rotated in (False, True):
-        w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
-        cols, gx = _axis(w, b, half_w, options.abut)
-        rows, gy = _axis(h, b, avail_h, options.abut)
-        if cols * rows and (best is None or cols * rows > best.cols * best.rows):
-            best = Grid(cols, rows, rotated, gx, gy)
+    best = plan_grid(piece, options, (paper.width / 2 - options.margin - FOLD_GAP,
+                                      paper.height - 2 * options.margin))
     if best is None:
         return None
-    w, h = (piece.height, piece.width) if best.rotated else (piece.width, piece.height)
-    pitch_x = w + 2 * b if best.gutter_x else w
-    pitch_y = h + 2 * b if best.gutter_y else h
-    extent_x = best.cols * pitch_x + (0 if best.gutter_x else 2 * b)
-    extent_y = best.rows * pitch_y + (0 if best.gutter_y else 2 * b)
-    left = paper.width / 2 - FOLD_GAP - extent_x
-    top = (paper.height + extent_y) / 2
-    rot = 90 if best.rotated else 0
-    cells: list[Slot] = []
-    for r in range(best.rows):
-        y = top - b - r * pitch_y - h
-        bt = b if best.gutter_y or r == 0 else 0.0
-        bb = b if best.gutter_y or r == best.rows - 1 else 0.0
-        for c in range(best.cols):
-            bl = b if best.gutter_x or c == 0 else 0.0
-            br = b if best.gutter_x or c == best.cols - 1 else 0.0
-            cells.append(Slot(0, "front", left + b + c * pitch_x, y, w, h, Edges(bl, bb, br, bt), rot))
+    cells = _grid_cells(best, piece, options, right=paper.width / 2 - FOLD_GAP)
     fold = Mark("fold", paper.width / 2, 0.0, 0.0, paper.height)
     pages: list[Page] = []
     for start in range(0, count, len(cells)):

@@ -192,16 +192,17 @@ def plan_component(s: Session, game: Game, comp: Component,
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
     placement = "print-shop" if opts.one_per_page else kind.placement
-    if placement == "grid" and _honeycomb(comp, sheet) and plan_hex(piece, sheet) is not None:
-        return ComponentPlan(comp, tuple(fronts), tuple(backs), plan_hex(piece, sheet), sheet, placement), warnings
-    if placement == "grid" and opts.duplex == "fold" and piece.has_back and gutterfold(1, piece, sheet) is None:
-        manifest_doc = game.manifest
-        where = ("components", ci, "size")
-        msg = (f"a {comp.size[0]:g} x {comp.size[1]:g} mm piece with a back does not fit half a "
-               f"{opts.paper} page for --duplex fold")
-        raise DataError([manifest_doc.diag(where, msg, expected="a smaller piece, or --duplex long/short")
-                         if manifest_doc else Diagnostic(comp.id, msg)])
-    grid = plan_grid(piece, sheet) if placement == "grid" else None
+    grid = None
+    if placement == "grid":
+        grid = plan_hex(piece, sheet) if _honeycomb(comp, sheet) else None
+        if grid is None:
+            if opts.duplex == "fold" and piece.has_back and gutterfold(1, piece, sheet) is None:
+                msg = (f"a {comp.size[0]:g} x {comp.size[1]:g} mm piece with a back does not fit half a "
+                       f"{opts.paper} page for --duplex fold")
+                raise DataError([manifest.diag(("components", ci, "size"), msg,
+                                               expected="a smaller piece, or --duplex long/short")
+                                 if manifest else Diagnostic(comp.id, msg)])
+            grid = plan_grid(piece, sheet)
     return ComponentPlan(comp, tuple(fronts), tuple(backs), grid, sheet, placement), warnings
 
 

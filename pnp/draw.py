@@ -153,25 +153,38 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     c.setCreator("pnp")
     c.setProducer("pnp (reportlab)")
     d = _Drawer(c, fonts)
-    forms: dict[tuple[Primitive, ...], str] = {}
     # Art used more than once (copies, shared backs) is stored once as a form XObject; art
-    # used once is drawn in place, which is smaller and faster than a one-use form.
-    uses: dict[int, int] = {}
+    # used once is drawn in place, which is smaller and faster than a one-use form. Laid-out
+    # pieces are counted by content; pieces laid out on demand (LazyPieces: their ``key`` names
+    # the item) are counted by item, so counting never lays anything out.
+    front_key = getattr(fronts, "key", None)
+    uses: dict[object, int] = {}
     for page in pages:
         for slot in page.slots:
-            lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
-            if lay is not None:
-                uses[id(lay.primitives)] = uses.get(id(lay.primitives), 0) + 1
-    by_content: dict[tuple[Primitive, ...], int] = {}
-    for lay in list(fronts) + list(backs):
+            if slot.side == "front" and front_key is not None:
+                k: object = ("item", front_key(slot.piece))
+            else:
+                lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
+                if lay is None:
+                    continue
+                k = id(lay.primitives)
+            uses[k] = uses.get(k, 0) + 1
+    by_content: dict[object, int] = {}
+    for lay in (list(fronts) if front_key is None else []) + list(backs):
         if lay is not None and id(lay.primitives) in uses:
             by_content[lay.primitives] = by_content.get(lay.primitives, 0) + uses.pop(id(lay.primitives))
+    by_content.update(uses)  # the lazy fronts' counts, by item
+    forms: dict[object, str] = {}
 
-    def form_for(lay: PieceLayout) -> str:
-        name = forms.get(lay.primitives)
+    def form_for(key: object, lay: PieceLayout) -> str:
+        name = forms.get(key)
         if name is None:
-            name = f"piece{len(forms)}"
-            forms[lay.primitives] = name
+            name = forms.get(lay.primitives)  # the same art stored for another use (a token's back)
+            if name is not None:
+                forms[key] = name
+                return name
+            name = f"piece{len(set(forms.values()))}"
+            forms[key] = forms[lay.primitives] = name
             b = lay.bleed
             c.beginForm(name, lowerx=-b, lowery=-b, upperx=lay.width + b, uppery=lay.height + b)
             c.setLineCap(1)
@@ -195,8 +208,9 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
             if lay is None:
                 continue
-            if by_content.get(lay.primitives, 0) > 1:
-                name = form_for(lay)
+            key = ("item", front_key(slot.piece)) if slot.side == "front" and front_key else lay.primitives
+            if by_content.get(key, 0) > 1:
+                name = form_for(key, lay)
                 _place(c, slot, lambda name=name: c.doForm(name))
             else:
                 _place(c, slot, lambda lay=lay: _inline(c, d, lay))

@@ -33,7 +33,7 @@ def main() -> None:
         floor_cmd = [sys.executable, str(script), str(a.cards), str(floor_pdf), fonts]
         root = make_data_root(t / "data", a.cards)
         pnp_cmd = [sys.executable, "-m", "pnp", "build", "bench", "--data", str(root), "--out", str(t / "out"),
-                   "--duplex", "none", "--bleed", "0"]
+                   "--duplex", "none", "--bleed", "0", "--force"]  # --force: every run renders (no cache)
         floor = median_time(floor_cmd, a.repeat)
         pnp = median_time(pnp_cmd, a.repeat)
         floor_size = floor_pdf.stat().st_size

@@ -36,17 +36,42 @@ class DocInfo:
     ui_font: str  # a bundled TrueType font for labels on the sheet (never Helvetica)
 
 
+_COLORS: dict[str, Color] = {}
+
+
 def _color(hex_: str) -> Color:
-    h = hex_.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
-    a = int(h[6:8], 16) / 255.0 if len(h) == 8 else 1.0
-    return Color(r, g, b, alpha=a)
+    col = _COLORS.get(hex_)
+    if col is None:
+        h = hex_.lstrip("#")
+        r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+        a = int(h[6:8], 16) / 255.0 if len(h) == 8 else 1.0
+        col = _COLORS[hex_] = Color(r, g, b, alpha=a)
+    return col
 
 
 class _Drawer:
+    """Draws primitives, emitting a colour, alpha, line width or dash only when it changes, and
+    each run of consecutive texts as one text object (BT ... ET) rather than one per line.
+    ``draw`` starts from an unknown graphics state: call it once per piece (inline, inside the
+    piece's saveState/restoreState, or in a form)."""
+
     def __init__(self, c: Canvas, fonts: FontBook):
         self.c = c
         self.fonts = fonts
+        self._reset()
+
+    def _reset(self) -> None:
+        self.fill: str | None = None  # hex as given
+        self.fill_alpha: float | None = None
+        self.stroke: str | None = None
+        self.stroke_alpha: float | None = None
+        self.width: float | None = None
+        self.dash: tuple[float, ...] | None = None
+
+    def _fill_alpha(self, a: float) -> None:
+        if a != self.fill_alpha:
+            self.c.setFillAlpha(a)
+            self.fill_alpha = a
 
     def paint(self, p: Paint) -> tuple[bool, bool]:
         c = self.c
@@ -54,37 +79,60 @@ class _Drawer:
         stroke = p.stroke is not None and p.stroke_width > 0
         if fill:
             col = _color(p.fill)  # type: ignore[arg-type]
-            c.setFillColor(col)
-            c.setFillAlpha(col.alpha * p.opacity)
+            if p.fill != self.fill:
+                c.setFillColor(col)
+                self.fill = p.fill
+            self._fill_alpha(col.alpha * p.opacity)
         if stroke:
             col = _color(p.stroke)  # type: ignore[arg-type]
-            c.setStrokeColor(col)
-            c.setStrokeAlpha(col.alpha * p.opacity)
-            c.setLineWidth(p.stroke_width)
-            if p.dash:
-                c.setDash(list(p.dash), 0)
-            else:
-                c.setDash([], 0)
+            if p.stroke != self.stroke:
+                c.setStrokeColor(col)
+                self.stroke = p.stroke
+            a = col.alpha * p.opacity
+            if a != self.stroke_alpha:
+                c.setStrokeAlpha(a)
+                self.stroke_alpha = a
+            if p.stroke_width != self.width:
+                c.setLineWidth(p.stroke_width)
+                self.width = p.stroke_width
+            dash = tuple(p.dash) if p.dash else ()
+            if dash != self.dash:
+                c.setDash(list(dash), 0)
+                self.dash = dash
         return fill, stroke
 
     def draw(self, prims: Sequence[Primitive]) -> None:
         c = self.c
+        self._reset()
+        t = None  # the open text object
+        font: tuple[str, float] | None = None
         for p in prims:
-            if isinstance(p, Text):
+            if type(p) is Text:
                 col = _color(p.color)
-                c.setFillColor(col)
-                c.setFillAlpha(col.alpha)
-                if p.tracking:
-                    t = c.beginText(p.x, p.y)
+                if t is not None and col.alpha != self.fill_alpha:
+                    c.drawText(t)  # alpha is set outside text objects: close this one first
+                    t = None
+                if t is None:
+                    self._fill_alpha(col.alpha)
+                    t = c.beginText()
+                    font = None
+                if (p.font, p.size) != font:
                     t.setFont(p.font, p.size)
+                    font = (p.font, p.size)
+                if p.color != self.fill:
+                    t.setFillColor(col)  # colour is graphics state: it holds after ET too
+                    self.fill = p.color
+                t.setTextOrigin(p.x, p.y)
+                if p.tracking:
                     t.setCharSpace(p.tracking)
                     t.textOut(p.text)
                     t.setCharSpace(0)  # Tc is graphics state: it would leak into later text
-                    c.drawText(t)
                 else:
-                    c.setFont(p.font, p.size)
-                    c.drawString(p.x, p.y, p.text)
+                    t.textOut(p.text)
                 continue
+            if t is not None:
+                c.drawText(t)
+                t = None
             if isinstance(p, Image):
                 if p.clip:
                     c.saveState()
@@ -120,6 +168,8 @@ class _Drawer:
                         path.close()
                 c.drawPath(path, stroke=int(stroke), fill=int(fill),
                            fillMode=FILL_EVEN_ODD if p.paint.fill_rule == "evenodd" else FILL_NON_ZERO)
+        if t is not None:
+            c.drawText(t)
 
 
 @dataclass(frozen=True)

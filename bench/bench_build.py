@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import machine
+from common import compile_bytecode, machine
 
 from pnp.pipeline import default_jobs
 from pnp.project import bundled_root
@@ -41,6 +41,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
+    compile_bytecode()
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         root = t / "root"

@@ -396,7 +396,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     done: dict[str, RenderedGame] = {}
     if len(current) < len(gids):
         done = _render_changed(root, [g for g in gids if g not in current], opts, outdir, jobs, records, inputs,
-                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings])
+                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings],
+                               fonts_digest=hasher.fonts)
     elif strict and any(records[g].warnings for g in gids):  # type: ignore[union-attr]
         _fail_input([w for g in gids for w in records[g].warnings])  # type: ignore[union-attr,misc]
     else:
@@ -435,8 +436,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
 
 
 def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir: Path, jobs: int | None,
-                    records: dict[str, Any], inputs: dict[str, str],
-                    cached_warnings: list[str]) -> dict[str, RenderedGame]:
+                    records: dict[str, Any], inputs: dict[str, str], cached_warnings: list[str],
+                    fonts_digest: str) -> dict[str, RenderedGame]:
     """Check the games whose inputs changed, render the components whose fingerprint changed,
     write them all (or, on any problem, nothing) and record what they were made from."""
     from pnp import cache
@@ -462,8 +463,8 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     if violations:
         click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
         sys.exit(1)
-    salt = cache.engine_digest()
-    prints = {gc.game.id: cache.component_fingerprints(session, gc, salt) for gc in checked}
+    salt, fonts = cache.engine_digest(), fonts_digest
+    prints = {gc.game.id: cache.component_fingerprints(session, gc, salt, fonts) for gc in checked}
 
     def reuse(gc: GameCheck, plan: Any) -> bool:
         rec = records.get(gc.game.id)

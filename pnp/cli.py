@@ -13,15 +13,20 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import wraps
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from pnp import __version__, kinds
+from pnp import __version__
 from pnp.errors import DataError, Diagnostic, OutputError
-from pnp.pipeline import BuildOptions, GameCheck, Session, build, check
-from pnp.printers import load_profile
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.options import BuildOptions
+from pnp.roots import DataRoot, bundled_root, check_game_id
+
+if TYPE_CHECKING:
+    from pnp.pipeline import GameCheck, RenderedGame, Session
+
+# The stages are imported inside the commands that use them: an up-to-date `pnp build` must not
+# pay for reportlab, jsonschema or the layout engine.
 
 JSON_FORMAT_VERSION = 1
 
@@ -36,10 +41,12 @@ def _root(data: str | None) -> DataRoot:
     return DataRoot(p)
 
 
-def _fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...], code: int = 2) -> NoReturn:
+def _fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnostic | str], code: int = 2) -> NoReturn:
+    """Print every problem (a Diagnostic, or a message as printed before: the build cache keeps
+    warnings as text) and exit."""
     for d in diags:
-        click.echo(d.format(), err=True)
-    n = sum(1 for d in diags if d.severity == "error") or len(diags)
+        click.echo(d if isinstance(d, str) else d.format(), err=True)
+    n = sum(1 for d in diags if isinstance(d, str) or d.severity == "error") or len(diags)
     click.echo(f"pnp: {n} problem{'s' if n != 1 else ''} in the input; nothing was written.", err=True)
     sys.exit(code)
 
@@ -85,6 +92,8 @@ def apply_profile(ctx: click.Context, printer: str | None, values: dict[str, Any
     """Fill options the user did not set on the command line from the printer profile."""
     if printer is None:
         return values
+    from pnp.printers import load_profile
+
     prof = load_profile(printer)
     from_profile = {"paper": prof.paper, "duplex": prof.duplex, "bleed": prof.bleed,
                     "back_offset": prof.back_offset, "back_scale": prof.back_scale}
@@ -176,6 +185,9 @@ def list_cmd(data: str | None) -> None:
     Example:
       pnp list
     """
+    from pnp import kinds
+    from pnp.project import load_game
+
     root = _root(data)
     problems: list[Diagnostic] = []
     for gid in _game_ids(root, ()):
@@ -286,9 +298,12 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
       pnp check --format json > report.json
       pnp check --format github --data .   # in a GitHub Actions workflow
     """
+    from pnp.pipeline import Session, check
+
     as_json = as_json or fmt == "json"
     github = fmt == "github" and not as_json
     root = _root(data)
+
     session = Session(root)
     results: list[dict[str, Any]] = []
     worst = 0
@@ -346,16 +361,24 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               help="Print-shop PDFs: each piece on its own page of trim + bleed, TrimBox/BleedBox set, "
               "front and back pages alternating.")
 @token_cut_option
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Render components in N processes [default: the number of cores].")
+@click.option("--force", is_flag=True,
+              help="Render every component again, ignoring what the last build into --out recorded.")
 @print_options
 @data_option
 @click.pass_context
 @guarded
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
-              strict: bool, one_per_page: bool, token_cut: str, back_offset: tuple[float, float] | None,
+              strict: bool, one_per_page: bool, token_cut: str, jobs: int | None, force: bool,
+              back_offset: tuple[float, float] | None,
               back_scale: tuple[float, float] | None, printer: str | None, data: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
-    The rulebook check runs first; invalid data is never rendered.
+    The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
+    game whose data, templates, fonts and options are unchanged since the last build into the
+    same --out is not rendered again, and after an edit only the components it touches are
+    (out/<game>/.pnp-build.json records what each PDF was made from; --force ignores it).
 
     \b
     Examples:
@@ -367,7 +390,10 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --one-per-page --out print-shop   # DriveThruCards-style pages
       pnp build golems --back-offset 0.8,-1.2            # after `pnp calibrate`
       pnp build golems --printer office                  # a profile from pnp.toml
+      pnp build --jobs 1 --force                         # everything again, in one process
     """
+    from pnp import cache
+
     root = _root(data)
     v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "bleed": bleed,
                                      "back_offset": back_offset, "back_scale": back_scale})
@@ -375,21 +401,75 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict, one_per_page=one_per_page,
                         back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0),
                         token_cut=token_cut)
+    outdir = Path(out)
+    gids = _game_ids(root, games)
+    for gid in gids:
+        check_game_id(root, gid)
+    hasher = cache.InputHasher(root)
+    inputs = {gid: hasher.game(gid, opts) for gid in gids}
+    records = {gid: None if force else cache.load(outdir / gid) for gid in gids}
+    current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == inputs[gid]
+               and r.intact(outdir / gid)}
+    done: dict[str, RenderedGame] = {}
+    if len(current) < len(gids):
+        done = _render_changed(root, [g for g in gids if g not in current], opts, outdir, jobs, records, inputs,
+                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings])
+    elif strict and any(records[g].warnings for g in gids):  # type: ignore[union-attr]
+        _fail_input([w for g in gids for w in records[g].warnings])  # type: ignore[union-attr,misc]
+    else:
+        for g in gids:
+            for w in records[g].warnings:  # type: ignore[union-attr]
+                click.echo(w, err=True)
+    total = unchanged = 0
+    for gid in gids:
+        rec = records[gid]
+        if gid in done:
+            rendered = done[gid]
+            click.echo(f"{gid}: {rendered.checked.game.title}")
+            for f in rendered.files:
+                grid = f", {f.plan.grid.cols}x{f.plan.grid.rows} per sheet" if f.plan.grid else ""
+                size = len(f.data) if f.data is not None else f.path.stat().st_size
+                same = " (unchanged)" if f.data is None else ""
+                click.echo(f"  {f.path}  {len(f.plan.fronts)} pieces, {f.pages} pages{grid}, "
+                           f"{size / 1024:.0f} KB{same}")
+                total += f.data is not None
+                unchanged += f.data is None
+            for n in rendered.checked.game.not_printed:
+                click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
+        else:
+            assert rec is not None
+            click.echo(f"{gid}: up to date (nothing changed since the last build into {outdir / gid})")
+            for cf in rec.components.values():
+                grid = f", {cf.grid} per sheet" if cf.grid else ""
+                click.echo(f"  {outdir / gid / cf.file}  {cf.pieces} pieces, {cf.pages} pages{grid}, "
+                           f"{cf.bytes / 1024:.0f} KB (unchanged)")
+                unchanged += 1
+            for line in rec.not_printed:
+                click.echo(f"  also needed (not printed): {line}")
+        click.echo(f"  {outdir / gid / (gid + '-contents.pdf')}  what was printed and what else you need")
+    kept = f", {unchanged} unchanged" if unchanged else ""
+    click.echo(f"pnp: wrote {total} PDFs to {outdir}/{kept} (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
+
+
+def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir: Path, jobs: int | None,
+                    records: dict[str, Any], inputs: dict[str, str],
+                    cached_warnings: list[str]) -> dict[str, RenderedGame]:
+    """Check the games whose inputs changed, render the components whose fingerprint changed,
+    write them all (or, on any problem, nothing) and record what they were made from."""
+    from pnp import cache
+    from pnp.pipeline import Session, check, commit, default_jobs, render_games
+
+
     session = Session(root)
     checked: list[GameCheck] = []
     errors: list[Diagnostic] = []
     violations = False
-    for gid in _game_ids(root, games):
+    for gid in gids:
         try:
-            gc = check(root, gid, opts, session)
+            gc = check(root, gid, opts, session, layout=False)
         except DataError as exc:
             errors.extend(exc.diagnostics)
             continue
-        if strict:
-            errors.extend(gc.warnings)  # printed once, with the errors
-        else:
-            for w in gc.warnings:
-                click.echo(w.format(), err=True)
         if not gc.report.ok:
             violations = True
             _report_text(gc, False)
@@ -399,18 +479,55 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     if violations:
         click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
         sys.exit(1)
-    outdir = Path(out)
-    total = 0
-    for gc in checked:
-        click.echo(f"{gc.game.id}: {gc.game.title}")
-        for w in build(root, gc, outdir, session):
-            grid = f", {w.grid.cols}x{w.grid.rows} per sheet" if w.grid else ""
-            click.echo(f"  {w.path}  {w.pieces} pieces, {w.pages} pages{grid}, {w.bytes / 1024:.0f} KB")
-            total += 1
-        for n in gc.game.not_printed:
-            click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
-        click.echo(f"  {outdir / gc.game.id / (gc.game.id + '-contents.pdf')}  what was printed and what else you need")
-    click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
+    salt = cache.engine_digest()
+    prints = {gc.game.id: cache.component_fingerprints(session, gc, salt) for gc in checked}
+
+    def reuse(gc: GameCheck, plan: Any) -> bool:
+        rec = records.get(gc.game.id)
+        return rec is not None and rec.component_current(outdir / gc.game.id, plan.component.id,
+                                                         prints[gc.game.id][plan.component.id])
+
+    rendered = render_games(root, checked, outdir, session, jobs=jobs or default_jobs(), reuse=reuse)
+    warn_text: dict[str, dict[str, list[str]]] = {}  # game -> component -> its warnings, as printed
+    for g in rendered:
+        rec = records.get(g.checked.game.id)
+        per: dict[str, list[str]] = {}
+        for f in g.files:
+            cid = f.plan.component.id
+            per[cid] = [w.format() for w in f.warnings] if f.data is not None else \
+                list(rec.components[cid].warnings) if rec is not None else []
+        warn_text[g.checked.game.id] = per
+    warnings: list[Diagnostic | str] = [w for gc in checked for w in gc.warnings]
+    warnings += cached_warnings
+    warnings += [w for g in rendered for w in g.warnings]
+    warnings += [w for g in rendered for f in g.files if f.data is None
+                 for w in warn_text[g.checked.game.id][f.plan.component.id]]
+    if opts.strict and warnings:
+        _fail_input(warnings)
+    for w in warnings:
+        click.echo(w if isinstance(w, str) else w.format(), err=True)
+    for g in rendered:
+        cache.remove(g.folder)
+    commit(rendered)
+    from pnp.write import write_atomic
+
+    for g in rendered:
+        gid = g.checked.game.id
+        rec = records.get(gid)
+        comps = {}
+        for f in g.files:
+            cid = f.plan.component.id
+            data = f.data if f.data is not None else f.path.read_bytes()
+            grid = f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else ""
+            comps[cid] = cache.CachedFile(f.path.name, cache.digest(data), prints[gid][cid], f.pages,
+                                          len(f.plan.fronts), grid, len(data), tuple(warn_text[gid][cid]))
+        check_warn = tuple(w.format() for w in g.checked.warnings)
+        all_warn = check_warn + tuple(w for ws in warn_text[gid].values() for w in ws)
+        not_printed = tuple(f"{n.name} ({n.quantity})" for n in g.checked.game.not_printed)
+        record = cache.Record(inputs[gid], comps,
+                              cache.CachedFile(g.contents_path.name, cache.digest(g.contents)), all_warn, not_printed)
+        write_atomic(g.folder / cache.CACHE_NAME, cache.dump(record))
+    return {g.checked.game.id: g for g in rendered}
 
 
 @main.command("calibrate")
@@ -572,6 +689,8 @@ def _checked_for_export(root: DataRoot, game: str, bleed: float, session: Sessio
                         allow_violations: bool = False) -> GameCheck:
     """Check one game for an export (print-shop pieces: trim + bleed). Rulebook violations stop
     an export (exit 1) like a build, unless ``allow_violations`` (a preview while editing)."""
+    from pnp.pipeline import check
+
     gc = check(root, game, BuildOptions(bleed_mm=bleed, one_per_page=True), session)
     for w in gc.warnings:
         click.echo(w.format(), err=True)
@@ -626,6 +745,8 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
     from pnp.export import export_png, select_plans
 
     root = _root(data)
+    from pnp.pipeline import Session
+
     session = Session(root)
     gc = _checked_for_export(root, game, bleed, session)
     select_plans(gc, component)  # an unknown component: exit 2 before any output
@@ -661,6 +782,8 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
     from pnp.export import export_tts
 
     root = _root(data)
+    from pnp.pipeline import Session
+
     session = Session(root)
     gc = _checked_for_export(root, game, 0.0, session)
     done, skipped = export_tts(session, gc, Path(out), dpi, component)
@@ -694,6 +817,8 @@ def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str,
     from pnp.export import preview
 
     root = _root(data)
+    from pnp.pipeline import Session
+
     session = Session(root)
     gc = _checked_for_export(root, game, 3.0, session, allow_violations=True)
     click.echo(str(preview(session, gc, Path(out), component, item, dpi)))

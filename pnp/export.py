@@ -25,11 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
-
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
-from PIL import Image
+from typing import TYPE_CHECKING, Any
 
 from pnp import __version__, kinds
 from pnp.assembly import sections
@@ -47,6 +43,10 @@ from pnp.sheetmarks import scale_square
 from pnp.text import Style, TextLayout
 from pnp.version import data_version
 from pnp.write import write_atomic
+
+if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
+    import pypdfium2 as pdfium
+    from PIL import Image
 
 FORMAT_VERSION = 1
 TTS_MAX_PX = 4096  # Tabletop Simulator: keep every sheet at most this wide and tall
@@ -122,6 +122,8 @@ def _bleed_mm(plan: ComponentPlan) -> float:
 
 @contextmanager
 def _pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
+    import pypdfium2 as pdfium
+
     doc = pdfium.PdfDocument(data)
     try:
         yield doc
@@ -132,6 +134,9 @@ def _pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
 def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.Image:
     """Page ``index`` rendered into exactly ``size`` pixels, RGB on white: PDFium maps the page
     onto the bitmap per axis (``PdfPage.render`` takes one scale and rounds each side up)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
     page = doc[index]
     try:
         w, h = size

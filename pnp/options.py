@@ -15,3 +15,4 @@ class BuildOptions:
     one_per_page: bool = False  # print-shop pages: each piece alone, page = trim + bleed
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
     back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
+    token_cut: str = "square"  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
@@ -36,6 +37,7 @@ class FontBook:
         # reportlab's stringWidth, and text layout keeps a table at hand while it measures a text.
         self._widths: dict[tuple[str, float], dict[str, float]] = {}
         self._charsets: dict[str, frozenset[str]] = {}
+        self._faces: dict[str, Any] = {}
 
     def names(self) -> list[str]:
         return sorted(self.files)
@@ -94,16 +96,20 @@ class FontBook:
             table = self._widths[(font, size)] = {}
         return table
 
+    def _face(self, font: str) -> Any:  # reportlab's TTFontFace
+        face = self._faces.get(font)
+        if face is None:
+            face = self._faces[font] = pdfmetrics.getFont(self.ensure(font)).face
+        return face
+
     def ascent(self, font: str, size: float) -> float:
-        face = pdfmetrics.getFont(self.ensure(font)).face
-        return face.ascent * size / 1000.0
+        return self._face(font).ascent * size / 1000.0
 
     def descent(self, font: str, size: float) -> float:
-        face = pdfmetrics.getFont(self.ensure(font)).face
-        return -face.descent * size / 1000.0  # positive number
+        return -self._face(font).descent * size / 1000.0  # positive number
 
     def cap_height(self, font: str, size: float) -> float:
-        face = pdfmetrics.getFont(self.ensure(font)).face
+        face = self._face(font)
         return getattr(face, "capHeight", face.ascent * 0.7) * size / 1000.0
 
     def missing(self, font: str, text: str) -> set[str]:

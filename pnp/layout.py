@@ -495,9 +495,12 @@ class _Painter:
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
                 expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
                 hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning")))
+        by_font: dict[str, list[str]] = {}
+        for p in prims:
+            if p.__class__ is Text:
+                by_font.setdefault(p.font, []).append(p.text)  # type: ignore[union-attr]
         fonts = self.ctx.fonts
-        missing = sorted({(ch, p.font) for p in prims if p.__class__ is Text
-                          for ch in fonts.missing(p.font, p.text)})
+        missing = sorted({(ch, font) for font, ts in by_font.items() for ch in fonts.missing(font, "".join(ts))})
         for ch, font in missing:
             self.warnings.append(self.warning(el, ("glyph", ch, font), lambda ch=ch, font=font: el.doc.diag(
                 el.path, f"character {ch!r} (U+{ord(ch):04X}) is not in font {font} and would not print ({el.label})",

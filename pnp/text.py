@@ -4,11 +4,13 @@ shrink-to-fit. Pure: uses font metrics only, never a canvas.
 Rich-text markup: ``**bold**``, ``*italic*``, ``{icon:NAME}``, a line break for each newline and
 a paragraph gap for a blank line. ``\\*`` is a literal asterisk.
 
-Speed (issue 8): a text is parsed once per ``fit`` into words whose runs already carry their
-cased text and resolved font; each size tried measures every word once (FontBook caches the
-width of each (text, font, size)), and ``_place`` reuses those widths. Every float is computed
-with the same operations in the same order as the straightforward version, so the output is
-byte-identical to it; results for texts without inline icons are memoised per ``TextLayout``."""
+Speed (issue 8): ``fit`` parses a text once into words whose runs already carry their cased
+text and resolved font (plain text: just the words' strings); each size tried measures every
+word once through FontBook's width table for that (font, size), and ``_place`` reuses those
+widths and builds one Text per stretch of a line. A size is skipped without measuring when it
+provably cannot fit. Every float is computed with the same operations in the same order as the
+straightforward algorithm, so the output is byte-identical to it (tests/test_text.py compares
+the two); results for texts without inline icons are memoised per ``TextLayout``."""
 
 from __future__ import annotations
 
@@ -41,6 +43,10 @@ RunT = tuple[str, str | None]
 Word = tuple[RunT, ...]
 BREAK = "\n"
 PARA = "\n\n"
+# Lines: (the indices of their words, whether a paragraph gap follows). A range when the words
+# are consecutive, as they are unless wrapping is off and the text has line breaks.
+Line = tuple[range | list[int], bool]
+Icons = dict[str, tuple[float, Callable[[float, float], list[Primitive]]]]
 
 # An icon callback: (name, size_pt) -> (advance width, draw(x, baseline_y) -> primitives)
 IconFn = Callable[[str, float], tuple[float, Callable[[float, float], list[Primitive]]]]
@@ -63,7 +69,9 @@ class TextLayout:
     def __init__(self, fonts: FontBook, icon_fn: IconFn | None = None):
         self.fonts = fonts
         self.icon_fn = icon_fn
-        self._memo: dict[tuple, tuple[tuple[Primitive, ...], Fit]] = {}
+        # (text, id(style), box, options) -> (style, primitives, Fit); the style is kept in the
+        # value, so its id cannot be another style's while the entry exists.
+        self._memo: dict[tuple, tuple[Style, tuple[Primitive, ...], Fit]] = {}
 
     def _font(self, st: Style, bold: bool, italic: bool) -> str:
         if bold and italic:
@@ -74,27 +82,38 @@ class TextLayout:
             return st.italic_font or self.fonts.variant(st.font, False, True)
         return st.font
 
-    def parse(self, text: str, st: Style, markup: bool) -> list[Word | str]:
-        """Split into words (tuples of runs) and the line-break markers BREAK / PARA."""
-        case = st.case
-        cased = str.upper if case == "upper" else str.lower if case == "lower" else None
+    @staticmethod
+    def _caser(st: Style) -> Callable[[str], str] | None:
+        return str.upper if st.case == "upper" else str.lower if st.case == "lower" else None
+
+    def parse_plain(self, text: str, st: Style) -> tuple[list[str], dict[int, bool]]:
+        """Text without markup: its words (cased; "" where a line break stands) and the line
+        breaks (index -> True for a paragraph gap). A blank or a newline ends a word."""
+        cased = self._caser(st)
+        if "\n" not in text:
+            words = [p for p in _SPLIT_BLANKS(text) if p and not p.isspace()]
+            return ([cased(p) for p in words] if cased else words), {}
+        words = []
+        marks: dict[int, bool] = {}
+        newlines = 0
+        for n, line in enumerate(text.split("\n")):
+            if n:
+                newlines += 1
+            for p in _SPLIT_BLANKS(line):
+                if not p or p.isspace():
+                    continue
+                if newlines:
+                    if words:
+                        marks[len(words)] = newlines >= 2
+                        words.append("")
+                    newlines = 0
+                words.append(cased(p) if cased else p)
+        return words, marks
+
+    def parse(self, text: str, st: Style) -> list[Word | str]:
+        """Rich text: words (tuples of runs) and the line-break markers BREAK / PARA."""
+        cased = self._caser(st)
         out: list[Word | str] = []
-        if not markup:
-            # Each word is one run: a blank or a newline ends it.
-            font = st.font
-            newlines = 0
-            for n, line in enumerate(text.split("\n")):
-                if n:
-                    newlines += 1
-                for p in _SPLIT_BLANKS(line):
-                    if not p or p.isspace():
-                        continue
-                    if newlines:
-                        if out:
-                            out.append(PARA if newlines >= 2 else BREAK)
-                        newlines = 0
-                    out.append(((cased(p) if cased else p, font),))
-            return out
         fonts: dict[tuple[bool, bool], str] = {}
         word: list[RunT] = []
         newlines = 0
@@ -143,8 +162,7 @@ class TextLayout:
             out.append(tuple(word))
         return out
 
-    def _measure(self, st: Style, words: list[Word | str], size: float,
-                 icons: dict[str, tuple[float, Callable[[float, float], list[Primitive]]]]
+    def _measure(self, st: Style, words: list[Word | str], size: float, icons: Icons
                  ) -> tuple[list[float], list[list[float] | None]]:
         """Every word's width at ``size`` (0.0 for a break marker), and the widths of the runs of
         words with more than one run (None for one-run words: their run is the word). A run is
@@ -195,58 +213,53 @@ class TextLayout:
             rws.append(runs if len(runs) > 1 else None)
         return wws, rws
 
-    def _measure_plain(self, st: Style, texts: list[str | None], size: float) -> list[float]:
-        """``_measure`` for words that are one run each in the style's font (None: a marker)."""
+    def _measure_plain(self, st: Style, texts: list[str], size: float) -> list[float]:
+        """``_measure`` for words that are one run each in the style's font."""
         fonts, font, tracking = self.fonts, st.font, st.tracking
-        table = fonts.widths(font, size)
-        get = table.get
-        wws = [0.0 if t is None else get(t) for t in texts]
-        for k, w in enumerate(wws):
-            if w is None:
-                wws[k] = fonts.width(texts[k], font, size)  # type: ignore[arg-type]
+        get = fonts.widths(font, size).get
+        wws = [get(t) for t in texts]
+        if None in wws:
+            wws = [fonts.width(t, font, size) if w is None else w for t, w in zip(texts, wws, strict=True)]
         if tracking:  # (the sum of one run is the run: widths are never -0.0)
-            return [w if t is None else w + tracking * len(t) for t, w in zip(texts, wws, strict=True)]
+            return [w + tracking * len(t) for t, w in zip(texts, wws, strict=True)]  # type: ignore[operator]
         return wws  # type: ignore[return-value]
 
-    def _width_of(self, st: Style, word: Word | str, plain: bool, size: float) -> float:
-        """One word's width at ``size``, exactly as ``_measure`` finds it."""
-        if plain:
-            return self._measure_plain(st, [word[0][0]], size)[0]  # type: ignore[index]
-        return self._measure(st, [word], size, {})[0][0]
-
-    def _lines(self, st: Style, words: list[Word | str], wws: list[float], size: float, width: float,
-               wrap: bool, marked: bool) -> tuple[list[tuple[list[int], bool]], bool, int]:
-        """Greedy line breaking. Returns [(word indices, paragraph_starts_after)], all_words_fit,
-        and how many lines end a paragraph. ``marked``: ``words`` has break markers."""
-        space = self.fonts.width(" ", st.font, size) + st.tracking
+    def _lines(self, wws: list[float], marks: dict[int, bool], space: float, width: float,
+               wrap: bool) -> tuple[list[Line], bool, int]:
+        """Greedy line breaking. Returns the lines, all_words_fit, and how many lines end a
+        paragraph. ``marks``: the line breaks among the words (index -> paragraph gap)."""
         limit = width + 1e-6
-        lines: list[tuple[list[int], bool]] = []
-        cur: list[int] = []
+        lines: list[Line] = []
+        start = 0  # the current line's first word
+        n = 0  # and how many words it has
         cur_w = 0.0
         ok = True
         paras = 0
         for k, w in enumerate(wws):
-            if marked and words[k].__class__ is str:
+            if marks and k in marks:
                 if wrap:
-                    para = words[k] == PARA
-                    lines.append((cur, para))
+                    para = marks[k]
+                    lines.append((range(start, k), para))
                     paras += para
-                    cur, cur_w = [], 0.0
+                    start, n, cur_w = k + 1, 0, 0.0
                 continue
             if w > limit:
                 ok = False
-            if not cur:
+            if not n:
                 cur_w = cur_w + 0.0 + w
-                cur.append(k)
+                n = 1
                 continue
             t = cur_w + space + w
             if wrap and t > limit:
-                lines.append((cur, False))
-                cur, cur_w = [k], w
+                lines.append((range(start, k), False))
+                start, n, cur_w = k, 1, w
             else:
                 cur_w = t
-                cur.append(k)
-        lines.append((cur, False))
+                n += 1
+        if wrap or not marks:
+            lines.append((range(start, len(wws)), False))
+        else:
+            lines.append(([k for k in range(len(wws)) if k not in marks], False))
         if not wrap and cur_w > limit:
             ok = False
         return lines, ok, paras
@@ -263,43 +276,48 @@ class TextLayout:
         and ``Fit.fits`` is False (the caller reports it)."""
         key = None
         if not (markup and "{icon:" in text):  # without inline icons the result depends on nothing else
-            key = (text, st, box, markup, wrap, min_size, step)
+            key = (text, id(st), box, markup, wrap, min_size, step)
             hit = self._memo.get(key)
-            if hit is not None:
-                return list(hit[0]), hit[1]
-        words = self.parse(text, st, markup)
-        base = st.font
-        # A word that is one run in the style's font joins its neighbours' Text with a space.
-        simple = [w.__class__ is not str and len(w) == 1 and w[0][1] == base for w in words]  # type: ignore[index]
-        marked = BREAK in words or PARA in words
-        # Plain text (every word one run in the style's font) is measured as a list of strings.
-        plain = all([s or w.__class__ is str for s, w in zip(simple, words, strict=True)])
-        texts = [None if w.__class__ is str else w[0][0] for w in words] if plain else None  # type: ignore[index]
+            if hit is not None and hit[0] is st:
+                return list(hit[1]), hit[2]
+        words: list[Word | str] | None = None  # rich text's words (None: plain text, see texts)
+        texts: list[str] | None = None  # words that are one run in the style's font, as strings
+        simple: list[bool] | None = None  # rich text: which words are that
+        if markup:
+            words = self.parse(text, st)
+            base = st.font
+            simple = [w.__class__ is not str and len(w) == 1 and w[0][1] == base for w in words]  # type: ignore[index]
+            marks = {k: w == PARA for k, w in enumerate(words) if w.__class__ is str}
+            if len(marks) + sum(simple) == len(words):
+                texts = ["" if w.__class__ is str else w[0][0] for w in words]  # type: ignore[index]
+        else:
+            texts, marks = self.parse_plain(text, st)
         w, h = box[2], box[3]
         floor = min(min_size if min_size is not None else st.size, st.size)
         size = st.size
-        icons: dict[str, tuple[float, Callable[[float, float], list[Primitive]]]] = {}
+        icons: Icons = {}
         # Shrinking skips a size without measuring every word when it cannot fit for a reason
         # found cheaply and exactly: the hard line breaks alone are too tall (a line's height only
         # grows with the number of lines), or the word that was too wide at the last size tried
         # (measured again, the same way) is still too wide. The last size is always laid out.
-        hard_lines = (sum(1 for t in words if t.__class__ is str) + 1) if wrap and marked else 1
-        hard_paras = sum(1 for t in words if t == PARA) if wrap and marked else 0
+        hard_lines = len(marks) + 1 if wrap else 1
+        hard_paras = sum(marks.values()) if wrap else 0
         too_wide: int | None = None  # a word wider than the box at the last size measured
         while True:
             nxt = round(size - step, 4)
             last = nxt < floor - 1e-9
             if not last and (self._height(st, hard_lines, hard_paras, size) > h + 1e-6
-                             or (too_wide is not None and self._width_of(st, words[too_wide], texts is not None,
-                                                                          size) > w + 1e-6)):
+                             or (too_wide is not None and self._width_of(st, words, texts, too_wide, size)
+                                 > w + 1e-6)):
                 size = nxt
                 continue
             if texts is not None:
                 wws, rws = self._measure_plain(st, texts, size), None
             else:
                 icons = {}
-                wws, rws = self._measure(st, words, size, icons)
-            lines, ok, paras = self._lines(st, words, wws, size, w, wrap, marked)
+                wws, rws = self._measure(st, words, size, icons)  # type: ignore[arg-type]
+            space = self.fonts.width(" ", st.font, size) + st.tracking
+            lines, ok, paras = self._lines(wws, marks, space, w, wrap)
             if ok and self._height(st, len(lines), paras, size) <= h + 1e-6:
                 fits = True
                 break
@@ -310,18 +328,24 @@ class TextLayout:
             if too_wide is not None and not wws[too_wide] > w + 1e-6:
                 too_wide = None  # the text is too long, not a word too wide (or wrap is off)
             size = nxt
-        prims = self._place(st, words, simple, wws, rws, icons, lines, paras, size, box)
+        prims = self._place(st, words, texts, simple, wws, rws, icons, lines, paras, size, space, box)
         result = Fit(size, fits, len([ln for ln in lines if ln[0]]), st.size)
         if key is not None:
             if len(self._memo) >= _MEMO_MAX:
                 self._memo.clear()
-            self._memo[key] = (tuple(prims), result)
+            self._memo[key] = (st, tuple(prims), result)
         return prims, result
 
-    def _place(self, st: Style, words: list[Word | str], simple: list[bool], wws: list[float],
-               rws: list[list[float] | None] | None,
-               icons: dict[str, tuple[float, Callable[[float, float], list[Primitive]]]],
-               lines: list[tuple[list[int], bool]], paras: int, size: float,
+    def _width_of(self, st: Style, words: list[Word | str] | None, texts: list[str] | None, k: int,
+                  size: float) -> float:
+        """Word ``k``'s width at ``size``, exactly as ``_measure`` or ``_measure_plain`` finds it."""
+        if texts is not None:
+            return self._measure_plain(st, [texts[k]], size)[0]
+        return self._measure(st, [words[k]], size, {})[0][0]  # type: ignore[index]
+
+    def _place(self, st: Style, words: list[Word | str] | None, texts: list[str] | None,
+               simple: list[bool] | None, wws: list[float], rws: list[list[float] | None] | None,
+               icons: Icons, lines: list[Line], paras: int, size: float, space: float,
                box: tuple[float, float, float, float]) -> list[Primitive]:
         x, y, w, h = box
         total = self._height(st, len(lines), paras, size)
@@ -338,13 +362,18 @@ class TextLayout:
                 top = y + h / 2 + total / 2
             asc, desc = self.fonts.ascent(st.font, size), self.fonts.descent(st.font, size)
             baseline = top - (lh - size) / 2 - size * asc / (asc + desc)
-        space = self.fonts.width(" ", st.font, size) + st.tracking
         tracking, color, base_font, align = st.tracking, st.color, st.font, st.align
+        gap = size * st.paragraph_space
+        if words is None and tracking:  # plain text, placed run by run below
+            words = [((t, base_font),) for t in texts]  # type: ignore[union-attr]
         icon_fn = self.icon_fn
         out: list[Primitive] = []
         for idxs, para_after in lines:
-            line_w = sum([wws[k] for k in idxs]) + space * max(0, len(idxs) - 1)
-            if idxs:
+            n = len(idxs)
+            contiguous = idxs.__class__ is range
+            ws = wws[idxs.start:idxs.stop] if contiguous else [wws[k] for k in idxs]  # type: ignore[union-attr]
+            line_w = sum(ws) + space * max(0, n - 1)
+            if n:
                 line_w -= tracking  # no letter follows the last one: its tracking is not ink
             if align == "center":
                 cx = x + (w - line_w) / 2
@@ -355,13 +384,16 @@ class TextLayout:
             # One Text per stretch of a line in one font: reportlab then places the glyphs itself,
             # exactly where separate words would have gone (a space is that font's space when the
             # font is the style's own). Tracking keeps every run apart.
-            if not tracking and all([simple[k] for k in idxs]):
-                if len(idxs) == 1:
-                    out.append(Text(cx, baseline, words[idxs[0]][0][0], base_font, size, color, tracking))
-                elif idxs:
-                    out.append(Text(cx, baseline, " ".join([words[k][0][0] for k in idxs]), base_font, size,
-                                    color, 0.0))
-                baseline -= lh + (size * st.paragraph_space if para_after else 0.0)
+            if not tracking and (texts is not None or all([simple[k] for k in idxs])):  # type: ignore[index]
+                if texts is not None:
+                    ts = texts[idxs.start:idxs.stop] if contiguous else [texts[k] for k in idxs]  # type: ignore[union-attr]
+                else:
+                    ts = [words[k][0][0] for k in idxs]  # type: ignore[index, misc]
+                if n == 1:
+                    out.append(Text(cx, baseline, ts[0], base_font, size, color, tracking))
+                elif n:
+                    out.append(Text(cx, baseline, " ".join(ts), base_font, size, color, 0.0))
+                baseline -= lh + (gap if para_after else 0.0)
                 continue
             # ``seg`` collects the stretch being built: it starts at seg_x in seg_font.
             seg_x = 0.0
@@ -371,7 +403,7 @@ class TextLayout:
                 if wi:
                     cx += space
                 runs = rws[k] if rws is not None else None
-                for ri, (t, font) in enumerate(words[k]):
+                for ri, (t, font) in enumerate(words[k]):  # type: ignore[index, arg-type]
                     rw = wws[k] if runs is None else runs[ri]
                     if font is None:
                         if seg:
@@ -390,7 +422,7 @@ class TextLayout:
                     cx += rw
             if seg:
                 out.append(_text(seg_x, baseline, seg, seg_font, size, color, tracking))
-            baseline -= lh + (size * st.paragraph_space if para_after else 0.0)
+            baseline -= lh + (gap if para_after else 0.0)
         return out
 
 

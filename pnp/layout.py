@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 from pnp.errors import DataError, Diagnostic
@@ -250,23 +251,24 @@ class PieceLayout:
 
 @dataclass
 class Context:
-    """What every piece of one component shares. It also keeps one painter per template, with
-    what that painter worked out once for all the items (styles, constant colours and shapes,
-    texts already fitted), so do not change its fields between pieces."""
+    """What every piece of one component shares. It also keeps one painter per template (and
+    thread), with what that painter worked out once for all the items (styles, constant colours
+    and shapes, texts already fitted), so do not change its fields between pieces."""
 
     fonts: FontBook
     game: Game
     component: Component
     bleed: float  # pt
     warnings: list[Diagnostic] = field(default_factory=list)
-    painters: dict[int, _Painter] = field(default_factory=dict, repr=False, compare=False)
+    painters: dict[tuple[int, int], _Painter] = field(default_factory=dict, repr=False, compare=False)
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     comp = ctx.component
-    painter = ctx.painters.get(id(tpl))
+    key = (id(tpl), get_ident())  # a painter lays out one piece at a time
+    painter = ctx.painters.get(key)
     if painter is None or painter.tpl is not tpl or painter.bleed != ctx.bleed:
-        painter = ctx.painters[id(tpl)] = _Painter(tpl, ctx, comp.size[0] * MM, comp.size[1] * MM)
+        painter = ctx.painters[key] = _Painter(tpl, ctx, comp.size[0] * MM, comp.size[1] * MM)
     painter.warnings = []
     painter.drawn = 0
     env = Env(item, comp, ctx.game)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
@@ -31,8 +32,12 @@ class FontBook:
                 self.files[f.stem] = f
                 self._dir[f.stem] = d
         self._ready: set[str] = set()
-        self._widths: dict[tuple[str, str, float], float] = {}
-        self._charsets: dict[str, set[int]] = {}
+        # Widths measured so far: one table per (font, size), text -> width in pt. Layout measures
+        # the same words at the same sizes over and over; a table lookup is much cheaper than
+        # reportlab's stringWidth, and text layout keeps a table at hand while it measures a text.
+        self._widths: dict[tuple[str, float], dict[str, float]] = {}
+        self._charsets: dict[str, frozenset[str]] = {}
+        self._faces: dict[str, Any] = {}
 
     def names(self) -> list[str]:
         return sorted(self.files)
@@ -74,30 +79,47 @@ class FontBook:
         return name
 
     def width(self, text: str, font: str, size: float) -> float:
-        key = (text, font, size)
-        w = self._widths.get(key)
+        table = self._widths.get((font, size))
+        if table is None:
+            table = self.widths(font, size)
+        w = table.get(text)
         if w is None:
-            w = self._widths[key] = pdfmetrics.stringWidth(text, self.ensure(font), size)
+            w = table[text] = pdfmetrics.stringWidth(text, font, size)
         return w
 
+    def widths(self, font: str, size: float) -> dict[str, float]:
+        """The width table of ``font`` at ``size`` (text -> pt); a text not in it yet is measured
+        with ``width``, which adds it."""
+        table = self._widths.get((font, size))
+        if table is None:
+            self.ensure(font)
+            table = self._widths[(font, size)] = {}
+        return table
+
+    def _face(self, font: str) -> Any:  # reportlab's TTFontFace
+        face = self._faces.get(font)
+        if face is None:
+            face = self._faces[font] = pdfmetrics.getFont(self.ensure(font)).face
+        return face
+
     def ascent(self, font: str, size: float) -> float:
-        face = pdfmetrics.getFont(self.ensure(font)).face
-        return face.ascent * size / 1000.0
+        return self._face(font).ascent * size / 1000.0
 
     def descent(self, font: str, size: float) -> float:
-        face = pdfmetrics.getFont(self.ensure(font)).face
-        return -face.descent * size / 1000.0  # positive number
+        return -self._face(font).descent * size / 1000.0  # positive number
 
     def cap_height(self, font: str, size: float) -> float:
-        face = pdfmetrics.getFont(self.ensure(font)).face
+        face = self._face(font)
         return getattr(face, "capHeight", face.ascent * 0.7) * size / 1000.0
 
     def missing(self, font: str, text: str) -> set[str]:
         """Characters of ``text`` (other than spaces) that ``font`` has no glyph for."""
         have = self._charsets.get(font)
         if have is None:
-            have = self._charsets[font] = set(pdfmetrics.getFont(self.ensure(font)).face.charWidths)
-        return {ch for ch in set(text) if ord(ch) not in have and not ch.isspace()}
+            have = self._charsets[font] = frozenset(map(chr, pdfmetrics.getFont(self.ensure(font)).face.charWidths))
+        out = set(text)
+        out -= have
+        return {ch for ch in out if not ch.isspace()} if out else out
 
     def has_glyph(self, font: str, ch: str) -> bool:
         f = pdfmetrics.getFont(self.ensure(font))

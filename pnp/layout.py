@@ -12,9 +12,10 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
+from threading import get_ident
 from typing import Any
 
 from pnp.errors import DataError, Diagnostic
@@ -37,6 +38,18 @@ TRACK_VARS = ("n", "index", "value")
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
 _REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
 FILTERS: dict[str, Callable[[Any], Any]] = {}
+_HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
+_MISSING = object()
+_SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
+
+
+def _constant_paint(d: Mapping[str, Any]) -> bool:
+    """Whether a shape's colours are the same for every item (no palette, no field reference)."""
+    for k in ("fill", "stroke"):
+        v = d.get(k)
+        if v is not None and not (v.__class__ is str and "{" not in v):
+            return False
+    return True
 
 
 def _filter(name: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
@@ -147,27 +160,27 @@ class Env:
                           + ", ".join(sorted(self.component.fields)) + ") or a built-in")
 
     def sub(self, text: str) -> str:
-        def rep(m: re.Match[str]) -> str:
-            if m.group(0) == "{{":
-                return "{"
-            if m.group(0) == "}}":
-                return "}"
-            value = self.get(m.group(1))
-            for f in [f for f in m.group(2).split("|") if f]:
-                if f not in FILTERS:
-                    raise LayoutError(f"unknown filter |{f}", expected="one of " + ", ".join(sorted(FILTERS)))
-                value = FILTERS[f](value)
-            if value is None:
-                return ""
-            if isinstance(value, list):
-                return ", ".join(str(v) for v in value)
-            if isinstance(value, bool):
-                return "yes" if value else "no"
-            if isinstance(value, float):
-                return _num(value)
-            return str(value)
+        parts = _compiled(text)
+        if parts.__class__ is str:
+            return parts  # type: ignore[return-value]
+        return "".join([p if p.__class__ is str else self.value(*p) for p in parts])  # type: ignore[misc]
 
-        return _REF.sub(rep, text)
+    def value(self, name: str, filters: tuple[str, ...]) -> str:
+        """One ``{name|filter...}`` reference as text."""
+        value = self.get(name)
+        for f in filters:
+            if f not in FILTERS:
+                raise LayoutError(f"unknown filter |{f}", expected="one of " + ", ".join(sorted(FILTERS)))
+            value = FILTERS[f](value)
+        if value is None:
+            return ""
+        if isinstance(value, list):
+            return ", ".join(str(v) for v in value)
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        if isinstance(value, float):
+            return _num(value)
+        return str(value)
 
     def test(self, cond: Mapping[str, Any]) -> bool:
         if "all" in cond:
@@ -177,6 +190,32 @@ class Env:
         if "not" in cond:
             return not self.test(cond["not"])
         return eval_field_cond(cond, self.get(cond["field"]))
+
+
+@lru_cache(maxsize=4096)
+def _compiled(text: str) -> str | tuple[str | tuple[str, tuple[str, ...]], ...]:
+    """A template string split once into literal text and ``(field, filters)`` references (the
+    text itself when it has none), so that substituting is a join, not a regex pass."""
+    parts: list[str | tuple[str, tuple[str, ...]]] = []
+    pos = 0
+    for m in _REF.finditer(text):
+        if m.start() > pos:
+            parts.append(text[pos:m.start()])
+        g = m.group(0)
+        if g == "{{":
+            parts.append("{")
+        elif g == "}}":
+            parts.append("}")
+        else:
+            parts.append((m.group(1), tuple(f for f in m.group(2).split("|") if f)))
+        pos = m.end()
+    if not parts:
+        return text
+    if pos < len(text):
+        parts.append(text[pos:])
+    if all(p.__class__ is str for p in parts):
+        return "".join(parts)  # type: ignore[arg-type]
+    return tuple(parts)
 
 
 @cache
@@ -215,34 +254,54 @@ class PieceLayout:
 
 @dataclass
 class Context:
+    """What every piece of one component shares. It also keeps one painter per template (and
+    thread), with what that painter worked out once for all the items (styles, constant colours
+    and shapes, texts already fitted), so do not change its fields between pieces."""
+
     fonts: FontBook
     game: Game
     component: Component
     bleed: float  # pt
     warnings: list[Diagnostic] = field(default_factory=list)
     token_cut: str = "square"  # round pieces: "square" (cut boxes abut) | "circle"
+    painters: dict[tuple[int, int], _Painter] = field(default_factory=dict, repr=False, compare=False)
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     comp = ctx.component
-    w, h = comp.size[0] * MM, comp.size[1] * MM
+    key = (id(tpl), get_ident())  # a painter lays out one piece at a time
+    painter = ctx.painters.get(key)
+    if painter is None or painter.tpl is not tpl or painter.bleed != ctx.bleed:
+        painter = ctx.painters[key] = _Painter(tpl, ctx, comp.size[0] * MM, comp.size[1] * MM)
+    painter.warnings = []
+    painter.drawn = 0
     env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
-    painter = _Painter(tpl, ctx, w, h)
     prims: list[Primitive] = []
     for el in tpl.elements:
         prims.extend(painter.element(el, env, 0.0, 0.0))
-    return PieceLayout(w, h, ctx.bleed, tuple(prims), tuple(painter.warnings))
+    return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings))
 
 
 class _Painter:
+    """Lays out the pieces of one component with one template, one piece at a time."""
+
     def __init__(self, tpl: Template, ctx: Context, w: float, h: float):
         self.tpl = tpl
         self.ctx = ctx
+        self.bleed = ctx.bleed
         self.w = w
         self.h = h
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
         self.drawn = 0  # primitives drawn so far by leaf elements
+        # Worked out once per template, keyed by id() of the element dict (kept in the value, so
+        # an id is never mistaken for another object's):
+        self._styles: dict[int, tuple[Mapping[str, Any], dict[str, Any], dict[Any, Style]]] = {}
+        self._static: dict[tuple[int, float, float], tuple[Mapping[str, Any], list[Primitive]]] = {}
+        self._kids: dict[int, tuple[Element, tuple[Element, ...]]] = {}
+        self._colors: dict[str, str | None] = {}  # constant colour strings, resolved
+        self._icons: dict[tuple[Any, ...], tuple[Mapping[str, Any], list[Primitive]]] = {}
+        self._warned: dict[tuple[Any, ...], tuple[Element, Diagnostic]] = {}
 
     # -- helpers -----------------------------------------------------------------------
     def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
@@ -282,10 +341,17 @@ class _Painter:
                 return self.color(value["default"], env, key)
             raise LayoutError(f"palette {value['palette']!r} has no colour for {value['by']}={v!r}", key=key,
                               expected="one of " + ", ".join(sorted(pal)) + ", or a `default`")
-        s = env.sub(value) if "{" in value else value
+        if "{" not in value:
+            c = self._colors.get(value, _MISSING)
+            if c is _MISSING:
+                c = self._colors[value] = self._color_name(value, key)
+            return c  # type: ignore[return-value]
+        return self._color_name(env.sub(value), key)
+
+    def _color_name(self, s: str, key: str) -> str | None:
         if s == "none" or s == "":
             return None
-        if s.startswith("#") and re.fullmatch(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?", s):
+        if s.startswith("#") and _HEX.fullmatch(s):
             return s.lower()
         if s in self.tpl.colors:
             return self.tpl.colors[s].lower()
@@ -318,12 +384,32 @@ class _Painter:
         return x0, y0, x1 - x0, y1 - y0
 
     # -- elements ----------------------------------------------------------------------
+    def children(self, el: Element) -> tuple[Element, ...]:
+        kids = self._kids.get(id(el))
+        if kids is None or kids[0] is not el:
+            kids = self._kids[id(el)] = (el, tuple(el.child("elements", ci) for ci in range(len(el.data["elements"]))))
+        return kids[1]
+
     def element(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        d = el.data
         try:
-            if "when" in el.data and not env.test(el.data["when"]):
+            if "when" in d and not env.test(d["when"]):
                 return []
-            out: list[Primitive] = getattr(self, "el_" + el.data["type"])(el, env, dx, dy)
-            if el.data["type"] not in ("repeat", "group", "track"):
+            kind = d["type"]
+            if kind in _SHAPES and _constant_paint(d):
+                # The same shape in the same colours wherever it is drawn: worked out once.
+                hit = self._static.get((id(d), dx, dy))
+                if hit is not None and hit[0] is d:
+                    out = list(hit[1])
+                else:
+                    out = getattr(self, "el_" + kind)(el, env, dx, dy)
+                    if len(self._static) >= 20_000:
+                        self._static.clear()
+                    self._static[(id(d), dx, dy)] = (d, out)
+                    out = list(out)
+            else:
+                out = getattr(self, "el_" + kind)(el, env, dx, dy)
+            if kind not in ("repeat", "group", "track"):
                 self.drawn += len(out)
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
@@ -378,21 +464,29 @@ class _Painter:
 
     def style(self, el: Element, env: Env) -> Style:
         d = el.data
-        base: dict[str, Any] = {}
-        if "style" in d:
-            if d["style"] not in self.tpl.styles:
-                raise LayoutError(f"unknown style {d['style']!r}{_suggest(d['style'], self.tpl.styles)}", key="style",
-                                  expected="one of " + ", ".join(sorted(self.tpl.styles)))
-            base = dict(self.tpl.styles[d["style"]])
-        for k in ("font", "size", "color", "align", "valign"):
-            if k in d:
-                base[k] = d[k]
-        if "color" in base:
-            base["color"] = self.color(base["color"], env, "color") or "#000000"
-        st = Style(**{k: v for k, v in base.items() if k in Style.__dataclass_fields__})
-        for f in (st.font, st.bold_font, st.italic_font):
-            if f:
-                self.ctx.fonts.ensure(f)
+        got = self._styles.get(id(d))
+        if got is None or got[0] is not d:
+            base: dict[str, Any] = {}
+            if "style" in d:
+                if d["style"] not in self.tpl.styles:
+                    raise LayoutError(f"unknown style {d['style']!r}{_suggest(d['style'], self.tpl.styles)}",
+                                      key="style", expected="one of " + ", ".join(sorted(self.tpl.styles)))
+                base = dict(self.tpl.styles[d["style"]])
+            for k in ("font", "size", "color", "align", "valign"):
+                if k in d:
+                    base[k] = d[k]
+            got = self._styles[id(d)] = (d, base, {})
+        base, made = got[1], got[2]
+        # Only the colour can depend on the item; one Style per colour it resolves to.
+        color = (self.color(base["color"], env, "color") or "#000000") if "color" in base else None
+        st = made.get(color)
+        if st is None:
+            fields = {**base, "color": color} if color is not None else base
+            st = Style(**{k: v for k, v in fields.items() if k in Style.__dataclass_fields__})
+            for f in (st.font, st.bold_font, st.italic_font):
+                if f:
+                    self.ctx.fonts.ensure(f)
+            made[color] = st
         return st
 
     def el_text(self, el: Element, env: Env, dx: float, dy: float, markup: bool = False) -> list[Primitive]:
@@ -408,22 +502,35 @@ class _Painter:
         if not text.strip():
             return []
         fit = d.get("fit", {})
-        self.text.icon_fn = self.inline_icon(env, st)
+        # Only inline icons call back into the template (and a text without them has none).
+        self.text.icon_fn = self.inline_icon(env, st) if markup and "{icon:" in text else None
         prims, result = self.text.fit(text, st, self.box(el, dx, dy), markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
         if not result.fits:
-            self.warnings.append(el.doc.diag(
+            self.warnings.append(self.warning(el, ("fit", result.size), lambda: el.doc.diag(
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
                 expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
-                hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning"))
-        missing = sorted({(ch, p.font) for p in prims if isinstance(p, Text)
-                          for ch in self.ctx.fonts.missing(p.font, p.text)})
+                hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning")))
+        by_font: dict[str, list[str]] = {}
+        for p in prims:
+            if p.__class__ is Text:
+                by_font.setdefault(p.font, []).append(p.text)  # type: ignore[union-attr]
+        fonts = self.ctx.fonts
+        missing = sorted({(ch, font) for font, ts in by_font.items() for ch in fonts.missing(font, "".join(ts))})
         for ch, font in missing:
-            self.warnings.append(el.doc.diag(
+            self.warnings.append(self.warning(el, ("glyph", ch, font), lambda ch=ch, font=font: el.doc.diag(
                 el.path, f"character {ch!r} (U+{ord(ch):04X}) is not in font {font} and would not print ({el.label})",
                 expected=f"characters that {font} has", hint="use an inline {icon:NAME}, another font, or other text",
-                severity="warning"))
+                severity="warning")))
         return prims
+
+    def warning(self, el: Element, what: tuple[Any, ...], make: Callable[[], Diagnostic]) -> Diagnostic:
+        """The same warning about the same element is made once (locating it in its file is not cheap)."""
+        key = (id(el), *what)
+        hit = self._warned.get(key)
+        if hit is None or hit[0] is not el:
+            hit = self._warned[key] = (el, make())
+        return hit[1]
 
     def el_richtext(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         return self.el_text(el, env, dx, dy, markup=True)
@@ -448,7 +555,7 @@ class _Painter:
 
             def draw(x: float, baseline: float) -> list[Primitive]:
                 y = baseline - size * 0.2
-                return icon_primitives(spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
+                return self.icon(name, spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
 
             return adv, draw
 
@@ -465,7 +572,20 @@ class _Painter:
         vw, vh = spec.get("viewbox", [100, 100])
         scale = min(w / vw, h / vh)
         iw, ih = vw * scale, vh * scale
-        return icon_primitives(spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
+        return self.icon(name, spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
+
+    def icon(self, name: str, spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
+             fg: str, bg: str, accent: str) -> list[Primitive]:
+        """``icon_primitives``, remembered: pieces repeat the same icons in the same places."""
+        key = (name, x, y, w, h, fg, bg, accent)
+        hit = self._icons.get(key)
+        if hit is not None and hit[0] is spec:
+            return list(hit[1])
+        out = icon_primitives(spec, x, y, w, h, fg, bg, accent)
+        if len(self._icons) >= 20_000:
+            self._icons.clear()
+        self._icons[key] = (spec, out)
+        return list(out)
 
     def el_image(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         src = env.sub(el.data["src"])
@@ -507,13 +627,14 @@ class _Painter:
         per_row = d.get("per_row") or max(count, 1)
         rx, ry = d.get("row_step", [0, 0])
         out: list[Primitive] = []
+        kids = self.children(el)
         for i in range(count):
             row, col = divmod(i, per_row)
             sub = Env(env.item, env.component, env.game,
                       {**env.extra, "n": i + 1, "index": i, "row": row, "col": col}, env.token_cut)
             ox, oy = dx + col * sx + row * rx, dy + col * sy + row * ry
-            for ci in range(len(d["elements"])):
-                out.extend(self.element(el.child("elements", ci), sub, ox, oy))
+            for kid in kids:
+                out.extend(self.element(kid, sub, ox, oy))
         return out
 
     def int_value(self, raw: Any, env: Env, key: str, lo: int, hi: int) -> int:
@@ -538,18 +659,19 @@ class _Painter:
                               expected="a longer path or a smaller spacing")
         sw, sh = d["size"]
         out: list[Primitive] = []
+        kids = self.children(el)
         for i, (px, py) in enumerate(points):
             sub = Env(env.item, env.component, env.game,
                       {**env.extra, "value": first + i, "index": i, "n": i + 1}, env.token_cut)
-            for ci in range(len(d["elements"])):
-                out.extend(self.element(el.child("elements", ci), sub, dx + px - sw / 2, dy + py - sh / 2))
+            for kid in kids:
+                out.extend(self.element(kid, sub, dx + px - sw / 2, dy + py - sh / 2))
         return out
 
     def el_group(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         ox, oy = el.data.get("offset", [0, 0])
         out: list[Primitive] = []
-        for ci in range(len(el.data["elements"])):
-            out.extend(self.element(el.child("elements", ci), env, dx + ox, dy + oy))
+        for kid in self.children(el):
+            out.extend(self.element(kid, env, dx + ox, dy + oy))
         return out
 
 
@@ -612,49 +734,47 @@ def icon_primitives(spec: Mapping[str, Any], x: float, y: float, w: float, h: fl
     vw, vh = spec.get("viewbox", [100, 100])
     sx, sy = w / vw, h / vh
     s = min(sx, sy)
-
-    def paint_of(name: str | None, default: str | None) -> str | None:
-        v = default if name is None else name
-        return {"fg": fg, "bg": bg, "accent": accent, "none": None}.get(v, v) if v is not None else None
+    yh = y + h
+    names = {"fg": fg, "bg": bg, "accent": accent, "none": None}
 
     out: list[Primitive] = []
     for sh in spec["shapes"]:
-        fill = paint_of(sh.get("fill"), "fg")
-        stroke = paint_of(sh.get("stroke"), "none")
+        fill = sh.get("fill")
+        fill = "fg" if fill is None else fill
+        fill = names.get(fill, fill)
+        stroke = sh.get("stroke")
+        stroke = "none" if stroke is None else stroke
+        stroke = names.get(stroke, stroke)
         paint = Paint(fill=fill, stroke=stroke, stroke_width=float(sh.get("stroke_width", 6)) * s,
                       fill_rule=sh.get("fill_rule", "nonzero"))
-
-        def P(px: float, py: float) -> tuple[float, float]:
-            return (x + px * sx, y + h - py * sy)
-
         if "circle" in sh:
             cx, cy, r = sh["circle"]
-            out.append(Ellipse(x + (cx - r) * sx, y + h - (cy + r) * sy, 2 * r * sx, 2 * r * sy, paint))
+            out.append(Ellipse(x + (cx - r) * sx, yh - (cy + r) * sy, 2 * r * sx, 2 * r * sy, paint))
         elif "ellipse" in sh:
             cx, cy, rx, ry = sh["ellipse"]
-            out.append(Ellipse(x + (cx - rx) * sx, y + h - (cy + ry) * sy, 2 * rx * sx, 2 * ry * sy, paint))
+            out.append(Ellipse(x + (cx - rx) * sx, yh - (cy + ry) * sy, 2 * rx * sx, 2 * ry * sy, paint))
         elif "rect" in sh:
             rx0, ry0, rw, rh = sh["rect"]
-            out.append(Rect(x + rx0 * sx, y + h - (ry0 + rh) * sy, rw * sx, rh * sy, paint,
+            out.append(Rect(x + rx0 * sx, yh - (ry0 + rh) * sy, rw * sx, rh * sy, paint,
                             float(sh.get("radius", 0)) * s))
         elif "polygon" in sh or "polyline" in sh:
-            pts = [P(*p) for p in sh.get("polygon", sh.get("polyline"))]
+            pts = [(x + px * sx, yh - py * sy) for px, py in sh.get("polygon", sh.get("polyline"))]
             ops = [("M", pts[0])] + [("L", p) for p in pts[1:]]
             if "polygon" in sh:
                 ops.append(("Z", ()))
-            out.append(PathPrim(tuple((o, tuple(p)) for o, p in ops), paint))
+            out.append(PathPrim(tuple(ops), paint))
         else:
-            ops = []
-            for op in _parsed(sh["path"]):
-                if op.op == "Z":
-                    ops.append(("Z", ()))
+            pops: list[tuple[str, tuple[float, ...]]] = []
+            for op, pts in _parsed(sh["path"]):
+                if op == "Z":
+                    pops.append(("Z", ()))
                 else:
-                    pts = op.pts
                     conv: list[float] = []
                     for i in range(0, len(pts), 2):
-                        conv.extend(P(pts[i], pts[i + 1]))
-                    ops.append((op.op, tuple(conv)))
-            out.append(PathPrim(tuple(ops), paint))
+                        conv.append(x + pts[i] * sx)
+                        conv.append(yh - pts[i + 1] * sy)
+                    pops.append((op, tuple(conv)))
+            out.append(PathPrim(tuple(pops), paint))
     return out
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pnp.errors import DataError
-from pnp.layout import MINUS, MM, hex_points
+from pnp.layout import MINUS, MM, Context, hex_points, layout_piece
 from pnp.pipeline import BuildOptions, Session, check, plan_component
 from pnp.primitives import Ellipse, Rect, Text
 from pnp.primitives import Path as PathPrim
@@ -274,3 +274,37 @@ def test_words_in_one_font_are_one_run_placed_where_the_words_would_be(tmp_path:
     for run in t:
         assert s.fonts.width(run.text, run.font, run.size) <= 40 * MM + 1e-6
     assert " ".join(r.text for r in t) == "alpha beta gamma delta epsilon zeta eta theta iota kappa"
+
+
+def test_what_a_component_works_out_once_never_leaks_from_one_item_into_another(tmp_path: Path) -> None:
+    """Layout keeps styles, constant shapes, icons and fitted texts per component (issue 8):
+    every piece must still be exactly what it is when laid out on its own, and the warnings too."""
+    fields = {"name": {"type": "string", "description": "name"}, "power": {"type": "integer", "description": "p"},
+              "text": {"type": "text", "description": "rules"}, "kind": {"type": "string", "description": "k"},
+              "mark": {"type": "string", "description": "icon"}}
+    els = [{"type": "rect", "box": [0, 0, 63, 88], "bleed": True, "fill": {"palette": "kind", "by": "kind"}},
+           {"type": "rect", "box": [2, 2, 59, 84], "stroke": "ink", "stroke_width": 1},
+           {"type": "text", "box": [4, 4, 55, 10], "text": "{name}", "style": "title", "fit": {"min_size": 6}},
+           {"type": "richtext", "box": [5, 18, 53, 30], "text": "{text}", "style": "body", "fit": {"min_size": 6}},
+           {"type": "icon", "box": [5, 60, 8, 8], "name": "{mark}", "fg": "{kind}"},
+           {"type": "repeat", "count": "{power}", "step": [6, 0],
+            "elements": [{"type": "circle", "box": [5, 75, 5, 5], "fill": "ink"},
+                         {"type": "text", "box": [5, 75, 5, 5], "text": "{n}", "style": "body"}]}]
+    tpl = {"palettes": {"kind": {"fire": "#aa2200", "ice": "#2266aa"}},
+           "colors": {"ink": "#112233", "fire": "#ff0000", "ice": "#00ffff"},
+           "styles": {"body": {"font": "Lato-Regular", "size": 8, "color": "ink"},
+                      "title": {"font": "Lato-Bold", "size": 12, "color": "{kind}", "align": "center"}}}
+    rules = ["Gain **3** {icon:coin} now.", "Draw *two* cards.\n\nThen discard one.", "Gain **3** {icon:coin} now.",
+             "A \u2605 is not in the font.", "Supercalifragilisticexpialidocious " * 3]
+    items = [item(id=f"i{n}", name=["Golem", "Clay Golem", "Golem"][n % 3], power=n % 4, text=rules[n % 5],
+                  kind=["fire", "ice"][n % 2], mark=["coin", "star", "gear"][n % 3]) for n in range(12)]
+    root = make_game(tmp_path, els, items, fields=fields, extra_tpl=tpl)
+    together = plan(root)[0]
+    game = load_game(root, "mini")
+    comp = game.components[0]
+    front = Session(root).store.get(comp.template)
+    for n, it in enumerate(comp.items):
+        alone = layout_piece(front, it, Context(Session(root).fonts, game, comp, BLEED))
+        assert repr(together.fronts[n].primitives) == repr(alone.primitives), it.id
+        assert together.fronts[n].warnings == alone.warnings, it.id
+    assert any(w for lay in together.fronts for w in lay.warnings)  # the star and the long word

@@ -1,0 +1,273 @@
+"""Text layout keeps the results of the straightforward algorithm exactly.
+
+``TextLayout.fit`` parses once, measures through FontBook's width tables, skips sizes that
+cannot fit, merges runs without rebuilding Text objects and memoises whole results (issue 8).
+Output must stay byte-identical, so the tests below compare it, float for float, with the
+plain algorithm written out the simple way (``Reference``: one word at a time, every size
+measured in full), on generated texts, styles and boxes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pnp.fonts import FontBook
+from pnp.primitives import Paint, Rect, Text
+from pnp.project import bundled_root
+from pnp.text import Style, TextLayout
+
+FONTS = FontBook((bundled_root() / "fonts",))
+
+
+class Reference:
+    """The layout algorithm without any shortcut: words are lists of (text, bold, italic, icon)
+    runs, every run is measured where it is needed, every size is tried in full."""
+
+    MARK = re.compile(r"(\\\*|\*\*|\*|\{icon:[a-z0-9_-]+\}|\n)")
+
+    def __init__(self, fonts: FontBook, icon_fn) -> None:
+        self.fonts = fonts
+        self.icon_fn = icon_fn
+
+    def parse(self, text: str, markup: bool) -> list:
+        if not markup:
+            chunks = [(p, False, False, None) for p in re.split(r"(\n)", text)]
+        else:
+            chunks = []
+            bold = italic = False
+            for part in self.MARK.split(text):
+                if not part:
+                    continue
+                if part == "**":
+                    bold = not bold
+                elif part == "*":
+                    italic = not italic
+                elif part == "\\*":
+                    chunks.append(("*", bold, italic, None))
+                elif part.startswith("{icon:"):
+                    chunks.append(("", bold, italic, part[6:-1]))
+                else:
+                    chunks.append((part, bold, italic, None))
+        out: list = []
+        word: list = []
+        newlines = 0
+
+        def flush_word() -> None:
+            nonlocal word
+            if word:
+                out.append(word)
+                word = []
+
+        def emit_breaks() -> None:
+            nonlocal newlines
+            if newlines and out:
+                out.append("\n\n" if newlines >= 2 else "\n")
+            newlines = 0
+
+        for s, b, i, icon in chunks:
+            if icon is not None:
+                emit_breaks()
+                word.append(("", b, i, icon))
+                continue
+            if s == "\n":
+                flush_word()
+                newlines += 1
+                continue
+            for p in re.split(r"([ \t]+)", s):
+                if not p:
+                    continue
+                if p.isspace():
+                    flush_word()
+                    continue
+                emit_breaks()
+                word.append((p, b, i, None))
+        flush_word()
+        return out
+
+    def font(self, st_: Style, bold: bool, italic: bool) -> str:
+        if bold and italic:
+            return self.fonts.variant(st_.font, True, True)
+        if bold:
+            return st_.bold_font or self.fonts.variant(st_.font, True, False)
+        if italic:
+            return st_.italic_font or self.fonts.variant(st_.font, False, True)
+        return st_.font
+
+    def cased(self, st_: Style, s: str) -> str:
+        return s.upper() if st_.case == "upper" else s.lower() if st_.case == "lower" else s
+
+    def run_width(self, st_: Style, run, size: float) -> float:
+        text, bold, italic, icon = run
+        if icon is not None:
+            return self.icon_fn(icon, size)[0]
+        t = self.cased(st_, text)
+        return pdf_width(t, self.font(st_, bold, italic), size) + st_.tracking * len(t)
+
+    def word_width(self, st_: Style, word, size: float) -> float:
+        return sum(self.run_width(st_, r, size) for r in word)
+
+    def lines(self, st_: Style, tokens, size: float, width: float, wrap: bool):
+        space = pdf_width(" ", st_.font, size) + st_.tracking
+        lines, cur, cur_w, ok = [], [], 0.0, True
+        for tok in tokens:
+            if isinstance(tok, str):
+                if wrap:
+                    lines.append((cur, tok == "\n\n"))
+                    cur, cur_w = [], 0.0
+                continue
+            w = self.word_width(st_, tok, size)
+            if w > width + 1e-6:
+                ok = False
+            if cur and wrap and cur_w + space + w > width + 1e-6:
+                lines.append((cur, False))
+                cur, cur_w = [tok], w
+            else:
+                cur_w = cur_w + (space if cur else 0.0) + w
+                cur.append(tok)
+        lines.append((cur, False))
+        if not wrap and cur_w > width + 1e-6:
+            ok = False
+        return lines, ok
+
+    def height(self, st_: Style, lines, size: float) -> float:
+        paras = sum(1 for _, p in lines[:-1] if p)
+        return size * st_.leading * len(lines) + paras * size * st_.paragraph_space
+
+    def fit(self, text: str, st_: Style, box, markup: bool, wrap: bool, min_size, step: float):
+        tokens = self.parse(text, markup)
+        floor = min(min_size if min_size is not None else st_.size, st_.size)
+        size = st_.size
+        while True:
+            lines, ok = self.lines(st_, tokens, size, box[2], wrap)
+            if ok and self.height(st_, lines, size) <= box[3] + 1e-6:
+                fits = True
+                break
+            nxt = round(size - step, 4)
+            if nxt < floor - 1e-9:
+                fits = False
+                break
+            size = nxt
+        return self.place(st_, lines, size, box), (size, fits, len([ln for ln in lines if ln[0]]))
+
+    def place(self, st_: Style, lines, size: float, box) -> list:
+        x, y, w, h = box
+        total = self.height(st_, lines, size)
+        lh = size * st_.leading
+        if st_.valign == "middle" and len(lines) == 1:
+            baseline = y + h / 2 - self.fonts.cap_height(st_.font, size) / 2
+        else:
+            top = y + h if st_.valign == "top" else y + total if st_.valign == "bottom" else y + h / 2 + total / 2
+            asc, desc = self.fonts.ascent(st_.font, size), self.fonts.descent(st_.font, size)
+            baseline = top - (lh - size) / 2 - size * asc / (asc + desc)
+        space = pdf_width(" ", st_.font, size) + st_.tracking
+        out: list = []
+        for words, para_after in lines:
+            line_w = sum(self.word_width(st_, wd, size) for wd in words) + space * max(0, len(words) - 1)
+            if words:
+                line_w -= st_.tracking
+            cx = x + (w - line_w) / 2 if st_.align == "center" else x + w - line_w if st_.align == "right" else x
+            last_end = None  # where the last Text of this line ends, for merging
+            for wi, word in enumerate(words):
+                cx += space if wi else 0.0
+                for ri, run in enumerate(word):
+                    rw = self.run_width(st_, run, size)
+                    if run[3] is not None:
+                        out.extend(self.icon_fn(run[3], size)[1](cx, baseline))
+                        last_end = None
+                    else:
+                        text, font = self.cased(st_, run[0]), self.font(st_, run[1], run[2])
+                        prev = out[-1] if out and last_end is not None else None
+                        joiner = " " if (wi and ri == 0) else ""
+                        if (isinstance(prev, Text) and prev.font == font and st_.tracking == 0
+                                and (joiner == "" or font == st_.font)):
+                            out[-1] = Text(prev.x, prev.y, prev.text + joiner + text, font, size, st_.color, 0.0)
+                        else:
+                            out.append(Text(cx, baseline, text, font, size, st_.color, st_.tracking))
+                        last_end = cx + rw
+                    cx += rw
+            baseline -= lh + (size * st_.paragraph_space if para_after else 0.0)
+        return out
+
+
+def pdf_width(text: str, font: str, size: float) -> float:
+    from reportlab.pdfbase import pdfmetrics
+
+    FONTS.ensure(font)
+    return pdfmetrics.stringWidth(text, font, size)
+
+
+def icon_fn(name: str, size: float):
+    """A stand-in for the template's inline icons: as wide as the name says, one square."""
+    adv = size * (0.5 + 0.25 * len(name))
+
+    def draw(x: float, baseline: float) -> list:
+        return [Rect(x, baseline - size * 0.2, adv, size, Paint(fill="#000000"))]
+
+    return adv, draw
+
+
+WORDS = ["golem", "Stone", "rune", "a", "I", "x", "supercalifragilistic", "naïve", "Übergröße", "—", "+2",
+         "−1", "½", "it's", "\u2605", "10\u00a0mm", "a\rb", "\u00a0"]
+PIECES = st.one_of(
+    st.sampled_from(WORDS),
+    st.sampled_from(WORDS).map(lambda w: f"**{w}**"),
+    st.sampled_from(WORDS).map(lambda w: f"*{w}*"),
+    st.sampled_from(WORDS).map(lambda w: f"***{w}***"),
+    st.sampled_from(["{icon:coin}", "{icon:ab}", "\\*", "**", "*", "\n", "\n\n", "\n\n\n", "  ", "\t", " \n "]),
+    st.tuples(st.sampled_from(WORDS), st.sampled_from(["{icon:coin}", "**", "*"]), st.sampled_from(WORDS))
+    .map("".join),
+)
+TEXTS = st.lists(PIECES, max_size=40).map(lambda ps: " ".join(ps))
+FAMILY = ["Lato-Regular", "Vollkorn-Regular", "OldStandard-Regular", "Play-Regular", "Comfortaa-Bold"]
+STYLES = st.builds(
+    Style,
+    font=st.sampled_from(FAMILY),
+    size=st.sampled_from([6, 7.5, 8.5, 9, 10.3, 12.0, 14]),
+    leading=st.sampled_from([1.0, 1.2, 1.5]),
+    color=st.just("#112233"),
+    align=st.sampled_from(["left", "center", "right"]),
+    valign=st.sampled_from(["top", "middle", "bottom"]),
+    case=st.sampled_from(["none", "upper", "lower"]),
+    tracking=st.sampled_from([0, 0.0, 0.3, -0.2]),
+    paragraph_space=st.sampled_from([0.0, 0.4, 0.8]),
+    bold_font=st.sampled_from([None, "Play-Bold"]),
+    italic_font=st.sampled_from([None, "Vollkorn-Italic"]),
+)
+BOXES = st.tuples(st.floats(0, 100), st.floats(0, 100), st.floats(5, 160), st.floats(3, 120))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXTS, style=STYLES, box=BOXES, markup=st.booleans(), wrap=st.booleans(),
+       min_size=st.sampled_from([None, 3, 5, 7.5]), step=st.sampled_from([0.25, 0.5]))
+def test_fit_equals_the_straightforward_algorithm(text: str, style: Style, box, markup: bool, wrap: bool,
+                                                   min_size, step: float) -> None:
+    layout = TextLayout(FONTS, icon_fn)
+    want = Reference(FONTS, icon_fn).fit(text, style, box, markup, wrap, min_size, step)
+    for _ in range(2):  # the second time from the memo (texts without inline icons)
+        prims, fit = layout.fit(text, style, box, markup=markup, wrap=wrap, min_size=min_size, step=step)
+        assert (fit.size, fit.fits, fit.lines) == want[1]
+        assert [repr(p) for p in prims] == [repr(p) for p in want[0]]  # repr: 0 and 0.0 differ too
+
+
+def test_a_memoised_result_is_not_shared_by_callers_who_change_their_list() -> None:
+    layout = TextLayout(FONTS)
+    box = (0.0, 0.0, 100.0, 50.0)
+    first, _ = layout.fit("alpha beta", Style(), box, markup=False)
+    first.append(Rect(0, 0, 1, 1, Paint()))
+    again, _ = layout.fit("alpha beta", Style(), box, markup=False)
+    assert [p.text for p in again] == ["alpha beta"]
+
+
+def test_shrinking_skips_sizes_only_when_they_cannot_fit(tmp_path: Path) -> None:
+    """A long word in a narrow box and many hard breaks in a short one: the size found is the
+    first, going down in steps, at which the straightforward algorithm fits."""
+    for text, box in (("extraordinarily long words", (0.0, 0.0, 40.0, 200.0)),
+                      ("a\n\nb\n\nc\n\nd\n\ne\n\nf", (0.0, 0.0, 200.0, 60.0))):
+        want = Reference(FONTS, icon_fn).fit(text, Style(size=14), box, False, True, 3, 0.25)
+        prims, fit = TextLayout(FONTS).fit(text, Style(size=14), box, markup=False, min_size=3)
+        assert want[1][1] and fit.size < 14
+        assert (fit.size, fit.fits, fit.lines) == want[1]
+        assert prims == want[0]

@@ -19,7 +19,7 @@ import click
 
 from pnp import __version__, kinds
 from pnp.errors import DataError, Diagnostic, OutputError
-from pnp.pipeline import BuildOptions, GameCheck, Session, build, check
+from pnp.pipeline import BuildOptions, GameCheck, Session, build, check, output_folder
 from pnp.printers import load_profile
 from pnp.project import DataRoot, bundled_root, load_game
 
@@ -333,12 +333,15 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.option("--one-per-page", is_flag=True,
               help="Print-shop PDFs: each piece on its own page of trim + bleed, TrimBox/BleedBox set, "
               "front and back pages alternating.")
+@click.option("--ink-saver", is_flag=True,
+              help="The low-ink variant: each game's light colours, no full-bleed fills, backs as outline "
+              "patterns; written to DIR/<game>/ink-saver/ so both variants can coexist.")
 @print_options
 @data_option
 @click.pass_context
 @guarded
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
-              strict: bool, one_per_page: bool, back_offset: tuple[float, float] | None,
+              strict: bool, one_per_page: bool, ink_saver: bool, back_offset: tuple[float, float] | None,
               back_scale: tuple[float, float] | None, printer: str | None, data: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
@@ -358,21 +361,26 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
                                      "back_offset": back_offset, "back_scale": back_scale})
     paper, duplex, bleed = v["paper"], v["duplex"], v["bleed"]
     opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict, one_per_page=one_per_page,
-                        back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0))
+                        back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0),
+                        ink_saver=ink_saver)
+    from pnp.preflight import inspect, summary
+
     session = Session(root)
     checked: list[GameCheck] = []
+    preflights = {}
     errors: list[Diagnostic] = []
     violations = False
     for gid in _game_ids(root, games):
         try:
             gc = check(root, gid, opts, session)
+            pre = preflights[gid] = inspect(gc, session)  # cheap: layouts and pages, no drawing
         except DataError as exc:
             errors.extend(exc.diagnostics)
             continue
         if strict:
-            errors.extend(gc.warnings)  # printed once, with the errors
+            errors.extend(gc.warnings + pre.findings)  # printed once, with the errors
         else:
-            for w in gc.warnings:
+            for w in gc.warnings + pre.findings:
                 click.echo(w.format(), err=True)
         if not gc.report.ok:
             violations = True
@@ -386,15 +394,152 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     outdir = Path(out)
     total = 0
     for gc in checked:
-        click.echo(f"{gc.game.id}: {gc.game.title}")
-        for w in build(root, gc, outdir, session):
+        click.echo(f"{gc.game.id}: {gc.game.title}" + (" (ink saver)" if ink_saver else ""))
+        pre = preflights[gc.game.id]
+        for w in build(root, gc, outdir, session, preflight=pre):
             grid = f", {w.grid.cols}x{w.grid.rows} per sheet" if w.grid else ""
             click.echo(f"  {w.path}  {w.pieces} pieces, {w.pages} pages{grid}, {w.bytes / 1024:.0f} KB")
             total += 1
         for n in gc.game.not_printed:
             click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
-        click.echo(f"  {outdir / gc.game.id / (gc.game.id + '-contents.pdf')}  what was printed and what else you need")
-    click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
+        contents = output_folder(outdir, gc) / f"{gc.game.id}-contents.pdf"
+        click.echo(f"  {contents}  what was printed and what else you need")
+        click.echo(f"  preflight: {summary(pre)} (ink coverage: pnp preflight {gc.game.id})")
+    variant = ", ink saver" if ink_saver else ""
+    click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm{variant})")
+
+
+@main.command("preflight")
+@click.argument("games", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="The versioned pnp-preflight report on stdout (see the README).")
+@click.option("--ink-saver", is_flag=True,
+              help="Check the low-ink variant (as `pnp build --ink-saver` makes it) and show its ink coverage "
+              "against the normal build's.")
+@click.option("--strict", is_flag=True, help="Treat preflight warnings as errors (exit 2).")
+@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True)
+@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM")
+@data_option
+@guarded
+def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict: bool, paper: str, duplex: str,
+                  bleed: float, data: str | None) -> None:
+    """Check each game (default: all) as a print shop would, per component and sheet: ink
+    coverage (pages rasterised at 20 dpi), the smallest text and rules text, the thinnest
+    stroke, image resolution, text or icons outside the 3 mm safe zone, cut lines that cross a
+    piece, page margins, pieces per sheet, sheets and file size. Renders in memory; writes
+    nothing.
+
+    Thresholds (rules text 8 pt unless game.json says otherwise, strokes 0.25 pt, images
+    200 ppi, margins 5 mm) give warnings; exit 0, or 2 for invalid input or, with --strict,
+    any warning.
+
+    \b
+    Examples:
+      pnp preflight golems
+      pnp preflight --ink-saver          # every game: the variant's saving
+      pnp preflight golems --paper a4 --json > preflight.json
+    """
+    from pnp.preflight import measure
+
+    root = _root(data)
+    session = Session(root)
+    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, ink_saver=ink_saver)
+    results: list[dict[str, Any]] = []
+    worst = 0
+    for gid in _game_ids(root, games):
+        try:
+            pre = _preflight_game(root, gid, opts, session, measure)
+        except DataError as exc:
+            worst = 2
+            if as_json:
+                results.append({"id": gid, "ok": False, "errors": [d.as_json() for d in exc.diagnostics]})
+            else:
+                for d in exc.diagnostics:
+                    click.echo(d.format(), err=True)
+                click.echo(f"{gid}: {len(exc.diagnostics)} input problems", err=True)
+            continue
+        if strict and pre.findings:
+            worst = 2
+        if as_json:
+            results.append({"ok": not (strict and pre.findings), "errors": [], "paper": paper, "duplex": duplex,
+                            "bleed_mm": bleed, **pre.as_json()})
+        else:
+            _preflight_text(pre, opts)
+    if as_json:
+        click.echo(json.dumps({"format": "pnp-preflight", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
+    sys.exit(worst)
+
+
+def _preflight_game(root: DataRoot, gid: str, opts: BuildOptions, session: Session, measure: Callable[..., Any]) -> Any:
+    from pnp.preflight import inspect
+
+    gc = check(root, gid, opts, session)
+    pre = measure(session, gc, inspect(gc, session))
+    if opts.ink_saver:  # the saving: the normal build's coverage, measured alike
+        normal = check(root, gid, replace(opts, ink_saver=False), session)
+        pre = replace(pre, normal_coverage=measure(session, normal, inspect(normal, session)).coverage)
+    return pre
+
+
+def _preflight_text(pre: Any, opts: BuildOptions) -> None:
+    t = pre.thresholds
+    g = pre.game
+    variant = ", ink saver" if pre.ink_saver else ""
+    click.echo(f"{g.id}: {g.title} (paper {opts.paper}, duplex {opts.duplex}, bleed {opts.bleed_mm:g} mm{variant})")
+    click.echo(f"  {'component':<18} {'pieces':>6} {'/sheet':>6} {'sheets':>6} {'pages':>5} {'KB':>6} {'ink':>5}"
+               f" {'text':>7} {'rules':>7} {'stroke':>7} {'margin':>8}")
+
+    def pt(e: Any, fmt: str = "g") -> str:
+        return "-" if e is None else f"{e.value:{fmt}}"
+
+    for c in pre.components:
+        ink = f"{c.mean_coverage * 100:.0f}%" if c.mean_coverage is not None else "-"
+        kb = f"{c.bytes / 1024:.0f}" if c.bytes is not None else "-"
+        per = f"1/{c.parts}" if c.parts > 1 else str(c.per_sheet)
+        margin = f"{c.margin_mm:.1f} mm" if c.margin_mm is not None else "-"
+        click.echo(f"  {c.component.id:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
+                   f" {pt(c.smallest_text):>7} {pt(c.smallest_rules):>7} {pt(c.thinnest_stroke, '.2f'):>7}"
+                   f" {margin:>8}")
+    pages = sum(c.pages for c in pre.components)
+    cov = pre.coverage
+    line = f"  ink coverage: {cov * 100:.1f} % per page (mean of {pages} pages)" if cov is not None else ""
+    if pre.normal_coverage:
+        ratio = cov / pre.normal_coverage
+        line += f"; normal build {pre.normal_coverage * 100:.1f} %: {ratio:.2f}x, {(1 - ratio) * 100:.0f} % less ink"
+    click.echo(line)
+    for name, label, minimum, unit in (("smallest_text", "smallest text", None, "pt"),
+                                       ("smallest_rules", "smallest rules text", t.rules_text_pt, "pt"),
+                                       ("thinnest_stroke", "thinnest stroke", t.stroke_pt, "pt"),
+                                       ("lowest_ppi", "lowest image resolution", t.image_ppi, "ppi")):
+        e = pre.extreme(name)
+        if e is None:
+            click.echo(f"  {label}: none" if name != "lowest_ppi" else "  images: none")
+            continue
+        floor = f" (minimum {minimum:g})" if minimum is not None else ""
+        value = f"{e.value:.2f}" if name == "thinnest_stroke" else f"{e.value:.0f}" if unit == "ppi" else f"{e.value:g}"
+        click.echo(f"  {label}: {value} {unit}{floor}, {e.where.text()}")
+    if t.reason:
+        click.echo(f"  rules text minimum {t.rules_text_pt:g} pt for this game: {t.reason}")
+    outside = sum(c.outside_safe for c in pre.components)
+    click.echo(f"  safe zone ({t.safe_mm:g} mm inside the trim): "
+               + (f"{outside} text or icon elements outside" if outside else "kept"))
+    cuts = sum(c.cut_crossings for c in pre.components)
+    click.echo("  cut lines: " + (f"{cuts} cross a piece" if cuts else "none crosses a piece"))
+    if pre.margin_mm is not None:
+        click.echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
+                   f"(minimum {t.margin_mm:g} mm)")
+    waived = pre.waived
+    if waived:
+        reasons: dict[tuple[str, str], list[str]] = {}
+        for w in waived:
+            reasons.setdefault((w.check.replace("_", " "), w.reason), []).append(w.component)
+        click.echo(f"  exempted by the data ({len(waived)}):")
+        for (what, why), comps in reasons.items():
+            click.echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
+    for d in pre.findings:
+        click.echo(d.format(), err=True)
+    n = len(pre.findings)
+    click.echo(f"  {n} warning{'s' if n != 1 else ''}")
 
 
 @main.command("calibrate")

@@ -596,12 +596,13 @@ def _derived_options(plans: Sequence[ComponentPlan]) -> BuildOptions:
 
 def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions | None = None,
                     pages_per_component: Mapping[str, int] | None = None, *,
-                    fonts: FontBook | None = None) -> bytes:
+                    fonts: FontBook | None = None, preflight: str | None = None) -> bytes:
     """The contents sheet: a one-page PDF on the build's paper saying what was printed (per
     component: title, kind, size, pieces, pieces per sheet, pages), the paper, duplex and bleed
     settings, and what is needed but not printed (``game.not_printed``). Laid out with
     ``TextLayout`` into primitives and drawn by ``pnp.draw.render`` like any piece. ``opts`` and
-    ``pages_per_component`` default to what the plans say."""
+    ``pages_per_component`` default to what the plans say; ``preflight`` is the short preflight
+    report (``pnp.preflight.contents_line``) printed with the settings."""
     opts = opts or _derived_options(plans)
     fonts = fonts or FontBook(DataRoot(bundled_root()).font_dirs())
     pages = {p.component.id: (pages_per_component or {}).get(p.component.id) or len(pages_for(p)) for p in plans}
@@ -609,7 +610,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     margin = 15 * MM
     sheet = None
     for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
-        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k)
+        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k, preflight)
         if sheet.y >= margin:
             break
     assert sheet is not None
@@ -619,7 +620,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
 
 
 def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, pages: Mapping[str, int],
-                   paper: Paper, margin: float, fonts: FontBook, k: float) -> _Sheet:
+                   paper: Paper, margin: float, fonts: FontBook, k: float, preflight: str | None = None) -> _Sheet:
     s = _Sheet(fonts, paper.width, paper.height, margin, k)
     m, W = margin, paper.width - 2 * margin
     s.y -= s.text(game.title, s.style("Vollkorn-Bold", 26), m, W, s.y)
@@ -694,6 +695,11 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     correction = _correction_text(opts)
     if correction:
         settings.insert(2, ("Back pages", correction))
+    if getattr(opts, "ink_saver", False):
+        settings.insert(0, ("Variant", "Ink saver: the game's light colours, no full-bleed colour fills, backs as "
+                                       "outline patterns; every colour-coded part keeps its symbol"))
+    if preflight:
+        settings.append(("Preflight", preflight))
     label_w = W * 0.16
     for label, text in settings:
         s.row([(m, label_w - 4 * k, False, [(label, s.style("Lato-Bold", 9))]),

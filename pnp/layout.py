@@ -32,8 +32,10 @@ EN_DASH = "\u2013"
 BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "component.title",
             "component.id")
 REPEAT_VARS = ("n", "index", "row", "col")
+LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 TRACK_VARS = ("n", "index", "value")
 
+MIN_ICON_STROKE = 0.25  # pt: icon lines scale with the icon but never below this (preflight's threshold)
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
 _REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
 FILTERS: dict[str, Callable[[Any], Any]] = {}
@@ -208,6 +210,9 @@ class PieceLayout:
     bleed: float  # pt available around the trim
     primitives: tuple[Primitive, ...]
     warnings: tuple[Diagnostic, ...] = ()
+    # Which template element drew which primitives, in order: (element, number of primitives).
+    # Empty for layouts not made from a template; preflight names elements with it.
+    sources: tuple[tuple[Element, int], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass
@@ -217,6 +222,7 @@ class Context:
     component: Component
     bleed: float  # pt
     warnings: list[Diagnostic] = field(default_factory=list)
+    light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
@@ -227,7 +233,7 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     prims: list[Primitive] = []
     for el in tpl.elements:
         prims.extend(painter.element(el, env, 0.0, 0.0))
-    return PieceLayout(w, h, ctx.bleed, tuple(prims), tuple(painter.warnings))
+    return PieceLayout(w, h, ctx.bleed, tuple(prims), tuple(painter.warnings), tuple(painter.sources))
 
 
 class _Painter:
@@ -239,6 +245,7 @@ class _Painter:
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
         self.drawn = 0  # primitives drawn so far by leaf elements
+        self.sources: list[tuple[Element, int]] = []  # leaf elements in drawing order, with their counts
 
     # -- helpers -----------------------------------------------------------------------
     def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
@@ -263,6 +270,7 @@ class _Painter:
     def color(self, value: Any, env: Env, key: str) -> str | None:
         if value is None:
             return None
+        light = self.ctx.light and key in LIGHT_KEYS
         if isinstance(value, dict):
             pal = self.tpl.palettes.get(value["palette"])
             if pal is None:
@@ -272,6 +280,8 @@ class _Painter:
                                   else "a palette defined in the template's `palettes`")
             v = env.get(value["by"])
             key_v = _num(v) if isinstance(v, float) else str(v).lower() if isinstance(v, bool) else str(v)
+            if light and key_v in self.tpl.light_palettes.get(value["palette"], {}):
+                return self.color(self.tpl.light_palettes[value["palette"]][key_v], env, key)
             if key_v in pal:
                 return self.color(pal[key_v], env, key)
             if "default" in value:
@@ -283,6 +293,8 @@ class _Painter:
             return None
         if s.startswith("#") and re.fullmatch(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?", s):
             return s.lower()
+        if light and s in self.tpl.light_colors:
+            return self.tpl.light_colors[s].lower()
         if s in self.tpl.colors:
             return self.tpl.colors[s].lower()
         raise LayoutError(f"unknown colour {s!r}{_suggest(s, self.tpl.colors)}", key=key,
@@ -321,6 +333,8 @@ class _Painter:
             out: list[Primitive] = getattr(self, "el_" + el.data["type"])(el, env, dx, dy)
             if el.data["type"] not in ("repeat", "group", "track"):
                 self.drawn += len(out)
+                if out:
+                    self.sources.append((el, len(out)))
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
@@ -605,8 +619,10 @@ def icon_primitives(spec: Mapping[str, Any], x: float, y: float, w: float, h: fl
     for sh in spec["shapes"]:
         fill = paint_of(sh.get("fill"), "fg")
         stroke = paint_of(sh.get("stroke"), "none")
-        paint = Paint(fill=fill, stroke=stroke, stroke_width=float(sh.get("stroke_width", 6)) * s,
-                      fill_rule=sh.get("fill_rule", "nonzero"))
+        width = float(sh.get("stroke_width", 6)) * s
+        if stroke is not None and 0 < width < MIN_ICON_STROKE:
+            width = MIN_ICON_STROKE  # an icon drawn small keeps lines that print
+        paint = Paint(fill=fill, stroke=stroke, stroke_width=width, fill_rule=sh.get("fill_rule", "nonzero"))
 
         def P(px: float, py: float) -> tuple[float, float]:
             return (x + px * sx, y + h - py * sy)

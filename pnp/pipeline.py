@@ -60,6 +60,7 @@ class BuildOptions:
     one_per_page: bool = False  # print-shop pages: each piece alone, page = trim + bleed
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
     back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
+    ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
 
 
 @dataclass(frozen=True)
@@ -178,9 +179,13 @@ def plan_component(s: Session, game: Game, comp: Component,
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
     found: dict[Diagnostic, list[str]] = {}
+    saver = ink_saver_sides(front, back) if opts.ink_saver else None
+    fctx = replace(ctx, light=True) if saver else ctx
     for item in comp.items:
-        f = layout_piece(front, item, ctx)
+        f = layout_piece(front, item, fctx)
         b = layout_piece(back, item, ctx) if back else None
+        if saver:
+            f, b = saver(f, b)
         for w in f.warnings + (b.warnings if b else ()):
             found.setdefault(w, []).append(item.id)
         fronts.extend([f] * item.copies)
@@ -204,6 +209,27 @@ def plan_component(s: Session, game: Game, comp: Component,
                                  if manifest else Diagnostic(comp.id, msg)])
             grid = plan_grid(piece, sheet)
     return ComponentPlan(comp, tuple(fronts), tuple(backs), grid, sheet, placement), warnings
+
+
+def ink_saver_sides(front: Template, back: Template | None
+                    ) -> Callable[[PieceLayout, PieceLayout | None], tuple[PieceLayout, PieceLayout | None]]:
+    """The ``--ink-saver`` step after layout (see pnp.inksaver): fronts (laid out with the light
+    variant's fills) lose full-bleed fills, backs become outline patterns."""
+    from pnp.inksaver import ink_of, light_front, outline_back
+
+    front_ink = ink_of(front.colors)
+    back_ink = ink_of(back.colors) if back is not None else front_ink
+
+    def apply(f: PieceLayout, b: PieceLayout | None) -> tuple[PieceLayout, PieceLayout | None]:
+        return light_front(f, front_ink), outline_back(b, back_ink) if b is not None else None
+
+    return apply
+
+
+def output_folder(out: Path, checked: GameCheck) -> Path:
+    """out/<game>/, or out/<game>/ink-saver/ for the low-ink variant (so both can coexist)."""
+    folder = out / checked.game.id
+    return folder / "ink-saver" if checked.opts.ink_saver else folder
 
 
 def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None) -> GameCheck:
@@ -273,10 +299,12 @@ def render_component(s: Session, game: Game, plan: ComponentPlan,
 
 
 def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
-          progress: Callable[[str], None] | None = None) -> Iterator[Written]:
-    """Render and write every component of an already checked game to out/<game>/<component>.pdf."""
+          progress: Callable[[str], None] | None = None, preflight: Any = None) -> Iterator[Written]:
+    """Render and write every component of an already checked game to out/<game>/<component>.pdf
+    (out/<game>/ink-saver/ for the low-ink variant), then the contents sheet with the short
+    preflight report (``preflight``: the game's ``pnp.preflight.GamePreflight``, made when not given)."""
     s = session or Session(root)
-    folder = out / checked.game.id
+    folder = output_folder(out, checked)
     ensure_dir(folder)
     for plan in checked.plans:
         if progress:
@@ -285,6 +313,10 @@ def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None
         path = folder / f"{plan.component.id}.pdf"
         write_atomic(path, data)
         yield Written(plan.component, path, npages, len(plan.fronts), len(data), plan.grid)
-    from pnp.export import render_contents  # late: pnp.export builds on this module
+    from pnp.export import render_contents  # late: pnp.export and pnp.preflight build on this module
+    from pnp.preflight import contents_line, inspect
+
+    pre = preflight if preflight is not None else inspect(checked, s)
     write_atomic(folder / f"{checked.game.id}-contents.pdf",
-                 render_contents(checked.game, checked.plans, checked.opts, fonts=s.fonts))
+                 render_contents(checked.game, checked.plans, checked.opts, fonts=s.fonts,
+                                 preflight=contents_line(pre)))

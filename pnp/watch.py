@@ -143,10 +143,12 @@ def watch_once(state: WatchState) -> list[str]:
     state.fingerprints = new
     # The contents sheet (one page, quick) also lists the manifest's not-printed items: render it
     # on every change, write it only when its bytes differ.
-    from pnp.export import render_contents  # late: pnp.export builds on the pipeline
+    from pnp.export import render_contents  # late: pnp.export and pnp.preflight build on the pipeline
+    from pnp.preflight import contents_line, inspect
 
     path = folder / f"{gc.game.id}-contents.pdf"
-    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts)
+    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts,
+                           preflight=contents_line(inspect(gc, session)))
     if _read(path) != data:
         write_atomic(path, data)
         changed = True

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import floor_script, machine, make_data_root, median_time, peak_rss_mb
+from common import compile_bytecode, floor_script, machine, make_data_root, median_time, peak_rss_mb
 
 from pnp.project import bundled_root
 
@@ -25,6 +25,7 @@ def main() -> None:
     ap.add_argument("--cards", type=int, default=54)
     ap.add_argument("--repeat", type=int, default=5)
     a = ap.parse_args()
+    compile_bytecode()
     fonts = str(bundled_root() / "fonts")
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
@@ -33,7 +34,7 @@ def main() -> None:
         floor_cmd = [sys.executable, str(script), str(a.cards), str(floor_pdf), fonts]
         root = make_data_root(t / "data", a.cards)
         pnp_cmd = [sys.executable, "-m", "pnp", "build", "bench", "--data", str(root), "--out", str(t / "out"),
-                   "--duplex", "none", "--bleed", "0"]
+                   "--duplex", "none", "--bleed", "0", "--force"]  # --force: every run renders (no cache)
         floor = median_time(floor_cmd, a.repeat)
         pnp = median_time(pnp_cmd, a.repeat)
         floor_size = floor_pdf.stat().st_size

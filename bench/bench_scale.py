@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import floor_script, machine, make_data_root, peak_rss_mb
+from common import compile_bytecode, floor_script, machine, make_data_root, peak_rss_mb
 
 from pnp.project import bundled_root
 
@@ -31,6 +31,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000")
     a = ap.parse_args()
+    compile_bytecode()
     fonts = str(bundled_root() / "fonts")
     print(f"machine: {machine()}")
     print(f"{'cards':>7} {'floor s':>8} {'pnp s':>8} {'ratio':>6} {'floor MB':>9} {'pnp MB':>7} {'pnp us/card':>12}")

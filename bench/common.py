@@ -117,6 +117,18 @@ def median_time(cmd: list[str], repeat: int) -> float:
     return statistics.median(run(cmd)[0] for _ in range(repeat))
 
 
+def compile_bytecode() -> None:
+    """Compile pnp's modules to bytecode first, as `pip install .` does: reportlab and the other
+    libraries on both sides of a benchmark load from bytecode, so pnp should too (with
+    PYTHONDONTWRITEBYTECODE set, an editable checkout would otherwise compile every module on
+    every run)."""
+    import compileall
+
+    import pnp
+
+    compileall.compile_dir(str(Path(pnp.__file__).resolve().parent), quiet=1)
+
+
 def machine() -> str:
     return (f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
             f"{platform.platform(terse=True)}")

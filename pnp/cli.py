@@ -13,15 +13,20 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import wraps
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from pnp import __version__, kinds
+from pnp import __version__
 from pnp.errors import DataError, Diagnostic, OutputError
-from pnp.pipeline import BuildOptions, GameCheck, Session, build, check, output_folder
-from pnp.printers import load_profile
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.options import BuildOptions
+from pnp.roots import DataRoot, bundled_root, check_game_id
+
+if TYPE_CHECKING:
+    from pnp.pipeline import GameCheck, RenderedGame, Session
+
+# The stages are imported inside the commands that use them: an up-to-date `pnp build` must not
+# pay for reportlab, jsonschema or the layout engine.
 
 JSON_FORMAT_VERSION = 1
 
@@ -36,10 +41,12 @@ def _root(data: str | None) -> DataRoot:
     return DataRoot(p)
 
 
-def _fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...], code: int = 2) -> NoReturn:
+def _fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnostic | str], code: int = 2) -> NoReturn:
+    """Print every problem (a Diagnostic, or a message as printed before: the build cache keeps
+    warnings as text) and exit."""
     for d in diags:
-        click.echo(d.format(), err=True)
-    n = sum(1 for d in diags if d.severity == "error") or len(diags)
+        click.echo(d if isinstance(d, str) else d.format(), err=True)
+    n = sum(1 for d in diags if isinstance(d, str) or d.severity == "error") or len(diags)
     click.echo(f"pnp: {n} problem{'s' if n != 1 else ''} in the input; nothing was written.", err=True)
     sys.exit(code)
 
@@ -85,6 +92,8 @@ def apply_profile(ctx: click.Context, printer: str | None, values: dict[str, Any
     """Fill options the user did not set on the command line from the printer profile."""
     if printer is None:
         return values
+    from pnp.printers import load_profile
+
     prof = load_profile(printer)
     from_profile = {"paper": prof.paper, "duplex": prof.duplex, "bleed": prof.bleed,
                     "back_offset": prof.back_offset, "back_scale": prof.back_scale}
@@ -164,6 +173,9 @@ def list_cmd(data: str | None) -> None:
     Example:
       pnp list
     """
+    from pnp import kinds
+    from pnp.project import load_game
+
     root = _root(data)
     problems: list[Diagnostic] = []
     for gid in _game_ids(root, ()):
@@ -274,9 +286,12 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
       pnp check --format json > report.json
       pnp check --format github --data .   # in a GitHub Actions workflow
     """
+    from pnp.pipeline import Session, check
+
     as_json = as_json or fmt == "json"
     github = fmt == "github" and not as_json
     root = _root(data)
+
     session = Session(root)
     results: list[dict[str, Any]] = []
     worst = 0
@@ -336,16 +351,26 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.option("--ink-saver", is_flag=True,
               help="The low-ink variant: each game's light colours, no full-bleed fills, backs as outline "
               "patterns; written to DIR/<game>/ink-saver/ so both variants can coexist.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Render components in N processes [default: the number of cores].")
+@click.option("--force", is_flag=True,
+              help="Render every component again, ignoring what the last build into --out recorded.")
 @print_options
 @data_option
 @click.pass_context
 @guarded
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
-              strict: bool, one_per_page: bool, ink_saver: bool, back_offset: tuple[float, float] | None,
-              back_scale: tuple[float, float] | None, printer: str | None, data: str | None) -> None:
+              strict: bool, one_per_page: bool, ink_saver: bool, jobs: int | None, force: bool,
+              back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
+              data: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
-    The rulebook check runs first; invalid data is never rendered.
+    The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
+    game whose data, templates, fonts and options are unchanged since the last build into the
+    same --out is not rendered again, and after an edit only the components it touches are
+    (out/<game>/.pnp-build.json records what each PDF was made from; --force ignores it).
+    Each game ends with a one-line preflight summary (see `pnp preflight`); its warnings count
+    like layout warnings (errors with --strict).
 
     \b
     Examples:
@@ -355,7 +380,13 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --one-per-page --out print-shop   # DriveThruCards-style pages
       pnp build golems --back-offset 0.8,-1.2            # after `pnp calibrate`
       pnp build golems --printer office                  # a profile from pnp.toml
+      pnp build --jobs 1 --force                         # everything again, in one process
+      pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
     """
+    from pnp import cache
+    from pnp.figures import ComponentPreflight, summary
+    from pnp.options import output_folder
+
     root = _root(data)
     v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "bleed": bleed,
                                      "back_offset": back_offset, "back_scale": back_scale})
@@ -363,25 +394,89 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict, one_per_page=one_per_page,
                         back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0),
                         ink_saver=ink_saver)
-    from pnp.preflight import inspect, summary
+    outdir = Path(out)
+    gids = _game_ids(root, games)
+    folders = {gid: output_folder(outdir, gid, opts) for gid in gids}
+    for gid in gids:
+        check_game_id(root, gid)
+    hasher = cache.InputHasher(root)
+    inputs = {gid: hasher.game(gid, opts) for gid in gids}
+    records = {gid: None if force else cache.load(folders[gid]) for gid in gids}
+    current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == inputs[gid]
+               and r.intact(folders[gid])}
+    done: dict[str, RenderedGame] = {}
+    if len(current) < len(gids):
+        done = _render_changed(root, [g for g in gids if g not in current], opts, outdir, jobs, records, inputs,
+                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings])
+    elif strict and any(records[g].warnings for g in gids):  # type: ignore[union-attr]
+        _fail_input([w for g in gids for w in records[g].warnings])  # type: ignore[union-attr,misc]
+    else:
+        for g in gids:
+            for w in records[g].warnings:  # type: ignore[union-attr]
+                click.echo(w, err=True)
+    total = unchanged = 0
+    variant = " (ink saver)" if ink_saver else ""
+    for gid in gids:
+        rec = records[gid]
+        folder = folders[gid]
+        figures = []
+        if gid in done:
+            rendered = done[gid]
+            click.echo(f"{gid}: {rendered.checked.game.title}{variant}")
+            for f in rendered.files:
+                if f.data is not None and f.preflight is not None:
+                    figures.append(f.preflight)
+                elif rec is not None and rec.components.get(f.plan.component.id, None) is not None:
+                    cached = rec.components[f.plan.component.id].preflight
+                    figures += [ComponentPreflight.from_json(cached)] if cached else []
+                grid = f", {f.plan.grid.cols}x{f.plan.grid.rows} per sheet" if f.plan.grid else ""
+                size = len(f.data) if f.data is not None else f.path.stat().st_size
+                same = " (unchanged)" if f.data is None else ""
+                click.echo(f"  {f.path}  {len(f.plan.fronts)} pieces, {f.pages} pages{grid}, "
+                           f"{size / 1024:.0f} KB{same}")
+                total += f.data is not None
+                unchanged += f.data is None
+            for n in rendered.checked.game.not_printed:
+                click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
+        else:
+            assert rec is not None
+            click.echo(f"{gid}: up to date (nothing changed since the last build into {folder})")
+            for cf in rec.components.values():
+                grid = f", {cf.grid} per sheet" if cf.grid else ""
+                click.echo(f"  {folder / cf.file}  {cf.pieces} pieces, {cf.pages} pages{grid}, "
+                           f"{cf.bytes / 1024:.0f} KB (unchanged)")
+                unchanged += 1
+                figures += [ComponentPreflight.from_json(cf.preflight)] if cf.preflight else []
+            for line in rec.not_printed:
+                click.echo(f"  also needed (not printed): {line}")
+        click.echo(f"  {folder / (gid + '-contents.pdf')}  what was printed and what else you need")
+        if figures:
+            click.echo(f"  preflight: {summary(figures)} (ink coverage: pnp preflight {gid})")
+    kept = f", {unchanged} unchanged" if unchanged else ""
+    click.echo(f"pnp: wrote {total} PDFs to {outdir}/{kept} (paper {paper}, duplex {duplex}, bleed {bleed:g} mm"
+               f"{', ink saver' if ink_saver else ''})")
+
+
+def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir: Path, jobs: int | None,
+                    records: dict[str, Any], inputs: dict[str, str],
+                    cached_warnings: list[str]) -> dict[str, RenderedGame]:
+    """Check the games whose inputs changed, render the components whose fingerprint changed,
+    write them all (or, on any problem, nothing) and record what they were made from."""
+    from pnp import cache
+    from pnp.options import output_folder
+    from pnp.pipeline import Session, check, commit, default_jobs, render_games
+
 
     session = Session(root)
     checked: list[GameCheck] = []
-    preflights = {}
     errors: list[Diagnostic] = []
     violations = False
-    for gid in _game_ids(root, games):
+    for gid in gids:
         try:
-            gc = check(root, gid, opts, session)
-            pre = preflights[gid] = inspect(gc, session)  # cheap: layouts and pages, no drawing
+            gc = check(root, gid, opts, session, layout=False)
         except DataError as exc:
             errors.extend(exc.diagnostics)
             continue
-        if strict:
-            errors.extend(gc.warnings + pre.findings)  # printed once, with the errors
-        else:
-            for w in gc.warnings + pre.findings:
-                click.echo(w.format(), err=True)
         if not gc.report.ok:
             violations = True
             _report_text(gc, False)
@@ -391,22 +486,59 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     if violations:
         click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
         sys.exit(1)
-    outdir = Path(out)
-    total = 0
-    for gc in checked:
-        click.echo(f"{gc.game.id}: {gc.game.title}" + (" (ink saver)" if ink_saver else ""))
-        pre = preflights[gc.game.id]
-        for w in build(root, gc, outdir, session, preflight=pre):
-            grid = f", {w.grid.cols}x{w.grid.rows} per sheet" if w.grid else ""
-            click.echo(f"  {w.path}  {w.pieces} pieces, {w.pages} pages{grid}, {w.bytes / 1024:.0f} KB")
-            total += 1
-        for n in gc.game.not_printed:
-            click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
-        contents = output_folder(outdir, gc) / f"{gc.game.id}-contents.pdf"
-        click.echo(f"  {contents}  what was printed and what else you need")
-        click.echo(f"  preflight: {summary(pre)} (ink coverage: pnp preflight {gc.game.id})")
-    variant = ", ink saver" if ink_saver else ""
-    click.echo(f"pnp: wrote {total} PDFs to {outdir}/ (paper {paper}, duplex {duplex}, bleed {bleed:g} mm{variant})")
+    salt = cache.engine_digest()
+    prints = {gc.game.id: cache.component_fingerprints(session, gc, salt) for gc in checked}
+
+    def reuse(gc: GameCheck, plan: Any) -> bool:
+        rec = records.get(gc.game.id)
+        return rec is not None and rec.component_current(output_folder(outdir, gc.game.id, opts), plan.component.id,
+                                                         prints[gc.game.id][plan.component.id])
+
+    rendered = render_games(root, checked, outdir, session, jobs=jobs or default_jobs(), reuse=reuse)
+    warn_text: dict[str, dict[str, list[str]]] = {}  # game -> component -> its warnings, as printed
+    for g in rendered:
+        rec = records.get(g.checked.game.id)
+        per: dict[str, list[str]] = {}
+        for f in g.files:
+            cid = f.plan.component.id
+            per[cid] = [w.format() for w in f.warnings] if f.data is not None else \
+                list(rec.components[cid].warnings) if rec is not None else []
+        warn_text[g.checked.game.id] = per
+    warnings: list[Diagnostic | str] = [w for gc in checked for w in gc.warnings]
+    warnings += cached_warnings
+    warnings += [w for g in rendered for w in g.warnings]
+    warnings += [w for g in rendered for f in g.files if f.data is None
+                 for w in warn_text[g.checked.game.id][f.plan.component.id]]
+    if opts.strict and warnings:
+        _fail_input(warnings)
+    for w in warnings:
+        click.echo(w if isinstance(w, str) else w.format(), err=True)
+    for g in rendered:
+        cache.remove(g.folder)
+    commit(rendered)
+    from pnp.write import write_atomic
+
+    for g in rendered:
+        gid = g.checked.game.id
+        rec = records.get(gid)
+        comps = {}
+        for f in g.files:
+            cid = f.plan.component.id
+            data = f.data if f.data is not None else f.path.read_bytes()
+            grid = f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else ""
+            if f.data is not None and f.preflight is not None:
+                figures = f.preflight.as_json()
+            else:
+                figures = dict(rec.components[cid].preflight) if rec is not None and cid in rec.components else {}
+            comps[cid] = cache.CachedFile(f.path.name, cache.digest(data), prints[gid][cid], f.pages,
+                                          len(f.plan.fronts), grid, len(data), tuple(warn_text[gid][cid]), figures)
+        check_warn = tuple(w.format() for w in g.checked.warnings)
+        all_warn = check_warn + tuple(w for ws in warn_text[gid].values() for w in ws)
+        not_printed = tuple(f"{n.name} ({n.quantity})" for n in g.checked.game.not_printed)
+        record = cache.Record(inputs[gid], comps,
+                              cache.CachedFile(g.contents_path.name, cache.digest(g.contents)), all_warn, not_printed)
+        write_atomic(g.folder / cache.CACHE_NAME, cache.dump(record))
+    return {g.checked.game.id: g for g in rendered}
 
 
 @main.command("preflight")
@@ -439,7 +571,7 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
       pnp preflight --ink-saver          # every game: the variant's saving
       pnp preflight golems --paper a4 --json > preflight.json
     """
-    from pnp.preflight import measure
+    from pnp.pipeline import Session
 
     root = _root(data)
     session = Session(root)
@@ -448,7 +580,7 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
     worst = 0
     for gid in _game_ids(root, games):
         try:
-            pre = _preflight_game(root, gid, opts, session, measure)
+            pre = _preflight_game(root, gid, opts, session)
         except DataError as exc:
             worst = 2
             if as_json:
@@ -470,14 +602,15 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
     sys.exit(worst)
 
 
-def _preflight_game(root: DataRoot, gid: str, opts: BuildOptions, session: Session, measure: Callable[..., Any]) -> Any:
-    from pnp.preflight import inspect
+def _preflight_game(root: DataRoot, gid: str, opts: BuildOptions, session: Session) -> Any:
+    from pnp.pipeline import check
+    from pnp.preflight import preflight_game
 
-    gc = check(root, gid, opts, session)
-    pre = measure(session, gc, inspect(gc, session))
+    check_game_id(root, gid)
+    pre = preflight_game(session, check(root, gid, opts, session))
     if opts.ink_saver:  # the saving: the normal build's coverage, measured alike
         normal = check(root, gid, replace(opts, ink_saver=False), session)
-        pre = replace(pre, normal_coverage=measure(session, normal, inspect(normal, session)).coverage)
+        pre = replace(pre, normal_coverage=preflight_game(session, normal, lines=False).coverage)
     return pre
 
 
@@ -489,7 +622,7 @@ def _preflight_text(pre: Any, opts: BuildOptions) -> None:
     click.echo(f"  {'component':<18} {'pieces':>6} {'/sheet':>6} {'sheets':>6} {'pages':>5} {'KB':>6} {'ink':>5}"
                f" {'text':>7} {'rules':>7} {'stroke':>7} {'margin':>8}")
 
-    def pt(e: Any, fmt: str = "g") -> str:
+    def val(e: Any, fmt: str = "g") -> str:
         return "-" if e is None else f"{e.value:{fmt}}"
 
     for c in pre.components:
@@ -497,26 +630,28 @@ def _preflight_text(pre: Any, opts: BuildOptions) -> None:
         kb = f"{c.bytes / 1024:.0f}" if c.bytes is not None else "-"
         per = f"1/{c.parts}" if c.parts > 1 else str(c.per_sheet)
         margin = f"{c.margin_mm:.1f} mm" if c.margin_mm is not None else "-"
-        click.echo(f"  {c.component.id:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
-                   f" {pt(c.smallest_text):>7} {pt(c.smallest_rules):>7} {pt(c.thinnest_stroke, '.2f'):>7}"
+        click.echo(f"  {c.component:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
+                   f" {val(c.smallest_text):>7} {val(c.smallest_rules):>7} {val(c.thinnest_stroke, '.2f'):>7}"
                    f" {margin:>8}")
     pages = sum(c.pages for c in pre.components)
     cov = pre.coverage
     line = f"  ink coverage: {cov * 100:.1f} % per page (mean of {pages} pages)" if cov is not None else ""
-    if pre.normal_coverage:
+    if cov is not None and pre.normal_coverage:
         ratio = cov / pre.normal_coverage
         line += f"; normal build {pre.normal_coverage * 100:.1f} %: {ratio:.2f}x, {(1 - ratio) * 100:.0f} % less ink"
-    click.echo(line)
-    for name, label, minimum, unit in (("smallest_text", "smallest text", None, "pt"),
-                                       ("smallest_rules", "smallest rules text", t.rules_text_pt, "pt"),
-                                       ("thinnest_stroke", "thinnest stroke", t.stroke_pt, "pt"),
-                                       ("lowest_ppi", "lowest image resolution", t.image_ppi, "ppi")):
+    if line:
+        click.echo(line)
+    for name, label, minimum in (("smallest_text", "smallest text", None),
+                                 ("smallest_rules", "smallest rules text", t.rules_text_pt),
+                                 ("thinnest_stroke", "thinnest stroke", t.stroke_pt),
+                                 ("lowest_ppi", "lowest image resolution", t.image_ppi)):
         e = pre.extreme(name)
         if e is None:
-            click.echo(f"  {label}: none" if name != "lowest_ppi" else "  images: none")
+            click.echo("  images: none" if name == "lowest_ppi" else f"  {label}: none")
             continue
-        floor = f" (minimum {minimum:g})" if minimum is not None else ""
+        unit = "ppi" if name == "lowest_ppi" else "pt"
         value = f"{e.value:.2f}" if name == "thinnest_stroke" else f"{e.value:.0f}" if unit == "ppi" else f"{e.value:g}"
+        floor = f" (minimum {minimum:g})" if minimum is not None else ""
         click.echo(f"  {label}: {value} {unit}{floor}, {e.where.text()}")
     if t.reason:
         click.echo(f"  rules text minimum {t.rules_text_pt:g} pt for this game: {t.reason}")
@@ -528,12 +663,11 @@ def _preflight_text(pre: Any, opts: BuildOptions) -> None:
     if pre.margin_mm is not None:
         click.echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
                    f"(minimum {t.margin_mm:g} mm)")
-    waived = pre.waived
-    if waived:
+    if pre.waived:
         reasons: dict[tuple[str, str], list[str]] = {}
-        for w in waived:
+        for w in pre.waived:
             reasons.setdefault((w.check.replace("_", " "), w.reason), []).append(w.component)
-        click.echo(f"  exempted by the data ({len(waived)}):")
+        click.echo(f"  exempted by the data ({len(pre.waived)}):")
         for (what, why), comps in reasons.items():
             click.echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
     for d in pre.findings:
@@ -699,6 +833,8 @@ def _checked_for_export(root: DataRoot, game: str, bleed: float, session: Sessio
                         allow_violations: bool = False) -> GameCheck:
     """Check one game for an export (print-shop pieces: trim + bleed). Rulebook violations stop
     an export (exit 1) like a build, unless ``allow_violations`` (a preview while editing)."""
+    from pnp.pipeline import check
+
     gc = check(root, game, BuildOptions(bleed_mm=bleed, one_per_page=True), session)
     for w in gc.warnings:
         click.echo(w.format(), err=True)
@@ -753,6 +889,8 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
     from pnp.export import export_png, select_plans
 
     root = _root(data)
+    from pnp.pipeline import Session
+
     session = Session(root)
     gc = _checked_for_export(root, game, bleed, session)
     select_plans(gc, component)  # an unknown component: exit 2 before any output
@@ -788,6 +926,8 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
     from pnp.export import export_tts
 
     root = _root(data)
+    from pnp.pipeline import Session
+
     session = Session(root)
     gc = _checked_for_export(root, game, 0.0, session)
     done, skipped = export_tts(session, gc, Path(out), dpi, component)
@@ -821,6 +961,8 @@ def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str,
     from pnp.export import preview
 
     root = _root(data)
+    from pnp.pipeline import Session
+
     session = Session(root)
     gc = _checked_for_export(root, game, 3.0, session, allow_violations=True)
     click.echo(str(preview(session, gc, Path(out), component, item, dpi)))

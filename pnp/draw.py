@@ -36,17 +36,42 @@ class DocInfo:
     ui_font: str  # a bundled TrueType font for labels on the sheet (never Helvetica)
 
 
+_COLORS: dict[str, Color] = {}
+
+
 def _color(hex_: str) -> Color:
-    h = hex_.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
-    a = int(h[6:8], 16) / 255.0 if len(h) == 8 else 1.0
-    return Color(r, g, b, alpha=a)
+    col = _COLORS.get(hex_)
+    if col is None:
+        h = hex_.lstrip("#")
+        r, g, b = (int(h[i:i + 2], 16) / 255.0 for i in (0, 2, 4))
+        a = int(h[6:8], 16) / 255.0 if len(h) == 8 else 1.0
+        col = _COLORS[hex_] = Color(r, g, b, alpha=a)
+    return col
 
 
 class _Drawer:
+    """Draws primitives, emitting a colour, alpha, line width or dash only when it changes, and
+    each run of consecutive texts as one text object (BT ... ET) rather than one per line.
+    ``draw`` starts from an unknown graphics state: call it once per piece (inline, inside the
+    piece's saveState/restoreState, or in a form)."""
+
     def __init__(self, c: Canvas, fonts: FontBook):
         self.c = c
         self.fonts = fonts
+        self._reset()
+
+    def _reset(self) -> None:
+        self.fill: str | None = None  # hex as given
+        self.fill_alpha: float | None = None
+        self.stroke: str | None = None
+        self.stroke_alpha: float | None = None
+        self.width: float | None = None
+        self.dash: tuple[float, ...] | None = None
+
+    def _fill_alpha(self, a: float) -> None:
+        if a != self.fill_alpha:
+            self.c.setFillAlpha(a)
+            self.fill_alpha = a
 
     def paint(self, p: Paint) -> tuple[bool, bool]:
         c = self.c
@@ -54,37 +79,60 @@ class _Drawer:
         stroke = p.stroke is not None and p.stroke_width > 0
         if fill:
             col = _color(p.fill)  # type: ignore[arg-type]
-            c.setFillColor(col)
-            c.setFillAlpha(col.alpha * p.opacity)
+            if p.fill != self.fill:
+                c.setFillColor(col)
+                self.fill = p.fill
+            self._fill_alpha(col.alpha * p.opacity)
         if stroke:
             col = _color(p.stroke)  # type: ignore[arg-type]
-            c.setStrokeColor(col)
-            c.setStrokeAlpha(col.alpha * p.opacity)
-            c.setLineWidth(p.stroke_width)
-            if p.dash:
-                c.setDash(list(p.dash), 0)
-            else:
-                c.setDash([], 0)
+            if p.stroke != self.stroke:
+                c.setStrokeColor(col)
+                self.stroke = p.stroke
+            a = col.alpha * p.opacity
+            if a != self.stroke_alpha:
+                c.setStrokeAlpha(a)
+                self.stroke_alpha = a
+            if p.stroke_width != self.width:
+                c.setLineWidth(p.stroke_width)
+                self.width = p.stroke_width
+            dash = tuple(p.dash) if p.dash else ()
+            if dash != self.dash:
+                c.setDash(list(dash), 0)
+                self.dash = dash
         return fill, stroke
 
     def draw(self, prims: Sequence[Primitive]) -> None:
         c = self.c
+        self._reset()
+        t = None  # the open text object
+        font: tuple[str, float] | None = None
         for p in prims:
-            if isinstance(p, Text):
+            if type(p) is Text:
                 col = _color(p.color)
-                c.setFillColor(col)
-                c.setFillAlpha(col.alpha)
-                if p.tracking:
-                    t = c.beginText(p.x, p.y)
+                if t is not None and col.alpha != self.fill_alpha:
+                    c.drawText(t)  # alpha is set outside text objects: close this one first
+                    t = None
+                if t is None:
+                    self._fill_alpha(col.alpha)
+                    t = c.beginText()
+                    font = None
+                if (p.font, p.size) != font:
                     t.setFont(p.font, p.size)
+                    font = (p.font, p.size)
+                if p.color != self.fill:
+                    t.setFillColor(col)  # colour is graphics state: it holds after ET too
+                    self.fill = p.color
+                t.setTextOrigin(p.x, p.y)
+                if p.tracking:
                     t.setCharSpace(p.tracking)
                     t.textOut(p.text)
                     t.setCharSpace(0)  # Tc is graphics state: it would leak into later text
-                    c.drawText(t)
                 else:
-                    c.setFont(p.font, p.size)
-                    c.drawString(p.x, p.y, p.text)
+                    t.textOut(p.text)
                 continue
+            if t is not None:
+                c.drawText(t)
+                t = None
             if isinstance(p, Image):
                 if p.clip:
                     c.saveState()
@@ -120,6 +168,8 @@ class _Drawer:
                         path.close()
                 c.drawPath(path, stroke=int(stroke), fill=int(fill),
                            fillMode=FILL_EVEN_ODD if p.paint.fill_rule == "evenodd" else FILL_NON_ZERO)
+        if t is not None:
+            c.drawText(t)
 
 
 @dataclass(frozen=True)
@@ -153,25 +203,38 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     c.setCreator("pnp")
     c.setProducer("pnp (reportlab)")
     d = _Drawer(c, fonts)
-    forms: dict[tuple[Primitive, ...], str] = {}
     # Art used more than once (copies, shared backs) is stored once as a form XObject; art
-    # used once is drawn in place, which is smaller and faster than a one-use form.
-    uses: dict[int, int] = {}
+    # used once is drawn in place, which is smaller and faster than a one-use form. Laid-out
+    # pieces are counted by content; pieces laid out on demand (LazyPieces: their ``key`` names
+    # the item) are counted by item, so counting never lays anything out.
+    front_key = getattr(fronts, "key", None)
+    uses: dict[object, int] = {}
     for page in pages:
         for slot in page.slots:
-            lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
-            if lay is not None:
-                uses[id(lay.primitives)] = uses.get(id(lay.primitives), 0) + 1
-    by_content: dict[tuple[Primitive, ...], int] = {}
-    for lay in list(fronts) + list(backs):
+            if slot.side == "front" and front_key is not None:
+                k: object = ("item", front_key(slot.piece))
+            else:
+                lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
+                if lay is None:
+                    continue
+                k = id(lay.primitives)
+            uses[k] = uses.get(k, 0) + 1
+    by_content: dict[object, int] = {}
+    for lay in (list(fronts) if front_key is None else []) + list(backs):
         if lay is not None and id(lay.primitives) in uses:
             by_content[lay.primitives] = by_content.get(lay.primitives, 0) + uses.pop(id(lay.primitives))
+    by_content.update(uses)  # the lazy fronts' counts, by item
+    forms: dict[object, str] = {}
 
-    def form_for(lay: PieceLayout) -> str:
-        name = forms.get(lay.primitives)
+    def form_for(key: object, lay: PieceLayout) -> str:
+        name = forms.get(key)
         if name is None:
-            name = f"piece{len(forms)}"
-            forms[lay.primitives] = name
+            name = forms.get(lay.primitives)  # the same art stored for another use (a token's back)
+            if name is not None:
+                forms[key] = name
+                return name
+            name = f"piece{len(set(forms.values()))}"
+            forms[key] = forms[lay.primitives] = name
             b = lay.bleed
             c.beginForm(name, lowerx=-b, lowery=-b, upperx=lay.width + b, uppery=lay.height + b)
             c.setLineCap(1)
@@ -195,8 +258,9 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             lay = fronts[slot.piece] if slot.side == "front" else backs[slot.piece]
             if lay is None:
                 continue
-            if by_content.get(lay.primitives, 0) > 1:
-                name = form_for(lay)
+            key = ("item", front_key(slot.piece)) if slot.side == "front" and front_key else lay.primitives
+            if by_content.get(key, 0) > 1:
+                name = form_for(key, lay)
                 _place(c, slot, lambda name=name: c.doForm(name))
             else:
                 _place(c, slot, lambda lay=lay: _inline(c, d, lay))

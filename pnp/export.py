@@ -25,11 +25,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
-
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
-from PIL import Image
+from typing import TYPE_CHECKING, Any
 
 from pnp import __version__, kinds
 from pnp.draw import DocInfo, render
@@ -44,6 +40,10 @@ from pnp.primitives import Path as PathPrim
 from pnp.project import DataRoot, bundled_root
 from pnp.text import Style, TextLayout
 from pnp.write import write_atomic
+
+if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
+    import pypdfium2 as pdfium
+    from PIL import Image
 
 FORMAT_VERSION = 1
 TTS_MAX_PX = 4096  # Tabletop Simulator: keep every sheet at most this wide and tall
@@ -119,6 +119,8 @@ def _bleed_mm(plan: ComponentPlan) -> float:
 
 @contextmanager
 def _pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
+    import pypdfium2 as pdfium
+
     doc = pdfium.PdfDocument(data)
     try:
         yield doc
@@ -129,6 +131,9 @@ def _pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
 def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.Image:
     """Page ``index`` rendered into exactly ``size`` pixels, RGB on white: PDFium maps the page
     onto the bitmap per axis (``PdfPage.render`` takes one scale and rounds each side up)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
     page = doc[index]
     try:
         w, h = size
@@ -596,13 +601,13 @@ def _derived_options(plans: Sequence[ComponentPlan]) -> BuildOptions:
 
 def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions | None = None,
                     pages_per_component: Mapping[str, int] | None = None, *,
-                    fonts: FontBook | None = None, preflight: str | None = None) -> bytes:
+                    fonts: FontBook | None = None) -> bytes:
     """The contents sheet: a one-page PDF on the build's paper saying what was printed (per
     component: title, kind, size, pieces, pieces per sheet, pages), the paper, duplex and bleed
     settings, and what is needed but not printed (``game.not_printed``). Laid out with
     ``TextLayout`` into primitives and drawn by ``pnp.draw.render`` like any piece. ``opts`` and
-    ``pages_per_component`` default to what the plans say; ``preflight`` is the short preflight
-    report (``pnp.preflight.contents_line``) printed with the settings."""
+    ``pages_per_component`` default to what the plans say. The low-ink variant (``--ink-saver``)
+    says so in the settings."""
     opts = opts or _derived_options(plans)
     fonts = fonts or FontBook(DataRoot(bundled_root()).font_dirs())
     pages = {p.component.id: (pages_per_component or {}).get(p.component.id) or len(pages_for(p)) for p in plans}
@@ -610,7 +615,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     margin = 15 * MM
     sheet = None
     for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
-        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k, preflight)
+        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k)
         if sheet.y >= margin:
             break
     assert sheet is not None
@@ -620,7 +625,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
 
 
 def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, pages: Mapping[str, int],
-                   paper: Paper, margin: float, fonts: FontBook, k: float, preflight: str | None = None) -> _Sheet:
+                   paper: Paper, margin: float, fonts: FontBook, k: float) -> _Sheet:
     s = _Sheet(fonts, paper.width, paper.height, margin, k)
     m, W = margin, paper.width - 2 * margin
     s.y -= s.text(game.title, s.style("Vollkorn-Bold", 26), m, W, s.y)
@@ -698,8 +703,6 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     if getattr(opts, "ink_saver", False):
         settings.insert(0, ("Variant", "Ink saver: the game's light colours, no full-bleed colour fills, backs as "
                                        "outline patterns; every colour-coded part keeps its symbol"))
-    if preflight:
-        settings.append(("Preflight", preflight))
     label_w = W * 0.16
     for label, text in settings:
         s.row([(m, label_w - 4 * k, False, [(label, s.style("Lato-Bold", 9))]),

@@ -8,10 +8,13 @@ first byte is written, so a failing build leaves no partial output."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import multiprocessing as mp
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from pnp import kinds
 from pnp.check import Report, check_game
@@ -43,7 +46,8 @@ from pnp.layout import (
     field_refs,
     layout_piece,
 )
-from pnp.model import Component, Game
+from pnp.model import Component, Game, Item
+from pnp.options import BuildOptions, output_folder
 from pnp.project import DataRoot, load_game
 from pnp.templates import Element, Template, TemplateStore
 from pnp.write import ensure_dir, write_atomic
@@ -51,22 +55,68 @@ from pnp.write import ensure_dir, write_atomic
 UI_FONT = "Lato-Regular"
 
 
-@dataclass(frozen=True)
-class BuildOptions:
-    paper: str = "letter"
-    duplex: str = "long"
-    bleed_mm: float = 3.0
-    strict: bool = False
-    one_per_page: bool = False  # print-shop pages: each piece alone, page = trim + bleed
-    back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
-    back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
-    ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
+class LazyPieces(Sequence[PieceLayout]):
+    """The front layouts of a component's pieces (copies expanded), made when asked for and
+    forgotten soon after: a build draws page by page, so a 50,000-card deck never holds more
+    than a few pages of layouts. Copies of an item return the same object while it is cached.
+
+    ``key(i)`` names piece i's item without laying it out (the drawer counts uses with it).
+    ``found`` collects each distinct warning with the ids of the items that raised it, in item
+    order, the first time each item is laid out."""
+
+    CACHE = 64  # items kept: more than any page holds
+
+    def __init__(self, tpl: Template, items: Sequence[Item], ctx: Context,
+                 after: Callable[[PieceLayout], PieceLayout] | None = None):
+        self._tpl, self._items, self._ctx, self._after = tpl, items, ctx, after
+        self._item_of: list[int] = [i for i, item in enumerate(items) for _ in range(item.copies)]
+        self._cache: OrderedDict[int, PieceLayout] = OrderedDict()
+        self._done: set[int] = set()
+        self.found: dict[Diagnostic, list[str]] = {}
+        # told of each item's layout the first time it is made (pnp.preflight watches with it)
+        self.observers: list[Callable[[PieceLayout, Item], None]] = []
+
+    def __len__(self) -> int:
+        return len(self._item_of)
+
+    def key(self, piece: int) -> int:
+        return self._item_of[piece]
+
+    def first(self) -> PieceLayout | None:
+        return self[0] if self._item_of else None
+
+    @overload
+    def __getitem__(self, i: int) -> PieceLayout: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[PieceLayout]: ...
+    def __getitem__(self, i: int | slice) -> PieceLayout | Sequence[PieceLayout]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        k = self._item_of[i]
+        lay = self._cache.get(k)
+        if lay is not None:
+            self._cache.move_to_end(k)
+            return lay
+        item = self._items[k]
+        lay = layout_piece(self._tpl, item, self._ctx)
+        if self._after is not None:
+            lay = self._after(lay)
+        if k not in self._done:
+            self._done.add(k)
+            for w in lay.warnings:
+                self.found.setdefault(w, []).append(item.id)
+            for fn in self.observers:
+                fn(lay, item)
+        self._cache[k] = lay
+        if len(self._cache) > self.CACHE:
+            self._cache.popitem(last=False)
+        return lay
 
 
 @dataclass(frozen=True)
 class ComponentPlan:
     component: Component
-    fronts: tuple[PieceLayout, ...]  # one per piece (copies share the same object)
+    fronts: Sequence[PieceLayout]  # one per piece (copies share the same object); LazyPieces in builds
     backs: tuple[PieceLayout | None, ...]
     grid: Grid | None  # None: one per page or tiled
     sheet: SheetOptions
@@ -156,8 +206,40 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
     return out
 
 
-def plan_component(s: Session, game: Game, comp: Component,
-                   opts: BuildOptions) -> tuple[ComponentPlan, list[Diagnostic]]:
+def _static(tpl: Template) -> bool:
+    """True when the template draws the same thing for every item: no field references, no
+    conditions, no colour maps (a deck's common back)."""
+
+    def walk(v: Any) -> bool:
+        if isinstance(v, str):
+            return "{" not in v
+        if isinstance(v, dict):
+            return "when" not in v and "by" not in v and all(walk(x) for x in v.values())
+        if isinstance(v, list):
+            return all(walk(x) for x in v)
+        return True
+
+    return all(walk(el.data) for el in tpl.elements)
+
+
+def _warn_suffix(w: Diagnostic, game: Game, comp: Component, ids: list[str]) -> Diagnostic:
+    return replace(w, message=f"{w.message} in game {game.id}, component {comp.id}, "
+                   + (f"item {ids[0]}" if len(ids) == 1 else f"{len(ids)} items: {', '.join(ids[:6])}"
+                      + (", ..." if len(ids) > 6 else "")))
+
+
+def front_warnings(game: Game, plan: ComponentPlan) -> list[Diagnostic]:
+    """Warnings raised while a build laid out a plan's lazy fronts (after it was drawn)."""
+    if not isinstance(plan.fronts, LazyPieces):
+        return []
+    return [_warn_suffix(w, game, plan.component, ids) for w, ids in plan.fronts.found.items()]
+
+
+def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
+                   lazy: bool = False) -> tuple[ComponentPlan, list[Diagnostic]]:
+    """Templates, sheet and grid of one component, and its piece layouts. With ``lazy`` the
+    fronts are laid out later, while they are drawn (their warnings then come from
+    ``front_warnings``); backs are always laid out here, one layout per distinct content."""
     manifest = game.manifest
     ci = [c.id for c in game.components].index(comp.id)
     front = s.store.get(comp.template, (manifest, ("components", ci, "template")) if manifest else None)
@@ -179,21 +261,32 @@ def plan_component(s: Session, game: Game, comp: Component,
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
     found: dict[Diagnostic, list[str]] = {}
-    saver = ink_saver_sides(front, back) if opts.ink_saver else None
-    fctx = replace(ctx, light=True) if saver else ctx
-    for item in comp.items:
-        f = layout_piece(front, item, fctx)
-        b = layout_piece(back, item, ctx) if back else None
-        if saver:
-            f, b = saver(f, b)
-        for w in f.warnings + (b.warnings if b else ()):
+    static_back = back is not None and _static(back)
+    same: dict[tuple[Any, ...], PieceLayout] = {}  # distinct back contents: one object each
+    saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver else (None, None)
+    fctx = replace(ctx, light=True) if opts.ink_saver else ctx
+    lazy_fronts = LazyPieces(front, comp.items, fctx, saver_front) if lazy else None
+    for n, item in enumerate(comp.items):
+        # Lazily, the first front is still laid out here: a template's errors show in the same
+        # order as in a full layout (its front before its back), before anything is drawn.
+        f = layout_piece(front, item, fctx) if not lazy else lazy_fronts.first() if n == 0 else None  # type: ignore[union-attr]
+        if f is not None and saver_front is not None and not lazy:
+            f = saver_front(f)
+        if back is None:
+            b = None
+        elif static_back and same:
+            b = next(iter(same.values()))
+        else:
+            b = layout_piece(back, item, ctx)
+            if saver_back is not None:
+                b = saver_back(b)
+            b = same.setdefault(b.primitives, b)
+        for w in (f.warnings if f and not lazy else ()) + (b.warnings if b else ()):
             found.setdefault(w, []).append(item.id)
-        fronts.extend([f] * item.copies)
+        if f is not None and not lazy:
+            fronts.extend([f] * item.copies)
         backs.extend([b] * item.copies)
-    warnings = [replace(w, message=f"{w.message} in game {game.id}, component {comp.id}, "
-                        + (f"item {ids[0]}" if len(ids) == 1 else f"{len(ids)} items: {', '.join(ids[:6])}"
-                           + (", ..." if len(ids) > 6 else "")))
-                for w, ids in found.items()]
+    warnings = [_warn_suffix(w, game, comp, ids) for w, ids in found.items()]
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
     placement = "print-shop" if opts.one_per_page else kind.placement
@@ -208,32 +301,27 @@ def plan_component(s: Session, game: Game, comp: Component,
                                                expected="a smaller piece, or --duplex long/short")
                                  if manifest else Diagnostic(comp.id, msg)])
             grid = plan_grid(piece, sheet)
-    return ComponentPlan(comp, tuple(fronts), tuple(backs), grid, sheet, placement), warnings
+    front_seq: Sequence[PieceLayout] = lazy_fronts if lazy_fronts is not None else tuple(fronts)
+    return ComponentPlan(comp, front_seq, tuple(backs), grid, sheet, placement), warnings
 
 
 def ink_saver_sides(front: Template, back: Template | None
-                    ) -> Callable[[PieceLayout, PieceLayout | None], tuple[PieceLayout, PieceLayout | None]]:
-    """The ``--ink-saver`` step after layout (see pnp.inksaver): fronts (laid out with the light
+                    ) -> tuple[Callable[[PieceLayout], PieceLayout], Callable[[PieceLayout], PieceLayout]]:
+    """The ``--ink-saver`` steps after layout (see pnp.inksaver): fronts (laid out with the light
     variant's fills) lose full-bleed fills, backs become outline patterns."""
     from pnp.inksaver import ink_of, light_front, outline_back
 
     front_ink = ink_of(front.colors)
     back_ink = ink_of(back.colors) if back is not None else front_ink
-
-    def apply(f: PieceLayout, b: PieceLayout | None) -> tuple[PieceLayout, PieceLayout | None]:
-        return light_front(f, front_ink), outline_back(b, back_ink) if b is not None else None
-
-    return apply
+    return (lambda f: light_front(f, front_ink)), (lambda b: outline_back(b, back_ink))
 
 
-def output_folder(out: Path, checked: GameCheck) -> Path:
-    """out/<game>/, or out/<game>/ink-saver/ for the low-ink variant (so both can coexist)."""
-    folder = out / checked.game.id
-    return folder / "ink-saver" if checked.opts.ink_saver else folder
+def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None,
+          layout: bool = True) -> GameCheck:
+    """Load, validate, lay out every piece and run the rulebook rules. Raises DataError on bad input.
 
-
-def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None) -> GameCheck:
-    """Load, validate, lay out every piece and run the rulebook rules. Raises DataError on bad input."""
+    ``layout=False`` (what a build uses) leaves the fronts to be laid out while they are drawn:
+    their errors and warnings then come from ``render_game``."""
     opts = opts or BuildOptions()
     s = session or Session(root)
     game = load_game(root, gid)
@@ -242,7 +330,7 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     errors: list[Diagnostic] = []
     for comp in game.components:
         try:
-            plan, w = plan_component(s, game, comp, opts)
+            plan, w = plan_component(s, game, comp, opts, lazy=not layout)
         except DataError as exc:
             errors.extend(exc.diagnostics)
             continue
@@ -298,25 +386,144 @@ def render_component(s: Session, game: Game, plan: ComponentPlan,
     return data, len(pages)
 
 
-def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
-          progress: Callable[[str], None] | None = None, preflight: Any = None) -> Iterator[Written]:
-    """Render and write every component of an already checked game to out/<game>/<component>.pdf
-    (out/<game>/ink-saver/ for the low-ink variant), then the contents sheet with the short
-    preflight report (``preflight``: the game's ``pnp.preflight.GamePreflight``, made when not given)."""
-    s = session or Session(root)
-    folder = output_folder(out, checked)
-    ensure_dir(folder)
-    for plan in checked.plans:
-        if progress:
-            progress(plan.component.id)
-        data, npages = render_component(s, checked.game, plan, checked.opts)
-        path = folder / f"{plan.component.id}.pdf"
-        write_atomic(path, data)
-        yield Written(plan.component, path, npages, len(plan.fronts), len(data), plan.grid)
-    from pnp.export import render_contents  # late: pnp.export and pnp.preflight build on this module
-    from pnp.preflight import contents_line, inspect
+@dataclass(frozen=True)
+class RenderedFile:
+    """One PDF of a build, rendered but not yet written (``data`` None: unchanged, not rendered)."""
 
-    pre = preflight if preflight is not None else inspect(checked, s)
-    write_atomic(folder / f"{checked.game.id}-contents.pdf",
-                 render_contents(checked.game, checked.plans, checked.opts, fonts=s.fonts,
-                                 preflight=contents_line(pre)))
+    plan: ComponentPlan
+    path: Path
+    data: bytes | None
+    pages: int
+    warnings: tuple[Diagnostic, ...] = ()
+    preflight: Any = None  # pnp.preflight.ComponentPreflight of a rendered file
+
+
+@dataclass(frozen=True)
+class RenderedGame:
+    checked: GameCheck
+    folder: Path
+    files: tuple[RenderedFile, ...]
+    contents: bytes  # the contents sheet, out/<game>/<game>-contents.pdf
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [w for f in self.files for w in f.warnings]
+
+    @property
+    def contents_path(self) -> Path:
+        return self.folder / f"{self.checked.game.id}-contents.pdf"
+
+
+# Rendering in worker processes: the parent's checked games are inherited through fork, so a
+# task is only a pair of indices and a result only bytes, a page count and diagnostics.
+_TASKS: tuple[Session, list[tuple[GameCheck, ComponentPlan]]] | None = None
+
+
+def _render_task(i: int) -> tuple[int, bytes | None, int, list[Diagnostic], Any]:
+    from pnp.preflight import Collector  # late: pnp.preflight builds on this module
+
+    assert _TASKS is not None
+    s, tasks = _TASKS
+    gc, plan = tasks[i]
+    preflight = Collector(s, gc, plan)  # watches the pieces as they are drawn: no extra layout
+    try:
+        data, npages = render_component(s, gc.game, plan, gc.opts)
+    except DataError as exc:
+        return i, None, 0, list(exc.diagnostics), None
+    figures, found = preflight.finish(data)
+    return i, data, npages, front_warnings(gc.game, plan) + found, figures
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, session: Session | None = None,
+                 jobs: int = 1, reuse: Callable[[GameCheck, ComponentPlan], bool] | None = None,
+                 progress: Callable[[str], None] | None = None) -> list[RenderedGame]:
+    """Render every component of already checked games, in memory: nothing is written (see
+    ``commit``). Components for which ``reuse`` says yes are not rendered (their PDF on disk is
+    current). With ``jobs`` > 1 components render in that many worker processes; the bytes are
+    the same either way. Raises DataError with every component's layout errors."""
+    global _TASKS
+    s = session or Session(root)
+    tasks = [(gc, plan) for gc in checked for plan in gc.plans if not (reuse and reuse(gc, plan))]
+    results: dict[int, tuple[bytes | None, int, list[Diagnostic], Any]] = {}
+    if jobs > 1 and len(tasks) > 1 and "fork" in mp.get_all_start_methods():
+        # Biggest first, so the last worker is not left with the longest component.
+        order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
+        _TASKS = (s, tasks)
+        try:
+            with mp.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
+                for i, data, npages, diags, figures in pool.imap_unordered(_render_task, order):
+                    if progress:
+                        progress(tasks[i][1].component.id)
+                    results[i] = (data, npages, diags, figures)
+        finally:
+            _TASKS = None
+    else:
+        _TASKS = (s, tasks)
+        try:
+            for i in range(len(tasks)):
+                if progress:
+                    progress(tasks[i][1].component.id)
+                _, data, npages, diags, figures = _render_task(i)
+                results[i] = (data, npages, diags, figures)
+        finally:
+            _TASKS = None
+    errors = [d for i in range(len(tasks)) if results[i][0] is None for d in results[i][2]]
+    if errors:
+        raise DataError(errors)
+    done = {(id(gc), plan.component.id): results[i] for i, (gc, plan) in enumerate(tasks)}
+    from pnp.export import render_contents  # late: pnp.export builds on this module
+
+    games = []
+    for gc in checked:
+        folder = output_folder(out, gc.game.id, gc.opts)
+        files = []
+        pages: dict[str, int] = {}
+        for plan in gc.plans:
+            path = folder / f"{plan.component.id}.pdf"
+            r = done.get((id(gc), plan.component.id))
+            if r is None:
+                files.append(RenderedFile(plan, path, None, len(pages_for(plan))))
+            else:
+                files.append(RenderedFile(plan, path, r[0], r[1], tuple(r[2]), r[3]))
+            pages[plan.component.id] = files[-1].pages
+        contents = render_contents(gc.game, gc.plans, gc.opts, fonts=s.fonts, pages_per_component=pages)
+        games.append(RenderedGame(gc, folder, tuple(files), contents))
+    return games
+
+
+def _same_bytes(path: Path, data: bytes) -> bool:
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def commit(games: Sequence[RenderedGame]) -> list[Path]:
+    """Write rendered games (each file atomically; a file whose bytes are already on disk is
+    left alone). Returns the paths written."""
+    written: list[Path] = []
+    for g in games:
+        ensure_dir(g.folder)
+        for path, data in [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]:
+            if data is not None and not _same_bytes(path, data):
+                write_atomic(path, data)
+                written.append(path)
+    return written
+
+
+def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
+          progress: Callable[[str], None] | None = None, jobs: int = 1) -> Iterator[Written]:
+    """Render every component of an already checked game, then write them all to
+    out/<game>/<component>.pdf with the contents sheet (all or nothing on bad input)."""
+    (game,) = render_games(root, [checked], out, session, jobs=jobs, progress=progress)
+    commit([game])
+    for f in game.files:
+        size = len(f.data) if f.data is not None else f.path.stat().st_size
+        yield Written(f.plan.component, f.path, f.pages, len(f.plan.fronts), size, f.plan.grid)

@@ -2,7 +2,11 @@
 
 JSON Schema Draft 2020-12 schemas ship in ``pnp/schemas``. Items of a component are checked
 against a schema generated from the component file's own ``fields`` declaration, so an item
-with a misspelt field name fails with "unknown field" and a suggestion."""
+with a misspelt field name fails with "unknown field" and a suggestion.
+
+Every value is first checked by ``pnp.fastcheck`` (the schemas compiled to Python closures);
+only a value it cannot call certainly valid goes through jsonschema, which alone finds and
+words the errors. Valid input therefore never imports jsonschema."""
 
 from __future__ import annotations
 
@@ -12,14 +16,16 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
-
+from pnp import fastcheck
 from pnp.errors import Diagnostic
 from pnp.load import Doc
+
+if TYPE_CHECKING:  # jsonschema is imported only when some input is not certainly valid
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 
 SCHEMA_NAMES = ("game", "component", "template", "condition")
 RESERVED_ITEM_KEYS = ("id", "copies", "source", "series")
@@ -43,18 +49,25 @@ def _is_integer(checker: Any, instance: Any) -> bool:
 def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
     # Python's `$` also matches before a final newline, so "deck\n" would pass "^[a-z0-9-]*$" and
     # become a file name with a line break in it: a final `$` must be the very end of the text.
+    # (pnp.fastcheck applies the same rule.)
+    from jsonschema.exceptions import ValidationError
+
     if not validator.is_type(instance, "string"):
         return
-    strict = pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern
-    if not re.search(strict, instance):
+    if not re.search(fastcheck.strict_pattern(pattern), instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-Validator = validators.extend(
-    Draft202012Validator,
-    validators={"pattern": _pattern},
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
+@cache
+def validator_class() -> type[Draft202012Validator]:
+    """Draft 2020-12 with pnp's ``integer`` and ``pattern`` (imports jsonschema)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(
+        Draft202012Validator,
+        validators={"pattern": _pattern},
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+    )
 
 
 @cache
@@ -71,6 +84,8 @@ def schema_bytes() -> dict[str, bytes]:
 
 @cache
 def _registry() -> Registry:
+    from referencing import Registry, Resource
+
     reg: Registry = Registry()
     for name in SCHEMA_NAMES:
         s = schema(name)
@@ -80,8 +95,34 @@ def _registry() -> Registry:
 
 
 @cache
-def validator(name: str) -> Draft202012Validator:
-    return Validator(schema(name), registry=_registry())
+def _compiler() -> fastcheck.Compiler:
+    """The fast checker's view of the shipped schemas, under the same names as ``_registry``."""
+    resources: dict[str, Any] = {}
+    for name in SCHEMA_NAMES:
+        s = schema(name)
+        resources[s["$id"]] = resources[f"{name}.schema.json"] = s
+    return fastcheck.Compiler(resources)
+
+
+class SchemaValidator:
+    """A schema, its fast check (compiled on creation) and its jsonschema validator (made on the
+    first value the fast check cannot call valid)."""
+
+    def __init__(self, sch: dict[str, Any]):
+        self.schema = sch
+        self.fast = _compiler().compile(sch)
+        self._full: Draft202012Validator | None = None
+
+    @property
+    def full(self) -> Draft202012Validator:
+        if self._full is None:
+            self._full = validator_class()(self.schema, registry=_registry())
+        return self._full
+
+
+@cache
+def validator(name: str) -> SchemaValidator:
+    return SchemaValidator(schema(name))
 
 
 def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
@@ -89,10 +130,12 @@ def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
     return validate_value(doc, doc.data, validator(schema_name), ())
 
 
-def validate_value(doc: Doc, value: Any, v: Draft202012Validator,
+def validate_value(doc: Doc, value: Any, v: SchemaValidator,
                    prefix: tuple[str | int, ...]) -> list[Diagnostic]:
+    if v.fast(value) == fastcheck.VALID:
+        return []
     out: list[Diagnostic] = []
-    for err in sorted(v.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
+    for err in sorted(v.full.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
         out.extend(_explain(doc, err, prefix, v.schema))
     # In reading order, top to bottom.
     return sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
@@ -141,6 +184,8 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         # nothing useful; prefer the errors of branches that accept the value's type.
         wrong_type = {e.relative_schema_path[0] for e in err.context if e.validator == "type" and not e.relative_path}
         same_type = [e for e in err.context if e.relative_schema_path[0] not in wrong_type]
+        from jsonschema.exceptions import best_match
+
         inner = best_match(same_type or err.context)
         if inner is None or inner.validator == "not":
             return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]
@@ -269,5 +314,5 @@ def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
 
 
-def item_validator(fields: dict[str, Any]) -> Draft202012Validator:
-    return Validator(item_schema(fields), registry=_registry())
+def item_validator(fields: dict[str, Any]) -> SchemaValidator:
+    return SchemaValidator(item_schema(fields))

@@ -9,12 +9,11 @@ disk is not written. Errors are reported and the watcher carries on."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pnp.cache import component_fingerprints
 from pnp.errors import DataError
 from pnp.pipeline import BuildOptions, GameCheck, Session, check, render_component
 from pnp.project import DataRoot, check_game_id
@@ -72,34 +71,8 @@ def _read(p: Path) -> bytes:
 
 
 def fingerprints(session: Session, gc: GameCheck) -> dict[str, str]:
-    """Component id -> a hash of everything its PDF is made from."""
-    game, root = gc.game, session.root
-    common = hashlib.sha256()
-    common.update(repr(gc.opts).encode())
-    manifest = game.manifest.data if game.manifest is not None else {}
-    common.update(json.dumps({k: manifest.get(k) for k in ("id", "title", "subtitle", "designer")},
-                             sort_keys=True).encode())
-    for d in root.font_dirs():
-        for p in sorted(_files(d, (".ttf", ".otf"))):
-            common.update(p.name.encode() + b"\0" + _read(p))
-    for p in sorted(_files(root.card_data / game.id, IMAGE_SUFFIXES)):
-        common.update(str(p).encode() + b"\0" + _read(p))
-    entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
-    out = {}
-    for plan in gc.plans:
-        comp = plan.component
-        h = common.copy()
-        h.update(json.dumps(entries.get(comp.id), sort_keys=True).encode())
-        h.update(json.dumps([e for e in manifest.get("errata", []) if e.get("component") == comp.id],
-                            sort_keys=True).encode())
-        h.update(_read(root.card_data / game.id / entries.get(comp.id, {}).get("data", "")))
-        for name in (comp.template, comp.back):
-            if name is None:
-                continue
-            for link in session.store.get(name).chain:
-                h.update(link.encode() + b"\0" + _read(session.store.doc(link).path))
-        out[comp.id] = h.hexdigest()
-    return out
+    """Component id -> a hash of everything its PDF is made from (see pnp.cache)."""
+    return component_fingerprints(session, gc)
 
 
 def watch_once(state: WatchState) -> list[str]:
@@ -143,12 +116,10 @@ def watch_once(state: WatchState) -> list[str]:
     state.fingerprints = new
     # The contents sheet (one page, quick) also lists the manifest's not-printed items: render it
     # on every change, write it only when its bytes differ.
-    from pnp.export import render_contents  # late: pnp.export and pnp.preflight build on the pipeline
-    from pnp.preflight import contents_line, inspect
+    from pnp.export import render_contents  # late: pnp.export builds on the pipeline
 
     path = folder / f"{gc.game.id}-contents.pdf"
-    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts,
-                           preflight=contents_line(inspect(gc, session)))
+    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts)
     if _read(path) != data:
         write_atomic(path, data)
         changed = True

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from pnp.pipeline import BuildOptions, Session, check
-from pnp.preflight import inspect, measure
+from pnp.preflight import preflight_game
 from pnp.project import DataRoot, bundled_root
 
 
@@ -27,7 +27,7 @@ def main() -> int:
         figures = {}
         for ink in (False, True):
             gc = check(root, gid, BuildOptions(paper=args.paper, ink_saver=ink), s)
-            figures[ink] = measure(s, gc, inspect(gc, s))
+            figures[ink] = preflight_game(s, gc, lines=False)
         n, i = figures[False], figures[True]
         ratio = i.coverage / n.coverage  # type: ignore[operator]
         if ratio > 0.5 or n.findings or i.findings:

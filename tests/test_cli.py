@@ -162,7 +162,8 @@ def test_build_writes_one_pdf_per_component(mini: DataRootCopy, tmp_path: Path) 
     out = tmp_path / "out"
     r = mini.cli("build", "mini", "--out", out)
     assert r.exit_code == 0, r.stderr
-    assert files_under(out) == [out / "mini" / "deck.pdf", out / "mini" / "mini-contents.pdf"]
+    assert files_under(out) == [out / "mini" / ".pnp-build.json", out / "mini" / "deck.pdf",
+                                out / "mini" / "mini-contents.pdf"]
     assert (out / "mini" / "deck.pdf").read_bytes().startswith(b"%PDF-")
     assert f"pnp: wrote 1 PDFs to {out}/" in r.stdout
 
@@ -173,8 +174,8 @@ def test_build_golems_writes_ten_pdfs(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.stderr
     manifest = json.loads((REPO / "card_data" / "golems" / "game.json").read_text())
     assert [p.name for p in files_under(out)] == sorted(
-        [f"{c['id']}.pdf" for c in manifest["components"]] + ["golems-contents.pdf"])
-    assert len(files_under(out)) == 11  # ten components and the contents sheet
+        [f"{c['id']}.pdf" for c in manifest["components"]] + ["golems-contents.pdf", ".pnp-build.json"])
+    assert len(files_under(out)) == 12  # ten components, the contents sheet and the build record
 
 
 def test_build_with_violations_exits_1_and_writes_nothing(golems: DataRootCopy, tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from pnp.inksaver import FULL_BLEED, contrast, is_full_bleed
 from pnp.layout import PieceLayout
 from pnp.pipeline import BuildOptions, Session, check
-from pnp.preflight import inspect, measure
+from pnp.preflight import preflight_game
 from pnp.primitives import Ellipse, Paint, Rect, Text
 from pnp.primitives import Path as PathPrim
 from pnp.project import DataRoot, bundled_root, load_game
@@ -173,5 +173,5 @@ def test_the_variant_needs_at_most_half_the_ink(gid: str) -> None:
     cov = {}
     for ink in (False, True):
         gc = check(BUNDLED, gid, BuildOptions(ink_saver=ink), s)
-        cov[ink] = measure(s, gc, inspect(gc, s), dpi=12).coverage
+        cov[ink] = preflight_game(s, gc, dpi=12, lines=False).coverage
     assert cov[True] <= 0.5 * cov[False], cov

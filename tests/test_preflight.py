@@ -8,7 +8,6 @@ import io
 import json
 from pathlib import Path
 
-import pdfplumber
 import pytest
 from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
@@ -16,7 +15,7 @@ from reportlab.pdfgen.canvas import Canvas
 from pnp.impose import CutLine, Edges, Page, Slot
 from pnp.layout import MM
 from pnp.pipeline import BuildOptions, Session, check
-from pnp.preflight import Thresholds, cut_crossings, inspect, measure, page_coverage
+from pnp.preflight import Thresholds, cut_crossings, inspect, page_coverage, preflight_game
 from pnp.project import DataRoot, bundled_root
 from tests.conftest import DataRootCopy, assert_no_traceback
 
@@ -27,7 +26,7 @@ BUNDLED = DataRoot(bundled_root())
 def preflight(root: DataRootCopy, **opts: object):
     s = Session(root.root)
     gc = check(root.root, root.game, BuildOptions(**opts), s)  # type: ignore[arg-type]
-    return gc, s, inspect(gc, s)
+    return gc, s, inspect(s, gc)
 
 
 def add_element(mini: DataRootCopy, element: dict) -> int:
@@ -85,7 +84,8 @@ def test_a_lowered_rules_text_minimum_needs_its_reason(mini: DataRootCopy) -> No
     mini.edit("game.json", lambda d: d.update(preflight={"rules_text_min_pt": 7}))
     r = mini.check()
     assert r.exit_code == 2
-    assert "$.preflight: 'reason' is a dependency of 'rules_text_min_pt'" in r.stderr or "reason" in r.stderr
+    line = mini.line_of("game.json", '"preflight"')
+    assert f"card_data/mini/game.json:{line}:16: $.preflight: missing required field 'reason'" in r.stderr
 
 
 def test_text_of_other_roles_is_not_held_to_the_rules_minimum(mini: DataRootCopy) -> None:
@@ -217,7 +217,7 @@ def test_imposed_pages_of_every_bundled_game_pass_every_threshold() -> None:
     for gid in BUNDLED.game_ids():
         for ink in (False, True):
             gc = check(BUNDLED, gid, BuildOptions(ink_saver=ink), s)
-            pre = inspect(gc, s)
+            pre = inspect(s, gc)
             assert [d.format() for d in pre.findings] == [], (gid, ink)
             assert sum(c.cut_crossings for c in pre.components) == 0
 
@@ -250,8 +250,8 @@ def test_coverage_is_the_mean_of_one_minus_the_darkest_channel(colour, share, ex
 
 
 def test_measure_adds_file_size_and_per_page_coverage(mini: DataRootCopy) -> None:
-    gc, s, pre = preflight(mini)
-    pre = measure(s, gc, pre)
+    gc, s, _ = preflight(mini)
+    pre = preflight_game(s, gc)
     (c,) = pre.components
     assert c.bytes and c.bytes > 1000
     assert c.coverage is not None and len(c.coverage) == c.pages
@@ -273,7 +273,9 @@ def test_preflight_json_report(mini: DataRootCopy) -> None:
                                "safe_zone_mm": 3.0, "reason": None}
     (c,) = g["components"]
     assert (c["id"], c["pieces"], c["per_sheet"], c["sheets"], c["pages"]) == ("deck", 5, 5, 1, 2)
-    assert c["smallest_text"]["pt"] == 9 and c["smallest_text"]["file"] == CARD
+    assert c["smallest_text"] == {"value": 9, "item": "sun-1", "side": "front", "file": CARD,
+                                  "path": "$.elements[3]", "element": "text element",
+                                  "line": mini.line_of(CARD, '"text": "Power {power}"')}
     assert len(c["coverage_pages"]) == 2 and 0 < c["coverage"] < 100 and c["bytes"] > 0
     assert g["coverage"] == pytest.approx(sum(c["coverage_pages"]) / 2, abs=0.01)
 
@@ -300,9 +302,27 @@ def test_build_prints_the_preflight_summary_and_strict_refuses_warnings(mini: Da
     assert not (tmp_path / "strict").exists()
 
 
-def test_contents_sheet_carries_the_short_report(mini: DataRootCopy, tmp_path: Path) -> None:
-    assert mini.cli("build", "mini", "--out", tmp_path).exit_code == 0
-    with pdfplumber.open(tmp_path / "mini" / "mini-contents.pdf") as pdf:
-        text = " ".join(pdf.pages[0].extract_text().split())
-    assert "Preflight Smallest text 9 pt;" in text and "no warnings" in text
-    assert "Ink saver" not in text
+def _summary(stdout: str) -> str:
+    (line,) = [ln for ln in stdout.splitlines() if ln.startswith("  preflight: ")]
+    return line
+
+
+def test_an_up_to_date_build_prints_the_recorded_figures_and_strict_still_fails(mini: DataRootCopy,
+                                                                                tmp_path: Path) -> None:
+    add_element(mini, {"type": "rect", "box": [10, 30, 20, 5], "stroke": "ink", "stroke_width": 0.1})
+    first = mini.cli("build", "mini", "--out", tmp_path)
+    assert first.exit_code == 0 and "thinner than 0.25 pt" in first.stderr
+    again = mini.cli("build", "mini", "--out", tmp_path)
+    assert "up to date" in again.stdout
+    assert _summary(again.stdout) == _summary(first.stdout)
+    assert "strokes >= 0.10 pt" in _summary(first.stdout) and "1 warning (" in _summary(first.stdout)
+    assert "thinner than 0.25 pt" in again.stderr
+    assert mini.cli("build", "mini", "--out", tmp_path, "--strict").exit_code == 2
+
+
+def test_worker_processes_report_the_same_figures(golems: DataRootCopy, tmp_path: Path) -> None:
+    one = golems.cli("build", "golems", "--jobs", "1", "--out", tmp_path / "one")
+    two = golems.cli("build", "golems", "--jobs", "2", "--out", tmp_path / "two")
+    assert one.exit_code == two.exit_code == 0
+    assert _summary(one.stdout) == _summary(two.stdout)
+    assert _summary(one.stdout).startswith("  preflight: text >= 5 pt, rules text >= 8 pt (min 8), strokes >= 0.32 pt")

@@ -1,0 +1,190 @@
+"""Incremental builds, parallel rendering and streamed layouts (issue 8): a rebuild with nothing
+changed writes nothing and loads no rendering code; after an edit only the touched component is
+rendered; the bytes always equal a clean build's, whatever --jobs says; a build holds only a few
+pages of layouts at a time."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, DataRootCopy, assert_no_traceback, run_cli
+
+from pnp import cache
+from pnp.pipeline import BuildOptions, LazyPieces, Session, check, render_component
+from pnp.project import DataRoot, bundled_root
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def stamps(folder: Path) -> dict[str, tuple[int, int]]:
+    """(inode, mtime_ns) of every file: a rewrite changes one or the other."""
+    return {str(p.relative_to(folder)): (p.stat().st_ino, p.stat().st_mtime_ns)
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def rendered(stdout: str) -> set[str]:
+    """Component ids a build rendered (lines without '(unchanged)')."""
+    out = set()
+    for line in stdout.splitlines():
+        if line.startswith("  ") and " pieces, " in line and "(unchanged)" not in line:
+            out.add(Path(line.split()[0]).stem)
+    return out
+
+
+def test_a_rebuild_with_nothing_changed_writes_nothing(golems: DataRootCopy, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = golems.cli("build", "golems", "--out", out)
+    assert first.exit_code == 0, first.stderr
+    before, files = stamps(out), tree(out)
+    again = golems.cli("build", "golems", "--out", out)
+    assert again.exit_code == 0, again.stderr
+    assert_no_traceback(again)
+    assert stamps(out) == before and tree(out) == files
+    assert "golems: up to date" in again.stdout
+    assert "pnp: wrote 0 PDFs" in again.stdout and "10 unchanged" in again.stdout
+    assert rendered(again.stdout) == set()
+
+
+def test_an_up_to_date_build_loads_no_rendering_code(tmp_path: Path) -> None:
+    """The up-to-date path hashes files and reads the record: reportlab, jsonschema and the
+    layout engine are never imported (that is what makes it fast)."""
+    out = tmp_path / "out"
+    assert run_cli("build", "mini", "--data", REPO / "tests" / "data" / "mini", "--out", out).exit_code == 0
+    script = ("import sys\nfrom pnp.cli import main\ntry:\n    main(sys.argv[1:], prog_name='pnp')\n"
+              "except SystemExit as e:\n    code = e.code\n"
+              "print(sorted(m for m in ('reportlab', 'jsonschema', 'pnp.layout', 'pnp.pipeline') "
+              "if m in sys.modules), code)")
+    r = subprocess.run([sys.executable, "-c", script, "build", "mini", "--data",
+                        str(REPO / "tests" / "data" / "mini"), "--out", str(out)],
+                       capture_output=True, text=True, check=True)
+    assert r.stdout.strip().splitlines()[-1] == "[] 0", r.stdout + r.stderr
+
+
+def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tmp_path: Path) -> None:
+    out, clean = tmp_path / "out", tmp_path / "clean"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    before = stamps(out / "golems")
+    golems.edit("event-deck.json", lambda d: d["items"][0].update(name=d["items"][0]["name"] + " Edited"))
+    r = golems.cli("build", "golems", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert rendered(r.stdout) == {"event-deck"}, r.stdout
+    after = stamps(out / "golems")
+    changed = {k for k in after if after[k] != before.get(k)}
+    assert changed == {"event-deck.pdf", ".pnp-build.json"}, changed  # contents sheet: same bytes
+    # Byte-identical to a clean build of the edited data.
+    assert golems.cli("build", "golems", "--out", clean, "--force").exit_code == 0
+    assert tree(out) == tree(clean)
+
+
+def test_a_changed_or_missing_pdf_is_rendered_again(golems: DataRootCopy, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    files = tree(out)
+    (out / "golems" / "mana.pdf").write_bytes(b"%PDF-1.4 scribbled over")
+    (out / "golems" / "chits.pdf").unlink()
+    r = golems.cli("build", "golems", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert rendered(r.stdout) == {"mana", "chits"}, r.stdout
+    assert tree(out) == files
+
+
+def test_other_options_render_everything_again(golems: DataRootCopy, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    r = golems.cli("build", "golems", "--out", out, "--paper", "a4")
+    assert r.exit_code == 0, r.stderr
+    assert len(rendered(r.stdout)) == 10
+    r = golems.cli("build", "golems", "--out", out, "--paper", "a4", "--strict")  # strict: same bytes
+    assert r.exit_code == 0 and "up to date" in r.stdout
+
+
+def test_a_damaged_record_is_ignored(golems: DataRootCopy, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    files = tree(out / "golems")
+    (out / "golems" / cache.CACHE_NAME).write_text("{not json")
+    r = golems.cli("build", "golems", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert len(rendered(r.stdout)) == 10  # nothing trusted
+    assert tree(out / "golems") == files
+
+
+def test_cached_warnings_are_repeated_and_strict_still_fails(mini: DataRootCopy, tmp_path: Path) -> None:
+    """A build that warned (text too long) records its warnings: an up-to-date rebuild prints them
+    again, and --strict fails on them without writing anything."""
+    mini.edit("deck.json", lambda d: d["items"][2].update(name="An extremely long joker name that cannot fit"))
+    out = tmp_path / "out"
+    first = mini.cli("build", "mini", "--out", out)
+    assert first.exit_code == 0, first.stderr
+    warning = [ln for ln in first.stderr.splitlines() if "does not fit" in ln]
+    assert warning
+    before = stamps(out)
+    again = mini.cli("build", "mini", "--out", out)
+    assert again.exit_code == 0 and "up to date" in again.stdout
+    assert [ln for ln in again.stderr.splitlines() if "does not fit" in ln] == warning
+    strict = mini.cli("build", "mini", "--out", out, "--strict")
+    assert strict.exit_code == 2
+    assert_no_traceback(strict)
+    assert warning[0] in strict.stderr and "nothing was written" in strict.stderr
+    assert stamps(out) == before
+
+
+@pytest.mark.parametrize("gid", ["golems", "cauldron"])
+def test_jobs_do_not_change_a_byte(gid: str, tmp_path: Path) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    r1 = run_cli("build", gid, "--out", one, "--jobs", "1")
+    r2 = run_cli("build", gid, "--out", two, "--jobs", "2")
+    assert r1.exit_code == 0 and r2.exit_code == 0, r1.stderr + r2.stderr
+    assert tree(one) == tree(two)
+    assert rendered(r1.stdout) == rendered(r2.stdout)
+
+
+def test_layout_errors_found_while_drawing_stop_the_build_with_nothing_written(mini: DataRootCopy,
+                                                                               tmp_path: Path) -> None:
+    """Fronts are laid out while they are drawn; a bad item further down still stops the whole
+    build before anything is written (here: a palette without a colour for the last item)."""
+    tpl = mini.read("templates/mini/card.json")
+    tpl["palettes"] = {**tpl.get("palettes", {}), "suits": {"sun": "#ff0000", "moon": "#0000ff"}}
+    tpl["elements"].append({"type": "rect", "box": [1, 1, 2, 2], "fill": {"palette": "suits", "by": "suit"}})
+    mini.write("templates/mini/card.json", tpl)
+    out = tmp_path / "out"
+    r = mini.cli("build", "mini", "--out", out)
+    assert_no_traceback(r)
+    assert r.exit_code == 2 and "nothing was written" in r.stderr
+    assert "palette 'suits' has no colour for suit=" in r.stderr and "item joker" in r.stderr, r.stderr
+    assert not out.exists()
+
+
+def test_streamed_fronts_keep_only_a_few_layouts(tmp_path: Path) -> None:
+    """A lazily planned component lays each item out when drawn and keeps at most CACHE of them,
+    and renders to the same bytes as the fully laid out plan."""
+    root = DataRoot(bundled_root())
+    s = Session(root)
+    lazy = check(root, "golems", BuildOptions(), s, layout=False)
+    full = check(root, "golems", BuildOptions(), s)
+    for lp, fp in zip(lazy.plans, full.plans, strict=True):
+        assert isinstance(lp.fronts, LazyPieces)
+        assert len(lp.fronts) == len(fp.fronts)
+        a, _ = render_component(s, lazy.game, lp, lazy.opts)
+        b, _ = render_component(s, full.game, fp, full.opts)
+        assert a == b, lp.component.id
+        assert len(lp.fronts._cache) <= LazyPieces.CACHE
+    terrain = next(p for p in lazy.plans if p.component.id == "terrain")
+    assert len({terrain.fronts.key(i) for i in range(len(terrain.fronts))}) == len(terrain.component.items)
+
+
+def test_the_record_names_every_pdf_with_its_hash(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_cli("build", "golems", "--out", out).exit_code == 0
+    record = json.loads((out / "golems" / cache.CACHE_NAME).read_text())
+    assert record["format"] == "pnp-build-cache"
+    names = {c["file"] for c in record["components"].values()} | {record["contents"]["file"]}
+    assert names == {p.name for p in (out / "golems").glob("*.pdf")}
+    loaded = cache.load(out / "golems")
+    assert loaded is not None and loaded.intact(out / "golems")

@@ -98,9 +98,8 @@ class InputHasher:
                 seen.add(d.resolve())
                 h.update(b"templates\0" + label.encode())
                 _hash_tree(h, d, (".json",))
-        for d in root.font_dirs():
-            h.update(b"fonts\0")
-            _hash_tree(h, d, FONT_SUFFIXES)
+        self.fonts = fonts_digest(root)
+        h.update(b"fonts\0" + self.fonts.encode())
         self.shared = h.hexdigest()
 
     def game(self, gid: str, opts: BuildOptions) -> str:
@@ -110,19 +109,28 @@ class InputHasher:
         return h.hexdigest()
 
 
-def component_fingerprints(session: Session, gc: GameCheck, salt: str = "") -> dict[str, str]:
+def fonts_digest(root: DataRoot) -> str:
+    """Every font file (name and bytes) of the root's font folders."""
+    h = hashlib.sha256()
+    for d in root.font_dirs():
+        for p in _files(d, FONT_SUFFIXES):
+            h.update(p.name.encode() + b"\0" + _read(p) + b"\0")
+    return h.hexdigest()
+
+
+def component_fingerprints(session: Session, gc: GameCheck, salt: str = "",
+                           fonts: str | None = None) -> dict[str, str]:
     """Component id -> a hash of everything its PDF is made from: its data file, its manifest
     entry (and the game's title, designer and errata for it), the files of its front and back
-    templates' ``extends`` chains, the game folder's images, the fonts, the options and ``salt``."""
+    templates' ``extends`` chains, the game folder's images, the fonts (``fonts``: their digest,
+    when the caller has it), the options and ``salt``."""
     game, root = gc.game, session.root
     common = hashlib.sha256(salt.encode())
     common.update(options_key(gc.opts).encode())
     manifest = game.manifest.data if game.manifest is not None else {}
     common.update(json.dumps({k: manifest.get(k) for k in ("id", "title", "subtitle", "designer")},
                              sort_keys=True).encode())
-    for d in root.font_dirs():
-        for p in _files(d, FONT_SUFFIXES):
-            common.update(p.name.encode() + b"\0" + _read(p))
+    common.update((fonts if fonts is not None else fonts_digest(root)).encode())  # fonts: known already
     folder = root.card_data / game.id
     for p in _files(folder, IMAGE_SUFFIXES):
         common.update(str(p.relative_to(folder)).encode() + b"\0" + _read(p))

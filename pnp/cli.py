@@ -107,6 +107,18 @@ def apply_profile(ctx: click.Context, printer: str | None, values: dict[str, Any
     return out
 
 
+PAPER_CHOICES = ["letter", "a4", "universal"]
+PAPER_HELP = ("universal: a 210 x 279.4 mm page (the A4/Letter intersection, content 5 mm inside) that prints "
+              "at actual size on both A4 and Letter.")
+
+
+def token_cut_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--token-cut", type=click.Choice(["square", "circle"]), default="square", show_default=True,
+                        help="Round tokens: square: square cut boxes that abut like tiles, the token's background "
+                        "filling the corners, so straight cuts suffice; circle: each with its own bleed ring, a "
+                        "cut circle and guides for a punch or circle cutter.")(fn)
+
+
 def data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--data", "data", metavar="PATH", default=None,
                         help="Data root holding card_data/<game>/ and templates/ (default: the bundled games).")(fn)
@@ -337,7 +349,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.argument("games", nargs=-1)
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
-@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
 @click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True,
               help="long/short: each front page is followed by its back page, mirrored for that flip edge; "
               "fold: fronts and backs side by side on one page for printers without duplex (print "
@@ -351,6 +363,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.option("--ink-saver", is_flag=True,
               help="The low-ink variant: each game's light colours, no full-bleed fills, backs as outline "
               "patterns; written to DIR/<game>/ink-saver/ so both variants can coexist.")
+@token_cut_option
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Render components in N processes [default: the number of cores].")
 @click.option("--force", is_flag=True,
@@ -360,7 +373,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.pass_context
 @guarded
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
-              strict: bool, one_per_page: bool, ink_saver: bool, jobs: int | None, force: bool,
+              strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
               data: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
@@ -376,6 +389,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     Examples:
       pnp build                          # every bundled game into out/
       pnp build golems --paper a4 --duplex short
+      pnp build golems --paper universal                 # one file for A4 and Letter
+      pnp build golems --token-cut circle                # round tokens with cut circles
       pnp build golems --out prints --bleed 0 --strict
       pnp build golems --one-per-page --out print-shop   # DriveThruCards-style pages
       pnp build golems --back-offset 0.8,-1.2            # after `pnp calibrate`
@@ -393,7 +408,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     paper, duplex, bleed = v["paper"], v["duplex"], v["bleed"]
     opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict, one_per_page=one_per_page,
                         back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0),
-                        ink_saver=ink_saver)
+                        ink_saver=ink_saver, token_cut=token_cut)
     outdir = Path(out)
     gids = _game_ids(root, games)
     folders = {gid: output_folder(outdir, gid, opts) for gid in gids}
@@ -407,7 +422,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     done: dict[str, RenderedGame] = {}
     if len(current) < len(gids):
         done = _render_changed(root, [g for g in gids if g not in current], opts, outdir, jobs, records, inputs,
-                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings])
+                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings],
+                               fonts_digest=hasher.fonts)
     elif strict and any(records[g].warnings for g in gids):  # type: ignore[union-attr]
         _fail_input([w for g in gids for w in records[g].warnings])  # type: ignore[union-attr,misc]
     else:
@@ -458,8 +474,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
 
 
 def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir: Path, jobs: int | None,
-                    records: dict[str, Any], inputs: dict[str, str],
-                    cached_warnings: list[str]) -> dict[str, RenderedGame]:
+                    records: dict[str, Any], inputs: dict[str, str], cached_warnings: list[str],
+                    fonts_digest: str) -> dict[str, RenderedGame]:
     """Check the games whose inputs changed, render the components whose fingerprint changed,
     write them all (or, on any problem, nothing) and record what they were made from."""
     from pnp import cache
@@ -486,8 +502,8 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     if violations:
         click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
         sys.exit(1)
-    salt = cache.engine_digest()
-    prints = {gc.game.id: cache.component_fingerprints(session, gc, salt) for gc in checked}
+    salt, fonts = cache.engine_digest(), fonts_digest
+    prints = {gc.game.id: cache.component_fingerprints(session, gc, salt, fonts) for gc in checked}
 
     def reuse(gc: GameCheck, plan: Any) -> bool:
         rec = records.get(gc.game.id)
@@ -548,13 +564,14 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
               help="Check the low-ink variant (as `pnp build --ink-saver` makes it) and show its ink coverage "
               "against the normal build's.")
 @click.option("--strict", is_flag=True, help="Treat preflight warnings as errors (exit 2).")
-@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
 @click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True)
 @click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM")
+@token_cut_option
 @data_option
 @guarded
 def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict: bool, paper: str, duplex: str,
-                  bleed: float, data: str | None) -> None:
+                  bleed: float, token_cut: str, data: str | None) -> None:
     """Check each game (default: all) as a print shop would, per component and sheet: ink
     coverage (pages rasterised at 20 dpi), the smallest text and rules text, the thinnest
     stroke, image resolution, text or icons outside the 3 mm safe zone, cut lines that cross a
@@ -575,7 +592,7 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
 
     root = _root(data)
     session = Session(root)
-    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, ink_saver=ink_saver)
+    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, ink_saver=ink_saver, token_cut=token_cut)
     results: list[dict[str, Any]] = []
     worst = 0
     for gid in _game_ids(root, games):
@@ -677,7 +694,7 @@ def _preflight_text(pre: Any, opts: BuildOptions) -> None:
 
 
 @main.command("calibrate")
-@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
 @click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True,
               help="The flip edge you will print with.")
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
@@ -781,12 +798,13 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
 @click.option("--interval", type=click.FloatRange(0.05, 3600), default=1.0, show_default=True, metavar="S",
               help="Seconds between polls of the files.")
-@click.option("--paper", type=click.Choice(["letter", "a4"]), default="letter", show_default=True)
+@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
 @click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True)
 @click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM")
+@token_cut_option
 @data_option
 @guarded
-def watch_cmd(game: str, out: str, interval: float, paper: str, duplex: str, bleed: float,
+def watch_cmd(game: str, out: str, interval: float, paper: str, duplex: str, bleed: float, token_cut: str,
               data: str | None) -> None:
     """Rebuild GAME's PDFs whenever its data, templates (the extends chains) or fonts change,
     for the edit-look loop: only the components whose files changed are rendered, and a PDF
@@ -803,7 +821,8 @@ def watch_cmd(game: str, out: str, interval: float, paper: str, duplex: str, ble
     from pnp.watch import WatchState, watch_once
 
     root = _root(data)
-    state = WatchState(root, game, Path(out), BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed))
+    state = WatchState(root, game, Path(out), BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed,
+                                                           token_cut=token_cut))
     click.echo(f"pnp: watching {game} in {root.path} (every {interval:g} s; Ctrl-C to stop)")
     try:
         while True:

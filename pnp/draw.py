@@ -8,6 +8,7 @@ one reference each. ``invariant=1`` makes identical input give identical bytes."
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 
 from pnp.fonts import FontBook
-from pnp.impose import Page, Paper, Slot, slot_matrix
+from pnp.impose import Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout import PieceLayout
 from pnp.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
 
@@ -34,6 +35,11 @@ class DocInfo:
     author: str
     subject: str
     ui_font: str  # a bundled TrueType font for labels on the sheet (never Helvetica)
+    duplex: str | None = None  # "long" | "short" | "simplex": the viewer's preselected duplex mode
+
+
+# /ViewerPreferences /Duplex for each mode (a hint for the print dialog; PDF 1.7)
+VIEWER_DUPLEX = {"long": "DuplexFlipLongEdge", "short": "DuplexFlipShortEdge", "simplex": "Simplex"}
 
 
 _COLORS: dict[str, Color] = {}
@@ -202,6 +208,10 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     c.setSubject(info.subject)
     c.setCreator("pnp")
     c.setProducer("pnp (reportlab)")
+    # Pieces are exact sizes: ask viewers to print at 100 % ("actual size"), not fit to the paper.
+    c.setViewerPreference("PrintScaling", "None")
+    if info.duplex in VIEWER_DUPLEX:
+        c.setViewerPreference("Duplex", VIEWER_DUPLEX[info.duplex])
     d = _Drawer(c, fonts)
     # Art used more than once (copies, shared backs) is stored once as a form XObject; art
     # used once is drawn in place, which is smaller and faster than a one-use form. Laid-out
@@ -264,9 +274,9 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
                 _place(c, slot, lambda name=name: c.doForm(name))
             else:
                 _place(c, slot, lambda lay=lay: _inline(c, d, lay))
+        _cuts_and_marks(c, page, info, fonts)  # on a corrected back page: labels move with the pieces
         if corrected:
             c.restoreState()
-        _cuts_and_marks(c, page, info, fonts)
         if page_boxes and len(page.slots) == 1:
             s = page.slots[0]
             c.setTrimBox((s.x, s.y, s.x + s.w, s.y + s.h))
@@ -350,6 +360,8 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
             c.setDash([], 0)
             c.ellipse(m.x, m.y, m.x + m.w, m.y + m.h, stroke=1, fill=0)
             c.restoreState()
+        elif m.kind == "punch":  # guides for a punch or a circle cutter, outside the trim
+            _punch_guide(c, m)
         elif m.kind == "fold":
             c.saveState()
             c.setStrokeColor(_color("#606060"))
@@ -370,7 +382,9 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
             c.line(m.x - r, m.y, m.x + r, m.y)
             c.line(m.x, m.y - r, m.x, m.y + r)
             c.restoreState()
-    if page.label:
+    if page.furniture:
+        _furniture(c, page, fonts)
+    elif page.label:
         # Centred under the pieces: cut lines only run from trim edges, never through here.
         under = [s for s in page.slots if s.side == page.side] if page.side == "front" else list(page.slots)
         if any(s.side == "back" for s in page.slots):  # gutterfold: keep clear of the fold line
@@ -382,4 +396,49 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
         c.setFont(info.ui_font, 8)
         folded = any(s.side == "back" for s in page.slots)  # half a page wide: the label alone
         c.drawCentredString(cx, 10, page.label if folded else f"{info.title} — {page.label}")
+        c.restoreState()
+
+
+GUIDE_WIDTH = 0.3  # pt: punch guides (not 0.25 pt, the width of cut lines)
+
+
+def _punch_guide(c: Canvas, m: Mark) -> None:
+    """Around a round piece whose box is (x, y, w, h), inside its own bleed box: a dashed ring
+    half the bleed outside the trim (line a punch's edge up between it and the cut circle) and,
+    in the four corners of the bleed box, ticks pointing at the centre (two rulers laid across
+    opposite ticks cross at the centre, for a circle cutter's pin)."""
+    cx, cy = m.x + m.w / 2, m.y + m.h / 2
+    r = m.w / 2
+    ring = r + m.bleed / 2
+    c.saveState()
+    c.setStrokeColor(_color(MARK_COLOR))
+    c.setLineWidth(GUIDE_WIDTH)
+    c.setDash([1.5, 1.5], 0)
+    c.circle(cx, cy, ring, stroke=1, fill=0)
+    c.setDash([], 0)
+    corner = (r + m.bleed) * math.sqrt(2)  # centre to a corner of the bleed box
+    outer = r + m.bleed
+    if corner - outer > 2.0:
+        for dx, dy in ((1, 1), (-1, 1), (-1, -1), (1, -1)):
+            u = math.sqrt(0.5)
+            c.line(cx + dx * u * (outer + 1.0), cy + dy * u * (outer + 1.0),
+                   cx + dx * u * (outer + 1.0 + 0.6 * (corner - outer - 1.0)),
+                   cy + dy * u * (outer + 1.0 + 0.6 * (corner - outer - 1.0)))
+    c.restoreState()
+
+
+def _furniture(c: Canvas, page: Page, fonts: FontBook) -> None:
+    """Sheet labels and scale marks (pnp.sheetmarks), each in its own frame."""
+    d = _Drawer(c, fonts)
+    for f in page.furniture:
+        x, y, w, _ = f.box
+        c.saveState()
+        if f.rotation == 90:
+            c.translate(x + w, y)
+            c.rotate(90)
+        else:
+            c.translate(x, y)
+        c.setLineCap(0)
+        c.setLineJoin(0)
+        d.draw(f.prims)
         c.restoreState()

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pnp import __version__, kinds
+from pnp.assembly import sections
 from pnp.draw import DocInfo, render
 from pnp.errors import DataError, Diagnostic
 from pnp.fonts import FontBook
@@ -38,7 +39,9 @@ from pnp.pipeline import UI_FONT, BuildOptions, ComponentPlan, GameCheck, Sessio
 from pnp.primitives import Line, Paint, Primitive, Rect
 from pnp.primitives import Path as PathPrim
 from pnp.project import DataRoot, bundled_root
+from pnp.sheetmarks import scale_square
 from pnp.text import Style, TextLayout
+from pnp.version import data_version
 from pnp.write import write_atomic
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -493,6 +496,9 @@ def _paper_text(paper: Paper) -> str:
     w, h = paper.width / MM, paper.height / MM
     if paper.name == "letter":
         return f"Letter, 8.5 x 11 in ({w:.0f} x {h:.0f} mm)"
+    if paper.name == "universal":
+        return (f"Universal, {w:g} x {h:g} mm (the part of the page that A4 and Letter share): print it on A4 or "
+                "Letter at actual size")
     return f"{paper.name.upper() if len(paper.name) <= 3 else paper.name.title()}, {w:.0f} x {h:.0f} mm"
 
 
@@ -596,36 +602,82 @@ def _derived_options(plans: Sequence[ComponentPlan]) -> BuildOptions:
     paper = sheet.paper.name if sheet and sheet.paper.name in PAPERS else "letter"
     return BuildOptions(paper=paper, duplex=sheet.duplex if sheet else "long",
                         bleed_mm=max(set(bleeds), key=bleeds.count) if bleeds else 0.0,
-                        one_per_page=any(p.placement == "print-shop" for p in plans))
+                        one_per_page=any(p.placement == "print-shop" for p in plans),
+                        token_cut="circle" if any(p.component.shape == "round" and not p.sheet.abut for p in plans)
+                        else "square")
 
 
 def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions | None = None,
                     pages_per_component: Mapping[str, int] | None = None, *,
-                    fonts: FontBook | None = None) -> bytes:
-    """The contents sheet: a one-page PDF on the build's paper saying what was printed (per
-    component: title, kind, size, pieces, pieces per sheet, pages), the paper, duplex and bleed
-    settings, and what is needed but not printed (``game.not_printed``). Laid out with
-    ``TextLayout`` into primitives and drawn by ``pnp.draw.render`` like any piece. ``opts`` and
-    ``pages_per_component`` default to what the plans say. The low-ink variant (``--ink-saver``)
-    says so in the settings."""
+                    fonts: FontBook | None = None, session: Session | None = None) -> bytes:
+    """The contents PDF: two pages on the build's paper. Page 1, the contents sheet: what was
+    printed (per component: title, kind, size, pieces, pieces per sheet, pages, and with a
+    ``session`` its data version), the paper, duplex and bleed settings, and what is needed but
+    not printed (``game.not_printed``). Page 2, the assembly page (:func:`assembly_page`). Laid
+    out with ``TextLayout`` into primitives and drawn by ``pnp.draw.render`` like any piece.
+    ``opts`` and ``pages_per_component`` default to what the plans say. The low-ink variant
+    (``--ink-saver``) says so in the settings."""
     opts = opts or _derived_options(plans)
-    fonts = fonts or FontBook(DataRoot(bundled_root()).font_dirs())
+    fonts = fonts or (session.fonts if session else FontBook(DataRoot(bundled_root()).font_dirs()))
     pages = {p.component.id: (pages_per_component or {}).get(p.component.id) or len(pages_for(p)) for p in plans}
     paper = plans[0].sheet.paper if plans and plans[0].sheet.paper.name == opts.paper else PAPERS[opts.paper]
+    versions = ({p.component.id: data_version(session.root, session.store, game, p.component) for p in plans}
+                if session is not None else {})
     margin = 15 * MM
     sheet = None
     for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
-        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k)
+        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k, versions)
         if sheet.y >= margin:
             break
     assert sheet is not None
-    layout = PieceLayout(paper.width, paper.height, 0.0, tuple(sheet.prims))
-    info = _info(game, "contents", f"pnp contents sheet: {game.id}")
-    return compose(paper, [(layout, 0.0, 0.0)], fonts, info)
+    layouts = [PieceLayout(paper.width, paper.height, 0.0, tuple(sheet.prims)),
+               PieceLayout(paper.width, paper.height, 0.0, tuple(assembly_page(game, plans, opts, paper, fonts)))]
+    info = _info(game, "contents and assembly", f"pnp contents sheet: {game.id}")
+    full = Edges(0.0, 0.0, 0.0, 0.0)
+    pages_out = [Page(i + 1, "front", (Slot(i, "front", 0.0, 0.0, paper.width, paper.height, full),), ())
+                 for i in range(len(layouts))]
+    return render(pages_out, paper, layouts, [None] * len(layouts), fonts, replace(info, duplex="simplex"))
+
+
+def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, paper: Paper,
+                  fonts: FontBook) -> list[Primitive]:
+    """The assembly page (``pnp.assembly.sections``) with a 1 in and a 1 cm scale square at the
+    top right, shrunk like the contents sheet until it fits."""
+    secs = sections(game, plans, opts.duplex, paper, opts.one_per_page, opts.token_cut)
+    margin = 15 * MM
+    s = None
+    for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
+        s = _Sheet(fonts, paper.width, paper.height, margin, k)
+        m, W = margin, paper.width - 2 * margin
+        inch = 25.4 * MM
+        title_w = W - inch - 10 * MM - 4 * MM  # the squares sit right of the title
+        top = s.y
+        s.y -= s.text(f"{game.title}: printing and assembly", s.style("Vollkorn-Bold", 20), m, title_w, s.y)
+        s.gap(1.5)
+        s.y -= s.text("How to print, cut and put together every part of this build, in order.",
+                      s.style("Lato-Italic", 9, MUTED), m, title_w, s.y)
+        s.y = min(s.y, top - inch) - 5 * MM * k
+        body = s.style("Lato-Regular", 9.5)
+        for sec in secs:
+            s.heading(sec.heading)
+            for para in sec.paragraphs:
+                s.y -= s.text(para, body, m, W, s.y)
+                s.gap(2)
+            s.gap(3)
+        if s.y >= margin:
+            break
+    assert s is not None
+    x_in = paper.width - margin - inch
+    for x, side, lines in ((x_in, inch, ["1 in", "print at", "100 % /", "actual size"]),
+                           (x_in - 3 * MM - 10 * MM, 10 * MM, ["1 cm"])):
+        for p in scale_square(fonts, UI_FONT, side, lines):
+            s.prims.append(replace(p, x=p.x + x, y=p.y + top - side))
+    return s.prims
 
 
 def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, pages: Mapping[str, int],
-                   paper: Paper, margin: float, fonts: FontBook, k: float) -> _Sheet:
+                   paper: Paper, margin: float, fonts: FontBook, k: float,
+                   versions: Mapping[str, str] | None = None) -> _Sheet:
     s = _Sheet(fonts, paper.width, paper.height, margin, k)
     m, W = margin, paper.width - 2 * margin
     s.y -= s.text(game.title, s.style("Vollkorn-Bold", 26), m, W, s.y)
@@ -668,8 +720,9 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
         c = p.component
         pieces = f"{c.pieces}" + (f" ({len(c.items)} distinct)" if len(c.items) != c.pieces else "")
         sides = ", fronts + backs" if any(pg.side == "back" for pg in pages_for(p)) else ""
+        version = f" · data {versions[c.id]}" if versions and c.id in versions else ""
         s.row([
-            (*xs[1], True, [(c.title, s.style("Lato-Bold", 9.5)), (f"{c.id}.pdf{sides}", small)]),
+            (*xs[1], True, [(c.title, s.style("Lato-Bold", 9.5)), (f"{c.id}.pdf{sides}{version}", small)]),
             (*xs[2], True, [(_kind_text(c), body)]),
             (*xs[3], False, [(f"{c.size[0]:g} x {c.size[1]:g} mm", body)]),
             (*xs[4], False, [(pieces, right)]),

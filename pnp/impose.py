@@ -38,6 +38,8 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from pnp.primitives import Primitive
+
 MM = 72 / 25.4
 EPS = 1e-6  # pt; tolerance for "fits" comparisons and for deduplicating cut positions
 
@@ -64,7 +66,17 @@ class Paper:
 PAPERS: dict[str, Paper] = {
     "letter": Paper("letter", 612.0, 792.0),
     "a4": Paper("a4", mm(210), mm(297)),
+    # The intersection of A4 and Letter: a page smaller than both, centred on either sheet by
+    # "actual size" printing (and scaled by exactly 1.0 by "fit to paper" on both), so one file
+    # prints at true size on both and duplex backs mirror about the sheet's centre.
+    "universal": Paper("universal", mm(210), 792.0),
 }
+# Distance from the page edge to any piece, bleed or sheet label (cut lines still run to the
+# edge). Universal keeps everything 5 mm inside the A4/Letter intersection.
+PAPER_MARGINS: dict[str, float] = {"universal": mm(5)}
+# On universal paper the bleed on the outside of a grid may shrink to this so that a grid which
+# misses the margin by less still fits (3 x 3 poker cards: 2.7 mm above and below).
+UNIVERSAL_MIN_OUTER_BLEED = mm(2)
 
 
 @dataclass(frozen=True)
@@ -88,12 +100,20 @@ class SheetOptions:
     crop_marks: bool = True  # False for reference sheets (nothing to cut)
     abut: bool = True  # allow shared cut lines; False gives every piece its own bleed (round tokens)
     cut_circles: bool = False  # round pieces: a thin cut circle on each trim (for scissors or a punch)
+    # The bleed on the outer edges of a grid may shrink down to this (None: never) when that fits
+    # one more row or column; inner bleed (gutters) is never reduced.
+    min_outer_bleed: float | None = None
+    # Room (pt) beyond the margin that a grid should leave on some side for the sheet label; it
+    # only decides ties (gutter or abutting with the same count), never costs a piece.
+    label_room: float = 0.0
 
     def __post_init__(self) -> None:
         if self.duplex not in DUPLEX_MODES:
             raise ValueError(f"duplex must be one of {DUPLEX_MODES}, not {self.duplex!r}")
-        for name in ("bleed", "margin", "mark_gap", "overlap"):
+        for name in ("bleed", "margin", "mark_gap", "overlap", "min_outer_bleed"):
             value = getattr(self, name)
+            if value is None and name == "min_outer_bleed":
+                continue
             if not (value >= 0 and math.isfinite(value)):
                 raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
 
@@ -161,11 +181,13 @@ class CutLine:
 class Mark:
     """Alignment marks and glue zones for tiled parts."""
 
-    kind: str  # "align" (crosshair centre at x, y) | "glue" (rect x, y, w, h)
+    kind: str  # "align" (crosshair centre at x, y) | "glue" (rect x, y, w, h) | "fold" (line x, y .. y + h)
+    #            | "circle" (cut circle in the trim box x, y, w, h) | "punch" (guides around that circle)
     x: float
     y: float
     w: float = 0
     h: float = 0
+    bleed: float = 0  # "punch": the piece's bleed, the room around the circle for the guides
 
 
 @dataclass(frozen=True)
@@ -177,6 +199,22 @@ class Page:
     marks: tuple[Mark, ...] = ()
     label: str | None = None  # e.g. "Part row 1, column 2 of 2 x 2" for a tiled piece
     paper: Paper | None = None  # this page's own size (print-shop pages); None: the options' paper
+    # Sheet labels and scale marks placed outside every piece and cut line (pnp.sheetmarks);
+    # empty until the pipeline furnishes the page.
+    furniture: tuple[Furniture, ...] = ()
+
+
+@dataclass(frozen=True)
+class Furniture:
+    """Something printed on a sheet outside the pieces: a label or a scale mark. ``box`` is the
+    page area it occupies (pt, x, y, w, h); ``prims`` are drawn in the box's own frame, origin at
+    its bottom-left, turned ``rotation`` degrees counter-clockwise (90: reading upwards)."""
+
+    kind: str  # "label" | "scale-in" | "scale-cm" | "scale-bar"
+    box: tuple[float, float, float, float]
+    rotation: int
+    prims: tuple[Primitive, ...]
+    text: str = ""
 
 
 @dataclass(frozen=True)
@@ -188,6 +226,8 @@ class Grid:
     rotated: bool
     gutter_x: bool
     gutter_y: bool
+    outer_x: float | None = None  # bleed on the grid's left and right edges when shrunk (None: the bleed)
+    outer_y: float | None = None  # bleed on the grid's top and bottom edges when shrunk
 
 
 # --------------------------------------------------------------------------- helpers
@@ -210,6 +250,25 @@ def _axis(size: float, bleed: float, avail: float, abut: bool = True) -> tuple[i
     if gutter >= abut:
         return gutter, True
     return abut, False
+
+
+def _axis_outer(size: float, bleed: float, avail: float, abut: bool,
+                min_outer: float | None) -> tuple[int, bool, float | None]:
+    """:func:`_axis`, and if a smaller outer bleed (at least ``min_outer``) fits one more piece,
+    that count with the largest outer bleed that fits (else None: the full bleed)."""
+    count, gutter = _axis(size, bleed, avail, abut)
+    if min_outer is None or min_outer >= bleed:
+        return count, gutter, None
+    # with outer bleed o the extent is core + 2 * o, where core is the pieces and inner gutters
+    best: tuple[int, bool, float | None] = (count, gutter, None)
+    for gut in (True, False) if abut else (True,):
+        pitch = size + 2 * bleed if gut else size
+        n = math.floor((avail - 2 * min_outer + (2 * bleed if gut else 0) + EPS) / pitch)
+        if n <= best[0]:
+            continue
+        core = n * size + (n - 1) * (2 * bleed if gut else 0)
+        best = (n, gut, min(bleed, (avail - core) / 2))
+    return best
 
 
 def _fits(w: float, h: float, options: SheetOptions) -> bool:
@@ -328,18 +387,55 @@ def _with_backs(piece: PieceSpec, options: SheetOptions) -> bool:
 
 def plan_grid(piece: PieceSpec, options: SheetOptions, area: tuple[float, float] | None = None) -> Grid | None:
     """The grid of pieces per page (or per ``area``, w x h in pt, e.g. half a page for a
-    gutterfold), or None if not even one piece (with bleed) fits."""
+    gutterfold), or None if not even one piece (with bleed) fits. With ``options.label_room``,
+    an axis whose gutter and abutting layouts hold the same count abuts if that alone leaves a
+    margin with room for the sheet label."""
     uw, uh = area or _usable(options)
     best: Grid | None = None
     for rotated in (False, True):
         w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
-        cols, gutter_x = _axis(w, options.bleed, uw, options.abut)
-        rows, gutter_y = _axis(h, options.bleed, uh, options.abut)
+        cols, gutter_x, outer_x = _axis_outer(w, options.bleed, uw, options.abut, options.min_outer_bleed)
+        rows, gutter_y, outer_y = _axis_outer(h, options.bleed, uh, options.abut, options.min_outer_bleed)
         if cols * rows == 0:
             continue
         if best is None or cols * rows > best.cols * best.rows:
-            best = Grid(cols, rows, rotated, gutter_x, gutter_y)
+            best = Grid(cols, rows, rotated, gutter_x, gutter_y, outer_x, outer_y)
+    if best is not None and options.label_room > 0 and area is None:
+        best = _with_label_room(best, piece, options)
     return best
+
+
+def _extent(n: int, size: float, bleed: float, gutter: bool, outer: float | None) -> float:
+    return n * size + (n - 1) * (2 * bleed if gutter else 0) + 2 * (bleed if outer is None else outer)
+
+
+def _with_label_room(grid: Grid, piece: PieceSpec, options: SheetOptions) -> Grid:
+    """``grid``, or the same counts with an axis turned from gutter to abutting, whichever first
+    leaves ``label_room`` beyond the margin on some side (x first, as side margins are long)."""
+    w, h = (piece.height, piece.width) if grid.rotated else (piece.width, piece.height)
+    b = options.bleed
+
+    def room(g: Grid) -> bool:
+        mx = (options.paper.width - _extent(g.cols, w, b, g.gutter_x, g.outer_x)) / 2
+        my = (options.paper.height - _extent(g.rows, h, b, g.gutter_y, g.outer_y)) / 2
+        return max(mx, my) - options.margin + EPS >= options.label_room
+
+    if room(grid) or not options.abut:
+        return grid
+    uw, uh = _usable(options)
+    candidates = []
+    if grid.gutter_x:
+        ext = _extent(grid.cols, w, b, False, None)
+        if ext <= uw + EPS:
+            candidates.append(replace(grid, gutter_x=False, outer_x=None))
+    if grid.gutter_y:
+        ext = _extent(grid.rows, h, b, False, None)
+        if ext <= uh + EPS:
+            candidates.append(replace(grid, gutter_y=False, outer_y=None))
+    for g in candidates:
+        if room(g):
+            return g
+    return grid
 
 
 def _grid_cells(grid: Grid, piece: PieceSpec, options: SheetOptions, right: float | None = None) -> list[Slot]:
@@ -347,22 +443,28 @@ def _grid_cells(grid: Grid, piece: PieceSpec, options: SheetOptions, right: floa
     the page, or with the grid's right edge (bleed included) at ``right``."""
     w, h = (piece.height, piece.width) if grid.rotated else (piece.width, piece.height)
     b = options.bleed
+    ox = b if grid.outer_x is None else grid.outer_x  # bleed on the grid's outer edges
+    oy = b if grid.outer_y is None else grid.outer_y
     paper = options.paper
     pitch_x = w + 2 * b if grid.gutter_x else w
     pitch_y = h + 2 * b if grid.gutter_y else h
     extent_x = grid.cols * pitch_x + (0 if grid.gutter_x else 2 * b)
     extent_y = grid.rows * pitch_y + (0 if grid.gutter_y else 2 * b)
+    if ox != b:
+        extent_x -= 2 * (b - ox)
+    if oy != b:
+        extent_y -= 2 * (b - oy)
     left = (paper.width - extent_x) / 2 if right is None else right - extent_x
     top = (paper.height + extent_y) / 2
     cells: list[Slot] = []
     for r in range(grid.rows):
-        y = top - b - r * pitch_y - h
-        bt = b if grid.gutter_y or r == 0 else 0.0
-        bb = b if grid.gutter_y or r == grid.rows - 1 else 0.0
+        y = top - oy - r * pitch_y - h
+        bt = oy if r == 0 else b if grid.gutter_y else 0.0
+        bb = oy if r == grid.rows - 1 else b if grid.gutter_y else 0.0
         for c in range(grid.cols):
-            x = left + b + c * pitch_x
-            bl = b if grid.gutter_x or c == 0 else 0.0
-            br = b if grid.gutter_x or c == grid.cols - 1 else 0.0
+            x = left + ox + c * pitch_x
+            bl = ox if c == 0 else b if grid.gutter_x else 0.0
+            br = ox if c == grid.cols - 1 else b if grid.gutter_x else 0.0
             cells.append(
                 Slot(0, "front", x, y, w, h, Edges(bl, bb, br, bt), 90 if grid.rotated else 0)
             )
@@ -387,7 +489,9 @@ def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, .
     for start in range(0, count, len(cells)):
         used = cells[: count - start]
         slots = tuple(replace(cell, piece=start + i) for i, cell in enumerate(used))
-        circles = tuple(Mark("circle", s.x, s.y, s.w, s.h) for s in slots) if options.cut_circles else ()
+        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
+                                                           s.bleed.top) if kind == "punch" else 0.0)
+                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
         sheets.append(_Sheet(slots, _trim_cuts(slots, options, cells), circles))
     return _assemble(sheets, _with_backs(piece, options), options)
 

@@ -30,7 +30,7 @@ MM = 72 / 25.4
 MINUS = "\u2212"
 EN_DASH = "\u2013"
 BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "component.title",
-            "component.id")
+            "component.id", "token_cut")
 REPEAT_VARS = ("n", "index", "row", "col")
 LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 TRACK_VARS = ("n", "index", "value")
@@ -124,6 +124,7 @@ class Env:
     component: Component
     game: Game
     extra: dict[str, Any] = field(default_factory=dict)
+    token_cut: str = "square"  # the build's --token-cut, readable as the built-in {token_cut}
 
     def has(self, name: str) -> bool:
         return (name in self.extra or name in self.component.fields or name in BUILTINS)
@@ -137,6 +138,8 @@ class Env:
             return self.item.id
         if name == "copies":
             return self.item.copies
+        if name == "token_cut":
+            return self.token_cut
         if name.startswith("game."):
             return getattr(self.game, name[5:])
         if name.startswith("component."):
@@ -222,13 +225,14 @@ class Context:
     component: Component
     bleed: float  # pt
     warnings: list[Diagnostic] = field(default_factory=list)
+    token_cut: str = "square"  # round pieces: "square" (cut boxes abut) | "circle"
     light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     comp = ctx.component
     w, h = comp.size[0] * MM, comp.size[1] * MM
-    env = Env(item, comp, ctx.game)
+    env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
     painter = _Painter(tpl, ctx, w, h)
     prims: list[Primitive] = []
     for el in tpl.elements:
@@ -355,8 +359,18 @@ class _Painter:
         x, y, w, h = self.box(el, dx, dy)
         if el.data.get("bleed"):
             b = self.ctx.bleed
+            if self.square_cut_background(x, y, w, h):
+                # A round piece cut square: its background disc fills the whole cut box and its
+                # bleed, so the corners carry the piece's colour, not bare paper and a circle edge.
+                return [Rect(-b, -b, self.w + 2 * b, self.h + 2 * b, self.paint(el, env))]
             x, y, w, h = x - b, y - b, w + 2 * b, h + 2 * b
         return [Ellipse(x, y, w, h, self.paint(el, env))]
+
+    def square_cut_background(self, x: float, y: float, w: float, h: float) -> bool:
+        """A bleeding circle on the trim of a round piece that is cut square."""
+        eps = 0.01 * MM
+        return (self.ctx.component.shape == "round" and self.ctx.token_cut == "square"
+                and abs(x) < eps and abs(y) < eps and abs(w - self.w) < eps and abs(h - self.h) < eps)
 
     def el_hex(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         x, y, w, h = self.box(el, dx, dy)
@@ -509,7 +523,8 @@ class _Painter:
         out: list[Primitive] = []
         for i in range(count):
             row, col = divmod(i, per_row)
-            sub = Env(env.item, env.component, env.game, {**env.extra, "n": i + 1, "index": i, "row": row, "col": col})
+            sub = Env(env.item, env.component, env.game,
+                      {**env.extra, "n": i + 1, "index": i, "row": row, "col": col}, env.token_cut)
             ox, oy = dx + col * sx + row * rx, dy + col * sy + row * ry
             for ci in range(len(d["elements"])):
                 out.extend(self.element(el.child("elements", ci), sub, ox, oy))
@@ -538,7 +553,8 @@ class _Painter:
         sw, sh = d["size"]
         out: list[Primitive] = []
         for i, (px, py) in enumerate(points):
-            sub = Env(env.item, env.component, env.game, {**env.extra, "value": first + i, "index": i, "n": i + 1})
+            sub = Env(env.item, env.component, env.game,
+                      {**env.extra, "value": first + i, "index": i, "n": i + 1}, env.token_cut)
             for ci in range(len(d["elements"])):
                 out.extend(self.element(el.child("elements", ci), sub, dx + px - sw / 2, dy + py - sh / 2))
         return out

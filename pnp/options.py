@@ -16,7 +16,9 @@ class BuildOptions:
     one_per_page: bool = False  # print-shop pages: each piece alone, page = trim + bleed
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
     back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
+    token_cut: str = "square"  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)
     ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
+
 
 
 def output_folder(out: Path, gid: str, opts: BuildOptions) -> Path:

@@ -22,7 +22,9 @@ from pnp.draw import BackCorrection, DocInfo, render
 from pnp.errors import DataError, Diagnostic
 from pnp.fonts import FontBook, FontError
 from pnp.impose import (
+    PAPER_MARGINS,
     PAPERS,
+    UNIVERSAL_MIN_OUTER_BLEED,
     Grid,
     Page,
     PieceSpec,
@@ -49,7 +51,9 @@ from pnp.layout import (
 from pnp.model import Component, Game, Item
 from pnp.options import BuildOptions, output_folder
 from pnp.project import DataRoot, load_game
+from pnp.sheetmarks import LABEL_ROOM, SheetText, furnish
 from pnp.templates import Element, Template, TemplateStore
+from pnp.version import data_version
 from pnp.write import ensure_dir, write_atomic
 
 UI_FONT = "Lato-Regular"
@@ -153,11 +157,16 @@ def _honeycomb(comp: Component, sheet: SheetOptions) -> bool:
 def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
     kind = kinds.get(comp.kind)
     bleed = 0.0 if not kind.bleed else (comp.bleed if comp.bleed is not None else opts.bleed_mm)
+    # Round pieces cut as circles need each its own bleed ring; cut square (the default) their
+    # square cut boxes abut like tiles and straight cuts suffice.
+    circle = comp.shape == "round" and opts.token_cut == "circle"
+    margin = PAPER_MARGINS.get(opts.paper)
     return SheetOptions(paper=PAPERS[opts.paper], duplex=opts.duplex, bleed=bleed * MM,
                         crop_marks=kind.placement == "grid" and kind.crop_marks,
-                        # Round pieces are cut along a curve: each needs its own bleed ring.
-                        abut=comp.shape != "round",
-                        cut_circles=comp.shape == "round" and kind.crop_marks)
+                        abut=not circle,
+                        cut_circles=circle and kind.crop_marks, label_room=LABEL_ROOM,
+                        **({"margin": margin, "min_outer_bleed": UNIVERSAL_MIN_OUTER_BLEED}
+                           if margin is not None else {}))
 
 
 def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
@@ -257,7 +266,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     if diags:
         raise DataError(diags)
     sheet = sheet_options(comp, opts)
-    ctx = Context(s.fonts, game, comp, sheet.bleed)
+    ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut)
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
     found: dict[Diagnostic, list[str]] = {}
@@ -373,11 +382,26 @@ class Written:
     grid: Grid | None
 
 
+def viewer_duplex(pages: Sequence[Page], duplex: str) -> str:
+    """The print dialog's preselected mode for these pages: a flip edge when there are back pages."""
+    return duplex if duplex in ("long", "short") and any(p.side == "back" for p in pages) else "simplex"
+
+
+def furnished_pages(s: Session, game: Game, plan: ComponentPlan) -> tuple[Page, ...]:
+    """The component's pages, each (but print-shop pages) labelled and given scale marks."""
+    pages = pages_for(plan)
+    if plan.placement == "print-shop":
+        return pages
+    text = SheetText(game.title, plan.component.title, data_version(s.root, s.store, game, plan.component))
+    return furnish(pages, plan.sheet, text, s.fonts, UI_FONT)
+
+
 def render_component(s: Session, game: Game, plan: ComponentPlan,
                      opts: BuildOptions | None = None) -> tuple[bytes, int]:
-    pages = pages_for(plan)
+    pages = furnished_pages(s, game, plan)
     info = DocInfo(title=f"{game.title} — {plan.component.title}", author=game.designer,
-                   subject=f"pnp print sheet: {game.id}/{plan.component.id}", ui_font=UI_FONT)
+                   subject=f"pnp print sheet: {game.id}/{plan.component.id}", ui_font=UI_FONT,
+                   duplex=viewer_duplex(pages, plan.sheet.duplex))
     o = opts or BuildOptions()
     correction = BackCorrection(o.back_offset[0] * MM, o.back_offset[1] * MM, *o.back_scale)
     data = render(pages, plan.sheet.paper, plan.fronts, plan.backs, s.fonts, info,
@@ -493,7 +517,8 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
             else:
                 files.append(RenderedFile(plan, path, r[0], r[1], tuple(r[2]), r[3]))
             pages[plan.component.id] = files[-1].pages
-        contents = render_contents(gc.game, gc.plans, gc.opts, fonts=s.fonts, pages_per_component=pages)
+        contents = render_contents(gc.game, gc.plans, gc.opts, fonts=s.fonts, pages_per_component=pages,
+                                   session=s)
         games.append(RenderedGame(gc, folder, tuple(files), contents))
     return games
 

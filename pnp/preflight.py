@@ -41,7 +41,7 @@ from pnp.fonts import FontBook
 from pnp.impose import EPS, Page, hex_outline
 from pnp.inksaver import bbox
 from pnp.layout import MM, PieceLayout, _image_size
-from pnp.model import Component, Game, Item
+from pnp.model import Game, Item
 from pnp.pipeline import ComponentPlan, GameCheck, LazyPieces, Session, pages_for, render_component
 from pnp.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Text
 from pnp.templates import Element
@@ -135,11 +135,12 @@ def _ppi(p: Image) -> float:
     return min(iw / (p.w / 72.0), ih / (p.h / 72.0)) if p.w > 0 and p.h > 0 else math.inf
 
 
-def _outside(corners: Iterable[tuple[float, float]], comp: Component, lay: PieceLayout, safe: float) -> float:
-    """How far (pt) the farthest corner lies outside the safe zone (<= 0: inside)."""
+def _outside(corners: Iterable[tuple[float, float]], shape: str, lay: PieceLayout, safe: float) -> float:
+    """How far (pt) the farthest corner lies outside the safe zone of a piece cut to ``shape``
+    (<= 0: inside)."""
     w, h = lay.width, lay.height
     worst = -math.inf
-    if comp.shape == "round":
+    if shape == "round":
         rx, ry = w / 2 - safe, h / 2 - safe
         for x, y in corners:
             dx, dy = x - w / 2, y - h / 2
@@ -148,7 +149,7 @@ def _outside(corners: Iterable[tuple[float, float]], comp: Component, lay: Piece
             r = 1 / math.sqrt((dx / rx) ** 2 + (dy / ry) ** 2) * dist if dist > 0 and rx > 0 and ry > 0 else 0.0
             worst = max(worst, dist - r)
         return worst
-    if comp.shape == "hex":
+    if shape == "hex":
         poly = hex_outline(0.0, 0.0, w, h)
         cx, cy = w / 2, h / 2
         for x, y in corners:
@@ -191,6 +192,9 @@ class Collector:
         self.styles = [session.store.get(name).styles for name in (comp.template, comp.back) if name]
         # A reference sheet is not cut; a box's template draws its own cut outline inside its box.
         self.safe = comp.kind not in ("sheet", "box")
+        # the cut outline: a round token cut square (--token-cut square) is a square piece
+        self.shape = "rect" if comp.shape == "round" and getattr(gc.opts, "token_cut", "circle") == "square" \
+            else comp.shape
         self.extremes: dict[str, tuple[float, Where, Element | None]] = {}
         self.images = 0
         self.outside = 0
@@ -265,7 +269,7 @@ class Collector:
                     continue
                 x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
                 x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
-                out = _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.comp, lay, t.safe_mm * MM)
+                out = _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.shape, lay, t.safe_mm * MM)
                 if out > TOLERANCE_MM * MM:
                     reason = el.data.get("preflight", {}).get("safe_zone")
                     if reason:

@@ -84,8 +84,8 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             raise DataError([Diagnostic(where, f"unknown key {unknown[0]!r}",
                                         expected="one of " + ", ".join(sorted(KEYS)))])
         paper, duplex, bleed = entry.get("paper"), entry.get("duplex"), entry.get("bleed")
-        if paper is not None and paper not in ("letter", "a4"):
-            raise DataError([Diagnostic(where, f"paper {paper!r}", expected="letter or a4")])
+        if paper is not None and paper not in ("letter", "a4", "universal"):
+            raise DataError([Diagnostic(where, f"paper {paper!r}", expected="letter, a4 or universal")])
         if duplex is not None and duplex not in ("long", "short", "none", "fold"):
             raise DataError([Diagnostic(where, f"duplex {duplex!r}", expected="long, short, none or fold")])
         if bleed is not None and not (isinstance(bleed, int | float) and not isinstance(bleed, bool)

@@ -119,7 +119,7 @@ def watch_once(state: WatchState) -> list[str]:
     from pnp.export import render_contents  # late: pnp.export builds on the pipeline
 
     path = folder / f"{gc.game.id}-contents.pdf"
-    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts)
+    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts, session=session)
     if _read(path) != data:
         write_atomic(path, data)
         changed = True

@@ -346,7 +346,7 @@ def test_build_writes_the_contents_sheet(tmp_path: Path) -> None:
     assert pdf.is_file()
     game = load_game(GOLEMS, "golems")
     with pdfplumber.open(pdf) as doc:
-        assert len(doc.pages) == 1
+        assert len(doc.pages) == 2  # the contents sheet, then the assembly page
         page = doc.pages[0]
         assert (round(page.width), round(page.height)) == (595, 842)  # the build's paper
         text = page.extract_text(x_tolerance=1)  # pnp draws word by word; a space is ~2.5 pt
@@ -368,7 +368,7 @@ def test_contents_sheet_keeps_many_components_on_one_page(tmp_path: Path) -> Non
     path = tmp_path / "c.pdf"
     path.write_bytes(data)
     with pdfplumber.open(path) as doc:
-        assert len(doc.pages) == 1
+        assert len(doc.pages) == 2  # all 40 rows on the contents sheet; the assembly page follows
         page = doc.pages[0]
         assert (page.width, page.height) == (PAPERS["letter"].width, PAPERS["letter"].height)
         assert all(ch["x0"] >= 0 and ch["x1"] <= page.width and ch["top"] >= 0 and ch["bottom"] <= page.height

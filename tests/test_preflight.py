@@ -14,7 +14,7 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnp.impose import CutLine, Edges, Page, Slot
 from pnp.layout import MM
-from pnp.pipeline import BuildOptions, Session, check
+from pnp.pipeline import BuildOptions, Session, check, pages_for
 from pnp.preflight import Thresholds, cut_crossings, inspect, page_coverage, preflight_game
 from pnp.project import DataRoot, bundled_root
 from tests.conftest import DataRootCopy, assert_no_traceback
@@ -53,9 +53,11 @@ def test_the_mini_game_passes_and_its_figures_are_right(mini: DataRootCopy) -> N
     assert c.smallest_text is not None and c.smallest_text.value == 9  # the body style
     assert c.smallest_rules is None  # no style has role rules
     assert c.thinnest_stroke is None and c.images == 0 and c.cut_crossings == 0 and c.outside_safe == 0
-    # the grid is centred; across, 3 turned cards (63 mm) each with 3 mm bleed on both sides (a
-    # gutter) leave the narrowest margin: half the rest of the page width, plus the bleed
-    assert c.margin_mm == pytest.approx((612 - 3 * (63 + 6) * MM) / 2 / MM + 3, abs=1e-6)
+    # the margin is the smallest distance from a trim to the paper's edge on the imposed pages
+    gc = check(mini.root, "mini", BuildOptions(), Session(mini.root))
+    slots = [sl for page in pages_for(gc.plans[0]) for sl in page.slots]
+    nearest = min(min(sl.x, sl.y, 612 - sl.x - sl.w, 792 - sl.y - sl.h) for sl in slots) / MM
+    assert c.margin_mm == pytest.approx(nearest, abs=0.005) and c.margin_mm > 5
 
 
 # --------------------------------------------------------------------------- rules text
@@ -171,9 +173,11 @@ def test_round_pieces_keep_text_inside_the_shrunken_circle(mini: DataRootCopy) -
     mini.write(CARD, {"size": [30, 30], "extends": "mini/base", "elements": [
         {"type": "text", "box": [3, 3, 8, 4], "text": "X", "style": "body", "align": "left", "valign": "top"},
         {"type": "text", "box": [10, 12, 10, 6], "text": "OK", "style": "body", "align": "center"}]})
-    _, _, pre = preflight(mini)
+    _, _, pre = preflight(mini, token_cut="circle")
     (msg,) = messages(pre)  # the corner text: inside the square safe zone, outside the circle's
     assert "$.elements[0]: text reaches" in msg
+    _, _, pre = preflight(mini, token_cut="square")  # cut square, the piece is a square
+    assert pre.findings == ()
 
 
 # --------------------------------------------------------------------------- margins and cuts

@@ -9,7 +9,7 @@
   its data file, manifest entry, template chains, images, fonts, options, pnp's code) and the
   SHA-256 of the PDF written;
 - the warnings the build printed (so an up-to-date build prints them again, and ``--strict``
-  fails again).
+  fails again), and each component's preflight figures (for the summary line).
 
 A build first compares ``inputs``: equal, and every PDF on disk still has its recorded hash, means
 nothing to do — no data is parsed, nothing is rendered or written. Otherwise the game is checked
@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -169,6 +169,9 @@ class CachedFile:
     grid: str = ""  # "3x3", or "" when the component is not on a grid
     bytes: int = 0
     warnings: tuple[str, ...] = ()  # what laying out its pieces warned, as printed
+    # its preflight figures (pnp.preflight.ComponentPreflight.as_json), so an unchanged
+    # component's figures need no layout
+    preflight: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True)

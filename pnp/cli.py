@@ -360,6 +360,9 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.option("--one-per-page", is_flag=True,
               help="Print-shop PDFs: each piece on its own page of trim + bleed, TrimBox/BleedBox set, "
               "front and back pages alternating.")
+@click.option("--ink-saver", is_flag=True,
+              help="The low-ink variant: each game's light colours, no full-bleed fills, backs as outline "
+              "patterns; written to DIR/<game>/ink-saver/ so both variants can coexist.")
 @token_cut_option
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Render components in N processes [default: the number of cores].")
@@ -370,15 +373,17 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.pass_context
 @guarded
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
-              strict: bool, one_per_page: bool, token_cut: str, jobs: int | None, force: bool,
-              back_offset: tuple[float, float] | None,
-              back_scale: tuple[float, float] | None, printer: str | None, data: str | None) -> None:
+              strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
+              back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
+              data: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
     game whose data, templates, fonts and options are unchanged since the last build into the
     same --out is not rendered again, and after an edit only the components it touches are
     (out/<game>/.pnp-build.json records what each PDF was made from; --force ignores it).
+    Each game ends with a one-line preflight summary (see `pnp preflight`); its warnings count
+    like layout warnings (errors with --strict).
 
     \b
     Examples:
@@ -391,8 +396,11 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --back-offset 0.8,-1.2            # after `pnp calibrate`
       pnp build golems --printer office                  # a profile from pnp.toml
       pnp build --jobs 1 --force                         # everything again, in one process
+      pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
     """
     from pnp import cache
+    from pnp.figures import ComponentPreflight, summary
+    from pnp.options import output_folder
 
     root = _root(data)
     v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "bleed": bleed,
@@ -400,16 +408,17 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     paper, duplex, bleed = v["paper"], v["duplex"], v["bleed"]
     opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict, one_per_page=one_per_page,
                         back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0),
-                        token_cut=token_cut)
+                        ink_saver=ink_saver, token_cut=token_cut)
     outdir = Path(out)
     gids = _game_ids(root, games)
+    folders = {gid: output_folder(outdir, gid, opts) for gid in gids}
     for gid in gids:
         check_game_id(root, gid)
     hasher = cache.InputHasher(root)
     inputs = {gid: hasher.game(gid, opts) for gid in gids}
-    records = {gid: None if force else cache.load(outdir / gid) for gid in gids}
+    records = {gid: None if force else cache.load(folders[gid]) for gid in gids}
     current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == inputs[gid]
-               and r.intact(outdir / gid)}
+               and r.intact(folders[gid])}
     done: dict[str, RenderedGame] = {}
     if len(current) < len(gids):
         done = _render_changed(root, [g for g in gids if g not in current], opts, outdir, jobs, records, inputs,
@@ -422,12 +431,20 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
             for w in records[g].warnings:  # type: ignore[union-attr]
                 click.echo(w, err=True)
     total = unchanged = 0
+    variant = " (ink saver)" if ink_saver else ""
     for gid in gids:
         rec = records[gid]
+        folder = folders[gid]
+        figures = []
         if gid in done:
             rendered = done[gid]
-            click.echo(f"{gid}: {rendered.checked.game.title}")
+            click.echo(f"{gid}: {rendered.checked.game.title}{variant}")
             for f in rendered.files:
+                if f.data is not None and f.preflight is not None:
+                    figures.append(f.preflight)
+                elif rec is not None and rec.components.get(f.plan.component.id, None) is not None:
+                    cached = rec.components[f.plan.component.id].preflight
+                    figures += [ComponentPreflight.from_json(cached)] if cached else []
                 grid = f", {f.plan.grid.cols}x{f.plan.grid.rows} per sheet" if f.plan.grid else ""
                 size = len(f.data) if f.data is not None else f.path.stat().st_size
                 same = " (unchanged)" if f.data is None else ""
@@ -439,17 +456,21 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
                 click.echo(f"  also needed (not printed): {n.name} ({n.quantity})")
         else:
             assert rec is not None
-            click.echo(f"{gid}: up to date (nothing changed since the last build into {outdir / gid})")
+            click.echo(f"{gid}: up to date (nothing changed since the last build into {folder})")
             for cf in rec.components.values():
                 grid = f", {cf.grid} per sheet" if cf.grid else ""
-                click.echo(f"  {outdir / gid / cf.file}  {cf.pieces} pieces, {cf.pages} pages{grid}, "
+                click.echo(f"  {folder / cf.file}  {cf.pieces} pieces, {cf.pages} pages{grid}, "
                            f"{cf.bytes / 1024:.0f} KB (unchanged)")
                 unchanged += 1
+                figures += [ComponentPreflight.from_json(cf.preflight)] if cf.preflight else []
             for line in rec.not_printed:
                 click.echo(f"  also needed (not printed): {line}")
-        click.echo(f"  {outdir / gid / (gid + '-contents.pdf')}  what was printed and what else you need")
+        click.echo(f"  {folder / (gid + '-contents.pdf')}  what was printed and what else you need")
+        if figures:
+            click.echo(f"  preflight: {summary(figures)} (ink coverage: pnp preflight {gid})")
     kept = f", {unchanged} unchanged" if unchanged else ""
-    click.echo(f"pnp: wrote {total} PDFs to {outdir}/{kept} (paper {paper}, duplex {duplex}, bleed {bleed:g} mm)")
+    click.echo(f"pnp: wrote {total} PDFs to {outdir}/{kept} (paper {paper}, duplex {duplex}, bleed {bleed:g} mm"
+               f"{', ink saver' if ink_saver else ''})")
 
 
 def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir: Path, jobs: int | None,
@@ -458,6 +479,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     """Check the games whose inputs changed, render the components whose fingerprint changed,
     write them all (or, on any problem, nothing) and record what they were made from."""
     from pnp import cache
+    from pnp.options import output_folder
     from pnp.pipeline import Session, check, commit, default_jobs, render_games
 
 
@@ -485,7 +507,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
 
     def reuse(gc: GameCheck, plan: Any) -> bool:
         rec = records.get(gc.game.id)
-        return rec is not None and rec.component_current(outdir / gc.game.id, plan.component.id,
+        return rec is not None and rec.component_current(output_folder(outdir, gc.game.id, opts), plan.component.id,
                                                          prints[gc.game.id][plan.component.id])
 
     rendered = render_games(root, checked, outdir, session, jobs=jobs or default_jobs(), reuse=reuse)
@@ -520,8 +542,12 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
             cid = f.plan.component.id
             data = f.data if f.data is not None else f.path.read_bytes()
             grid = f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else ""
+            if f.data is not None and f.preflight is not None:
+                figures = f.preflight.as_json()
+            else:
+                figures = dict(rec.components[cid].preflight) if rec is not None and cid in rec.components else {}
             comps[cid] = cache.CachedFile(f.path.name, cache.digest(data), prints[gid][cid], f.pages,
-                                          len(f.plan.fronts), grid, len(data), tuple(warn_text[gid][cid]))
+                                          len(f.plan.fronts), grid, len(data), tuple(warn_text[gid][cid]), figures)
         check_warn = tuple(w.format() for w in g.checked.warnings)
         all_warn = check_warn + tuple(w for ws in warn_text[gid].values() for w in ws)
         not_printed = tuple(f"{n.name} ({n.quantity})" for n in g.checked.game.not_printed)
@@ -529,6 +555,142 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
                               cache.CachedFile(g.contents_path.name, cache.digest(g.contents)), all_warn, not_printed)
         write_atomic(g.folder / cache.CACHE_NAME, cache.dump(record))
     return {g.checked.game.id: g for g in rendered}
+
+
+@main.command("preflight")
+@click.argument("games", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="The versioned pnp-preflight report on stdout (see the README).")
+@click.option("--ink-saver", is_flag=True,
+              help="Check the low-ink variant (as `pnp build --ink-saver` makes it) and show its ink coverage "
+              "against the normal build's.")
+@click.option("--strict", is_flag=True, help="Treat preflight warnings as errors (exit 2).")
+@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
+@click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True)
+@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM")
+@token_cut_option
+@data_option
+@guarded
+def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict: bool, paper: str, duplex: str,
+                  bleed: float, token_cut: str, data: str | None) -> None:
+    """Check each game (default: all) as a print shop would, per component and sheet: ink
+    coverage (pages rasterised at 20 dpi), the smallest text and rules text, the thinnest
+    stroke, image resolution, text or icons outside the 3 mm safe zone, cut lines that cross a
+    piece, page margins, pieces per sheet, sheets and file size. Renders in memory; writes
+    nothing.
+
+    Thresholds (rules text 8 pt unless game.json says otherwise, strokes 0.25 pt, images
+    200 ppi, margins 5 mm) give warnings; exit 0, or 2 for invalid input or, with --strict,
+    any warning.
+
+    \b
+    Examples:
+      pnp preflight golems
+      pnp preflight --ink-saver          # every game: the variant's saving
+      pnp preflight golems --paper a4 --json > preflight.json
+    """
+    from pnp.pipeline import Session
+
+    root = _root(data)
+    session = Session(root)
+    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, ink_saver=ink_saver, token_cut=token_cut)
+    results: list[dict[str, Any]] = []
+    worst = 0
+    for gid in _game_ids(root, games):
+        try:
+            pre = _preflight_game(root, gid, opts, session)
+        except DataError as exc:
+            worst = 2
+            if as_json:
+                results.append({"id": gid, "ok": False, "errors": [d.as_json() for d in exc.diagnostics]})
+            else:
+                for d in exc.diagnostics:
+                    click.echo(d.format(), err=True)
+                click.echo(f"{gid}: {len(exc.diagnostics)} input problems", err=True)
+            continue
+        if strict and pre.findings:
+            worst = 2
+        if as_json:
+            results.append({"ok": not (strict and pre.findings), "errors": [], "paper": paper, "duplex": duplex,
+                            "bleed_mm": bleed, **pre.as_json()})
+        else:
+            _preflight_text(pre, opts)
+    if as_json:
+        click.echo(json.dumps({"format": "pnp-preflight", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
+    sys.exit(worst)
+
+
+def _preflight_game(root: DataRoot, gid: str, opts: BuildOptions, session: Session) -> Any:
+    from pnp.pipeline import check
+    from pnp.preflight import preflight_game
+
+    check_game_id(root, gid)
+    pre = preflight_game(session, check(root, gid, opts, session))
+    if opts.ink_saver:  # the saving: the normal build's coverage, measured alike
+        normal = check(root, gid, replace(opts, ink_saver=False), session)
+        pre = replace(pre, normal_coverage=preflight_game(session, normal, lines=False).coverage)
+    return pre
+
+
+def _preflight_text(pre: Any, opts: BuildOptions) -> None:
+    t = pre.thresholds
+    g = pre.game
+    variant = ", ink saver" if pre.ink_saver else ""
+    click.echo(f"{g.id}: {g.title} (paper {opts.paper}, duplex {opts.duplex}, bleed {opts.bleed_mm:g} mm{variant})")
+    click.echo(f"  {'component':<18} {'pieces':>6} {'/sheet':>6} {'sheets':>6} {'pages':>5} {'KB':>6} {'ink':>5}"
+               f" {'text':>7} {'rules':>7} {'stroke':>7} {'margin':>8}")
+
+    def val(e: Any, fmt: str = "g") -> str:
+        return "-" if e is None else f"{e.value:{fmt}}"
+
+    for c in pre.components:
+        ink = f"{c.mean_coverage * 100:.0f}%" if c.mean_coverage is not None else "-"
+        kb = f"{c.bytes / 1024:.0f}" if c.bytes is not None else "-"
+        per = f"1/{c.parts}" if c.parts > 1 else str(c.per_sheet)
+        margin = f"{c.margin_mm:.1f} mm" if c.margin_mm is not None else "-"
+        click.echo(f"  {c.component:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
+                   f" {val(c.smallest_text):>7} {val(c.smallest_rules):>7} {val(c.thinnest_stroke, '.2f'):>7}"
+                   f" {margin:>8}")
+    pages = sum(c.pages for c in pre.components)
+    cov = pre.coverage
+    line = f"  ink coverage: {cov * 100:.1f} % per page (mean of {pages} pages)" if cov is not None else ""
+    if cov is not None and pre.normal_coverage:
+        ratio = cov / pre.normal_coverage
+        line += f"; normal build {pre.normal_coverage * 100:.1f} %: {ratio:.2f}x, {(1 - ratio) * 100:.0f} % less ink"
+    if line:
+        click.echo(line)
+    for name, label, minimum in (("smallest_text", "smallest text", None),
+                                 ("smallest_rules", "smallest rules text", t.rules_text_pt),
+                                 ("thinnest_stroke", "thinnest stroke", t.stroke_pt),
+                                 ("lowest_ppi", "lowest image resolution", t.image_ppi)):
+        e = pre.extreme(name)
+        if e is None:
+            click.echo("  images: none" if name == "lowest_ppi" else f"  {label}: none")
+            continue
+        unit = "ppi" if name == "lowest_ppi" else "pt"
+        value = f"{e.value:.2f}" if name == "thinnest_stroke" else f"{e.value:.0f}" if unit == "ppi" else f"{e.value:g}"
+        floor = f" (minimum {minimum:g})" if minimum is not None else ""
+        click.echo(f"  {label}: {value} {unit}{floor}, {e.where.text()}")
+    if t.reason:
+        click.echo(f"  rules text minimum {t.rules_text_pt:g} pt for this game: {t.reason}")
+    outside = sum(c.outside_safe for c in pre.components)
+    click.echo(f"  safe zone ({t.safe_mm:g} mm inside the trim): "
+               + (f"{outside} text or icon elements outside" if outside else "kept"))
+    cuts = sum(c.cut_crossings for c in pre.components)
+    click.echo("  cut lines: " + (f"{cuts} cross a piece" if cuts else "none crosses a piece"))
+    if pre.margin_mm is not None:
+        click.echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
+                   f"(minimum {t.margin_mm:g} mm)")
+    if pre.waived:
+        reasons: dict[tuple[str, str], list[str]] = {}
+        for w in pre.waived:
+            reasons.setdefault((w.check.replace("_", " "), w.reason), []).append(w.component)
+        click.echo(f"  exempted by the data ({len(pre.waived)}):")
+        for (what, why), comps in reasons.items():
+            click.echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
+    for d in pre.findings:
+        click.echo(d.format(), err=True)
+    n = len(pre.findings)
+    click.echo(f"  {n} warning{'s' if n != 1 else ''}")
 
 
 @main.command("calibrate")

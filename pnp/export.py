@@ -615,7 +615,8 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     ``session`` its data version), the paper, duplex and bleed settings, and what is needed but
     not printed (``game.not_printed``). Page 2, the assembly page (:func:`assembly_page`). Laid
     out with ``TextLayout`` into primitives and drawn by ``pnp.draw.render`` like any piece.
-    ``opts`` and ``pages_per_component`` default to what the plans say."""
+    ``opts`` and ``pages_per_component`` default to what the plans say. The low-ink variant
+    (``--ink-saver``) says so in the settings."""
     opts = opts or _derived_options(plans)
     fonts = fonts or (session.fonts if session else FontBook(DataRoot(bundled_root()).font_dirs()))
     pages = {p.component.id: (pages_per_component or {}).get(p.component.id) or len(pages_for(p)) for p in plans}
@@ -752,6 +753,9 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     correction = _correction_text(opts)
     if correction:
         settings.insert(2, ("Back pages", correction))
+    if getattr(opts, "ink_saver", False):
+        settings.insert(0, ("Variant", "Ink saver: the game's light colours, no full-bleed colour fills, backs as "
+                                       "outline patterns; every colour-coded part keeps its symbol"))
     label_w = W * 0.16
     for label, text in settings:
         s.row([(m, label_w - 4 * k, False, [(label, s.style("Lato-Bold", 9))]),

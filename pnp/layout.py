@@ -33,8 +33,10 @@ EN_DASH = "\u2013"
 BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "component.title",
             "component.id", "token_cut")
 REPEAT_VARS = ("n", "index", "row", "col")
+LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 TRACK_VARS = ("n", "index", "value")
 
+MIN_ICON_STROKE = 0.25  # pt: icon lines scale with the icon but never below this (preflight's threshold)
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
 _REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
 FILTERS: dict[str, Callable[[Any], Any]] = {}
@@ -250,6 +252,9 @@ class PieceLayout:
     bleed: float  # pt available around the trim
     primitives: tuple[Primitive, ...]
     warnings: tuple[Diagnostic, ...] = ()
+    # Which template element drew which primitives, in order: (element, number of primitives).
+    # Empty for layouts not made from a template; preflight names elements with it.
+    sources: tuple[tuple[Element, int], ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass
@@ -264,6 +269,7 @@ class Context:
     bleed: float  # pt
     warnings: list[Diagnostic] = field(default_factory=list)
     token_cut: str = "square"  # round pieces: "square" (cut boxes abut) | "circle"
+    light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
     painters: dict[tuple[int, int], _Painter] = field(default_factory=dict, repr=False, compare=False)
 
 
@@ -274,12 +280,14 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     if painter is None or painter.tpl is not tpl or painter.bleed != ctx.bleed:
         painter = ctx.painters[key] = _Painter(tpl, ctx, comp.size[0] * MM, comp.size[1] * MM)
     painter.warnings = []
+    painter.sources = []
     painter.drawn = 0
     env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
     prims: list[Primitive] = []
     for el in tpl.elements:
         prims.extend(painter.element(el, env, 0.0, 0.0))
-    return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings))
+    return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
+                       tuple(painter.sources))
 
 
 class _Painter:
@@ -299,9 +307,10 @@ class _Painter:
         self._styles: dict[int, tuple[Mapping[str, Any], dict[str, Any], dict[Any, Style]]] = {}
         self._static: dict[tuple[int, float, float], tuple[Mapping[str, Any], list[Primitive]]] = {}
         self._kids: dict[int, tuple[Element, tuple[Element, ...]]] = {}
-        self._colors: dict[str, str | None] = {}  # constant colour strings, resolved
+        self._colors: dict[tuple[str, bool], str | None] = {}  # constant colour strings (and light?), resolved
         self._icons: dict[tuple[Any, ...], tuple[Mapping[str, Any], list[Primitive]]] = {}
         self._warned: dict[tuple[Any, ...], tuple[Element, Diagnostic]] = {}
+        self.sources: list[tuple[Element, int]] = []  # leaf elements in drawing order, with their counts
 
     # -- helpers -----------------------------------------------------------------------
     def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
@@ -326,6 +335,7 @@ class _Painter:
     def color(self, value: Any, env: Env, key: str) -> str | None:
         if value is None:
             return None
+        light = self.ctx.light and key in LIGHT_KEYS
         if isinstance(value, dict):
             pal = self.tpl.palettes.get(value["palette"])
             if pal is None:
@@ -335,6 +345,8 @@ class _Painter:
                                   else "a palette defined in the template's `palettes`")
             v = env.get(value["by"])
             key_v = _num(v) if isinstance(v, float) else str(v).lower() if isinstance(v, bool) else str(v)
+            if light and key_v in self.tpl.light_palettes.get(value["palette"], {}):
+                return self.color(self.tpl.light_palettes[value["palette"]][key_v], env, key)
             if key_v in pal:
                 return self.color(pal[key_v], env, key)
             if "default" in value:
@@ -342,17 +354,19 @@ class _Painter:
             raise LayoutError(f"palette {value['palette']!r} has no colour for {value['by']}={v!r}", key=key,
                               expected="one of " + ", ".join(sorted(pal)) + ", or a `default`")
         if "{" not in value:
-            c = self._colors.get(value, _MISSING)
+            c = self._colors.get((value, light), _MISSING)
             if c is _MISSING:
-                c = self._colors[value] = self._color_name(value, key)
+                c = self._colors[(value, light)] = self._color_name(value, key, light)
             return c  # type: ignore[return-value]
-        return self._color_name(env.sub(value), key)
+        return self._color_name(env.sub(value), key, light)
 
-    def _color_name(self, s: str, key: str) -> str | None:
+    def _color_name(self, s: str, key: str, light: bool) -> str | None:
         if s == "none" or s == "":
             return None
         if s.startswith("#") and _HEX.fullmatch(s):
             return s.lower()
+        if light and s in self.tpl.light_colors:
+            return self.tpl.light_colors[s].lower()
         if s in self.tpl.colors:
             return self.tpl.colors[s].lower()
         raise LayoutError(f"unknown colour {s!r}{_suggest(s, self.tpl.colors)}", key=key,
@@ -411,6 +425,8 @@ class _Painter:
                 out = getattr(self, "el_" + kind)(el, env, dx, dy)
             if kind not in ("repeat", "group", "track"):
                 self.drawn += len(out)
+                if out:
+                    self.sources.append((el, len(out)))
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
@@ -745,8 +761,10 @@ def icon_primitives(spec: Mapping[str, Any], x: float, y: float, w: float, h: fl
         stroke = sh.get("stroke")
         stroke = "none" if stroke is None else stroke
         stroke = names.get(stroke, stroke)
-        paint = Paint(fill=fill, stroke=stroke, stroke_width=float(sh.get("stroke_width", 6)) * s,
-                      fill_rule=sh.get("fill_rule", "nonzero"))
+        width = float(sh.get("stroke_width", 6)) * s
+        if stroke is not None and 0 < width < MIN_ICON_STROKE:
+            width = MIN_ICON_STROKE  # an icon drawn small keeps lines that print
+        paint = Paint(fill=fill, stroke=stroke, stroke_width=width, fill_rule=sh.get("fill_rule", "nonzero"))
         if "circle" in sh:
             cx, cy, r = sh["circle"]
             out.append(Ellipse(x + (cx - r) * sx, yh - (cy + r) * sy, 2 * r * sx, 2 * r * sy, paint))

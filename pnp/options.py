@@ -4,6 +4,7 @@ cache read them without importing the rendering stages)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -16,3 +17,11 @@ class BuildOptions:
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
     back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
     token_cut: str = "square"  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)
+    ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
+
+
+
+def output_folder(out: Path, gid: str, opts: BuildOptions) -> Path:
+    """Where a build of game ``gid`` goes: out/<game>/, or out/<game>/ink-saver/ for the low-ink
+    variant (so both can sit side by side, each with its own build record)."""
+    return out / gid / "ink-saver" if opts.ink_saver else out / gid

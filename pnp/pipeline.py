@@ -49,7 +49,7 @@ from pnp.layout import (
     layout_piece,
 )
 from pnp.model import Component, Game, Item
-from pnp.options import BuildOptions
+from pnp.options import BuildOptions, output_folder
 from pnp.project import DataRoot, load_game
 from pnp.sheetmarks import LABEL_ROOM, SheetText, furnish
 from pnp.templates import Element, Template, TemplateStore
@@ -70,12 +70,15 @@ class LazyPieces(Sequence[PieceLayout]):
 
     CACHE = 64  # items kept: more than any page holds
 
-    def __init__(self, tpl: Template, items: Sequence[Item], ctx: Context):
-        self._tpl, self._items, self._ctx = tpl, items, ctx
+    def __init__(self, tpl: Template, items: Sequence[Item], ctx: Context,
+                 after: Callable[[PieceLayout], PieceLayout] | None = None):
+        self._tpl, self._items, self._ctx, self._after = tpl, items, ctx, after
         self._item_of: list[int] = [i for i, item in enumerate(items) for _ in range(item.copies)]
         self._cache: OrderedDict[int, PieceLayout] = OrderedDict()
         self._done: set[int] = set()
         self.found: dict[Diagnostic, list[str]] = {}
+        # told of each item's layout the first time it is made (pnp.preflight watches with it)
+        self.observers: list[Callable[[PieceLayout, Item], None]] = []
 
     def __len__(self) -> int:
         return len(self._item_of)
@@ -100,10 +103,14 @@ class LazyPieces(Sequence[PieceLayout]):
             return lay
         item = self._items[k]
         lay = layout_piece(self._tpl, item, self._ctx)
+        if self._after is not None:
+            lay = self._after(lay)
         if k not in self._done:
             self._done.add(k)
             for w in lay.warnings:
                 self.found.setdefault(w, []).append(item.id)
+            for fn in self.observers:
+                fn(lay, item)
         self._cache[k] = lay
         if len(self._cache) > self.CACHE:
             self._cache.popitem(last=False)
@@ -265,17 +272,23 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     found: dict[Diagnostic, list[str]] = {}
     static_back = back is not None and _static(back)
     same: dict[tuple[Any, ...], PieceLayout] = {}  # distinct back contents: one object each
-    lazy_fronts = LazyPieces(front, comp.items, ctx) if lazy else None
+    saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver else (None, None)
+    fctx = replace(ctx, light=True) if opts.ink_saver else ctx
+    lazy_fronts = LazyPieces(front, comp.items, fctx, saver_front) if lazy else None
     for n, item in enumerate(comp.items):
         # Lazily, the first front is still laid out here: a template's errors show in the same
         # order as in a full layout (its front before its back), before anything is drawn.
-        f = layout_piece(front, item, ctx) if not lazy else lazy_fronts.first() if n == 0 else None  # type: ignore[union-attr]
+        f = layout_piece(front, item, fctx) if not lazy else lazy_fronts.first() if n == 0 else None  # type: ignore[union-attr]
+        if f is not None and saver_front is not None and not lazy:
+            f = saver_front(f)
         if back is None:
             b = None
         elif static_back and same:
             b = next(iter(same.values()))
         else:
             b = layout_piece(back, item, ctx)
+            if saver_back is not None:
+                b = saver_back(b)
             b = same.setdefault(b.primitives, b)
         for w in (f.warnings if f and not lazy else ()) + (b.warnings if b else ()):
             found.setdefault(w, []).append(item.id)
@@ -299,6 +312,17 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
             grid = plan_grid(piece, sheet)
     front_seq: Sequence[PieceLayout] = lazy_fronts if lazy_fronts is not None else tuple(fronts)
     return ComponentPlan(comp, front_seq, tuple(backs), grid, sheet, placement), warnings
+
+
+def ink_saver_sides(front: Template, back: Template | None
+                    ) -> tuple[Callable[[PieceLayout], PieceLayout], Callable[[PieceLayout], PieceLayout]]:
+    """The ``--ink-saver`` steps after layout (see pnp.inksaver): fronts (laid out with the light
+    variant's fills) lose full-bleed fills, backs become outline patterns."""
+    from pnp.inksaver import ink_of, light_front, outline_back
+
+    front_ink = ink_of(front.colors)
+    back_ink = ink_of(back.colors) if back is not None else front_ink
+    return (lambda f: light_front(f, front_ink)), (lambda b: outline_back(b, back_ink))
 
 
 def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None,
@@ -395,6 +419,7 @@ class RenderedFile:
     data: bytes | None
     pages: int
     warnings: tuple[Diagnostic, ...] = ()
+    preflight: Any = None  # pnp.preflight.ComponentPreflight of a rendered file
 
 
 @dataclass(frozen=True)
@@ -418,15 +443,19 @@ class RenderedGame:
 _TASKS: tuple[Session, list[tuple[GameCheck, ComponentPlan]]] | None = None
 
 
-def _render_task(i: int) -> tuple[int, bytes | None, int, list[Diagnostic]]:
+def _render_task(i: int) -> tuple[int, bytes | None, int, list[Diagnostic], Any]:
+    from pnp.preflight import Collector  # late: pnp.preflight builds on this module
+
     assert _TASKS is not None
     s, tasks = _TASKS
     gc, plan = tasks[i]
+    preflight = Collector(s, gc, plan)  # watches the pieces as they are drawn: no extra layout
     try:
         data, npages = render_component(s, gc.game, plan, gc.opts)
     except DataError as exc:
-        return i, None, 0, list(exc.diagnostics)
-    return i, data, npages, front_warnings(gc.game, plan)
+        return i, None, 0, list(exc.diagnostics), None
+    figures, found = preflight.finish(data)
+    return i, data, npages, front_warnings(gc.game, plan) + found, figures
 
 
 def default_jobs() -> int:
@@ -446,17 +475,17 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
     global _TASKS
     s = session or Session(root)
     tasks = [(gc, plan) for gc in checked for plan in gc.plans if not (reuse and reuse(gc, plan))]
-    results: dict[int, tuple[bytes | None, int, list[Diagnostic]]] = {}
+    results: dict[int, tuple[bytes | None, int, list[Diagnostic], Any]] = {}
     if jobs > 1 and len(tasks) > 1 and "fork" in mp.get_all_start_methods():
         # Biggest first, so the last worker is not left with the longest component.
         order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
         _TASKS = (s, tasks)
         try:
             with mp.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
-                for i, data, npages, diags in pool.imap_unordered(_render_task, order):
+                for i, data, npages, diags, figures in pool.imap_unordered(_render_task, order):
                     if progress:
                         progress(tasks[i][1].component.id)
-                    results[i] = (data, npages, diags)
+                    results[i] = (data, npages, diags, figures)
         finally:
             _TASKS = None
     else:
@@ -465,8 +494,8 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
             for i in range(len(tasks)):
                 if progress:
                     progress(tasks[i][1].component.id)
-                _, data, npages, diags = _render_task(i)
-                results[i] = (data, npages, diags)
+                _, data, npages, diags, figures = _render_task(i)
+                results[i] = (data, npages, diags, figures)
         finally:
             _TASKS = None
     errors = [d for i in range(len(tasks)) if results[i][0] is None for d in results[i][2]]
@@ -477,7 +506,7 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
 
     games = []
     for gc in checked:
-        folder = out / gc.game.id
+        folder = output_folder(out, gc.game.id, gc.opts)
         files = []
         pages: dict[str, int] = {}
         for plan in gc.plans:
@@ -486,7 +515,7 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
             if r is None:
                 files.append(RenderedFile(plan, path, None, len(pages_for(plan))))
             else:
-                files.append(RenderedFile(plan, path, r[0], r[1], tuple(r[2])))
+                files.append(RenderedFile(plan, path, r[0], r[1], tuple(r[2]), r[3]))
             pages[plan.component.id] = files[-1].pages
         contents = render_contents(gc.game, gc.plans, gc.opts, fonts=s.fonts, pages_per_component=pages,
                                    session=s)

@@ -1,14 +1,16 @@
 """Templates as data: load ``templates/<group>/<name>.json``, validate it, and resolve its
 ``extends`` chain (with cycle detection) into one flat Template.
 
-Merging, parent first: colours, palettes and icons by name (the child wins); styles by name,
-key by key; elements in order, where a child element with the id of an inherited one replaces
-it in place and ``remove`` drops inherited ids."""
+Merging, parent first: colours, palettes and icons by name (the child wins), and so the light
+variant's colours and palette entries (``light``, for ``--ink-saver``; a colour or palette a
+child redefines loses the light variant it inherited); styles by name, key by key; elements in
+order, where a child element with the id of an inherited one replaces it in place and ``remove``
+drops inherited ids."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pnp.errors import DataError, Diagnostic
@@ -48,6 +50,10 @@ class Template:
     styles: Mapping[str, Mapping[str, Any]]
     icons: Mapping[str, Mapping[str, Any]]
     elements: tuple[Element, ...]
+    # The light variant (``--ink-saver``): colours and palette entries that replace the normal ones
+    # where they fill a shape or an icon's background (pnp.layout, Context.light).
+    light_colors: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))
+    light_palettes: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: frozen_map({}))
 
 
 class TemplateStore:
@@ -127,6 +133,8 @@ class TemplateStore:
         palettes: dict[str, Mapping[str, str]] = {}
         styles: dict[str, dict[str, Any]] = {}
         icons: dict[str, Mapping[str, Any]] = {}
+        light_colors: dict[str, str] = {}
+        light_palettes: dict[str, dict[str, str]] = {}
         elements: list[Element] = []
         size = None
         diags: list[Diagnostic] = []
@@ -135,6 +143,15 @@ class TemplateStore:
             colors.update(d.get("colors", {}))
             palettes.update(d.get("palettes", {}))
             icons.update(d.get("icons", {}))
+            # A colour or palette redefined here drops the light variant inherited for it.
+            for cname in d.get("colors", {}):
+                light_colors.pop(cname, None)
+            for pname in d.get("palettes", {}):
+                light_palettes.pop(pname, None)
+            light = d.get("light", {})
+            light_colors.update(light.get("colors", {}))
+            for pname, pal in light.get("palettes", {}).items():
+                light_palettes[pname] = {**light_palettes.get(pname, {}), **pal}
             for sname, st in d.get("styles", {}).items():
                 styles[sname] = {**styles.get(sname, {}), **st}
             if "size" in d:
@@ -163,7 +180,8 @@ class TemplateStore:
         if diags:
             raise DataError(diags)
         return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),
-                        frozen_map(resolved_styles), frozen_map(icons), tuple(elements))
+                        frozen_map(resolved_styles), frozen_map(icons), tuple(elements),
+                        frozen_map(light_colors), frozen_map(light_palettes))
 
 
 def _resolve_style(name: str, styles: Mapping[str, Mapping[str, Any]], seen: list[str]) -> dict[str, Any]:

@@ -174,7 +174,7 @@ def test_template_schema_error_with_suggestion(mini: DataRootCopy) -> None:
         f"{CARD}:7:5: $.elements[1]: missing required field 'box' "
         '(expected "box": [x, y, width, height] in mm from the trim\'s top-left); add it to this object',
         f"{CARD}:7:37: $.elements[1].bx: unknown field 'bx' (expected one of align, box, color, fit, font, id, "
-        "replace, size, style, text, type, valign, when, wrap); did you mean 'box'?",
+        "preflight, replace, size, style, text, type, valign, when, wrap); did you mean 'box'?",
     ]
 
 

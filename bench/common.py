@@ -19,7 +19,14 @@ WORDS = ["golem", "stone", "rune", "mana", "tower", "clay", "iron", "forest", "w
 
 
 def paragraph(i: int, n: int) -> str:
-    return " ".join(WORDS[(i * 7 + k * 3) % len(WORDS)] for k in range(n)).capitalize() + "."
+    """n words, different for every i (a linear congruential walk through WORDS seeded by i), so
+    no two cards share a paragraph and no layout cache can reuse one."""
+    x = (i * 2654435761 + 12345) % 2**32
+    words = []
+    for _ in range(n):
+        x = (1103515245 * x + 12345) % 2**31
+        words.append(WORDS[(x >> 16) % len(WORDS)])
+    return " ".join(words).capitalize() + "."
 
 
 def make_data_root(root: Path, cards: int) -> Path:

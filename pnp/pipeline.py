@@ -8,7 +8,6 @@ first byte is written, so a failing build leaves no partial output."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -476,7 +475,9 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
     s = session or Session(root)
     tasks = [(gc, plan) for gc in checked for plan in gc.plans if not (reuse and reuse(gc, plan))]
     results: dict[int, tuple[bytes | None, int, list[Diagnostic], Any]] = {}
-    if jobs > 1 and len(tasks) > 1 and "fork" in mp.get_all_start_methods():
+    if jobs > 1 and len(tasks) > 1 and hasattr(os, "fork"):
+        import multiprocessing as mp  # only when there is something to share out
+
         # Biggest first, so the last worker is not left with the longest component.
         order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
         _TASKS = (s, tasks)

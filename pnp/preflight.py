@@ -35,6 +35,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from reportlab.pdfbase import pdfmetrics
+
 from pnp.errors import Diagnostic, json_path
 from pnp.figures import EXTREMES, ComponentPreflight, Extreme, Thresholds, Waiver, Where, lowest
 from pnp.fonts import FontBook
@@ -105,9 +107,12 @@ class GamePreflight:
 # --------------------------------------------------------------------------- pieces
 
 
+_DESCENDERS = frozenset("gjpqyQ,;()[]{}|/")
+
+
 def _text_box(t: Text, fonts: FontBook) -> tuple[float, float, float, float]:
-    w = fonts.width(t.text, t.font, t.size) + t.tracking * max(len(t.text) - 1, 0)
-    low = t.y - fonts.descent(t.font, t.size) if any(c in "gjpqyQ,;()[]{}|/" for c in t.text) else t.y
+    w = pdfmetrics.stringWidth(t.text, t.font, t.size) + t.tracking * max(len(t.text) - 1, 0)
+    low = t.y if _DESCENDERS.isdisjoint(t.text) else t.y - fonts.descent(t.font, t.size)
     return (t.x, low, t.x + w, t.y + fonts.cap_height(t.font, t.size))
 
 

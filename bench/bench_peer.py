@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import machine, make_data_root, paragraph
+from common import compile_bytecode, machine, make_data_root, paragraph
 
 from pnp.project import bundled_root
 
@@ -110,12 +110,13 @@ def main() -> None:
     ap.add_argument("--decksmith", default=DECKSMITH, help=f"pip requirement (default {DECKSMITH})")
     ap.add_argument("--keep", type=Path, help="copy both PDFs and one card PNG of decksmith here")
     a = ap.parse_args()
+    compile_bytecode()
     exe = decksmith_venv(a.decksmith)
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         root = make_data_root(t / "data", a.cards)
         pnp_cmd = [sys.executable, "-m", "pnp", "build", "bench", "--data", str(root), "--out", str(t / "out"),
-                   "--paper", "a4", "--duplex", "none", "--bleed", "0"]
+                   "--paper", "a4", "--duplex", "none", "--bleed", "0", "--force"]  # --force: every run renders
         ds = t / "decksmith"
         ds.mkdir()
         spec, data = write_decksmith_deck(ds, a.cards)
@@ -127,6 +128,7 @@ def main() -> None:
                      "--width", "63", "--height", "88", "--gap", "0"]
         pnp_times, ds_times = [], []
         for _ in range(a.repeat):  # interleaved, so a busy moment of the machine hits both
+            shutil.rmtree(ds / "png", ignore_errors=True)  # cold for both: nothing of the last run reused
             pnp_times.append(timed(pnp_cmd, t))
             ds_times.append(timed(ds_build, ds) + timed(ds_export, ds))
         pngs = sorted((ds / "png").glob("*.png"))

@@ -49,6 +49,9 @@ if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents
     from PIL import Image
 
 FORMAT_VERSION = 1
+# The contents and assembly pages are set in the UI font's family, which labels every sheet: they
+# add no font to a build (each further TrueType font costs 3-5 ms to load).
+HEAD_FONT = "Lato-Bold"
 TTS_MAX_PX = 4096  # Tabletop Simulator: keep every sheet at most this wide and tall
 TTS_MAX_COLS, TTS_MAX_ROWS = 10, 7
 TTS_MIN_GRID = 2  # TTS's deck import takes 2..10 columns and 2..7 rows
@@ -566,7 +569,7 @@ class _Sheet:
         self.prims.append(Rect(x, top - size, size, size, Paint(stroke=INK, stroke_width=0.6), radius=1.0))
 
     def heading(self, s: str, note: str = "") -> None:
-        st = self.style("Vollkorn-Bold", 14, ACCENT)
+        st = self.style(HEAD_FONT, 14, ACCENT)
         h = self.text(s, st, self.m, self.w - 2 * self.m, self.y)
         if note:
             self.text(note, self.style("Lato-Regular", 8.5, MUTED, align="right"), self.m, self.w - 2 * self.m,
@@ -652,10 +655,10 @@ def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions
         inch = 25.4 * MM
         title_w = W - inch - 10 * MM - 4 * MM  # the squares sit right of the title
         top = s.y
-        s.y -= s.text(f"{game.title}: printing and assembly", s.style("Vollkorn-Bold", 20), m, title_w, s.y)
+        s.y -= s.text(f"{game.title}: printing and assembly", s.style(HEAD_FONT, 20), m, title_w, s.y)
         s.gap(1.5)
         s.y -= s.text("How to print, cut and put together every part of this build, in order.",
-                      s.style("Lato-Italic", 9, MUTED), m, title_w, s.y)
+                      s.style(UI_FONT, 9, MUTED), m, title_w, s.y)
         s.y = min(s.y, top - inch) - 5 * MM * k
         body = s.style("Lato-Regular", 9.5)
         for sec in secs:
@@ -680,9 +683,9 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
                    versions: Mapping[str, str] | None = None) -> _Sheet:
     s = _Sheet(fonts, paper.width, paper.height, margin, k)
     m, W = margin, paper.width - 2 * margin
-    s.y -= s.text(game.title, s.style("Vollkorn-Bold", 26), m, W, s.y)
+    s.y -= s.text(game.title, s.style(HEAD_FONT, 26), m, W, s.y)
     if game.subtitle:
-        s.y -= s.text(game.subtitle, s.style("Vollkorn-Italic", 12, MUTED), m, W, s.y)
+        s.y -= s.text(game.subtitle, s.style(UI_FONT, 12, MUTED), m, W, s.y)
     lo, hi = game.players
     if hi is None:
         players = f"{lo}+ players"
@@ -693,7 +696,7 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     s.y -= s.text(byline, s.style("Lato-Regular", 10.5, MUTED), m, W, s.y)
     s.gap(1.5)
     s.text("Contents sheet: check off each part as you print, cut and gather it.",
-           s.style("Lato-Italic", 9, MUTED), m, W, s.y)
+           s.style(UI_FONT, 9, MUTED), m, W, s.y)
     s.y -= 9 * k * 1.25
     s.gap(6)
 
@@ -766,7 +769,7 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     s.heading("Not printed — you also need")
     if not game.not_printed:
         none = "Nothing else: every part of the game is printed."
-        s.row([(m, W, True, [(none, s.style("Lato-Italic", 9.5, MUTED))])])
+        s.row([(m, W, True, [(none, s.style(UI_FONT, 9.5, MUTED))])])
     name_x = m + W * 0.035 + pad / 2
     name_w = W * 0.33 - pad
     for i, n in enumerate(game.not_printed):

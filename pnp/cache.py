@@ -109,6 +109,46 @@ class InputHasher:
         return h.hexdigest()
 
 
+class Hashes:
+    """Each game's input hash and the fonts' digest, computed now or, with ``background``, in a
+    thread whose result is waited for when first asked."""
+
+    def __init__(self, root: DataRoot, gids: Sequence[str], opts: BuildOptions, background: bool = False):
+        self._result: tuple[dict[str, str], str] | None = None
+        self._error: BaseException | None = None
+
+        def work() -> None:
+            try:
+                hasher = InputHasher(root)
+                self._result = ({gid: hasher.game(gid, opts) for gid in gids}, hasher.fonts)
+            except BaseException as exc:  # handed to the caller on first use
+                self._error = exc
+
+        self._thread = None
+        if background:
+            import threading
+
+            self._thread = threading.Thread(target=work, name="pnp-input-hash", daemon=True)
+            self._thread.start()
+        else:
+            work()
+
+    def _get(self) -> tuple[dict[str, str], str]:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    def inputs(self) -> dict[str, str]:
+        return self._get()[0]
+
+    def fonts(self) -> str:
+        return self._get()[1]
+
+
 def fonts_digest(root: DataRoot) -> str:
     """Every font file (name and bytes) of the root's font folders."""
     h = hashlib.sha256()

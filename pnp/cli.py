@@ -414,16 +414,17 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     folders = {gid: output_folder(outdir, gid, opts) for gid in gids}
     for gid in gids:
         check_game_id(root, gid)
-    hasher = cache.InputHasher(root)
-    inputs = {gid: hasher.game(gid, opts) for gid in gids}
     records = {gid: None if force else cache.load(folders[gid]) for gid in gids}
-    current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == inputs[gid]
+    # The input hash decides "up to date" only where there is a record to compare it with;
+    # otherwise it only goes into the new record, so it is computed on the side while the games
+    # are checked and rendered (reading and hashing release the GIL).
+    hashes = cache.Hashes(root, gids, opts, background=all(r is None for r in records.values()))
+    current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == hashes.inputs()[gid]
                and r.intact(folders[gid])}
     done: dict[str, RenderedGame] = {}
     if len(current) < len(gids):
-        done = _render_changed(root, [g for g in gids if g not in current], opts, outdir, jobs, records, inputs,
-                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings],
-                               fonts_digest=hasher.fonts)
+        done = _render_changed(root, [g for g in gids if g not in current], opts, outdir, jobs, records, hashes,
+                               cached_warnings=[w for g in gids if g in current for w in records[g].warnings])
     elif strict and any(records[g].warnings for g in gids):  # type: ignore[union-attr]
         _fail_input([w for g in gids for w in records[g].warnings])  # type: ignore[union-attr,misc]
     else:
@@ -474,8 +475,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
 
 
 def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir: Path, jobs: int | None,
-                    records: dict[str, Any], inputs: dict[str, str], cached_warnings: list[str],
-                    fonts_digest: str) -> dict[str, RenderedGame]:
+                    records: dict[str, Any], hashes: Any, cached_warnings: list[str]) -> dict[str, RenderedGame]:
     """Check the games whose inputs changed, render the components whose fingerprint changed,
     write them all (or, on any problem, nothing) and record what they were made from."""
     from pnp import cache
@@ -502,15 +502,25 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     if violations:
         click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
         sys.exit(1)
-    salt, fonts = cache.engine_digest(), fonts_digest
-    prints = {gc.game.id: cache.component_fingerprints(session, gc, salt, fonts) for gc in checked}
+    prints: dict[str, dict[str, str]] = {}
+
+    def fingerprints() -> dict[str, dict[str, str]]:
+        if not prints:
+            salt = cache.engine_digest()
+            prints.update({gc.game.id: cache.component_fingerprints(session, gc, salt, hashes.fonts())
+                           for gc in checked})
+        return prints
 
     def reuse(gc: GameCheck, plan: Any) -> bool:
         rec = records.get(gc.game.id)
         return rec is not None and rec.component_current(output_folder(outdir, gc.game.id, opts), plan.component.id,
-                                                         prints[gc.game.id][plan.component.id])
+                                                         fingerprints()[gc.game.id][plan.component.id])
 
-    rendered = render_games(root, checked, outdir, session, jobs=jobs or default_jobs(), reuse=reuse)
+    jobs = jobs or default_jobs()
+    if jobs > 1 and sum(len(gc.plans) for gc in checked) > 1:
+        hashes.inputs()  # no worker process is forked while the hashing thread runs
+    rendered = render_games(root, checked, outdir, session, jobs=jobs, reuse=reuse)
+    fingerprints()
     warn_text: dict[str, dict[str, list[str]]] = {}  # game -> component -> its warnings, as printed
     for g in rendered:
         rec = records.get(g.checked.game.id)
@@ -551,7 +561,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
         check_warn = tuple(w.format() for w in g.checked.warnings)
         all_warn = check_warn + tuple(w for ws in warn_text[gid].values() for w in ws)
         not_printed = tuple(f"{n.name} ({n.quantity})" for n in g.checked.game.not_printed)
-        record = cache.Record(inputs[gid], comps,
+        record = cache.Record(hashes.inputs()[gid], comps,
                               cache.CachedFile(g.contents_path.name, cache.digest(g.contents)), all_warn, not_printed)
         write_atomic(g.folder / cache.CACHE_NAME, cache.dump(record))
     return {g.checked.game.id: g for g in rendered}

@@ -479,6 +479,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     """Check the games whose inputs changed, render the components whose fingerprint changed,
     write them all (or, on any problem, nothing) and record what they were made from."""
     from pnp import cache
+    from pnp.figures import ComponentPreflight
     from pnp.options import output_folder
     from pnp.pipeline import Session, check, commit, default_jobs, render_games
 
@@ -519,7 +520,12 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     jobs = jobs or default_jobs()
     if jobs > 1 and sum(len(gc.plans) for gc in checked) > 1:
         hashes.inputs()  # no worker process is forked while the hashing thread runs
-    rendered = render_games(root, checked, outdir, session, jobs=jobs, reuse=reuse)
+    def recorded(gc: GameCheck, plan: Any) -> Any:
+        rec = records.get(gc.game.id)
+        cf = rec.components.get(plan.component.id) if rec is not None else None
+        return ComponentPreflight.from_json(cf.preflight) if cf is not None and cf.preflight else None
+
+    rendered = render_games(root, checked, outdir, session, jobs=jobs, reuse=reuse, reused_figures=recorded)
     fingerprints()
     warn_text: dict[str, dict[str, list[str]]] = {}  # game -> component -> its warnings, as printed
     for g in rendered:

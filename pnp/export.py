@@ -612,14 +612,16 @@ def _derived_options(plans: Sequence[ComponentPlan]) -> BuildOptions:
 
 def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions | None = None,
                     pages_per_component: Mapping[str, int] | None = None, *,
-                    fonts: FontBook | None = None, session: Session | None = None) -> bytes:
+                    fonts: FontBook | None = None, session: Session | None = None,
+                    preflight: str | None = None) -> bytes:
     """The contents PDF: two pages on the build's paper. Page 1, the contents sheet: what was
     printed (per component: title, kind, size, pieces, pieces per sheet, pages, and with a
     ``session`` its data version), the paper, duplex and bleed settings, and what is needed but
     not printed (``game.not_printed``). Page 2, the assembly page (:func:`assembly_page`). Laid
     out with ``TextLayout`` into primitives and drawn by ``pnp.draw.render`` like any piece.
     ``opts`` and ``pages_per_component`` default to what the plans say. The low-ink variant
-    (``--ink-saver``) says so in the settings."""
+    (``--ink-saver``) says so in the settings; ``preflight`` (the build's one-line preflight
+    summary) is printed there too."""
     opts = opts or _derived_options(plans)
     fonts = fonts or (session.fonts if session else FontBook(DataRoot(bundled_root()).font_dirs()))
     pages = {p.component.id: (pages_per_component or {}).get(p.component.id) or len(pages_for(p)) for p in plans}
@@ -629,7 +631,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     margin = 15 * MM
     sheet = None
     for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
-        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k, versions)
+        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k, versions, preflight)
         if sheet.y >= margin:
             break
     assert sheet is not None
@@ -680,7 +682,7 @@ def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions
 
 def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, pages: Mapping[str, int],
                    paper: Paper, margin: float, fonts: FontBook, k: float,
-                   versions: Mapping[str, str] | None = None) -> _Sheet:
+                   versions: Mapping[str, str] | None = None, preflight: str | None = None) -> _Sheet:
     s = _Sheet(fonts, paper.width, paper.height, margin, k)
     m, W = margin, paper.width - 2 * margin
     s.y -= s.text(game.title, s.style(HEAD_FONT, 26), m, W, s.y)
@@ -753,6 +755,9 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
          "Boards larger than the paper come in parts with glue zones and alignment marks."),
         ("Files", "One PDF per component, named in the table above, in the folder of this sheet"),
     ]
+    if preflight:
+        settings.append(("Preflight", preflight.replace(">=", "\u2265")
+                         + f" (thresholds and ink coverage: pnp preflight {game.id})"))
     correction = _correction_text(opts)
     if correction:
         settings.insert(2, ("Back pages", correction))

@@ -19,6 +19,7 @@ from pnp import kinds
 from pnp.check import Report, check_game
 from pnp.draw import BackCorrection, DocInfo, render
 from pnp.errors import DataError, Diagnostic
+from pnp.figures import summary
 from pnp.fonts import FontBook, FontError
 from pnp.impose import (
     PAPER_MARGINS,
@@ -418,7 +419,7 @@ class RenderedFile:
     data: bytes | None
     pages: int
     warnings: tuple[Diagnostic, ...] = ()
-    preflight: Any = None  # pnp.preflight.ComponentPreflight of a rendered file
+    preflight: Any = None  # pnp.figures.ComponentPreflight: rendered now, or recorded by the last build
 
 
 @dataclass(frozen=True)
@@ -466,11 +467,14 @@ def default_jobs() -> int:
 
 def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, session: Session | None = None,
                  jobs: int = 1, reuse: Callable[[GameCheck, ComponentPlan], bool] | None = None,
-                 progress: Callable[[str], None] | None = None) -> list[RenderedGame]:
+                 progress: Callable[[str], None] | None = None,
+                 reused_figures: Callable[[GameCheck, ComponentPlan], Any] | None = None) -> list[RenderedGame]:
     """Render every component of already checked games, in memory: nothing is written (see
     ``commit``). Components for which ``reuse`` says yes are not rendered (their PDF on disk is
-    current). With ``jobs`` > 1 components render in that many worker processes; the bytes are
-    the same either way. Raises DataError with every component's layout errors."""
+    current; ``reused_figures`` gives their recorded preflight figures). With ``jobs`` > 1
+    components render in that many worker processes; the bytes are the same either way. The
+    contents sheet carries the preflight summary when every component's figures are known.
+    Raises DataError with every component's layout errors."""
     global _TASKS
     s = session or Session(root)
     tasks = [(gc, plan) for gc in checked for plan in gc.plans if not (reuse and reuse(gc, plan))]
@@ -514,12 +518,15 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
             path = folder / f"{plan.component.id}.pdf"
             r = done.get((id(gc), plan.component.id))
             if r is None:
-                files.append(RenderedFile(plan, path, None, len(pages_for(plan))))
+                figures = reused_figures(gc, plan) if reused_figures else None
+                files.append(RenderedFile(plan, path, None, len(pages_for(plan)), (), figures))
             else:
                 files.append(RenderedFile(plan, path, r[0], r[1], tuple(r[2]), r[3]))
             pages[plan.component.id] = files[-1].pages
+        known = [f.preflight for f in files]
+        line = summary(known) if known and all(f is not None for f in known) else None  # type: ignore[arg-type]
         contents = render_contents(gc.game, gc.plans, gc.opts, fonts=s.fonts, pages_per_component=pages,
-                                   session=s)
+                                   session=s, preflight=line)
         games.append(RenderedGame(gc, folder, tuple(files), contents))
     return games
 

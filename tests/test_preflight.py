@@ -330,3 +330,27 @@ def test_worker_processes_report_the_same_figures(golems: DataRootCopy, tmp_path
     assert one.exit_code == two.exit_code == 0
     assert _summary(one.stdout) == _summary(two.stdout)
     assert _summary(one.stdout).startswith("  preflight: text >= 5 pt, rules text >= 8 pt (min 8), strokes >= 0.32 pt")
+
+
+def test_the_contents_sheet_carries_the_preflight_summary(mini: DataRootCopy, tmp_path: Path) -> None:
+    """The short report on the contents sheet is the build's summary line; after an edit that
+    re-renders nothing but the contents, the recorded figures give the same sheet as a clean build."""
+    import pdfplumber
+
+    out = tmp_path / "out"
+    r = mini.cli("build", "mini", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    line = next(ln for ln in r.stdout.splitlines() if ln.startswith("  preflight: ")).removeprefix("  preflight: ")
+    line = line.split(" (ink coverage")[0]
+    with pdfplumber.open(out / "mini" / "mini-contents.pdf") as pdf:
+        text = " ".join((pdf.pages[0].extract_text(x_tolerance=1) or "").split())
+    assert "Preflight" in text
+    assert " ".join(line.replace(">=", "\u2265").split()) in text, (line, text)
+    # Contents bytes from recorded figures (nothing re-rendered) equal a clean build's.
+    mini.edit("game.json", lambda d: d["rulebook"][0].update(description="All five cards."))
+    again = mini.cli("build", "mini", "--out", out)
+    clean = mini.cli("build", "mini", "--out", tmp_path / "clean", "--force")
+    assert again.exit_code == 0 and clean.exit_code == 0
+    assert "deck.pdf" in again.stdout and "(unchanged)" in again.stdout, again.stdout
+    assert (out / "mini" / "mini-contents.pdf").read_bytes() == (tmp_path / "clean" / "mini" /
+                                                                 "mini-contents.pdf").read_bytes()

@@ -11,11 +11,16 @@ import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from reportlab import rl_config
 from reportlab.lib.colors import Color
-from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
+from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
+from reportlab.pdfgen.textobject import PDFTextObject
 
 from pnp.fonts import FontBook
 from pnp.impose import Mark, Page, Paper, Slot, slot_matrix
@@ -53,6 +58,66 @@ def _color(hex_: str) -> Color:
         a = int(h[6:8], 16) / 255.0 if len(h) == 8 else 1.0
         col = _COLORS[hex_] = Color(r, g, b, alpha=a)
     return col
+
+
+class _Codes:
+    """The one-byte codes reportlab has given characters of one TrueType font in one document
+    (its first 256-code subset), as a ``str.translate`` table."""
+
+    def __init__(self, font: Any, doc: PDFDocument):
+        self.font, self.doc = font, doc
+        self.table: dict[int, int] = {}
+        self.known: set[str] = set()
+
+    def learn(self, text: str) -> None:
+        state = self.font.state.get(self.doc)
+        if state is None:
+            return
+        glyphs = self.font.face.charToGlyph
+        for ch in set(text) - self.known:
+            code = ord(ch)
+            if code == 0xA0:  # reportlab sets a no-break space as a space
+                code = 32
+            n = state.assignments.get(code)
+            if n is None:
+                if code in glyphs:
+                    continue  # not given a code yet
+                n = 0  # no glyph: code 0 (.notdef), for good
+            if n < 256:
+                self.table[ord(ch)] = n
+                self.known.add(ch)
+
+
+# per document: font name -> its codes so far
+_CODES: WeakKeyDictionary[PDFDocument, dict[str, _Codes]] = WeakKeyDictionary()
+
+
+def _text_out(t: PDFTextObject, text: str) -> None:
+    """``t.textOut(text)`` for a TrueType font, giving the same bytes without reportlab's
+    per-character loop once every character of ``text`` has its code (reportlab assigns the
+    codes, in the order it meets characters: any text with a new one goes through it). The text
+    cursor is not advanced: every line sets its own origin."""
+    doc = t._canvas._doc
+    fonts = _CODES.get(doc)
+    if fonts is None:
+        fonts = _CODES[doc] = {}
+    codes = fonts.get(t._fontname)
+    if codes is None:
+        font = pdfmetrics.getFont(t._fontname)
+        if not font._dynamicFont or font.shapable:
+            t.textOut(text)
+            return
+        codes = fonts[t._fontname] = _Codes(font, doc)
+    if not text or not codes.known.issuperset(text):
+        t.textOut(text)
+        codes.learn(text)
+        return
+    run = f"({escapePDF(text.translate(codes.table).encode('latin-1'))}) Tj"
+    if t._curSubset != 0:
+        t._curSubset = 0
+        run = (f"{codes.font.getSubsetInternalName(0, doc)} {fp_str(t._fontsize)} Tf {fp_str(t._leading)} TL "
+               + run)
+    t._code.append(run)
 
 
 class _Drawer:
@@ -131,10 +196,10 @@ class _Drawer:
                 t.setTextOrigin(p.x, p.y)
                 if p.tracking:
                     t.setCharSpace(p.tracking)
-                    t.textOut(p.text)
+                    _text_out(t, p.text)
                     t.setCharSpace(0)  # Tc is graphics state: it would leak into later text
                 else:
-                    t.textOut(p.text)
+                    _text_out(t, p.text)
                 continue
             if t is not None:
                 c.drawText(t)

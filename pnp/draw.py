@@ -92,22 +92,26 @@ class _Codes:
 _CODES: WeakKeyDictionary[PDFDocument, dict[str, _Codes]] = WeakKeyDictionary()
 
 
-def _text_out(t: PDFTextObject, text: str) -> None:
-    """``t.textOut(text)`` for a TrueType font, giving the same bytes without reportlab's
-    per-character loop once every character of ``text`` has its code (reportlab assigns the
-    codes, in the order it meets characters: any text with a new one goes through it). The text
-    cursor is not advanced: every line sets its own origin."""
-    doc = t._canvas._doc
+def _codes_for(doc: PDFDocument, name: str) -> _Codes | None:
+    """The codes of font ``name`` in ``doc``; None for a font ``_text_out`` leaves to reportlab
+    (not TrueType, or shaped)."""
     fonts = _CODES.get(doc)
     if fonts is None:
         fonts = _CODES[doc] = {}
-    codes = fonts.get(t._fontname)
+    if name not in fonts:
+        font = pdfmetrics.getFont(name)
+        fonts[name] = _Codes(font, doc) if font._dynamicFont and not getattr(font, "shapable", False) else None
+    return fonts[name]
+
+
+def _text_out(t: PDFTextObject, text: str, codes: _Codes | None) -> None:
+    """``t.textOut(text)`` for a TrueType font (``codes``: its codes), giving the same bytes
+    without reportlab's per-character loop once every character of ``text`` has its code
+    (reportlab assigns the codes, in the order it meets characters: any text with a new one goes
+    through it). The text cursor is not advanced: every line sets its own origin."""
     if codes is None:
-        font = pdfmetrics.getFont(t._fontname)
-        if not font._dynamicFont or font.shapable:
-            t.textOut(text)
-            return
-        codes = fonts[t._fontname] = _Codes(font, doc)
+        t.textOut(text)
+        return
     if not text or not codes.known.issuperset(text):
         t.textOut(text)
         codes.learn(text)
@@ -115,8 +119,8 @@ def _text_out(t: PDFTextObject, text: str) -> None:
     run = f"({escapePDF(text.translate(codes.table).encode('latin-1'))}) Tj"
     if t._curSubset != 0:
         t._curSubset = 0
-        run = (f"{codes.font.getSubsetInternalName(0, doc)} {fp_str(t._fontsize)} Tf {fp_str(t._leading)} TL "
-               + run)
+        run = (f"{codes.font.getSubsetInternalName(0, codes.doc)} {fp_str(t._fontsize)} Tf "
+               f"{fp_str(t._leading)} TL {run}")
     t._code.append(run)
 
 
@@ -127,8 +131,10 @@ class _Drawer:
     piece's saveState/restoreState, or in a form)."""
 
     def __init__(self, c: Canvas, fonts: FontBook):
+        assert c.bottomup, "text origins are written for a bottom-up canvas"
         self.c = c
         self.fonts = fonts
+        self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
         self._reset()
 
     def _reset(self) -> None:
@@ -177,6 +183,7 @@ class _Drawer:
         self._reset()
         t = None  # the open text object
         font: tuple[str, float] | None = None
+        codes: _Codes | None = None
         for p in prims:
             if type(p) is Text:
                 col = _color(p.color)
@@ -190,16 +197,25 @@ class _Drawer:
                 if (p.font, p.size) != font:
                     t.setFont(p.font, p.size)
                     font = (p.font, p.size)
+                    codes = self._codes.get(p.font, False)
+                    if codes is False:
+                        codes = self._codes[p.font] = _codes_for(c._doc, p.font)
                 if p.color != self.fill:
                     t.setFillColor(col)  # colour is graphics state: it holds after ET too
                     self.fill = p.color
-                t.setTextOrigin(p.x, p.y)
+                text = p.text
                 if p.tracking:
+                    t.setTextOrigin(p.x, p.y)
                     t.setCharSpace(p.tracking)
-                    _text_out(t, p.text)
+                    _text_out(t, text, codes)
                     t.setCharSpace(0)  # Tc is graphics state: it would leak into later text
+                elif codes is not None and text and t._curSubset == 0 and codes.known.issuperset(text):
+                    # setTextOrigin and _text_out's fast path in one (the parts are joined by spaces)
+                    t._code.append(f"1 0 0 1 {fp_str(p.x, p.y)} Tm "
+                                   f"({escapePDF(text.translate(codes.table).encode('latin-1'))}) Tj")
                 else:
-                    _text_out(t, p.text)
+                    t.setTextOrigin(p.x, p.y)
+                    _text_out(t, text, codes)
                 continue
             if t is not None:
                 c.drawText(t)

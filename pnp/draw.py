@@ -197,9 +197,9 @@ class _Drawer:
                 if (p.font, p.size) != font:
                     t.setFont(p.font, p.size)
                     font = (p.font, p.size)
-                    codes = self._codes.get(p.font, False)
-                    if codes is False:
-                        codes = self._codes[p.font] = _codes_for(c._doc, p.font)
+                    if p.font not in self._codes:
+                        self._codes[p.font] = _codes_for(c._doc, p.font)
+                    codes = self._codes[p.font]
                 if p.color != self.fill:
                     t.setFillColor(col)  # colour is graphics state: it holds after ET too
                     self.fill = p.color

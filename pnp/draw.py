@@ -11,11 +11,16 @@ import io
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
+from weakref import WeakKeyDictionary
 
 from reportlab import rl_config
 from reportlab.lib.colors import Color
-from reportlab.pdfbase.pdfdoc import PDFResourceDictionary
+from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
+from reportlab.pdfgen.textobject import PDFTextObject
 
 from pnp.fonts import FontBook
 from pnp.impose import Mark, Page, Paper, Slot, slot_matrix
@@ -55,6 +60,70 @@ def _color(hex_: str) -> Color:
     return col
 
 
+class _Codes:
+    """The one-byte codes reportlab has given characters of one TrueType font in one document
+    (its first 256-code subset), as a ``str.translate`` table."""
+
+    def __init__(self, font: Any, doc: PDFDocument):
+        self.font, self.doc = font, doc
+        self.table: dict[int, int] = {}
+        self.known: set[str] = set()
+
+    def learn(self, text: str) -> None:
+        state = self.font.state.get(self.doc)
+        if state is None:
+            return
+        glyphs = self.font.face.charToGlyph
+        for ch in set(text) - self.known:
+            code = ord(ch)
+            if code == 0xA0:  # reportlab sets a no-break space as a space
+                code = 32
+            n = state.assignments.get(code)
+            if n is None:
+                if code in glyphs:
+                    continue  # not given a code yet
+                n = 0  # no glyph: code 0 (.notdef), for good
+            if n < 256:
+                self.table[ord(ch)] = n
+                self.known.add(ch)
+
+
+# per document: font name -> its codes so far
+_CODES: WeakKeyDictionary[PDFDocument, dict[str, _Codes]] = WeakKeyDictionary()
+
+
+def _codes_for(doc: PDFDocument, name: str) -> _Codes | None:
+    """The codes of font ``name`` in ``doc``; None for a font ``_text_out`` leaves to reportlab
+    (not TrueType, or shaped)."""
+    fonts = _CODES.get(doc)
+    if fonts is None:
+        fonts = _CODES[doc] = {}
+    if name not in fonts:
+        font = pdfmetrics.getFont(name)
+        fonts[name] = _Codes(font, doc) if font._dynamicFont and not getattr(font, "shapable", False) else None
+    return fonts[name]
+
+
+def _text_out(t: PDFTextObject, text: str, codes: _Codes | None) -> None:
+    """``t.textOut(text)`` for a TrueType font (``codes``: its codes), giving the same bytes
+    without reportlab's per-character loop once every character of ``text`` has its code
+    (reportlab assigns the codes, in the order it meets characters: any text with a new one goes
+    through it). The text cursor is not advanced: every line sets its own origin."""
+    if codes is None:
+        t.textOut(text)
+        return
+    if not text or not codes.known.issuperset(text):
+        t.textOut(text)
+        codes.learn(text)
+        return
+    run = f"({escapePDF(text.translate(codes.table).encode('latin-1'))}) Tj"
+    if t._curSubset != 0:
+        t._curSubset = 0
+        run = (f"{codes.font.getSubsetInternalName(0, codes.doc)} {fp_str(t._fontsize)} Tf "
+               f"{fp_str(t._leading)} TL {run}")
+    t._code.append(run)
+
+
 class _Drawer:
     """Draws primitives, emitting a colour, alpha, line width or dash only when it changes, and
     each run of consecutive texts as one text object (BT ... ET) rather than one per line.
@@ -62,8 +131,10 @@ class _Drawer:
     piece's saveState/restoreState, or in a form)."""
 
     def __init__(self, c: Canvas, fonts: FontBook):
+        assert c.bottomup, "text origins are written for a bottom-up canvas"
         self.c = c
         self.fonts = fonts
+        self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
         self._reset()
 
     def _reset(self) -> None:
@@ -112,6 +183,7 @@ class _Drawer:
         self._reset()
         t = None  # the open text object
         font: tuple[str, float] | None = None
+        codes: _Codes | None = None
         for p in prims:
             if type(p) is Text:
                 col = _color(p.color)
@@ -125,16 +197,25 @@ class _Drawer:
                 if (p.font, p.size) != font:
                     t.setFont(p.font, p.size)
                     font = (p.font, p.size)
+                    if p.font not in self._codes:
+                        self._codes[p.font] = _codes_for(c._doc, p.font)
+                    codes = self._codes[p.font]
                 if p.color != self.fill:
                     t.setFillColor(col)  # colour is graphics state: it holds after ET too
                     self.fill = p.color
-                t.setTextOrigin(p.x, p.y)
+                text = p.text
                 if p.tracking:
+                    t.setTextOrigin(p.x, p.y)
                     t.setCharSpace(p.tracking)
-                    t.textOut(p.text)
+                    _text_out(t, text, codes)
                     t.setCharSpace(0)  # Tc is graphics state: it would leak into later text
+                elif codes is not None and text and t._curSubset == 0 and codes.known.issuperset(text):
+                    # setTextOrigin and _text_out's fast path in one (the parts are joined by spaces)
+                    t._code.append(f"1 0 0 1 {fp_str(p.x, p.y)} Tm "
+                                   f"({escapePDF(text.translate(codes.table).encode('latin-1'))}) Tj")
                 else:
-                    t.textOut(p.text)
+                    t.setTextOrigin(p.x, p.y)
+                    _text_out(t, text, codes)
                 continue
             if t is not None:
                 c.drawText(t)

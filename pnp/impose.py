@@ -342,20 +342,10 @@ def _mirror(slot: Slot, duplex: str, paper: Paper) -> Slot:
     b = slot.bleed
     rot = back_rotation(slot.rotation, duplex)
     if duplex == "long":
-        return replace(
-            slot,
-            side="back",
-            x=paper.width - slot.x - slot.w,
-            bleed=Edges(b.right, b.bottom, b.left, b.top),
-            rotation=rot,
-        )
-    return replace(
-        slot,
-        side="back",
-        y=paper.height - slot.y - slot.h,
-        bleed=Edges(b.left, b.top, b.right, b.bottom),
-        rotation=rot,
-    )
+        return Slot(**{**slot.__dict__, "side": "back", "x": paper.width - slot.x - slot.w,
+                       "bleed": Edges(b.right, b.bottom, b.left, b.top), "rotation": rot})
+    return Slot(**{**slot.__dict__, "side": "back", "y": paper.height - slot.y - slot.h,
+                   "bleed": Edges(b.left, b.top, b.right, b.bottom), "rotation": rot})
 
 
 @dataclass(frozen=True)
@@ -486,14 +476,26 @@ def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, .
         return _tile(count, piece, options)
     cells = _grid_cells(grid, piece, options)
     sheets: list[_Sheet] = []
+    full: tuple[tuple[CutLine, ...], tuple[Mark, ...]] | None = None  # every full sheet's cuts and circles
     for start in range(0, count, len(cells)):
         used = cells[: count - start]
-        slots = tuple(replace(cell, piece=start + i) for i, cell in enumerate(used))
-        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
-                                                           s.bleed.top) if kind == "punch" else 0.0)
-                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
-        sheets.append(_Sheet(slots, _trim_cuts(slots, options, cells), circles))
+        slots = tuple(_numbered(cell, start + i) for i, cell in enumerate(used))
+        if full is not None and len(used) == len(cells):
+            cuts, circles = full
+        else:
+            circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
+                                                               s.bleed.top) if kind == "punch" else 0.0)
+                            for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+            cuts = _trim_cuts(slots, options, cells)
+            if len(used) == len(cells):
+                full = (cuts, circles)
+        sheets.append(_Sheet(slots, cuts, circles))
     return _assemble(sheets, _with_backs(piece, options), options)
+
+
+def _numbered(cell: Slot, piece: int) -> Slot:
+    """``replace(cell, piece=piece)``, without ``replace``'s per-call field lookup."""
+    return Slot(**{**cell.__dict__, "piece": piece})
 
 
 def one_per_page(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:
@@ -533,7 +535,7 @@ def gutterfold(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Pag
     fold = Mark("fold", paper.width / 2, 0.0, 0.0, paper.height)
     pages: list[Page] = []
     for start in range(0, count, len(cells)):
-        fronts = [replace(cell, piece=start + i) for i, cell in enumerate(cells[: count - start])]
+        fronts = [_numbered(cell, start + i) for i, cell in enumerate(cells[: count - start])]
         backs = [_mirror(s, "long", paper) for s in fronts]
         cuts = _cut_lines(fronts, [v for s in fronts for v in (s.x, s.x + s.w)],
                           [v for s in fronts for v in (s.y, s.y + s.h)], options, cells)

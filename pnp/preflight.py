@@ -52,6 +52,7 @@ COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
 TOLERANCE_MM = 0.05  # how far outside the safe zone still counts as on it
 SLACK = 1e-3  # rounding: a 0.25 pt stroke scaled from mm is 0.2499999
 TEXT_TYPES = ("text", "richtext")
+BOXED_TYPES = (*TEXT_TYPES, "icon")  # kept inside the safe zone
 
 
 def _spec(game: Game) -> Mapping[str, Any]:
@@ -207,6 +208,7 @@ class Collector:
         self.waived: dict[tuple[str, tuple[str | int, ...]], str] = {}
         self.seen: set[str] = set()  # items whose front was walked
         self._roles: dict[str | None, str | None] = {}
+        self._metrics: dict[tuple[str, float], tuple[Any, float, float]] = {}
         if isinstance(plan.fronts, LazyPieces):
             plan.fronts.observers.append(self.front)
 
@@ -239,23 +241,50 @@ class Collector:
 
     def walk(self, lay: PieceLayout, item: str, side: str) -> None:
         t = self.t
+        prims_all = lay.primitives
         spans: list[tuple[Element | None, int]] = list(lay.sources)
-        if sum(n for _, n in spans) != len(lay.primitives):
-            spans = [(None, len(lay.primitives))]
+        if sum(n for _, n in spans) != len(prims_all):
+            spans = [(None, len(prims_all))]
+        extremes = self.extremes
+        metrics = self._metrics
+        rules_min = t.rules_text_pt - SLACK
         i = 0
         for el, n in spans:
-            prims = lay.primitives[i:i + n]
+            prims = prims_all[i:i + n]
             i += n
             kind = el.data.get("type") if el is not None else None
             role = self.role(el) if el is not None and kind in TEXT_TYPES else None
+            # the element's ink box, for the safe zone (text: one measured line box each)
+            boxed = self.safe and el is not None and kind in BOXED_TYPES
+            x0 = y0 = math.inf
+            x1 = y1 = -math.inf
             for p in prims:
-                if isinstance(p, Text):
-                    if p.text.strip():
+                if type(p) is Text:
+                    if not p.text.strip():
+                        continue
+                    cur = extremes.get("smallest_text")
+                    if cur is None or p.size < cur[0] - 1e-9:  # else ``low`` would change nothing
                         self.low("smallest_text", p.size, item, side, el)
-                        if role == "rules":
-                            self.low("smallest_rules", p.size, item, side, el)
-                            if p.size < t.rules_text_pt - SLACK:
-                                self.flag("rules", el, item, p.size)
+                    if role == "rules":
+                        self.low("smallest_rules", p.size, item, side, el)
+                        if p.size < rules_min:
+                            self.flag("rules", el, item, p.size)
+                    if boxed:  # _text_box, inline
+                        m = metrics.get((p.font, p.size))
+                        if m is None:
+                            m = self._font_metrics(p.font, p.size)
+                        text = p.text
+                        if p.x < x0:
+                            x0 = p.x
+                        v = p.y if _DESCENDERS.isdisjoint(text) else p.y - m[1]
+                        if v < y0:
+                            y0 = v
+                        v = p.x + (m[0](text, p.size) + p.tracking * max(len(text) - 1, 0))
+                        if v > x1:
+                            x1 = v
+                        v = p.y + m[2]
+                        if v > y1:
+                            y1 = v
                     continue
                 sw = _stroke(p)
                 if sw is not None:
@@ -268,20 +297,25 @@ class Collector:
                     self.low("lowest_ppi", ppi, item, side, el)
                     if ppi < t.image_ppi - SLACK:
                         self.flag("ppi", el, item, ppi, p.src)
-            if self.safe and el is not None and kind in (*TEXT_TYPES, "icon"):
-                boxes = [b for b in (_prim_box(p, self.fonts) for p in prims) if b is not None]
-                if not boxes:
-                    continue
-                x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
-                x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+                if boxed:
+                    b = _prim_box(p, self.fonts)
+                    if b is not None:
+                        x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
+            if boxed and x0 != math.inf:
                 out = _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.shape, lay, t.safe_mm * MM)
                 if out > TOLERANCE_MM * MM:
-                    reason = el.data.get("preflight", {}).get("safe_zone")
+                    reason = el.data.get("preflight", {}).get("safe_zone")  # type: ignore[union-attr]
                     if reason:
-                        self.waived[(el.doc.display, el.path)] = reason
+                        self.waived[(el.doc.display, el.path)] = reason  # type: ignore[union-attr]
                     else:
                         self.outside += 1
                         self.flag("safe", el, item, out / MM, "icon" if kind == "icon" else "text", worst=max)
+
+    def _font_metrics(self, font: str, size: float) -> tuple[Any, float, float]:
+        """What ``_text_box`` needs of a font at a size: its width function, descent and cap height."""
+        m = self._metrics[(font, size)] = (pdfmetrics.getFont(font).stringWidth, self.fonts.descent(font, size),
+                                           self.fonts.cap_height(font, size))
+        return m
 
     # -- the component -----------------------------------------------------------------
     def finish(self, data: bytes | None = None) -> tuple[ComponentPreflight, list[Diagnostic]]:

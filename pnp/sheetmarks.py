@@ -80,8 +80,9 @@ def furnish(pages: Sequence[Page], options: SheetOptions, text: SheetText, fonts
     """``pages`` with a label and scale marks on each (see the module docstring)."""
     numbers, count = sheet_numbers(pages)
     out = []
+    memo = _Memo()  # pages of one geometry, with labels of one width, repeat every search
     for page, sheet in zip(pages, numbers, strict=True):
-        placer = _Placer(page, options, fonts, font)
+        placer = _Placer(page, options, fonts, font, memo)
         items = placer.label(label_parts(page, text, sheet, count))
         items += placer.scales()
         out.append(replace(page, furniture=tuple(items)))
@@ -145,32 +146,58 @@ def find_spot(w: float, h: float, obstacles: Sequence[Box], bounds: Box,
     return None if best is None else (best[1], best[2])
 
 
+def _obstacles(page: Page) -> list[Box]:
+    """Everything on ``page`` a label or scale mark keeps clear of: bleed boxes (a grid's merged
+    by row), cut lines, fold lines, alignment marks, glue zones and cut circles."""
+    obstacles = _merge_rows([_grow((s.x - s.bleed.left, s.y - s.bleed.bottom, s.x + s.w + s.bleed.right,
+                                    s.y + s.h + s.bleed.top), PIECE_CLEARANCE) for s in page.slots])
+    for c in page.cuts:
+        obstacles.append(_grow((min(c.x1, c.x2), min(c.y1, c.y2), max(c.x1, c.x2), max(c.y1, c.y2)),
+                               CUT_CLEARANCE))
+    for m in page.marks:
+        if m.kind == "fold":  # the dashed line and the word "fold" centred on it
+            obstacles.append((m.x - 8 - CUT_CLEARANCE, m.y, m.x + 8 + CUT_CLEARANCE, m.y + m.h))
+        elif m.kind == "align":  # crosshair of radius 4 pt
+            obstacles.append(_grow((m.x, m.y, m.x, m.y), 4 + CUT_CLEARANCE))
+        else:  # glue zones and cut circles lie on their piece, but keep clear of them anyway
+            obstacles.append(_grow((m.x, m.y, m.x + m.w, m.y + m.h), CUT_CLEARANCE))
+    return obstacles
+
+
+class _Memo:
+    """What a ``furnish`` call has worked out already: the obstacles of each page geometry and
+    the answer of each ``find_spot`` search (a pure function of its arguments)."""
+
+    def __init__(self) -> None:
+        self.obstacles: dict[tuple[object, ...], tuple[Box, ...]] = {}
+        self.spots: dict[tuple[object, ...], tuple[float, float] | None] = {}
+
+
 class _Placer:
-    def __init__(self, page: Page, options: SheetOptions, fonts: FontBook, font: str):
+    def __init__(self, page: Page, options: SheetOptions, fonts: FontBook, font: str, memo: _Memo | None = None):
         paper = page.paper or options.paper
         self.W, self.H = paper.width, paper.height
         self.fonts, self.font = fonts, font
         self.margin = options.margin
-        obstacles = _merge_rows([_grow((s.x - s.bleed.left, s.y - s.bleed.bottom, s.x + s.w + s.bleed.right,
-                                        s.y + s.h + s.bleed.top), PIECE_CLEARANCE) for s in page.slots])
-        for c in page.cuts:
-            obstacles.append(_grow((min(c.x1, c.x2), min(c.y1, c.y2), max(c.x1, c.x2), max(c.y1, c.y2)),
-                                   CUT_CLEARANCE))
-        for m in page.marks:
-            if m.kind == "fold":  # the dashed line and the word "fold" centred on it
-                obstacles.append((m.x - 8 - CUT_CLEARANCE, m.y, m.x + 8 + CUT_CLEARANCE, m.y + m.h))
-            elif m.kind == "align":  # crosshair of radius 4 pt
-                obstacles.append(_grow((m.x, m.y, m.x, m.y), 4 + CUT_CLEARANCE))
-            else:  # glue zones and cut circles lie on their piece, but keep clear of them anyway
-                obstacles.append(_grow((m.x, m.y, m.x + m.w, m.y + m.h), CUT_CLEARANCE))
-        self.obstacles = obstacles
+        self.memo = memo or _Memo()
+        geometry = (tuple((s.x, s.y, s.w, s.h, s.bleed) for s in page.slots), page.cuts, page.marks)
+        start = self.memo.obstacles.get(geometry)
+        if start is None:
+            start = self.memo.obstacles[geometry] = tuple(_obstacles(page))
+        self.obstacles = list(start)
 
     def spot(self, w: float, h: float, rotation: int, anchor: tuple[float, float],
              inset: float | None = None) -> Box | None:
         """Page box for content ``w`` long and ``h`` tall, turned ``rotation`` (0 or 90)."""
         m = self.margin if inset is None else inset
         pw, ph = (w, h) if rotation == 0 else (h, w)
-        found = find_spot(pw, ph, self.obstacles, (m, m, self.W - m, self.H - m), anchor)
+        bounds = (m, m, self.W - m, self.H - m)
+        key = (pw, ph, bounds, anchor, *self.obstacles)
+        spots = self.memo.spots
+        if key in spots:
+            found = spots[key]
+        else:
+            found = spots[key] = find_spot(pw, ph, self.obstacles, bounds, anchor)
         if found is None:
             return None
         return (found[0], found[1], found[0] + pw, found[1] + ph)

@@ -411,3 +411,38 @@ def test_assembly_page_says_what_each_kind_needs() -> None:
     assert "flipped on the short edge" in cauldron and "Hex tiles (Fields)" in cauldron
     assert "210 x 279.4 mm" in cauldron and "8.8 mm" in cauldron and "2.9 mm" in cauldron
     assert "Fronts only" in said("cyberiad", duplex="none")
+
+
+class _Forgetful(dict):  # type: ignore[type-arg]
+    def __setitem__(self, key: object, value: object) -> None:
+        pass
+
+
+@pytest.mark.parametrize("opts", [{}, {"duplex": "fold"}, {"paper": "universal", "token_cut": "circle"}])
+def test_furnish_memo_places_every_sheet_as_a_fresh_search_would(opts: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """furnish reuses each page geometry's obstacles and each find_spot answer across a PDF's
+    pages: every bundled sheet gets exactly the furniture a search from scratch gives it."""
+    import pnp.sheetmarks as sheetmarks
+
+    plans = [(gc.game, plan) for gid in GAMES for gc in [_check(gid, **opts)] for plan in gc.plans]
+    searches = {"n": 0}
+    search = sheetmarks.find_spot
+
+    def counted(*args: object) -> object:
+        searches["n"] += 1
+        return search(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sheetmarks, "find_spot", counted)
+    remembered = [furnished_pages(SESSION, game, plan) for game, plan in plans]
+    with_memo = searches["n"]
+
+    class Fresh(sheetmarks._Memo):
+        def __init__(self) -> None:
+            self.obstacles, self.spots = _Forgetful(), _Forgetful()
+
+    monkeypatch.setattr(sheetmarks, "_Memo", Fresh)
+    searches["n"] = 0
+    fresh = [furnished_pages(SESSION, game, plan) for game, plan in plans]
+    assert fresh == remembered
+    assert sum(len(pages) for pages in remembered) > 100
+    assert with_memo < searches["n"] / 2  # the memo answered most searches

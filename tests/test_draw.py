@@ -1,0 +1,62 @@
+"""The drawer's own fast paths give exactly the bytes of reportlab's plain calls."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from reportlab.pdfgen.canvas import Canvas
+from reportlab.pdfgen.textobject import PDFTextObject
+
+from pnp import draw
+from pnp.pipeline import Session
+from pnp.primitives import Text
+from pnp.project import DataRoot, bundled_root
+
+ROOT = DataRoot(bundled_root())
+
+
+def _texts() -> list[Text]:
+    latin_ext = "".join(chr(c) for c in range(0x100, 0x17F))  # with ASCII: more than one 256-code subset
+    lines = ["Golem — hits 3 · move 2", "a\u00a0b no-break", "\u4e00 not in Lato", "", "Golem — hits 3 · move 2",
+             latin_ext[:60], "(escaped) \\ back", latin_ext, "x" * 3, latin_ext[::-1], "Golem"]
+    out = []
+    for i, s in enumerate(lines * 2):  # the second round: every character already has its code
+        font = "Lato-Bold" if i % 3 == 0 else "Lato-Regular"
+        out.append(Text(10.0 + i, 700.0 - 12 * i, s, font, 8.5 + (i % 2), "#202020", tracking=0.3 if i == 4 else 0.0))
+    return out
+
+
+def _pdf(texts: list[Text]) -> bytes:
+    fonts = Session(ROOT).fonts
+    for name in ("Lato-Regular", "Lato-Bold"):
+        fonts.ensure(name)
+    buf = io.BytesIO()
+    c = Canvas(buf, invariant=1, initialFontName="Lato-Regular", pageCompression=0)
+    d = draw._Drawer(c, fonts)
+    d.draw(texts[: len(texts) // 2])
+    c.showPage()
+    d.draw(texts[len(texts) // 2:])
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_text_fast_path_gives_reportlabs_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = _texts()
+    calls = {"n": 0}
+    original = PDFTextObject._formatText
+
+    def counted(self: PDFTextObject, text: str) -> str:
+        calls["n"] += 1
+        return original(self, text)
+
+    monkeypatch.setattr(PDFTextObject, "_formatText", counted)
+    fast = _pdf(texts)
+    fast_calls = calls["n"]
+    calls["n"] = 0
+    monkeypatch.setattr(draw, "_codes_for", lambda doc, name: None)
+    plain = _pdf(texts)
+    assert calls["n"] == len(texts)
+    assert fast_calls <= len(texts) - 8  # the repeated lines whose characters all have codes took the fast path
+    assert fast == plain

@@ -119,6 +119,18 @@ def token_cut_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         "cut circle and guides for a punch or circle cutter.")(fn)
 
 
+def sheet_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--paper, --duplex, --bleed and --token-cut as `preflight` and `watch` take them (`build`
+    words its --duplex help at length)."""
+    fn = token_cut_option(fn)
+    fn = click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True,
+                      metavar="MM")(fn)
+    fn = click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long",
+                      show_default=True)(fn)
+    return click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True,
+                        help=PAPER_HELP)(fn)
+
+
 def data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--data", "data", metavar="PATH", default=None,
                         help="Data root holding card_data/<game>/ and templates/ (default: the bundled games).")(fn)
@@ -580,10 +592,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
               help="Check the low-ink variant (as `pnp build --ink-saver` makes it) and show its ink coverage "
               "against the normal build's.")
 @click.option("--strict", is_flag=True, help="Treat preflight warnings as errors (exit 2).")
-@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
-@click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True)
-@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM")
-@token_cut_option
+@sheet_options
 @data_option
 @guarded
 def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict: bool, paper: str, duplex: str,
@@ -814,10 +823,7 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
 @click.option("--interval", type=click.FloatRange(0.05, 3600), default=1.0, show_default=True, metavar="S",
               help="Seconds between polls of the files.")
-@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
-@click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True)
-@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM")
-@token_cut_option
+@sheet_options
 @data_option
 @guarded
 def watch_cmd(game: str, out: str, interval: float, paper: str, duplex: str, bleed: float, token_cut: str,

@@ -493,26 +493,28 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     from pnp import cache
     from pnp.figures import ComponentPreflight
     from pnp.options import output_folder
-    from pnp.pipeline import Session, check, commit, default_jobs, render_games
-
+    from pnp.pipeline import Session, check, commit, default_jobs, layout_errors, render_games
 
     session = Session(root)
     checked: list[GameCheck] = []
     errors: list[Diagnostic] = []
-    violations = False
     for gid in gids:
         try:
             gc = check(root, gid, opts, session, layout=False)
         except DataError as exc:
             errors.extend(exc.diagnostics)
             continue
-        if not gc.report.ok:
-            violations = True
-            _report_text(gc, False)
         checked.append(gc)
     if errors:
         _fail_input(errors)
-    if violations:
+    if any(not gc.report.ok for gc in checked):
+        # Nothing will be drawn, so the pieces' own errors would go unseen: they come first.
+        late = [d for gc in checked for d in layout_errors(gc)]
+        if late:
+            _fail_input(late)
+        for gc in checked:
+            if not gc.report.ok:
+                _report_text(gc, False)
         click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
         sys.exit(1)
     prints: dict[str, dict[str, str]] = {}

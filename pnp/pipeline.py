@@ -325,6 +325,25 @@ def ink_saver_sides(front: Template, back: Template | None
     return (lambda f: light_front(f, front_ink)), (lambda b: outline_back(b, back_ink))
 
 
+def layout_errors(gc: GameCheck) -> list[Diagnostic]:
+    """Lay out every front a build would lay out while drawing (each item once, nothing kept) and
+    return the input errors found, the first per component as ``check`` with layout finds them.
+    A build whose rules fail never draws, so it asks this first: input errors come before rule
+    violations, as in ``pnp check``."""
+    out: list[Diagnostic] = []
+    for plan in gc.plans:
+        fronts = plan.fronts
+        if not isinstance(fronts, LazyPieces):
+            continue
+        ctx = fronts._ctx
+        try:
+            for item in fronts._items:
+                layout_piece(fronts._tpl, item, ctx)
+        except DataError as exc:
+            out.extend(exc.diagnostics)
+    return out
+
+
 def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None,
           layout: bool = True) -> GameCheck:
     """Load, validate, lay out every piece and run the rulebook rules. Raises DataError on bad input.

@@ -189,3 +189,22 @@ def test_the_record_names_every_pdf_with_its_hash(tmp_path: Path) -> None:
     assert names == {p.name for p in (out / "golems").glob("*.pdf")}
     loaded = cache.load(out / "golems")
     assert loaded is not None and loaded.intact(out / "golems")
+
+
+def test_input_errors_in_pieces_come_before_rule_violations(golems: DataRootCopy, tmp_path: Path) -> None:
+    """Found by the fuzz test: an item that breaks its own layout (an empty name makes the icon
+    name 'shape-') and a rule (the deck's names) at once. `pnp check`, which lays out every
+    piece, reports the input error (exit 2); a build, which lays fronts out only while drawing
+    and draws nothing when rules fail, must report the same, not the rule violation."""
+
+    def empty_name(d: dict) -> None:
+        next(i for i in d["items"] if i["id"] == "beast")["name"] = ""
+
+    golems.edit("golem-deck.json", empty_name)
+    chk = golems.check()
+    out = tmp_path / "out"
+    b = golems.cli("build", "golems", "--out", out)
+    assert_no_traceback(b)
+    assert chk.exit_code == b.exit_code == 2, (chk.exit_code, b.exit_code, b.stderr)
+    assert "unknown icon 'shape-'" in chk.stderr and "unknown icon 'shape-'" in b.stderr
+    assert "nothing was written" in b.stderr and not out.exists()

@@ -21,6 +21,7 @@ This module imports nothing heavy: the up-to-date path must not pay for reportla
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -42,28 +43,31 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 _engine: str | None = None
 
 
-def _files(folder: Path, suffixes: tuple[str, ...] | None = None) -> list[Path]:
+def tree_files(folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> list[Path]:
+    """Every file below ``folder`` (with one of ``suffixes``), sorted; folders named in ``skip``
+    are not entered."""
     if not folder.is_dir():
         return []
     out = []
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", "bundled"))
+        dirnames[:] = sorted(d for d in dirnames if d not in skip)
         for name in filenames:
             if suffixes is None or name.lower().endswith(suffixes):
                 out.append(Path(dirpath) / name)
     return sorted(out)
 
 
-def _read(p: Path) -> bytes:
+def read_or_empty(p: Path) -> bytes:
+    """A file's bytes, or none when it cannot be read (a missing file hashes as empty)."""
     try:
         return p.read_bytes()
     except OSError:
         return b""
 
 
-def _hash_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None) -> None:
-    for p in _files(folder, suffixes):
-        h.update(str(p.relative_to(folder)).encode() + b"\0" + _read(p) + b"\0")
+def _hash_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
+    for p in tree_files(folder, suffixes, skip):
+        h.update(str(p.relative_to(folder)).encode() + b"\0" + read_or_empty(p) + b"\0")
 
 
 def engine_digest() -> str:
@@ -71,7 +75,8 @@ def engine_digest() -> str:
     global _engine
     if _engine is None:
         h = hashlib.sha256()
-        _hash_tree(h, Path(__file__).resolve().parent, (".py", ".json"))
+        # pnp/bundled (an installed copy of the games) holds inputs, hashed as such.
+        _hash_tree(h, Path(__file__).resolve().parent, (".py", ".json"), skip=("__pycache__", "bundled"))
         _engine = h.hexdigest()
     return _engine
 
@@ -153,8 +158,8 @@ def fonts_digest(root: DataRoot) -> str:
     """Every font file (name and bytes) of the root's font folders."""
     h = hashlib.sha256()
     for d in root.font_dirs():
-        for p in _files(d, FONT_SUFFIXES):
-            h.update(p.name.encode() + b"\0" + _read(p) + b"\0")
+        for p in tree_files(d, FONT_SUFFIXES):
+            h.update(p.name.encode() + b"\0" + read_or_empty(p) + b"\0")
     return h.hexdigest()
 
 
@@ -172,8 +177,8 @@ def component_fingerprints(session: Session, gc: GameCheck, salt: str = "",
                              sort_keys=True).encode())
     common.update((fonts if fonts is not None else fonts_digest(root)).encode())  # fonts: known already
     folder = root.card_data / game.id
-    for p in _files(folder, IMAGE_SUFFIXES):
-        common.update(str(p.relative_to(folder)).encode() + b"\0" + _read(p))
+    for p in tree_files(folder, IMAGE_SUFFIXES):
+        common.update(str(p.relative_to(folder)).encode() + b"\0" + read_or_empty(p))
     entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
     out = {}
     for plan in gc.plans:
@@ -182,12 +187,12 @@ def component_fingerprints(session: Session, gc: GameCheck, salt: str = "",
         h.update(json.dumps(entries.get(comp.id), sort_keys=True).encode())
         h.update(json.dumps([e for e in manifest.get("errata", []) if e.get("component") == comp.id],
                             sort_keys=True).encode())
-        h.update(_read(root.card_data / game.id / entries.get(comp.id, {}).get("data", "")))
+        h.update(read_or_empty(root.card_data / game.id / entries.get(comp.id, {}).get("data", "")))
         for name in (comp.template, comp.back):
             if name is None:
                 continue
             for link in session.store.get(name).chain:
-                h.update(link.encode() + b"\0" + _read(session.store.doc(link).path))
+                h.update(link.encode() + b"\0" + read_or_empty(session.store.doc(link).path))
         out[comp.id] = h.hexdigest()
     return out
 
@@ -258,18 +263,11 @@ def dump(record: Record) -> bytes:
 
 def remove(folder: Path) -> None:
     """Forget a folder's record (before writing new PDFs, so a crash never leaves a record that
-    vouches for files it did not see written)."""
-    try:
+    vouches for files it did not see written). Not being able to is harmless: a record is only
+    trusted when every file it names still has its recorded hash."""
+    with contextlib.suppress(OSError):
         (folder / CACHE_NAME).unlink()
-    except FileNotFoundError:
-        pass
-    except OSError:
-        pass
 
 
 def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def files_of(record: Record) -> Sequence[str]:
-    return [c.file for c in record.components.values()] + [record.contents.file]

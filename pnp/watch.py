@@ -13,13 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pnp.cache import component_fingerprints
+from pnp.cache import FONT_SUFFIXES, component_fingerprints, read_or_empty, tree_files
 from pnp.errors import DataError
-from pnp.pipeline import BuildOptions, GameCheck, Session, check, render_component
+from pnp.pipeline import BuildOptions, Session, check, render_component
 from pnp.project import DataRoot, check_game_id
 from pnp.write import ensure_dir, write_atomic
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
 @dataclass
@@ -35,20 +33,14 @@ class WatchState:
     polled: bool = False
 
 
-def _files(folder: Path, suffixes: tuple[str, ...] | None = None) -> Iterable[Path]:
-    if not folder.is_dir():
-        return []
-    return (p for p in folder.rglob("*") if p.is_file() and (suffixes is None or p.suffix.lower() in suffixes))
-
-
 def watched_files(state: WatchState) -> list[Path]:
     """The game folder, every template folder and every font folder (a new template file that an
     `extends` now names is seen as well as an edited one)."""
-    files: list[Path] = [*_files(state.root.card_data / state.game)]
+    files: list[Path] = [*tree_files(state.root.card_data / state.game)]
     for d in state.root.template_dirs():
-        files.extend(_files(d, (".json",)))
+        files.extend(tree_files(d, (".json",)))
     for d in state.root.font_dirs():
-        files.extend(_files(d, (".ttf", ".otf")))
+        files.extend(tree_files(d, FONT_SUFFIXES))
     return sorted(set(files))
 
 
@@ -61,18 +53,6 @@ def _stamps(files: Iterable[Path]) -> dict[Path, tuple[int, int]]:
             continue
         out[p] = (st.st_mtime_ns, st.st_size)
     return out
-
-
-def _read(p: Path) -> bytes:
-    try:
-        return p.read_bytes()
-    except OSError:
-        return b""
-
-
-def fingerprints(session: Session, gc: GameCheck) -> dict[str, str]:
-    """Component id -> a hash of everything its PDF is made from (see pnp.cache)."""
-    return component_fingerprints(session, gc)
 
 
 def watch_once(state: WatchState) -> list[str]:
@@ -96,7 +76,7 @@ def watch_once(state: WatchState) -> list[str]:
         if not o.passed:
             lines.append(f"FAIL {o.rule.id}: expected {o.expected}, actual {o.actual} "
                          f"(rulebook: \"{o.rule.quote}\")")
-    new = fingerprints(session, gc)
+    new = component_fingerprints(session, gc)
     folder = state.out / gc.game.id
     ensure_dir(folder)
     changed, rendered = False, 0
@@ -107,7 +87,7 @@ def watch_once(state: WatchState) -> list[str]:
         data, npages = render_component(session, gc.game, plan, gc.opts)
         rendered += 1
         path = folder / f"{cid}.pdf"
-        if _read(path) == data:
+        if read_or_empty(path) == data:
             lines.append(f"{cid}: unchanged ({path})")
         else:
             write_atomic(path, data)
@@ -120,7 +100,7 @@ def watch_once(state: WatchState) -> list[str]:
 
     path = folder / f"{gc.game.id}-contents.pdf"
     data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts, session=session)
-    if _read(path) != data:
+    if read_or_empty(path) != data:
         write_atomic(path, data)
         changed = True
         lines.append(f"rebuilt contents: {path}")

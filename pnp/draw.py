@@ -315,7 +315,8 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
         if lay is not None and id(lay.primitives) in uses:
             by_content[lay.primitives] = by_content.get(lay.primitives, 0) + uses.pop(id(lay.primitives))
     by_content.update(uses)  # the lazy fronts' counts, by item
-    forms: dict[object, str] = {}
+    forms: dict[object, str] = {}  # by use key and by content: a form's name
+    stored: list[str] = []  # the forms, in the order they were made
 
     def form_for(key: object, lay: PieceLayout) -> str:
         name = forms.get(key)
@@ -324,7 +325,8 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             if name is not None:
                 forms[key] = name
                 return name
-            name = f"piece{len(set(forms.values()))}"
+            name = f"piece{len(stored)}"
+            stored.append(name)
             forms[key] = forms[lay.primitives] = name
             b = lay.bleed
             c.beginForm(name, lowerx=-b, lowery=-b, upperx=lay.width + b, uppery=lay.height + b)

@@ -12,6 +12,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
 
@@ -86,6 +87,15 @@ class LazyPieces(Sequence[PieceLayout]):
     def key(self, piece: int) -> int:
         return self._item_of[piece]
 
+    def errors(self) -> list[Diagnostic]:
+        """Lay out every item once, keeping nothing: the diagnostics of the first input error."""
+        try:
+            for item in self._items:
+                layout_piece(self._tpl, item, self._ctx)
+        except DataError as exc:
+            return list(exc.diagnostics)
+        return []
+
     def first(self) -> PieceLayout | None:
         return self[0] if self._item_of else None
 
@@ -125,6 +135,12 @@ class ComponentPlan:
     grid: Grid | None  # None: one per page or tiled
     sheet: SheetOptions
     placement: str  # "grid" | "page" (the kind's) | "print-shop" (--one-per-page)
+
+    @cached_property
+    def pages(self) -> tuple[Page, ...]:
+        """The imposed pages (see ``pages_for``), worked out once: the render, the preflight, the
+        contents sheet and the assembly page all ask for them."""
+        return _impose_plan(self)
 
 
 @dataclass(frozen=True)
@@ -330,18 +346,7 @@ def layout_errors(gc: GameCheck) -> list[Diagnostic]:
     return the input errors found, the first per component as ``check`` with layout finds them.
     A build whose rules fail never draws, so it asks this first: input errors come before rule
     violations, as in ``pnp check``."""
-    out: list[Diagnostic] = []
-    for plan in gc.plans:
-        fronts = plan.fronts
-        if not isinstance(fronts, LazyPieces):
-            continue
-        ctx = fronts._ctx
-        try:
-            for item in fronts._items:
-                layout_piece(fronts._tpl, item, ctx)
-        except DataError as exc:
-            out.extend(exc.diagnostics)
-    return out
+    return [d for plan in gc.plans if isinstance(plan.fronts, LazyPieces) for d in plan.fronts.errors()]
 
 
 def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None,
@@ -377,6 +382,11 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
 
 
 def pages_for(plan: ComponentPlan) -> tuple[Page, ...]:
+    """A plan's imposed pages, without sheet furniture (computed once per plan)."""
+    return plan.pages
+
+
+def _impose_plan(plan: ComponentPlan) -> tuple[Page, ...]:
     piece = PieceSpec(plan.component.size[0] * MM, plan.component.size[1] * MM,
                       has_back=any(b is not None for b in plan.backs) and plan.sheet.duplex != "none")
     n = len(plan.fronts)

@@ -208,3 +208,16 @@ def test_input_errors_in_pieces_come_before_rule_violations(golems: DataRootCopy
     assert chk.exit_code == b.exit_code == 2, (chk.exit_code, b.exit_code, b.stderr)
     assert "unknown icon 'shape-'" in chk.stderr and "unknown icon 'shape-'" in b.stderr
     assert "nothing was written" in b.stderr and not out.exists()
+
+
+def test_every_file_of_the_game_folder_counts_even_in_a_folder_named_bundled(golems: DataRootCopy,
+                                                                            tmp_path: Path) -> None:
+    """Only pnp's own package skips a bundled/ folder when hashed; a game's files are all inputs."""
+    extra = golems.game_dir / "bundled" / "notes.txt"
+    extra.parent.mkdir()
+    extra.write_text("one")
+    out = tmp_path / "out"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    extra.write_text("two")
+    again = golems.cli("build", "golems", "--out", out)
+    assert again.exit_code == 0 and "up to date" not in again.stdout, again.stdout

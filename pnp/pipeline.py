@@ -560,7 +560,8 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
     return games
 
 
-def _same_bytes(path: Path, data: bytes) -> bool:
+def same_bytes(path: Path, data: bytes) -> bool:
+    """The file at ``path`` holds exactly ``data`` (a missing or unreadable file does not)."""
     try:
         return path.stat().st_size == len(data) and path.read_bytes() == data
     except OSError:
@@ -574,7 +575,7 @@ def commit(games: Sequence[RenderedGame]) -> list[Path]:
     for g in games:
         ensure_dir(g.folder)
         for path, data in [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]:
-            if data is not None and not _same_bytes(path, data):
+            if data is not None and not same_bytes(path, data):
                 write_atomic(path, data)
                 written.append(path)
     return written

@@ -13,9 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pnp.cache import FONT_SUFFIXES, component_fingerprints, read_or_empty, tree_files
+from pnp.cache import FONT_SUFFIXES, component_fingerprints, tree_files
 from pnp.errors import DataError
-from pnp.pipeline import BuildOptions, Session, check, render_component
+from pnp.pipeline import BuildOptions, Session, check, render_component, same_bytes
 from pnp.project import DataRoot, check_game_id
 from pnp.write import ensure_dir, write_atomic
 
@@ -87,7 +87,7 @@ def watch_once(state: WatchState) -> list[str]:
         data, npages = render_component(session, gc.game, plan, gc.opts)
         rendered += 1
         path = folder / f"{cid}.pdf"
-        if read_or_empty(path) == data:
+        if same_bytes(path, data):
             lines.append(f"{cid}: unchanged ({path})")
         else:
             write_atomic(path, data)
@@ -100,7 +100,7 @@ def watch_once(state: WatchState) -> list[str]:
 
     path = folder / f"{gc.game.id}-contents.pdf"
     data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts, session=session)
-    if read_or_empty(path) != data:
+    if not same_bytes(path, data):
         write_atomic(path, data)
         changed = True
         lines.append(f"rebuilt contents: {path}")

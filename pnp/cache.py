@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,34 @@ FONT_SUFFIXES = (".ttf", ".otf")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 _engine: str | None = None
+
+# (path, mtime_ns, size) -> SHA-256 of the file's bytes: fonts are megabytes, and both the input
+# hash (hashed in a thread) and every component's data version (pnp.version) need them, so each
+# file is read and hashed once per process. One lock per file: the second asker waits for the
+# first's result instead of hashing the file again.
+_digests: dict[tuple[str, int, int], bytes] = {}
+_digest_locks: dict[tuple[str, int, int], threading.Lock] = {}
+_locks_lock = threading.Lock()
+
+
+def file_digest(path: Path) -> bytes:
+    """SHA-256 of a file's bytes (b"" when it cannot be read), remembered while the file's
+    mtime and size stay the same."""
+    try:
+        st = path.stat()
+    except OSError:
+        return b""
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    digest = _digests.get(key)
+    if digest is not None:
+        return digest
+    with _locks_lock:
+        lock = _digest_locks.setdefault(key, threading.Lock())
+    with lock:
+        digest = _digests.get(key)
+        if digest is None:
+            digest = _digests[key] = hashlib.sha256(read_or_empty(path)).digest()
+    return digest
 
 
 def tree_files(folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> list[Path]:
@@ -155,11 +184,11 @@ class Hashes:
 
 
 def fonts_digest(root: DataRoot) -> str:
-    """Every font file (name and bytes) of the root's font folders."""
+    """Every font file (name and the SHA-256 of its bytes) of the root's font folders."""
     h = hashlib.sha256()
     for d in root.font_dirs():
         for p in tree_files(d, FONT_SUFFIXES):
-            h.update(p.name.encode() + b"\0" + read_or_empty(p) + b"\0")
+            h.update(p.name.encode() + b"\0" + file_digest(p) + b"\0")
     return h.hexdigest()
 
 

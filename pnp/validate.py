@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Iterator
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pnp import fastcheck
@@ -28,6 +28,9 @@ if TYPE_CHECKING:  # jsonschema is imported only when some input is not certainl
     from referencing import Registry
 
 SCHEMA_NAMES = ("game", "component", "template", "condition")
+# the package pnp.schemas, read as plain files beside the modules (pnp is installed as files, so
+# importlib.resources would only add the cost of importing its zip support)
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
 RESERVED_ITEM_KEYS = ("id", "copies", "source", "series")
 MAX_COPIES = 10_000
 MAX_SERIES = 10_000
@@ -72,14 +75,12 @@ def validator_class() -> type[Draft202012Validator]:
 
 @cache
 def schema(name: str) -> dict[str, Any]:
-    text = resources.files("pnp.schemas").joinpath(f"{name}.schema.json").read_text("utf-8")
-    return json.loads(text)
+    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text("utf-8"))
 
 
 def schema_bytes() -> dict[str, bytes]:
     """The shipped schema files, by file name (``game.schema.json`` ...), byte for byte."""
-    pkg = resources.files("pnp.schemas")
-    return {f"{n}.schema.json": pkg.joinpath(f"{n}.schema.json").read_bytes() for n in SCHEMA_NAMES}
+    return {f"{n}.schema.json": (SCHEMA_DIR / f"{n}.schema.json").read_bytes() for n in SCHEMA_NAMES}
 
 
 @cache

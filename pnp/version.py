@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pnp.cache import file_digest
 from pnp.model import Component, Game
 from pnp.project import DataRoot
 from pnp.templates import TemplateStore
@@ -35,25 +36,7 @@ LENGTH = 10  # hex digits shown
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 FONT_SUFFIXES = (".ttf",)
 
-_digests: dict[tuple[str, int, int], bytes] = {}  # (path, mtime_ns, size) -> sha256 of the file
-
-
-def _file_digest(path: Path) -> bytes:
-    """SHA-256 of a file's bytes, remembered while the file's mtime and size stay the same (fonts
-    are megabytes and every component's version includes them)."""
-    try:
-        st = path.stat()
-    except OSError:
-        return b""
-    key = (str(path), st.st_mtime_ns, st.st_size)
-    digest = _digests.get(key)
-    if digest is None:
-        try:
-            digest = hashlib.sha256(path.read_bytes()).digest()
-        except OSError:
-            digest = b""
-        _digests[key] = digest
-    return digest
+_digests: dict[tuple[str, int, int], bytes] = {}  # ("json:" + path, mtime_ns, size) -> digest
 
 
 def _canonical(value: Any) -> bytes:
@@ -107,10 +90,10 @@ def _shared(root: DataRoot, game: Game) -> bytes:
     h = hashlib.sha256()
     folder = root.card_data / game.id
     for p in _files(folder, IMAGE_SUFFIXES):
-        _update(h, "image:" + p.relative_to(folder).as_posix(), _file_digest(p))
+        _update(h, "image:" + p.relative_to(folder).as_posix(), file_digest(p))
     for i, d in enumerate(root.font_dirs()):
         for p in _files(d, FONT_SUFFIXES):
-            _update(h, f"font{i}:{p.relative_to(d).as_posix()}", _file_digest(p))
+            _update(h, f"font{i}:{p.relative_to(d).as_posix()}", file_digest(p))
     return h.digest()
 
 

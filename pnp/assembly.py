@@ -18,6 +18,8 @@ from pnp.pipeline import ComponentPlan, pages_for
 
 @dataclass(frozen=True)
 class Section:
+    """One heading of the assembly page and its paragraphs."""
+
     heading: str
     paragraphs: tuple[str, ...]
 

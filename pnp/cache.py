@@ -235,6 +235,8 @@ def sha256_file(p: Path) -> str | None:
 
 @dataclass(frozen=True)
 class CachedFile:
+    """One PDF a build wrote: its name, hash, and what the build summary says about it."""
+
     file: str  # name inside the game's output folder
     sha256: str
     fingerprint: str = ""  # components only
@@ -250,6 +252,8 @@ class CachedFile:
 
 @dataclass(frozen=True)
 class Record:
+    """What one game's last build was made from and wrote (``.pnp-build.json``)."""
+
     inputs: str
     components: Mapping[str, CachedFile]
     contents: CachedFile

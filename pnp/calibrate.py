@@ -34,6 +34,8 @@ BOLD = "Lato-Bold"
 
 @dataclass(frozen=True)
 class Ruler:
+    """One vernier ruler of the calibration sheet, read where front and back meet."""
+
     name: str  # "DX", "DX left", ...
     axis: str  # "x": a horizontal ruler read along x; "y": vertical
     cx: float  # centre, pt

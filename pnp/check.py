@@ -19,6 +19,8 @@ from pnp.model import Component, Game, Item, Rule
 
 @dataclass(frozen=True)
 class Outcome:
+    """The result of one rulebook rule: what it expected, what the data has, and why."""
+
     rule: Rule
     passed: bool
     expected: str
@@ -34,6 +36,8 @@ class Outcome:
 
 @dataclass(frozen=True)
 class ProvenanceSummary:
+    """How many of a component's items come from the document, an external fact, or design."""
+
     component: str
     document: int
     external: int
@@ -44,6 +48,8 @@ class ProvenanceSummary:
 
 @dataclass(frozen=True)
 class Report:
+    """Every rule's outcome for one game, and its provenance summary."""
+
     game: Game
     outcomes: tuple[Outcome, ...]
     provenance: tuple[ProvenanceSummary, ...]

@@ -197,6 +197,8 @@ def _remove_stale(folder: Path, index: Path, keep: set[str],
 
 @dataclass(frozen=True)
 class Exported:
+    """The images (and index) one component was exported to."""
+
     component: Component
     folder: Path
     files: tuple[Path, ...]  # images, in order

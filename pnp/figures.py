@@ -14,6 +14,8 @@ EXTREMES = ("smallest_text", "smallest_rules", "thinnest_stroke", "lowest_ppi")
 
 @dataclass(frozen=True)
 class Thresholds:
+    """The preflight limits a game is held to (its game.json may lower the rules text one)."""
+
     rules_text_pt: float = 8.0
     stroke_pt: float = 0.25
     image_ppi: float = 200.0
@@ -47,6 +49,8 @@ class Where:
 
 @dataclass(frozen=True)
 class Extreme:
+    """The lowest value of one preflight figure, and where it was found."""
+
     value: float
     where: Where
 
@@ -72,6 +76,8 @@ class Waiver:
 
 @dataclass(frozen=True)
 class ComponentPreflight:
+    """One component's preflight figures (what ``pnp preflight`` and the build summary show)."""
+
     component: str  # id
     pieces: int
     per_sheet: int  # the most pieces one sheet carries (1 for a piece tiled over several pages)

@@ -13,6 +13,8 @@ from pnp.load import Doc
 
 @dataclass(frozen=True)
 class Kind:
+    """A kind of physical piece (card, tile, token, board, mat, track, box, sheet) and how it is printed."""
+
     name: str
     description: str
     shapes: tuple[str, ...]  # allowed outlines; the first is the default

@@ -32,6 +32,8 @@ def frozen_map(d: Mapping[str, Any]) -> Mapping[str, Any]:
 
 @dataclass(frozen=True)
 class Provenance:
+    """Where an item comes from: the rulebook (a quote), an external published fact, or design."""
+
     kind: str  # "document" | "external" | "designed"
     text: str  # the quote, the reference, or the design note
     quote: str | None = None  # an external reference's quote
@@ -46,6 +48,8 @@ class Provenance:
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One field a data file declares for its items."""
+
     name: str
     type: str
     description: str
@@ -55,6 +59,8 @@ class FieldSpec:
 
 @dataclass(frozen=True)
 class Item:
+    """One distinct piece of a component (printed ``copies`` times), with its printed field values."""
+
     id: str
     copies: int
     fields: Mapping[str, Any]  # printed values (errata applied)
@@ -75,6 +81,8 @@ class Item:
 
 @dataclass(frozen=True)
 class Component:
+    """One deck, track, tile set, token set, board or mat of a game, with its items."""
+
     id: str
     title: str
     kind: str
@@ -95,6 +103,8 @@ class Component:
 
 @dataclass(frozen=True)
 class Rule:
+    """One rulebook rule the checker verifies, with its quote."""
+
     id: str
     check: str
     description: str
@@ -105,6 +115,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Erratum:
+    """A correction applied to a printed value (the rules still judge the document's value)."""
+
     id: str
     component: str
     field: str
@@ -116,6 +128,8 @@ class Erratum:
 
 @dataclass(frozen=True)
 class NotPrinted:
+    """Something the game needs that is not printed (dice, a pencil)."""
+
     name: str
     quantity: str
     provenance: Provenance
@@ -123,6 +137,8 @@ class NotPrinted:
 
 @dataclass(frozen=True)
 class Game:
+    """One game: its manifest facts, components, rules, errata and what else it needs."""
+
     id: str
     title: str
     subtitle: str

@@ -9,6 +9,8 @@ from pathlib import Path
 
 @dataclass(frozen=True)
 class BuildOptions:
+    """The output options of a build (what changes the PDFs, and ``strict``)."""
+
     paper: str = "letter"
     duplex: str = "long"
     bleed_mm: float = 3.0

@@ -129,6 +129,8 @@ class LazyPieces(Sequence[PieceLayout]):
 
 @dataclass(frozen=True)
 class ComponentPlan:
+    """One component ready to draw: its piece layouts, sheet options and grid."""
+
     component: Component
     fronts: Sequence[PieceLayout]  # one per piece (copies share the same object); LazyPieces in builds
     backs: tuple[PieceLayout | None, ...]
@@ -145,6 +147,8 @@ class ComponentPlan:
 
 @dataclass(frozen=True)
 class GameCheck:
+    """One checked game: the rules report, a plan per component and the warnings."""
+
     game: Game
     report: Report
     plans: tuple[ComponentPlan, ...]
@@ -403,6 +407,8 @@ def _impose_plan(plan: ComponentPlan) -> tuple[Page, ...]:
 
 @dataclass(frozen=True)
 class Written:
+    """One component PDF written by ``build`` (what the library API yields per file)."""
+
     component: Component
     path: Path
     pages: int
@@ -453,6 +459,8 @@ class RenderedFile:
 
 @dataclass(frozen=True)
 class RenderedGame:
+    """One game's PDFs and contents sheet, rendered in memory and not yet written."""
+
     checked: GameCheck
     folder: Path
     files: tuple[RenderedFile, ...]

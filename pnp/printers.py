@@ -27,6 +27,8 @@ KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
 
 @dataclass(frozen=True)
 class Profile:
+    """A printer profile from pnp.toml: paper, duplex and back alignment for one printer."""
+
     name: str
     source: str
     back_offset: tuple[float, float] | None = None  # mm

@@ -24,6 +24,8 @@ def bundled_root() -> Path:
 
 @dataclass(frozen=True)
 class DataRoot:
+    """A folder holding ``card_data/`` and ``templates/`` (a project, or the bundled games)."""
+
     path: Path
 
     @property

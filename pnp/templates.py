@@ -41,6 +41,8 @@ class Element:
 
 @dataclass(frozen=True)
 class Template:
+    """A template resolved through its ``extends`` chain: elements, styles, colours, icons."""
+
     name: str
     chain: tuple[str, ...]  # this template first, then its ancestors
     doc: Doc

@@ -121,13 +121,19 @@ def _parse_int(token: str) -> int:
 
 
 def _depth(data: Any) -> int:
-    """Nesting depth of objects and arrays (iterative: safe for any depth)."""
-    deepest, todo = 0, [(data, 1)]
+    """Nesting depth of objects and arrays (iterative: safe for any depth). Only containers are
+    queued (json gives exactly dict, list, str, int, float, bool and None)."""
+    if data.__class__ is not dict and data.__class__ is not list:
+        return 0
+    deepest, todo = 1, [(data, 1)]
     while todo:
         v, d = todo.pop()
-        if isinstance(v, dict | list):
-            deepest = max(deepest, d)
-            todo.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+        kids = [x for x in (v.values() if v.__class__ is dict else v) if x.__class__ is dict or x.__class__ is list]
+        if kids:
+            d += 1
+            if d > deepest:
+                deepest = d
+            todo.extend([(x, d) for x in kids])
     return deepest
 
 

@@ -4,7 +4,9 @@
 
 - ``inputs``: one hash of everything the game's PDFs are made from — every file of the game
   folder, every template file, every font, the build options that change output, and pnp's own
-  code (its modules and schemas), so upgrading or editing pnp invalidates the cache;
+  code (its modules and schemas), so upgrading or editing pnp invalidates the cache. Files enter
+  it by path and metadata (size, modification and change times, inode), so the test reads no
+  file; any write to a file changes its change time;
 - per component: the hash of what that component's PDF is made from (``component_fingerprints``:
   its data file, manifest entry, template chains, images, fonts, options, pnp's code) and the
   SHA-256 of the PDF written;
@@ -12,10 +14,11 @@
   fails again), and each component's preflight figures (for the summary line).
 
 A build first compares ``inputs``: equal, and every PDF on disk still has its recorded hash, means
-nothing to do — no data is parsed, nothing is rendered or written. Otherwise the game is checked
-in full and only components whose fingerprint changed (or whose PDF is missing or altered) are
-rendered. A component renders alone to the same bytes it renders to in a whole build, so the
-output stays byte-identical to a clean build.
+nothing to do — no data is parsed, nothing is rendered or written. Otherwise (an edit, or only a
+touched or copied file) the game is checked in full and only components whose fingerprint — a
+hash of file contents — changed (or whose PDF is missing or altered) are rendered. A component
+renders alone to the same bytes it renders to in a whole build, so the output stays
+byte-identical to a clean build.
 
 This module imports nothing heavy: the up-to-date path must not pay for reportlab or jsonschema."""
 
@@ -25,7 +28,6 @@ import contextlib
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,34 +44,6 @@ FONT_SUFFIXES = (".ttf", ".otf")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 _engine: str | None = None
-
-# (path, mtime_ns, size) -> SHA-256 of the file's bytes: fonts are megabytes, and both the input
-# hash (hashed in a thread) and every component's data version (pnp.version) need them, so each
-# file is read and hashed once per process. One lock per file: the second asker waits for the
-# first's result instead of hashing the file again.
-_digests: dict[tuple[str, int, int], bytes] = {}
-_digest_locks: dict[tuple[str, int, int], threading.Lock] = {}
-_locks_lock = threading.Lock()
-
-
-def file_digest(path: Path) -> bytes:
-    """SHA-256 of a file's bytes (b"" when it cannot be read), remembered while the file's
-    mtime and size stay the same."""
-    try:
-        st = path.stat()
-    except OSError:
-        return b""
-    key = (str(path), st.st_mtime_ns, st.st_size)
-    digest = _digests.get(key)
-    if digest is not None:
-        return digest
-    with _locks_lock:
-        lock = _digest_locks.setdefault(key, threading.Lock())
-    with lock:
-        digest = _digests.get(key)
-        if digest is None:
-            digest = _digests[key] = hashlib.sha256(read_or_empty(path)).digest()
-    return digest
 
 
 def tree_files(folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> list[Path]:
@@ -94,18 +68,88 @@ def read_or_empty(p: Path) -> bytes:
         return b""
 
 
+# (kind, path, mtime_ns, size) -> digest: images and fonts are needed by the component
+# fingerprints and by every component's data version (pnp.version); each file is read once per
+# process.
+_digests: dict[tuple[str, str, int, int], bytes] = {}
+
+
+def _memo(kind: str, path: Path, make: Any) -> bytes:
+    try:
+        st = path.stat()
+    except OSError:
+        return b""
+    key = (kind, str(path), st.st_mtime_ns, st.st_size)
+    digest = _digests.get(key)
+    if digest is None:
+        digest = _digests[key] = make(path)
+    return digest
+
+
+def file_digest(path: Path) -> bytes:
+    """SHA-256 of a file's bytes (b"" when it cannot be read), remembered while the file's
+    mtime and size stay the same."""
+    return _memo("file", path, lambda p: hashlib.sha256(read_or_empty(p)).digest())
+
+
+_SFNT = (b"\x00\x01\x00\x00", b"true", b"OTTO")
+
+
+def font_digest(path: Path) -> bytes:
+    """A font file's identity without reading its megabytes: its size, its table directory —
+    every table's tag, offset, length and checksum, which font tools write for each table's
+    contents — and the head table's ``checkSumAdjustment``, which makes the checksum of the
+    whole file come out right (OpenType spec, "Table directory" and "head"). A file that is not
+    a TrueType/OpenType font is hashed whole (``file_digest``)."""
+    return _memo("font", path, _font_identity)
+
+
+def _font_identity(path: Path) -> bytes:
+    try:
+        with path.open("rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(12)
+            if len(head) == 12 and head[:4] in _SFNT:
+                n = int.from_bytes(head[4:6], "big")
+                records = f.read(16 * n)
+                if n and len(records) == 16 * n:
+                    adjust = b""
+                    for i in range(n):
+                        if records[16 * i:16 * i + 4] == b"head":
+                            f.seek(int.from_bytes(records[16 * i + 8:16 * i + 12], "big") + 8)
+                            adjust = f.read(4)
+                    return hashlib.sha256(b"sfnt\0%d\0" % size + head + records + adjust).digest()
+    except OSError:
+        return b""
+    return file_digest(path)
+
+
 def _hash_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
+    """Every file's path (inside ``folder``) and bytes."""
     for p in tree_files(folder, suffixes, skip):
         h.update(str(p.relative_to(folder)).encode() + b"\0" + read_or_empty(p) + b"\0")
 
 
+def _stat_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
+    """Every file's path (inside ``folder``), size, modification and change times and inode: what
+    any write to a file changes (its change time cannot be set back), read without opening it."""
+    for p in tree_files(folder, suffixes, skip):
+        try:
+            st = p.stat()
+            sig = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+        except OSError:
+            sig = "unreadable"
+        h.update(str(p.relative_to(folder)).encode() + b"\0" + sig.encode() + b"\0")
+
+
 def engine_digest() -> str:
-    """pnp's own code and schemas (not the bundled games, which are inputs)."""
+    """pnp's own code and schemas (not the bundled games, which are inputs), by their files'
+    metadata: installing or editing pnp changes it."""
     global _engine
     if _engine is None:
         h = hashlib.sha256()
         # pnp/bundled (an installed copy of the games) holds inputs, hashed as such.
-        _hash_tree(h, Path(__file__).resolve().parent, (".py", ".json"), skip=("__pycache__", "bundled"))
+        _stat_tree(h, Path(__file__).resolve().parent, (".py", ".json"), skip=("__pycache__", "bundled"))
         _engine = h.hexdigest()
     return _engine
 
@@ -117,78 +161,61 @@ def options_key(opts: BuildOptions) -> str:
 
 
 class InputHasher:
-    """Hashes of the shared inputs (templates, fonts, code) computed once per run."""
+    """The inputs of a build, summed up once per run from the files' metadata (paths, sizes, times;
+    see ``_stat_tree``): a quick test of "nothing changed since the last build", which reads no
+    file. When it says something changed, the components' content fingerprints
+    (``component_fingerprints``) decide what is rendered again."""
 
     def __init__(self, root: DataRoot):
         from pnp.roots import bundled_root  # light module
 
         self.root = root
         h = hashlib.sha256(engine_digest().encode())
-        # Labels, not paths: the same inputs in another folder or checkout give the same hash.
         dirs = {"root": root.path / "templates", "bundled": bundled_root() / "templates"}
         seen: set[Path] = set()
         for label, d in dirs.items():
             if d.is_dir() and d.resolve() not in seen:
                 seen.add(d.resolve())
                 h.update(b"templates\0" + label.encode())
-                _hash_tree(h, d, (".json",))
-        self.fonts = fonts_digest(root)
-        h.update(b"fonts\0" + self.fonts.encode())
+                _stat_tree(h, d, (".json",))
+        for i, d in enumerate(root.font_dirs()):
+            h.update(f"fonts{i}\0".encode())
+            _stat_tree(h, d, FONT_SUFFIXES)
         self.shared = h.hexdigest()
 
     def game(self, gid: str, opts: BuildOptions) -> str:
         h = hashlib.sha256(self.shared.encode())
         h.update(options_key(opts).encode())
-        _hash_tree(h, self.root.card_data / gid)
+        _stat_tree(h, self.root.card_data / gid)
         return h.hexdigest()
 
 
 class Hashes:
-    """Each game's input hash and the fonts' digest, computed now or, with ``background``, in a
-    thread whose result is waited for when first asked."""
+    """Each game's input hash (``InputHasher``: file metadata only, a few milliseconds), and the
+    fonts' digest (``fonts_digest``), worked out when first asked: a build that renders needs it,
+    an up-to-date build does not."""
 
-    def __init__(self, root: DataRoot, gids: Sequence[str], opts: BuildOptions, background: bool = False):
-        self._result: tuple[dict[str, str], str] | None = None
-        self._error: BaseException | None = None
-
-        def work() -> None:
-            try:
-                hasher = InputHasher(root)
-                self._result = ({gid: hasher.game(gid, opts) for gid in gids}, hasher.fonts)
-            except BaseException as exc:  # handed to the caller on first use
-                self._error = exc
-
-        self._thread = None
-        if background:
-            import threading
-
-            self._thread = threading.Thread(target=work, name="pnp-input-hash", daemon=True)
-            self._thread.start()
-        else:
-            work()
-
-    def _get(self) -> tuple[dict[str, str], str]:
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
+    def __init__(self, root: DataRoot, gids: Sequence[str], opts: BuildOptions):
+        hasher = InputHasher(root)
+        self._root = root
+        self._inputs = {gid: hasher.game(gid, opts) for gid in gids}
+        self._fonts: str | None = None
 
     def inputs(self) -> dict[str, str]:
-        return self._get()[0]
+        return self._inputs
 
     def fonts(self) -> str:
-        return self._get()[1]
+        if self._fonts is None:
+            self._fonts = fonts_digest(self._root)
+        return self._fonts
 
 
 def fonts_digest(root: DataRoot) -> str:
-    """Every font file (name and the SHA-256 of its bytes) of the root's font folders."""
+    """Every font file of the root's font folders: its name and identity (``font_digest``)."""
     h = hashlib.sha256()
     for d in root.font_dirs():
         for p in tree_files(d, FONT_SUFFIXES):
-            h.update(p.name.encode() + b"\0" + file_digest(p) + b"\0")
+            h.update(p.name.encode() + b"\0" + font_digest(p) + b"\0")
     return h.hexdigest()
 
 
@@ -207,7 +234,7 @@ def component_fingerprints(session: Session, gc: GameCheck, salt: str = "",
     common.update((fonts if fonts is not None else fonts_digest(root)).encode())  # fonts: known already
     folder = root.card_data / game.id
     for p in tree_files(folder, IMAGE_SUFFIXES):
-        common.update(str(p.relative_to(folder)).encode() + b"\0" + read_or_empty(p))
+        common.update(str(p.relative_to(folder)).encode() + b"\0" + file_digest(p))
     entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
     out = {}
     for plan in gc.plans:

@@ -427,10 +427,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     for gid in gids:
         check_game_id(root, gid)
     records = {gid: None if force else cache.load(folders[gid]) for gid in gids}
-    # The input hash decides "up to date" only where there is a record to compare it with;
-    # otherwise it only goes into the new record, so it is computed on the side while the games
-    # are checked and rendered (reading and hashing release the GIL).
-    hashes = cache.Hashes(root, gids, opts, background=all(r is None for r in records.values()))
+    hashes = cache.Hashes(root, gids, opts)
     current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == hashes.inputs()[gid]
                and r.intact(folders[gid])}
     done: dict[str, RenderedGame] = {}
@@ -532,8 +529,6 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
                                                          fingerprints()[gc.game.id][plan.component.id])
 
     jobs = jobs or default_jobs()
-    if jobs > 1 and sum(len(gc.plans) for gc in checked) > 1:
-        hashes.inputs()  # no worker process is forked while the hashing thread runs
     def recorded(gc: GameCheck, plan: Any) -> Any:
         rec = records.get(gc.game.id)
         cf = rec.components.get(plan.component.id) if rec is not None else None

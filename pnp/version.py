@@ -7,13 +7,15 @@ made from, so a printed sheet can be matched to the data it came from.
 * the component's data file;
 * every template file of the front's and the back's ``extends`` chains (by name);
 * the image files in the game's folder (by path inside the folder);
-* every font file of the data root's font folders and the bundled ones (by file name).
+* every font file of the data root's font folders and the bundled ones (by file name), each by
+  its identity (``pnp.cache.font_digest``: size, table directory with every table's checksum,
+  and the head table's whole-file checksum adjustment — not the megabytes of glyphs).
 
 JSON is hashed as parsed data, re-serialised with sorted keys, so re-indenting a file or a
 checkout with CRLF line endings gives the same version; what never prints is left out (``$schema``,
 the ``description`` of a data or template file, of a field declaration and of the manifest
 entry), so editing a description changes neither the version nor the PDFs. Binary files are
-hashed as bytes. Paths
+hashed as bytes (images; a file that is not a TrueType font in a fonts folder). Paths
 enter only relative to their folder, so the version is the same on every machine and in every
 run. Sheet options (paper, duplex, bleed, token cut) and the pnp version are not part of it:
 they change where pieces sit, not what they show; the contents sheet records them."""
@@ -27,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pnp.cache import file_digest
+from pnp.cache import file_digest, font_digest
 from pnp.model import Component, Game
 from pnp.project import DataRoot
 from pnp.templates import TemplateStore
@@ -93,7 +95,7 @@ def _shared(root: DataRoot, game: Game) -> bytes:
         _update(h, "image:" + p.relative_to(folder).as_posix(), file_digest(p))
     for i, d in enumerate(root.font_dirs()):
         for p in _files(d, FONT_SUFFIXES):
-            _update(h, f"font{i}:{p.relative_to(d).as_posix()}", file_digest(p))
+            _update(h, f"font{i}:{p.relative_to(d).as_posix()}", font_digest(p))
     return h.digest()
 
 

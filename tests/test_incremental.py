@@ -83,6 +83,45 @@ def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tm
     assert tree(out) == tree(clean)
 
 
+def test_a_touched_file_makes_the_build_look_but_render_nothing(golems: DataRootCopy, tmp_path: Path) -> None:
+    """The quick "nothing changed" test goes by file metadata; a file touched (or copied) without
+    a change in content fails it, and then the content fingerprints find nothing to render."""
+    import os
+
+    out = tmp_path / "out"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    before = stamps(out / "golems")
+    deck = golems.file("event-deck.json")
+    os.utime(deck, ns=(deck.stat().st_atime_ns, deck.stat().st_mtime_ns + 5_000_000_000))
+    r = golems.cli("build", "golems", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert "up to date" not in r.stdout  # it looked
+    assert rendered(r.stdout) == set(), r.stdout  # and rendered nothing
+    after = stamps(out / "golems")
+    assert {k for k in after if after[k] != before.get(k)} <= {".pnp-build.json"}
+
+
+def test_a_same_size_edit_with_its_old_time_put_back_is_still_seen(golems: DataRootCopy, tmp_path: Path) -> None:
+    """An edit that keeps the file's size and has its modification time set back still changes
+    the file's change time, which the quick test includes."""
+    import os
+
+    out = tmp_path / "out"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    deck = golems.file("event-deck.json")
+    st = deck.stat()
+    text = deck.read_text(encoding="utf-8")
+    name = golems.read("event-deck.json")["items"][0]["name"]
+    edited = name[:-1] + ("x" if name[-1] != "x" else "y")  # same length, same size in bytes
+    assert text.count(f'"{name}"') == 1
+    deck.write_text(text.replace(f'"{name}"', f'"{edited}"'), encoding="utf-8")
+    os.utime(deck, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert deck.stat().st_size == st.st_size and deck.stat().st_mtime_ns == st.st_mtime_ns
+    r = golems.cli("build", "golems", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert rendered(r.stdout) == {"event-deck"}, r.stdout
+
+
 def test_a_changed_or_missing_pdf_is_rendered_again(golems: DataRootCopy, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert golems.cli("build", "golems", "--out", out).exit_code == 0
@@ -221,3 +260,65 @@ def test_every_file_of_the_game_folder_counts_even_in_a_folder_named_bundled(gol
     extra.write_text("two")
     again = golems.cli("build", "golems", "--out", out)
     assert again.exit_code == 0 and "up to date" not in again.stdout, again.stdout
+
+
+# --------------------------------------------------------------------------- font identity
+
+
+def _table_checksum(data: bytes) -> int:
+    """OpenType's table checksum: the sum of the big-endian uint32 words, zero-padded."""
+    data += b"\0" * (-len(data) % 4)
+    return sum(int.from_bytes(data[i:i + 4], "big") for i in range(0, len(data), 4)) & 0xFFFFFFFF
+
+
+def _edited_font(src: Path, dest: Path, table: bytes = b"name") -> None:
+    """A copy of ``src`` with one byte of ``table`` changed and that table's checksum in the
+    table directory rewritten, as a font editor saves it."""
+    data = bytearray(src.read_bytes())
+    n = int.from_bytes(data[4:6], "big")
+    for i in range(n):
+        rec = 12 + 16 * i
+        if bytes(data[rec:rec + 4]) == table:
+            off = int.from_bytes(data[rec + 8:rec + 12], "big")
+            length = int.from_bytes(data[rec + 12:rec + 16], "big")
+            data[off + length - 1] ^= 0x01
+            data[rec + 4:rec + 8] = _table_checksum(bytes(data[off:off + length])).to_bytes(4, "big")
+            break
+    else:
+        raise AssertionError(f"no {table!r} table")
+    dest.write_bytes(bytes(data))
+
+
+def test_font_identity_tells_fonts_apart_and_follows_edits(tmp_path: Path) -> None:
+    fonts = sorted((bundled_root() / "fonts").rglob("*.ttf"))
+    ids = {cache.font_digest(p) for p in fonts}
+    assert len(fonts) >= 10 and len(ids) == len(fonts)  # every bundled font its own
+    lato = next(p for p in fonts if p.name == "Lato-Regular.ttf")
+    copy = tmp_path / "copy" / "Lato-Regular.ttf"
+    copy.parent.mkdir()
+    copy.write_bytes(lato.read_bytes())
+    assert cache.font_digest(copy) == cache.font_digest(lato)  # the same font anywhere
+    for table in (b"name", b"glyf", b"cmap"):
+        edited = tmp_path / f"edited-{table.decode()}.ttf"
+        _edited_font(lato, edited, table)
+        assert cache.font_digest(edited) != cache.font_digest(lato), table
+    # a file that is not a TrueType font is hashed whole
+    junk = tmp_path / "junk.ttf"
+    junk.write_bytes(b"not a font at all" * 100)
+    assert cache.font_digest(junk) == cache.file_digest(junk)
+
+
+def test_an_edited_font_renders_again(golems: DataRootCopy, tmp_path: Path) -> None:
+    """A font in the data root's fonts folder, saved again by a font editor, changes every
+    component's fingerprint (and data version): everything is rendered again."""
+    out = tmp_path / "out"
+    fonts = golems.path / "fonts"
+    fonts.mkdir()
+    (fonts / "Lato-Regular.ttf").write_bytes((bundled_root() / "fonts" / "Lato-Regular.ttf").read_bytes())
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    again = golems.cli("build", "golems", "--out", out)
+    assert "golems: up to date" in again.stdout
+    _edited_font(bundled_root() / "fonts" / "Lato-Regular.ttf", fonts / "Lato-Regular.ttf", b"name")
+    r = golems.cli("build", "golems", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert rendered(r.stdout) == {c["id"] for c in golems.read("game.json")["components"]}, r.stdout

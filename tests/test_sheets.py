@@ -373,6 +373,20 @@ def test_data_version_changes_with_the_data_of_that_component_only(tmp_path: Pat
         {k: v for k, v in bundled.items() if k != "golem-deck"}
 
 
+def test_data_version_changes_when_a_font_is_saved_again_by_a_font_editor(tmp_path: Path) -> None:
+    from test_incremental import _edited_font
+
+    bundled = _versions(ROOT)
+    root = _copy_golems(tmp_path / "fonts-edited")
+    (root.path / "fonts").mkdir()
+    src = next(p for d in ROOT.font_dirs() for p in d.rglob("Lato-Regular.ttf"))
+    (root.path / "fonts" / "Lato-Regular.ttf").write_bytes(src.read_bytes())
+    same_font = _versions(root)
+    _edited_font(src, root.path / "fonts" / "Lato-Regular.ttf", b"glyf")
+    edited = _versions(root)
+    assert all(edited[k] != same_font[k] for k in bundled)
+
+
 # --------------------------------------------------------------------------- assembly page
 
 

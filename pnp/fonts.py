@@ -4,7 +4,6 @@ system font."""
 
 from __future__ import annotations
 
-import difflib
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -127,6 +126,8 @@ class FontBook:
 
 
 def _did_you_mean(name: str, known: list[str]) -> str | None:
+    import difflib  # only a message needs it
+
     close = difflib.get_close_matches(name, known, n=1)
     return f"did you mean {close[0]!r}?" if close else None
 

@@ -7,7 +7,6 @@ and element."""
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -104,6 +103,8 @@ def _letter(v: Any) -> Any:
 
 
 def _suggest(name: str, known: Any) -> str:
+    import difflib  # only a message needs it
+
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
 

@@ -14,8 +14,6 @@ from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
-import json_source_map
-
 from pnp.errors import DataError, Diagnostic
 
 
@@ -32,6 +30,8 @@ class Doc:
     def _maps(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
         """Positions of every value and key, computed on the first message that needs one
         (building the map costs as much as parsing, and valid files never need it)."""
+        import json_source_map  # only a message needs it
+
         try:
             smap = json_source_map.calculate(self.text)
         except Exception:  # positions are a convenience; the data parsed fine

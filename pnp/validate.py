@@ -10,7 +10,6 @@ words the errors. Valid input therefore never imports jsonschema."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterator
@@ -196,6 +195,8 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
         out = []
         for key in extras:
+            import difflib  # only a message needs it
+
             close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
             hint = f"did you mean {close[0]!r}?" if close else None
             out.append(doc.diag(path + (key,), f"unknown field {key!r}",

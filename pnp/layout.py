@@ -174,6 +174,8 @@ class Env:
             if f not in FILTERS:
                 raise LayoutError(f"unknown filter |{f}", expected="one of " + ", ".join(sorted(FILTERS)))
             value = FILTERS[f](value)
+        if value.__class__ is str:
+            return value
         if value is None:
             return ""
         if isinstance(value, list):
@@ -527,11 +529,16 @@ class _Painter:
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
                 expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
                 hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning")))
+        fonts = self.ctx.fonts
+        for p in prims:  # almost always every character has a glyph: checked without building sets
+            if p.__class__ is Text and not fonts.charset(p.font).issuperset(p.text):  # type: ignore[union-attr]
+                break
+        else:
+            return prims
         by_font: dict[str, list[str]] = {}
         for p in prims:
             if p.__class__ is Text:
                 by_font.setdefault(p.font, []).append(p.text)  # type: ignore[union-attr]
-        fonts = self.ctx.fonts
         missing = sorted({(ch, font) for font, ts in by_font.items() for ch in fonts.missing(font, "".join(ts))})
         for ch, font in missing:
             self.warnings.append(self.warning(el, ("glyph", ch, font), lambda ch=ch, font=font: el.doc.diag(

@@ -302,7 +302,12 @@ class Collector:
                     if b is not None:
                         x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
             if boxed and x0 != math.inf:
-                out = _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.shape, lay, t.safe_mm * MM)
+                safe = t.safe_mm * MM
+                if self.shape not in ("round", "hex"):  # _outside's rectangle, inline: the same 8 values
+                    out = max(safe - x0, safe - y0, x1 - (lay.width - safe), y1 - (lay.height - safe),
+                              safe - x1, safe - y1, x0 - (lay.width - safe), y0 - (lay.height - safe))
+                else:
+                    out = _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.shape, lay, safe)
                 if out > TOLERANCE_MM * MM:
                     reason = el.data.get("preflight", {}).get("safe_zone")  # type: ignore[union-attr]
                     if reason:

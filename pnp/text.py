@@ -14,6 +14,7 @@ the two); results for texts without inline icons are memoised per ``TextLayout``
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -63,6 +64,10 @@ class Fit:
     fits: bool
     lines: int
     wanted: float  # the style's size
+    # How far right (pt) the lines reach, as the fitter measured them (word widths and spaces):
+    # the same sums as reportlab's width of each Text's text, up to rounding (pnp.preflight
+    # bounds the ink with it).
+    right: float = -math.inf
 
 
 class TextLayout:
@@ -349,8 +354,8 @@ class TextLayout:
             if too_wide is not None and not wws[too_wide] > w + 1e-6:
                 too_wide = None  # the text is too long, not a word too wide (or wrap is off)
             size = nxt
-        prims = self._place(st, words, texts, simple, wws, rws, icons, lines, paras, size, space, box)
-        result = Fit(size, fits, len([ln for ln in lines if ln[0]]), st.size)
+        prims, right = self._place(st, words, texts, simple, wws, rws, icons, lines, paras, size, space, box)
+        result = Fit(size, fits, len([ln for ln in lines if ln[0]]), st.size, right)
         if key is not None:
             if len(self._memo) >= _MEMO_MAX:
                 self._memo.clear()
@@ -367,7 +372,8 @@ class TextLayout:
     def _place(self, st: Style, words: list[Word | str] | None, texts: list[str] | None,
                simple: list[bool] | None, wws: list[float], rws: list[list[float] | None] | None,
                icons: Icons, lines: list[Line], paras: int, size: float, space: float,
-               box: tuple[float, float, float, float]) -> list[Primitive]:
+               box: tuple[float, float, float, float]) -> tuple[list[Primitive], float]:
+        """The primitives, and how far right the lines reach (``Fit.right``)."""
         x, y, w, h = box
         total = self._height(st, len(lines), paras, size)
         lh = size * st.leading
@@ -394,6 +400,7 @@ class TextLayout:
             words = [((t, base_font),) for t in texts]  # type: ignore[union-attr]
         icon_fn = self.icon_fn
         out: list[Primitive] = []
+        right = -math.inf
         for idxs, para_after in lines:
             n = len(idxs)
             contiguous = idxs.__class__ is range
@@ -407,6 +414,8 @@ class TextLayout:
                 cx = x + w - line_w
             else:
                 cx = x
+            if cx + line_w > right:
+                right = cx + line_w
             # One Text per stretch of a line in one font: reportlab then places the glyphs itself,
             # exactly where separate words would have gone (a space is that font's space when the
             # font is the style's own). Tracking keeps every run apart.
@@ -449,7 +458,7 @@ class TextLayout:
             if seg:
                 out.append(_text(seg_x, baseline, seg, seg_font, size, color, tracking))
             baseline -= lh + (gap if para_after else 0.0)
-        return out
+        return out, right
 
 
 def _text(x: float, y: float, seg: list[str], font: str | None, size: float, color: str, tracking: float) -> Text:

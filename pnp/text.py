@@ -58,7 +58,7 @@ _SPLIT_BLANKS = re.compile(r"[ \t]+").split
 _MEMO_MAX = 4096  # memoised fits per TextLayout (texts repeated across items, e.g. on backs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Fit:
     size: float  # the size used
     fits: bool
@@ -68,6 +68,14 @@ class Fit:
     # the same sums as reportlab's width of each Text's text, up to rounding (pnp.preflight
     # bounds the ink with it).
     right: float = -math.inf
+
+    def __init__(self, size: float, fits: bool, lines: int, wanted: float, right: float = -math.inf) -> None:
+        d = self.__dict__  # one per text laid out: see pnp.primitives.Text
+        d["size"] = size
+        d["fits"] = fits
+        d["lines"] = lines
+        d["wanted"] = wanted
+        d["right"] = right
 
 
 class TextLayout:

@@ -157,14 +157,14 @@ class _Drawer:
         if fill:
             col = _color(p.fill)  # type: ignore[arg-type]
             if p.fill != self.fill:
-                c.setFillColor(col)
-                self.fill = p.fill
+                c.setFillColor(col)  # which sets the colour's alpha too
+                self.fill, self.fill_alpha = p.fill, col.alpha
             self._fill_alpha(col.alpha * p.opacity)
         if stroke:
             col = _color(p.stroke)  # type: ignore[arg-type]
             if p.stroke != self.stroke:
-                c.setStrokeColor(col)
-                self.stroke = p.stroke
+                c.setStrokeColor(col)  # which sets the colour's alpha too
+                self.stroke, self.stroke_alpha = p.stroke, col.alpha
             a = col.alpha * p.opacity
             if a != self.stroke_alpha:
                 c.setStrokeAlpha(a)

@@ -111,11 +111,16 @@ class FontBook:
         face = self._face(font)
         return getattr(face, "capHeight", face.ascent * 0.7) * size / 1000.0
 
-    def missing(self, font: str, text: str) -> set[str]:
-        """Characters of ``text`` (other than spaces) that ``font`` has no glyph for."""
+    def charset(self, font: str) -> frozenset[str]:
+        """The characters ``font`` has glyphs for."""
         have = self._charsets.get(font)
         if have is None:
             have = self._charsets[font] = frozenset(map(chr, pdfmetrics.getFont(self.ensure(font)).face.charWidths))
+        return have
+
+    def missing(self, font: str, text: str) -> set[str]:
+        """Characters of ``text`` (other than spaces) that ``font`` has no glyph for."""
+        have = self.charset(font)
         out = set(text)
         out -= have
         return {ch for ch in out if not ch.isspace()} if out else out

@@ -494,8 +494,13 @@ def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, .
 
 
 def _numbered(cell: Slot, piece: int) -> Slot:
-    """``replace(cell, piece=piece)``, without ``replace``'s per-call field lookup."""
-    return Slot(**{**cell.__dict__, "piece": piece})
+    """``replace(cell, piece=piece)``, without ``replace``'s per-call field lookup and the frozen
+    ``__init__``'s object.__setattr__ per field: one per piece of a deck (the fields are the
+    cell's, already checked)."""
+    slot = object.__new__(Slot)
+    slot.__dict__.update(cell.__dict__)
+    slot.__dict__["piece"] = piece
+    return slot
 
 
 def one_per_page(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:

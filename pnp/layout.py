@@ -42,6 +42,7 @@ FILTERS: dict[str, Callable[[Any], Any]] = {}
 _HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
 _MISSING = object()
 _SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
+_TEXTS = frozenset(("text", "richtext"))
 
 
 def _constant_paint(d: Mapping[str, Any]) -> bool:
@@ -175,6 +176,8 @@ class Env:
             if f not in FILTERS:
                 raise LayoutError(f"unknown filter |{f}", expected="one of " + ", ".join(sorted(FILTERS)))
             value = FILTERS[f](value)
+        if value.__class__ is str:
+            return value
         if value is None:
             return ""
         if isinstance(value, list):
@@ -256,6 +259,9 @@ class PieceLayout:
     # Which template element drew which primitives, in order: (element, number of primitives).
     # Empty for layouts not made from a template; preflight names elements with it.
     sources: tuple[tuple[Element, int], ...] = field(default=(), compare=False, repr=False)
+    # For each of ``sources``: how far right (pt) a text element's lines reach as its text was
+    # fitted (``pnp.text.Fit.right``), None for other elements; empty when sources is.
+    reach: tuple[float | None, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass
@@ -282,13 +288,14 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
         painter = ctx.painters[key] = _Painter(tpl, ctx, comp.size[0] * MM, comp.size[1] * MM)
     painter.warnings = []
     painter.sources = []
+    painter.reach = []
     painter.drawn = 0
     env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
     prims: list[Primitive] = []
     for el in tpl.elements:
         prims.extend(painter.element(el, env, 0.0, 0.0))
     return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
-                       tuple(painter.sources))
+                       tuple(painter.sources), tuple(painter.reach))
 
 
 class _Painter:
@@ -312,6 +319,8 @@ class _Painter:
         self._icons: dict[tuple[Any, ...], tuple[Mapping[str, Any], list[Primitive]]] = {}
         self._warned: dict[tuple[Any, ...], tuple[Element, Diagnostic]] = {}
         self.sources: list[tuple[Element, int]] = []  # leaf elements in drawing order, with their counts
+        self.reach: list[float | None] = []  # and PieceLayout.reach of each
+        self.text_right = -math.inf  # the last text element's Fit.right
 
     # -- helpers -----------------------------------------------------------------------
     def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
@@ -428,6 +437,7 @@ class _Painter:
                 self.drawn += len(out)
                 if out:
                     self.sources.append((el, len(out)))
+                    self.reach.append(self.text_right if kind in _TEXTS else None)
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
@@ -528,11 +538,17 @@ class _Painter:
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
                 expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
                 hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning")))
+        self.text_right = result.right
+        fonts = self.ctx.fonts
+        for p in prims:  # almost always every character has a glyph: checked without building sets
+            if p.__class__ is Text and not fonts.charset(p.font).issuperset(p.text):  # type: ignore[union-attr]
+                break
+        else:
+            return prims
         by_font: dict[str, list[str]] = {}
         for p in prims:
             if p.__class__ is Text:
                 by_font.setdefault(p.font, []).append(p.text)  # type: ignore[union-attr]
-        fonts = self.ctx.fonts
         missing = sorted({(ch, font) for font, ts in by_font.items() for ch in fonts.missing(font, "".join(ts))})
         for ch, font in missing:
             self.warnings.append(self.warning(el, ("glyph", ch, font), lambda ch=ch, font=font: el.doc.diag(

@@ -51,6 +51,7 @@ from pnp.templates import Element
 COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
 TOLERANCE_MM = 0.05  # how far outside the safe zone still counts as on it
 SLACK = 1e-3  # rounding: a 0.25 pt stroke scaled from mm is 0.2499999
+REACH_SLACK = 1e-3  # pt: far more than the rounding between a line's width fitted and measured
 TEXT_TYPES = ("text", "richtext")
 BOXED_TYPES = (*TEXT_TYPES, "icon")  # kept inside the safe zone
 
@@ -245,19 +246,25 @@ class Collector:
         spans: list[tuple[Element | None, int]] = list(lay.sources)
         if sum(n for _, n in spans) != len(prims_all):
             spans = [(None, len(prims_all))]
+        reach = lay.reach if len(lay.reach) == len(spans) else ()
         extremes = self.extremes
         metrics = self._metrics
         rules_min = t.rules_text_pt - SLACK
+        safe = t.safe_mm * MM
         i = 0
-        for el, n in spans:
+        for si, (el, n) in enumerate(spans):
             prims = prims_all[i:i + n]
             i += n
             kind = el.data.get("type") if el is not None else None
             role = self.role(el) if el is not None and kind in TEXT_TYPES else None
-            # the element's ink box, for the safe zone (text: one measured line box each)
+            # The element's ink box, for the safe zone: text is one measured line box per Text
+            # (_text_box). Measuring is the costly part, so texts first give only what is cheap
+            # (left end, top, and the bottom as if every line had descenders); see ``_ink``.
             boxed = self.safe and el is not None and kind in BOXED_TYPES
-            x0 = y0 = math.inf
+            x0 = y0 = low = math.inf
             x1 = y1 = -math.inf
+            texts = False  # whether the element has text to measure
+            tracked = True  # and none of it has negative tracking (an ink narrower than its letters)
             for p in prims:
                 if type(p) is Text:
                     if not p.text.strip():
@@ -269,22 +276,21 @@ class Collector:
                         self.low("smallest_rules", p.size, item, side, el)
                         if p.size < rules_min:
                             self.flag("rules", el, item, p.size)
-                    if boxed:  # _text_box, inline
+                    if boxed:
                         m = metrics.get((p.font, p.size))
                         if m is None:
                             m = self._font_metrics(p.font, p.size)
-                        text = p.text
+                        texts = True
                         if p.x < x0:
                             x0 = p.x
-                        v = p.y if _DESCENDERS.isdisjoint(text) else p.y - m[1]
-                        if v < y0:
-                            y0 = v
-                        v = p.x + (m[0](text, p.size) + p.tracking * max(len(text) - 1, 0))
-                        if v > x1:
-                            x1 = v
+                        v = p.y - m[1] if m[1] > 0 else p.y
+                        if v < low:
+                            low = v
                         v = p.y + m[2]
                         if v > y1:
                             y1 = v
+                        if p.tracking < 0:
+                            tracked = False
                     continue
                 sw = _stroke(p)
                 if sw is not None:
@@ -301,15 +307,41 @@ class Collector:
                     b = _prim_box(p, self.fonts)
                     if b is not None:
                         x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
-            if boxed and x0 != math.inf:
-                out = _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.shape, lay, t.safe_mm * MM)
-                if out > TOLERANCE_MM * MM:
-                    reason = el.data.get("preflight", {}).get("safe_zone")  # type: ignore[union-attr]
-                    if reason:
-                        self.waived[(el.doc.display, el.path)] = reason  # type: ignore[union-attr]
-                    else:
-                        self.outside += 1
-                        self.flag("safe", el, item, out / MM, "icon" if kind == "icon" else "text", worst=max)
+            if not boxed or x0 == math.inf:
+                continue
+            if texts:
+                right = reach[si] if reach else None
+                # The lines' reach as fitted is their ink's right end up to rounding: when the
+                # box it bounds is inside the safe zone, so is the ink (the test is convex).
+                if right is not None and tracked and self.shape != "round" and \
+                        self._past_safe(x0, min(y0, low), max(x1, right + REACH_SLACK), y1, lay, safe) \
+                        <= TOLERANCE_MM * MM:
+                    continue
+                for p in prims:  # _text_box, inline
+                    if type(p) is Text and p.text.strip():
+                        m = metrics[(p.font, p.size)]
+                        text = p.text
+                        v = p.y if _DESCENDERS.isdisjoint(text) else p.y - m[1]
+                        if v < y0:
+                            y0 = v
+                        v = p.x + (m[0](text, p.size) + p.tracking * max(len(text) - 1, 0))
+                        if v > x1:
+                            x1 = v
+            out = self._past_safe(x0, y0, x1, y1, lay, safe)
+            if out > TOLERANCE_MM * MM:
+                reason = el.data.get("preflight", {}).get("safe_zone")  # type: ignore[union-attr]
+                if reason:
+                    self.waived[(el.doc.display, el.path)] = reason  # type: ignore[union-attr]
+                else:
+                    self.outside += 1
+                    self.flag("safe", el, item, out / MM, "icon" if kind == "icon" else "text", worst=max)
+
+    def _past_safe(self, x0: float, y0: float, x1: float, y1: float, lay: PieceLayout, safe: float) -> float:
+        """``_outside`` of the box's corners; a rectangle's inline (the same eight values)."""
+        if self.shape in ("round", "hex"):
+            return _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.shape, lay, safe)
+        w, h = lay.width - safe, lay.height - safe
+        return max(safe - x0, safe - y0, x1 - w, y1 - h, safe - x1, safe - y1, x0 - w, y0 - h)
 
     def _font_metrics(self, font: str, size: float) -> tuple[Any, float, float]:
         """What ``_text_box`` needs of a font at a size: its width function, descent and cap height."""

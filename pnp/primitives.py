@@ -52,7 +52,7 @@ class Line:
     paint: Paint
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Text:
     x: float  # left end of the baseline
     y: float  # baseline
@@ -61,6 +61,20 @@ class Text:
     size: float
     color: str
     tracking: float = 0.0
+
+    def __init__(self, x: float, y: float, text: str, font: str, size: float, color: str,
+                 tracking: float = 0.0) -> None:
+        # What the generated __init__ does, a third of the time: a frozen dataclass sets each
+        # field through object.__setattr__, and layout makes one Text per line of every card.
+        # (Setting attributes afterwards still raises FrozenInstanceError.)
+        d = self.__dict__
+        d["x"] = x
+        d["y"] = y
+        d["text"] = text
+        d["font"] = font
+        d["size"] = size
+        d["color"] = color
+        d["tracking"] = tracking
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ the two); results for texts without inline icons are memoised per ``TextLayout``
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,12 +58,24 @@ _SPLIT_BLANKS = re.compile(r"[ \t]+").split
 _MEMO_MAX = 4096  # memoised fits per TextLayout (texts repeated across items, e.g. on backs)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Fit:
     size: float  # the size used
     fits: bool
     lines: int
     wanted: float  # the style's size
+    # How far right (pt) the lines reach, as the fitter measured them (word widths and spaces):
+    # the same sums as reportlab's width of each Text's text, up to rounding (pnp.preflight
+    # bounds the ink with it).
+    right: float = -math.inf
+
+    def __init__(self, size: float, fits: bool, lines: int, wanted: float, right: float = -math.inf) -> None:
+        d = self.__dict__  # one per text laid out: see pnp.primitives.Text
+        d["size"] = size
+        d["fits"] = fits
+        d["lines"] = lines
+        d["wanted"] = wanted
+        d["right"] = right
 
 
 class TextLayout:
@@ -72,6 +85,7 @@ class TextLayout:
         # (text, id(style), box, options) -> (style, primitives, Fit); the style is kept in the
         # value, so its id cannot be another style's while the entry exists.
         self._memo: dict[tuple, tuple[Style, tuple[Primitive, ...], Fit]] = {}
+        self._vmetrics: dict[tuple[str, float], tuple[float, float, float]] = {}  # ascent, descent, cap height
 
     def _font(self, st: Style, bold: bool, italic: bool) -> str:
         if bold and italic:
@@ -91,7 +105,9 @@ class TextLayout:
         breaks (index -> True for a paragraph gap). A blank or a newline ends a word."""
         cased = self._caser(st)
         if "\n" not in text:
-            words = [p for p in _SPLIT_BLANKS(text) if p and not p.isspace()]
+            words = text.split()  # splits at any white space: right when blanks are the only white space
+            if sum(map(len, words)) + text.count(" ") + text.count("\t") != len(text):
+                words = [p for p in _SPLIT_BLANKS(text) if p and not p.isspace()]
             return ([cased(p) for p in words] if cased else words), {}
         words = []
         marks: dict[int, bool] = {}
@@ -216,8 +232,7 @@ class TextLayout:
     def _measure_plain(self, st: Style, texts: list[str], size: float) -> list[float]:
         """``_measure`` for words that are one run each in the style's font."""
         fonts, font, tracking = self.fonts, st.font, st.tracking
-        get = fonts.widths(font, size).get
-        wws = [get(t) for t in texts]
+        wws = list(map(fonts.widths(font, size).get, texts))
         if None in wws:
             wws = [fonts.width(t, font, size) if w is None else w for t, w in zip(texts, wws, strict=True)]
         if tracking:  # (the sum of one run is the run: widths are never -0.0)
@@ -229,6 +244,8 @@ class TextLayout:
         """Greedy line breaking. Returns the lines, all_words_fit, and how many lines end a
         paragraph. ``marks``: the line breaks among the words (index -> paragraph gap)."""
         limit = width + 1e-6
+        if wrap and not marks and wws:
+            return self._wrap(wws, space, limit), max(wws) <= limit, 0
         lines: list[Line] = []
         start = 0  # the current line's first word
         n = 0  # and how many words it has
@@ -263,6 +280,23 @@ class TextLayout:
         if not wrap and cur_w > limit:
             ok = False
         return lines, ok, paras
+
+    @staticmethod
+    def _wrap(wws: list[float], space: float, limit: float) -> list[Line]:
+        """``_lines`` for wrapped words without line breaks (at least one): the same sums in the
+        same order (a line's first word: 0.0 + 0.0 + w is w)."""
+        lines: list[Line] = []
+        start = 0
+        cur_w = wws[0]
+        for k, w in enumerate(wws[1:], 1):
+            t = cur_w + space + w
+            if t > limit:
+                lines.append((range(start, k), False))
+                start, cur_w = k, w
+            else:
+                cur_w = t
+        lines.append((range(start, len(wws)), False))
+        return lines
 
     def _height(self, st: Style, lines: int, paras: int, size: float) -> float:
         """CSS-style line boxes: every line is size x leading tall, plus paragraph gaps."""
@@ -328,8 +362,8 @@ class TextLayout:
             if too_wide is not None and not wws[too_wide] > w + 1e-6:
                 too_wide = None  # the text is too long, not a word too wide (or wrap is off)
             size = nxt
-        prims = self._place(st, words, texts, simple, wws, rws, icons, lines, paras, size, space, box)
-        result = Fit(size, fits, len([ln for ln in lines if ln[0]]), st.size)
+        prims, right = self._place(st, words, texts, simple, wws, rws, icons, lines, paras, size, space, box)
+        result = Fit(size, fits, len([ln for ln in lines if ln[0]]), st.size, right)
         if key is not None:
             if len(self._memo) >= _MEMO_MAX:
                 self._memo.clear()
@@ -346,13 +380,19 @@ class TextLayout:
     def _place(self, st: Style, words: list[Word | str] | None, texts: list[str] | None,
                simple: list[bool] | None, wws: list[float], rws: list[list[float] | None] | None,
                icons: Icons, lines: list[Line], paras: int, size: float, space: float,
-               box: tuple[float, float, float, float]) -> list[Primitive]:
+               box: tuple[float, float, float, float]) -> tuple[list[Primitive], float]:
+        """The primitives, and how far right the lines reach (``Fit.right``)."""
         x, y, w, h = box
         total = self._height(st, len(lines), paras, size)
         lh = size * st.leading
+        vm = self._vmetrics.get((st.font, size))
+        if vm is None:
+            f = self.fonts
+            vm = self._vmetrics[(st.font, size)] = (f.ascent(st.font, size), f.descent(st.font, size),
+                                                    f.cap_height(st.font, size))
         if st.valign == "middle" and len(lines) == 1:
             # One line, centred optically: the middle of the capitals sits on the box's middle.
-            baseline = y + h / 2 - self.fonts.cap_height(st.font, size) / 2
+            baseline = y + h / 2 - vm[2] / 2
         else:
             if st.valign == "top":
                 top = y + h
@@ -360,7 +400,7 @@ class TextLayout:
                 top = y + total
             else:
                 top = y + h / 2 + total / 2
-            asc, desc = self.fonts.ascent(st.font, size), self.fonts.descent(st.font, size)
+            asc, desc = vm[0], vm[1]
             baseline = top - (lh - size) / 2 - size * asc / (asc + desc)
         tracking, color, base_font, align = st.tracking, st.color, st.font, st.align
         gap = size * st.paragraph_space
@@ -368,6 +408,7 @@ class TextLayout:
             words = [((t, base_font),) for t in texts]  # type: ignore[union-attr]
         icon_fn = self.icon_fn
         out: list[Primitive] = []
+        right = -math.inf
         for idxs, para_after in lines:
             n = len(idxs)
             contiguous = idxs.__class__ is range
@@ -381,6 +422,8 @@ class TextLayout:
                 cx = x + w - line_w
             else:
                 cx = x
+            if cx + line_w > right:
+                right = cx + line_w
             # One Text per stretch of a line in one font: reportlab then places the glyphs itself,
             # exactly where separate words would have gone (a space is that font's space when the
             # font is the style's own). Tracking keeps every run apart.
@@ -423,7 +466,7 @@ class TextLayout:
             if seg:
                 out.append(_text(seg_x, baseline, seg, seg_font, size, color, tracking))
             baseline -= lh + (gap if para_after else 0.0)
-        return out
+        return out, right
 
 
 def _text(x: float, y: float, seg: list[str], font: str | None, size: float, color: str, tracking: float) -> Text:

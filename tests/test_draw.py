@@ -60,3 +60,24 @@ def test_text_fast_path_gives_reportlabs_bytes(monkeypatch: pytest.MonkeyPatch) 
     assert calls["n"] == len(texts)
     assert fast_calls <= len(texts) - 8  # the repeated lines whose characters all have codes took the fast path
     assert fast == plain
+
+
+def test_drawing_sets_the_garbage_collector_and_puts_it_back() -> None:
+    import gc
+
+    from pnp import pipeline
+
+    before = gc.get_threshold()
+    assert gc.get_freeze_count() == 0
+    with pytest.raises(RuntimeError), pipeline._collector_for_drawing():
+        assert gc.get_freeze_count() > 0  # what was alive before is frozen
+        assert gc.get_threshold() == (max(before[0], pipeline.DRAWING_GC_THRESHOLD), *before[1:])
+        raise RuntimeError("a failing render")
+    assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
+    gc.freeze()  # a caller's own freezing is left alone
+    try:
+        with pipeline._collector_for_drawing():
+            assert gc.get_threshold() == before
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()

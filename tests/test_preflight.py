@@ -354,3 +354,38 @@ def test_the_contents_sheet_carries_the_preflight_summary(mini: DataRootCopy, tm
     assert "deck.pdf" in again.stdout and "(unchanged)" in again.stdout, again.stdout
     assert (out / "mini" / "mini-contents.pdf").read_bytes() == (tmp_path / "clean" / "mini" /
                                                                  "mini-contents.pdf").read_bytes()
+
+
+def _without_reach(gc):
+    """``gc`` with every layout's ``reach`` dropped: preflight then measures every line of text."""
+    from dataclasses import replace
+
+    def strip(lay):
+        return None if lay is None else replace(lay, reach=())
+
+    plans = tuple(replace(p, fronts=tuple(strip(f) for f in p.fronts), backs=tuple(strip(b) for b in p.backs))
+                  for p in gc.plans)
+    return replace(gc, plans=plans)
+
+
+def test_bounding_text_by_its_fitted_reach_changes_no_figure_and_no_warning(mini: DataRootCopy) -> None:
+    # Preflight skips measuring a text's lines when the reach its fitter found (plus a hair) keeps
+    # it inside the safe zone; measured or not, every figure and warning is the same. On the
+    # mini card (44 mm wide: the safe zone ends at 41 mm, 41.05 mm with the tolerance), texts
+    # set flush right from inside the zone to 2 mm past it, some a hair either side of where
+    # the tolerance ends; and on the bundled games.
+    rights = (40.9, 41.0, 41.0498, 41.0499, 41.0501, 41.06, 43.0)
+    for i, right in enumerate(rights):
+        add_element(mini, {"type": "text", "box": [right - 30, 8 + 5 * i, 30, 5], "text": "EDGE", "style": "body",
+                           "align": "right", "id": f"edge{i}"})
+    for root, gid in [(mini.root, "mini")] + [(BUNDLED, gid) for gid in BUNDLED.game_ids()]:
+        s = Session(root)
+        gc = check(root, gid, BuildOptions(), s)
+        assert any(lay.reach for p in gc.plans for lay in p.fronts)
+        bounded, measured = inspect(s, gc, lines=True), inspect(s, _without_reach(gc), lines=True)
+        assert bounded.as_json() == measured.as_json(), gid
+        assert [d.format() for d in bounded.findings] == [d.format() for d in measured.findings], gid
+        if gid == "mini":
+            flagged = [r for i, r in enumerate(rights)
+                       if any(f"element 'edge{i}'" in d.message for d in bounded.findings)]
+            assert flagged == [41.0501, 41.06, 43.0]

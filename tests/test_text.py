@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -271,3 +272,22 @@ def test_shrinking_skips_sizes_only_when_they_cannot_fit(tmp_path: Path) -> None
         assert want[1][1] and fit.size < 14
         assert (fit.size, fit.fits, fit.lines) == want[1]
         assert prims == want[0]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXTS, style=STYLES, box=BOXES, markup=st.booleans(), wrap=st.booleans())
+def test_fit_right_is_where_the_lines_ink_ends(text: str, style: Style, box, markup: bool, wrap: bool) -> None:
+    """``Fit.right`` (how far right the lines reach, as fitted) bounds the right end of every
+    Text's ink as reportlab measures it (pnp.preflight skips measuring with it), and for text
+    without tracking or inline icons it is that end, up to rounding."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    prims, fit = TextLayout(FONTS, icon_fn).fit(text, style, box, markup=markup, wrap=wrap, min_size=5)
+    ends = [p.x + stringWidth(p.text, p.font, p.size) + p.tracking * max(len(p.text) - 1, 0)
+            for p in prims if isinstance(p, Text)]
+    if not ends:
+        return
+    if style.tracking >= 0:
+        assert max(ends) <= fit.right + 1e-9 * max(1.0, abs(fit.right))
+    if not style.tracking and "{icon:" not in text:
+        assert max(ends) == pytest.approx(fit.right, rel=1e-12, abs=1e-9)

@@ -260,12 +260,14 @@ def _expand_items(doc: Doc, diags: list[Diagnostic]) -> list[Item]:
                                       expected="unique item ids in a file"))
                 continue
             where[iid] = path
-            out.append(Item(iid, copies, frozen_map(fields), prov, frozen_map(fields), (),
-                            (doc.display, path)))
+            printed = frozen_map(fields)  # read-only: the document's values and, until errata, the printed ones
+            out.append(Item(iid, copies, printed, prov, printed, (), (doc.display, path)))
     return out
 
 
 def _apply_errata(item: Item, errata: list[Erratum], used: set[str]) -> Item:
+    if not errata:
+        return item
     fields = dict(item.fields)
     applied = []
     for e in errata:

@@ -13,20 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-WORDS = ["golem", "stone", "rune", "mana", "tower", "clay", "iron", "forest", "water", "battle",
-         "spell", "craft", "power", "shield", "armor", "force", "hits", "move", "wizard", "chit",
-         "deck", "card", "event", "quarry", "village", "gem", "gold", "silver"]
-
-
-def paragraph(i: int, n: int) -> str:
-    """n words, different for every i (a linear congruential walk through WORDS seeded by i), so
-    no two cards share a paragraph and no layout cache can reuse one."""
-    x = (i * 2654435761 + 12345) % 2**32
-    words = []
-    for _ in range(n):
-        x = (1103515245 * x + 12345) % 2**31
-        words.append(WORDS[(x >> 16) % len(WORDS)])
-    return " ".join(words).capitalize() + "."
+from words import paragraph
 
 
 def make_data_root(root: Path, cards: int) -> Path:
@@ -62,7 +49,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 sys.path.insert(0, {bench!r})
-from common import paragraph
+from words import paragraph
 n, out, fonts = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 pdfmetrics.registerFont(TTFont("Lato-Regular", fonts + "/Lato-Regular.ttf"))
 pdfmetrics.registerFont(TTFont("Lato-Bold", fonts + "/Lato-Bold.ttf"))

@@ -23,7 +23,7 @@ from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
 from pnp.fonts import FontBook
-from pnp.impose import Mark, Page, Paper, Slot, slot_matrix
+from pnp.impose import Furniture, Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout import PieceLayout
 from pnp.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
 
@@ -317,6 +317,22 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     by_content.update(uses)  # the lazy fronts' counts, by item
     forms: dict[object, str] = {}  # by use key and by content: a form's name
     stored: list[str] = []  # the forms, in the order they were made
+    # A sheet's cut lines, marks and scale marks repeat on every full sheet of a component: drawn
+    # once as a form XObject where two or more pages share them (the sheet labels, which name
+    # each sheet, stay on the page).
+    sheet_ids: dict[tuple[object, ...], int] = {}  # distinct sheet marks -> a number
+    sheet_of: list[int] = []  # each page's number
+    sheet_keys: list[tuple[object, ...]] = []
+    for page in pages:
+        k = _sheet_key(page, paper)
+        n = sheet_ids.setdefault(k, len(sheet_ids))
+        if n == len(sheet_keys):
+            sheet_keys.append(k)
+        sheet_of.append(n)
+    sheet_uses = [0] * len(sheet_keys)
+    for n in sheet_of:
+        sheet_uses[n] += 1
+    sheet_forms: dict[int, str] = {}
 
     def form_for(key: object, lay: PieceLayout) -> str:
         name = forms.get(key)
@@ -336,7 +352,7 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             _end_form(c)
         return name
 
-    for page in pages:
+    for page, sheet in zip(pages, sheet_of, strict=True):
         if page.paper is not None:
             c.setPageSize((page.paper.width, page.paper.height))
         corrected = page.side == "back" and back_correction is not None and not back_correction.identity
@@ -357,7 +373,22 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
                 _place(c, slot, lambda name=name: c.doForm(name))
             else:
                 _place(c, slot, lambda lay=lay: _inline(c, d, lay))
-        _cuts_and_marks(c, page, info, fonts)  # on a corrected back page: labels move with the pieces
+        # (on a corrected back page the marks and labels move with the pieces)
+        key = sheet_keys[sheet]
+        if sheet_uses[sheet] > 1 and (page.cuts or page.marks or key[3]):
+            name = sheet_forms.get(sheet)
+            if name is None:
+                name = sheet_forms[sheet] = f"sheet{len(sheet_forms)}"
+                c.beginForm(name, upperx=key[0][0], uppery=key[0][1])
+                c.saveState()
+                _cuts_and_marks(c, page, info, fonts, key[3])
+                c.restoreState()
+                _end_form(c)
+            c.doForm(name)
+            _labels(c, page, info, fonts)
+        else:
+            _cuts_and_marks(c, page, info, fonts, page.furniture)
+            _labels(c, page, info, fonts)
         if corrected:
             c.restoreState()
         if page_boxes and len(page.slots) == 1:
@@ -409,7 +440,16 @@ def _place(c: Canvas, slot: Slot, paint: Callable[[], None]) -> None:
     c.restoreState()
 
 
-def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> None:
+def _sheet_key(page: Page, paper: Paper) -> tuple[object, ...]:
+    """What a page's cut lines, marks and scale marks depend on: (page size, cuts, marks, the
+    furniture other than labels)."""
+    size = (page.paper or paper).width, (page.paper or paper).height
+    return size, page.cuts, page.marks, tuple(f for f in page.furniture if f.kind != "label")
+
+
+def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook, furniture: Sequence[Furniture]) -> None:
+    """Cut lines, marks (glue, circles, punch guides, folds, alignment) and ``furniture`` (all but
+    the sheet labels, which ``_labels`` draws)."""
     if page.cuts:
         c.setStrokeColor(_color(MARK_COLOR))
         c.setStrokeAlpha(1)
@@ -465,8 +505,17 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> No
             c.line(m.x - r, m.y, m.x + r, m.y)
             c.line(m.x, m.y - r, m.x, m.y + r)
             c.restoreState()
+    scales = [f for f in furniture if f.kind != "label"]
+    if scales:
+        _furniture(c, scales, fonts)
+
+
+def _labels(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> None:
+    """The sheet labels (pnp.sheetmarks), or a page's own label where it has no furniture."""
     if page.furniture:
-        _furniture(c, page, fonts)
+        labels = [f for f in page.furniture if f.kind == "label"]
+        if labels:
+            _furniture(c, labels, fonts)
     elif page.label:
         # Centred under the pieces: cut lines only run from trim edges, never through here.
         under = [s for s in page.slots if s.side == page.side] if page.side == "front" else list(page.slots)
@@ -510,10 +559,10 @@ def _punch_guide(c: Canvas, m: Mark) -> None:
     c.restoreState()
 
 
-def _furniture(c: Canvas, page: Page, fonts: FontBook) -> None:
+def _furniture(c: Canvas, furniture: Sequence[Furniture], fonts: FontBook) -> None:
     """Sheet labels and scale marks (pnp.sheetmarks), each in its own frame."""
     d = _Drawer(c, fonts)
-    for f in page.furniture:
+    for f in furniture:
         x, y, w, _ = f.box
         c.saveState()
         if f.rotation == 90:

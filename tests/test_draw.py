@@ -81,3 +81,30 @@ def test_drawing_sets_the_garbage_collector_and_puts_it_back() -> None:
         assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+
+
+def test_marks_shared_by_sheets_are_stored_once_and_labels_stay_on_each_page(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Cut lines and scale marks that repeat from sheet to sheet are one form XObject (drawn
+    from every such page); each page keeps its own label ("sheet i of n")."""
+    import pdfplumber
+    from conftest import run_cli
+    from pypdf import PdfReader
+
+    assert run_cli("build", "golems", "--out", tmp_path, "--force").exit_code == 0
+    pdf = tmp_path / "golems" / "golem-deck.pdf"
+    pages = PdfReader(pdf).pages
+    sheet_forms = [[k for k in (p["/Resources"].get("/XObject") or {}) if k.startswith("/FormXob.sheet")]
+                   for p in pages]
+    shared = [f for f in sheet_forms if f]
+    assert len(pages) >= 8 and len(shared) >= len(pages) - 2, sheet_forms  # all but a last odd sheet
+    assert len({f[0] for f in shared}) <= 4  # a few distinct sheets (fronts, backs), not one per page
+    with pdfplumber.open(pdf) as doc:
+        # a label that reads upwards along an edge comes out reversed
+        labels = [" ".join(w["text"] for w in p.extract_words()) for p in doc.pages]
+        cuts = [sorted((round(ln["x0"], 2), round(ln["top"], 2), round(ln["x1"], 2), round(ln["bottom"], 2))
+                       for ln in p.lines if abs(ln["linewidth"] - draw.CUT_WIDTH) < 1e-6) for p in doc.pages]
+    n = len(pages) // 2
+    for i in range(n):  # each front page names its own sheet
+        label = f"front · sheet {i + 1} of {n}"
+        assert label in labels[2 * i] or label[::-1] in labels[2 * i], labels[2 * i]
+    assert cuts[0] and cuts[0] == cuts[2]  # the shared marks read back on every page that draws them

@@ -3,12 +3,15 @@ pnp and drawn with bare reportlab, at several sizes: whole-process time, the rat
 of each (issue 8 targets: 10,000 cards within 1.5x the floor's time, pnp under 150 MB, growth
 linear).
 
-    python bench/bench_scale.py [--sizes 1000,10000,50000]
+    python bench/bench_scale.py [--sizes 1000,10000,50000] [--repeat 3]
+
+Each size runs floor and pnp alternately ``--repeat`` times: the median time, the largest peak RSS.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import time
@@ -30,6 +33,7 @@ def timed_rss(cmd: list[str]) -> tuple[float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per size and side; the median time is shown")
     a = ap.parse_args()
     compile_bytecode()
     fonts = str(bundled_root() / "fonts")
@@ -40,9 +44,13 @@ def main() -> None:
         script = floor_script(t / "floor.py")
         for n in (int(x) for x in a.sizes.split(",")):
             root = make_data_root(t / f"data{n}", n)
-            floor_t, floor_mb = timed_rss([sys.executable, str(script), str(n), str(t / f"floor{n}.pdf"), fonts])
-            pnp_t, pnp_mb = timed_rss([sys.executable, "-m", "pnp", "build", "bench", "--data", str(root),
-                                       "--out", str(t / f"out{n}"), "--duplex", "none", "--bleed", "0"])
+            floor_cmd = [sys.executable, str(script), str(n), str(t / f"floor{n}.pdf"), fonts]
+            pnp_cmd = [sys.executable, "-m", "pnp", "build", "bench", "--data", str(root), "--out", str(t / f"out{n}"),
+                       "--duplex", "none", "--bleed", "0", "--force"]  # --force: every run renders (no cache)
+            runs = [(timed_rss(floor_cmd), timed_rss(pnp_cmd)) for _ in range(a.repeat)]  # interleaved
+            floor_t = statistics.median(f[0] for f, _ in runs)
+            pnp_t = statistics.median(p[0] for _, p in runs)
+            floor_mb, pnp_mb = max(f[1] for f, _ in runs), max(p[1] for _, p in runs)
             print(f"{n:>7} {floor_t:>8.2f} {pnp_t:>8.2f} {pnp_t / floor_t:>6.2f} {floor_mb:>9.0f} {pnp_mb:>7.0f} "
                   f"{pnp_t / n * 1e6:>12.0f}")
 

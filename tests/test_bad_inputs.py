@@ -86,6 +86,7 @@ CASES = [
     # -- copies and absurd sizes
     Case("copies-negative", f"{DECK}:11:17", "$.items[0].copies", "number -2 is out of range"),
     Case("copies-zero", f"{DECK}:11:17", "$.items[0].copies", "number 0 is out of range"),
+    Case("items-empty", f"{DECK}:24:12", "$.items", "[] should be non-empty"),
     Case("copies-fraction", f"{DECK}:11:17", "$.items[0].copies", "wrong type: number 2.5"),
     Case("copies-billion", f"{DECK}:11:17", "$.items[0].copies", "number 1000000000 is out of range"),
     Case("size-zero", f"{GAME}:12:16", "$.components[0].size[0]", "number 0 is out of range"),

@@ -57,7 +57,7 @@ from pnp.project import DataRoot, load_game
 from pnp.sheetmarks import LABEL_ROOM, SheetText, furnish
 from pnp.templates import Element, Template, TemplateStore
 from pnp.version import data_version
-from pnp.write import ensure_dir, write_atomic
+from pnp.write import ensure_dir, remove_stale_temps, write_atomic
 
 UI_FONT = "Lato-Regular"
 
@@ -612,10 +612,15 @@ def same_bytes(path: Path, data: bytes) -> bool:
 def commit(games: Sequence[RenderedGame]) -> list[Path]:
     """Write rendered games (each file atomically; a file whose bytes are already on disk is
     left alone). Returns the paths written."""
+    from pnp.cache import CACHE_NAME
+
     written: list[Path] = []
     for g in games:
         ensure_dir(g.folder)
-        for path, data in [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]:
+        files = [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]
+        # what a killed build left half-written into this folder goes now
+        remove_stale_temps(g.folder, [path.name for path, _ in files] + [CACHE_NAME])
+        for path, data in files:
             if data is not None and not same_bytes(path, data):
                 write_atomic(path, data)
                 written.append(path)

@@ -395,6 +395,32 @@ def test_a_killed_build_leaves_each_pdf_old_or_complete(tmp_path: Path, timing: 
     assert {k: v for k, v in tree(folder).items() if not k.startswith(".")} == new
 
 
+def test_a_build_clears_what_a_killed_build_left_half_written(tmp_path: Path) -> None:
+    """Temporary files of the files a build writes (``.<name>.<random>.tmp``), left by a build
+    killed before renaming them, are removed by the next build once they are old; a fresh one
+    (a build writing now) and anything else stay."""
+    import time
+
+    from pnp.write import STALE_AFTER
+
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+    folder = out / "mini"
+    old = time.time() - STALE_AFTER - 60
+    stale = [folder / ".deck.pdf.k3j9x_2a.tmp", folder / ".mini-contents.pdf.zz99aa11.tmp",
+             folder / "..pnp-build.json.q1w2e3r4.tmp"]  # (the record is a dot file)
+    fresh = folder / ".deck.pdf.abcdefgh.tmp"
+    other = [folder / ".notes.txt.abcdefgh.tmp", folder / "deck.pdf.abcdefgh.tmp", folder / ".deck.pdf.short.tmp"]
+    for p in stale + [fresh] + other:
+        p.write_bytes(b"%PDF-1.4 half")
+    for p in stale + other:
+        os.utime(p, (old, old))
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out, "--force")
+    assert r.exit_code == 0, r.stderr
+    assert [p.name for p in stale if p.exists()] == []
+    assert fresh.exists() and all(p.exists() for p in other)
+
+
 # -- things that are not regular files -----------------------------------------------------------
 
 @pytest.mark.parametrize("what", ["data-pipe", "data-folder", "font-pipe", "font-folder"])

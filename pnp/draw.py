@@ -385,10 +385,9 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
                 c.restoreState()
                 _end_form(c)
             c.doForm(name)
-            _labels(c, page, info, fonts)
         else:
             _cuts_and_marks(c, page, info, fonts, page.furniture)
-            _labels(c, page, info, fonts)
+        _labels(c, page, info, fonts)
         if corrected:
             c.restoreState()
         if page_boxes and len(page.slots) == 1:

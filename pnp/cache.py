@@ -124,12 +124,6 @@ def _font_identity(path: Path) -> bytes:
     return file_digest(path)
 
 
-def _hash_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
-    """Every file's path (inside ``folder``) and bytes."""
-    for p in tree_files(folder, suffixes, skip):
-        h.update(str(p.relative_to(folder)).encode() + b"\0" + read_or_empty(p) + b"\0")
-
-
 def _stat_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
     """Every file's path (inside ``folder``), size, modification and change times and inode: what
     any write to a file changes (its change time cannot be set back), read without opening it."""

@@ -31,7 +31,7 @@ exempt from the safe zone (``"preflight": {"safe_zone": reason}``). Exemptions a
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -142,11 +142,12 @@ def _ppi(p: Image) -> float:
     return min(iw / (p.w / 72.0), ih / (p.h / 72.0)) if p.w > 0 and p.h > 0 else math.inf
 
 
-def _outside(corners: Iterable[tuple[float, float]], shape: str, lay: PieceLayout, safe: float) -> float:
-    """How far (pt) the farthest corner lies outside the safe zone of a piece cut to ``shape``
-    (<= 0: inside)."""
+def _outside(x0: float, y0: float, x1: float, y1: float, shape: str, lay: PieceLayout, safe: float) -> float:
+    """How far (pt) the farthest corner of the box (x0, y0)-(x1, y1) lies outside the safe zone
+    of a piece cut to ``shape`` (<= 0: inside)."""
     w, h = lay.width, lay.height
     worst = -math.inf
+    corners = ((x0, y0), (x1, y0), (x0, y1), (x1, y1))
     if shape == "round":
         rx, ry = w / 2 - safe, h / 2 - safe
         for x, y in corners:
@@ -168,9 +169,8 @@ def _outside(corners: Iterable[tuple[float, float]], shape: str, lay: PieceLayou
                     nx, ny = -nx, -ny
                 worst = max(worst, (x - ax) * nx + (y - ay) * ny + safe)
         return worst
-    for x, y in corners:
-        worst = max(worst, safe - x, safe - y, x - (w - safe), y - (h - safe))
-    return worst
+    w, h = w - safe, h - safe  # a rectangle: the eight values of the four corners, inline
+    return max(safe - x0, safe - y0, x1 - w, y1 - h, safe - x1, safe - y1, x0 - w, y0 - h)
 
 
 @dataclass
@@ -314,7 +314,7 @@ class Collector:
                 # The lines' reach as fitted is their ink's right end up to rounding: when the
                 # box it bounds is inside the safe zone, so is the ink (the test is convex).
                 if right is not None and tracked and self.shape != "round" and \
-                        self._past_safe(x0, min(y0, low), max(x1, right + REACH_SLACK), y1, lay, safe) \
+                        _outside(x0, min(y0, low), max(x1, right + REACH_SLACK), y1, self.shape, lay, safe) \
                         <= TOLERANCE_MM * MM:
                     continue
                 for p in prims:  # _text_box, inline
@@ -327,7 +327,7 @@ class Collector:
                         v = p.x + (m[0](text, p.size) + p.tracking * max(len(text) - 1, 0))
                         if v > x1:
                             x1 = v
-            out = self._past_safe(x0, y0, x1, y1, lay, safe)
+            out = _outside(x0, y0, x1, y1, self.shape, lay, safe)
             if out > TOLERANCE_MM * MM:
                 reason = el.data.get("preflight", {}).get("safe_zone")  # type: ignore[union-attr]
                 if reason:
@@ -335,13 +335,6 @@ class Collector:
                 else:
                     self.outside += 1
                     self.flag("safe", el, item, out / MM, "icon" if kind == "icon" else "text", worst=max)
-
-    def _past_safe(self, x0: float, y0: float, x1: float, y1: float, lay: PieceLayout, safe: float) -> float:
-        """``_outside`` of the box's corners; a rectangle's inline (the same eight values)."""
-        if self.shape in ("round", "hex"):
-            return _outside(((x0, y0), (x1, y0), (x0, y1), (x1, y1)), self.shape, lay, safe)
-        w, h = lay.width - safe, lay.height - safe
-        return max(safe - x0, safe - y0, x1 - w, y1 - h, safe - x1, safe - y1, x0 - w, y0 - h)
 
     def _font_metrics(self, font: str, size: float) -> tuple[Any, float, float]:
         """What ``_text_box`` needs of a font at a size: its width function, descent and cap height."""

@@ -74,11 +74,13 @@ def read_or_empty(p: Path) -> bytes:
 _digests: dict[tuple[str, str, int, int], bytes] = {}
 
 
-def _memo(kind: str, path: Path, make: Any) -> bytes:
+def memo_digest(kind: str, path: Path, make: Any, missing: bytes = b"") -> bytes:
+    """``make(path)``, remembered per ``kind`` while the file's mtime and size stay the same;
+    ``missing`` when the file is not there."""
     try:
         st = path.stat()
     except OSError:
-        return b""
+        return missing
     key = (kind, str(path), st.st_mtime_ns, st.st_size)
     digest = _digests.get(key)
     if digest is None:
@@ -89,7 +91,7 @@ def _memo(kind: str, path: Path, make: Any) -> bytes:
 def file_digest(path: Path) -> bytes:
     """SHA-256 of a file's bytes (b"" when it cannot be read), remembered while the file's
     mtime and size stay the same."""
-    return _memo("file", path, lambda p: hashlib.sha256(read_or_empty(p)).digest())
+    return memo_digest("file", path, lambda p: hashlib.sha256(read_or_empty(p)).digest())
 
 
 _SFNT = (b"\x00\x01\x00\x00", b"true", b"OTTO")
@@ -101,7 +103,7 @@ def font_digest(path: Path) -> bytes:
     contents — and the head table's ``checkSumAdjustment``, which makes the checksum of the
     whole file come out right (OpenType spec, "Table directory" and "head"). A file that is not
     a TrueType/OpenType font is hashed whole (``file_digest``)."""
-    return _memo("font", path, _font_identity)
+    return memo_digest("font", path, _font_identity)
 
 
 def _font_identity(path: Path) -> bytes:

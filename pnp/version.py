@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pnp.cache import file_digest, font_digest
+from pnp.cache import file_digest, font_digest, memo_digest
 from pnp.model import Component, Game
 from pnp.project import DataRoot
 from pnp.templates import TemplateStore
@@ -37,9 +37,6 @@ from pnp.templates import TemplateStore
 LENGTH = 10  # hex digits shown
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 FONT_SUFFIXES = (".ttf",)
-
-_digests: dict[tuple[str, int, int], bytes] = {}  # ("json:" + path, mtime_ns, size) -> digest
-
 
 def _canonical(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -59,21 +56,16 @@ def _printable(data: Any) -> Any:
 
 def _json_file(path: Path) -> bytes:
     """SHA-256 of a JSON file's printable data (:func:`_printable`), re-serialised canonically
-    (remembered like fonts)."""
+    (remembered like fonts; b"?" for a missing or unreadable file)."""
+    return memo_digest("json", path, _json_digest, missing=b"?")
+
+
+def _json_digest(path: Path) -> bytes:
     try:
-        st = path.stat()
-    except OSError:
-        return b"?"
-    key = ("json:" + str(path), st.st_mtime_ns, st.st_size)
-    digest = _digests.get(key)
-    if digest is None:
-        try:
-            data = _printable(json.loads(path.read_bytes().decode("utf-8-sig")))
-            digest = hashlib.sha256(_canonical(data)).digest()
-        except (OSError, ValueError):
-            digest = b"?"  # unreadable: pnp check reports it; the version just stays defined
-        _digests[key] = digest
-    return digest
+        data = _printable(json.loads(path.read_bytes().decode("utf-8-sig")))
+    except (OSError, ValueError):
+        return b"?"  # unreadable: pnp check reports it; the version just stays defined
+    return hashlib.sha256(_canonical(data)).digest()
 
 
 def _files(folder: Path, suffixes: tuple[str, ...]) -> Iterable[Path]:

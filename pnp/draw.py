@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -320,18 +321,10 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     # A sheet's cut lines, marks and scale marks repeat on every full sheet of a component: drawn
     # once as a form XObject where two or more pages share them (the sheet labels, which name
     # each sheet, stay on the page).
-    sheet_ids: dict[tuple[object, ...], int] = {}  # distinct sheet marks -> a number
-    sheet_of: list[int] = []  # each page's number
-    sheet_keys: list[tuple[object, ...]] = []
-    for page in pages:
-        k = _sheet_key(page, paper)
-        n = sheet_ids.setdefault(k, len(sheet_ids))
-        if n == len(sheet_keys):
-            sheet_keys.append(k)
-        sheet_of.append(n)
-    sheet_uses = [0] * len(sheet_keys)
-    for n in sheet_of:
-        sheet_uses[n] += 1
+    sheet_ids: dict[tuple[object, ...], int] = {}  # distinct sheet marks, numbered in order of first use
+    sheet_of = [sheet_ids.setdefault(_sheet_key(page, paper), len(sheet_ids)) for page in pages]
+    sheet_keys = list(sheet_ids)  # by number
+    sheet_uses = Counter(sheet_of)
     sheet_forms: dict[int, str] = {}
 
     def form_for(key: object, lay: PieceLayout) -> str:

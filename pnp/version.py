@@ -29,13 +29,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from pnp.cache import file_digest, font_digest, memo_digest
+from pnp.cache import IMAGE_SUFFIXES, file_digest, font_digest, memo_digest
 from pnp.model import Component, Game
 from pnp.project import DataRoot
 from pnp.templates import TemplateStore
 
 LENGTH = 10  # hex digits shown
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 FONT_SUFFIXES = (".ttf",)
 
 def _canonical(value: Any) -> bytes:

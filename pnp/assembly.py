@@ -8,7 +8,8 @@ generic print-and-play practice (pnp's, not the game's rulebook)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from pnp.impose import PAPERS, Paper
 from pnp.layout import MM
@@ -16,8 +17,7 @@ from pnp.model import Game
 from pnp.pipeline import ComponentPlan, pages_for
 
 
-@dataclass(frozen=True)
-class Section:
+class Section(Struct, frozen=True):
     """One heading of the assembly page and its paragraphs."""
 
     heading: str

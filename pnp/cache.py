@@ -29,9 +29,11 @@ import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
+from msgspec.structs import asdict
 
 if TYPE_CHECKING:
     from pnp.pipeline import BuildOptions, GameCheck, Session
@@ -128,14 +130,26 @@ def _font_identity(path: Path) -> bytes:
 
 def _stat_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
     """Every file's path (inside ``folder``), size, modification and change times and inode: what
-    any write to a file changes (its change time cannot be set back), read without opening it."""
-    for p in tree_files(folder, suffixes, skip):
+    any write to a file changes (its change time cannot be set back), read without opening it.
+    Plain strings and ``os.stat``: this runs on every build, and Path objects cost more than the
+    stat calls themselves."""
+    top = str(folder)
+    if not os.path.isdir(top):
+        return
+    cut = len(os.path.join(top, ""))
+    files = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if d not in skip]
+        files += [os.path.join(dirpath, name) for name in filenames
+                  if suffixes is None or name.lower().endswith(suffixes)]
+    files.sort(key=lambda p: p.split(os.sep))  # as tree_files sorts its Paths: by parts
+    for p in files:
         try:
-            st = p.stat()
-            sig = f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+            st = os.stat(p)
+            sig = b"%d:%d:%d:%d" % (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         except OSError:
-            sig = "unreadable"
-        h.update(str(p.relative_to(folder)).encode() + b"\0" + sig.encode() + b"\0")
+            sig = b"unreadable"
+        h.update(p[cut:].encode() + b"\0" + sig + b"\0")
 
 
 def engine_digest() -> str:
@@ -152,7 +166,7 @@ def engine_digest() -> str:
 
 def options_key(opts: BuildOptions) -> str:
     """The options that change a PDF's bytes (``strict`` does not)."""
-    d = {k: v for k, v in sorted(vars(opts).items()) if k != "strict"}
+    d = {k: v for k, v in sorted(asdict(opts).items()) if k != "strict"}
     return json.dumps(d, sort_keys=True, default=list)
 
 
@@ -256,8 +270,7 @@ def sha256_file(p: Path) -> str | None:
         return None
 
 
-@dataclass(frozen=True)
-class CachedFile:
+class CachedFile(Struct, frozen=True):
     """One PDF a build wrote: its name, hash, and what the build summary says about it."""
 
     file: str  # name inside the game's output folder
@@ -270,11 +283,10 @@ class CachedFile:
     warnings: tuple[str, ...] = ()  # what laying out its pieces warned, as printed
     # its preflight figures (pnp.preflight.ComponentPreflight.as_json), so an unchanged
     # component's figures need no layout
-    preflight: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    preflight: Mapping[str, Any] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Record:
+class Record(Struct, frozen=True):
     """What one game's last build was made from and wrote (``.pnp-build.json``)."""
 
     inputs: str
@@ -309,7 +321,7 @@ def load(folder: Path) -> Record | None:
 
 def dump(record: Record) -> bytes:
     def f(c: CachedFile) -> dict[str, Any]:
-        return dict(vars(c))
+        return asdict(c)
 
     d = {"format": FORMAT, "version": VERSION, "inputs": record.inputs,
          "components": {k: f(v) for k, v in record.components.items()}, "contents": f(record.contents),

@@ -12,7 +12,8 @@ page position that lies behind it for the flip edge."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from pnp.draw import BackCorrection, DocInfo, render
 from pnp.fonts import FontBook
@@ -32,8 +33,7 @@ FONT = "Lato-Regular"
 BOLD = "Lato-Bold"
 
 
-@dataclass(frozen=True)
-class Ruler:
+class Ruler(Struct, frozen=True):
     """One vernier ruler of the calibration sheet, read where front and back meet."""
 
     name: str  # "DX", "DX left", ...

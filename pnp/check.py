@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from pnp.errors import DataError, Diagnostic
 from pnp.layout import eval_field_cond
 from pnp.model import Component, Game, Item, Rule
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Struct, frozen=True):
     """The result of one rulebook rule: what it expected, what the data has, and why."""
 
     rule: Rule
@@ -34,8 +35,7 @@ class Outcome:
                 "details": list(self.details), "oddities": list(self.oddities), "quote": self.rule.quote}
 
 
-@dataclass(frozen=True)
-class ProvenanceSummary:
+class ProvenanceSummary(Struct, frozen=True):
     """How many of a component's items come from the document, an external fact, or design."""
 
     component: str
@@ -46,8 +46,7 @@ class ProvenanceSummary:
     pieces: int
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Struct, frozen=True):
     """Every rule's outcome for one game, and its provenance summary."""
 
     game: Game

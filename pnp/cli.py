@@ -11,12 +11,12 @@ import json
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import replace
 from functools import wraps
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
+from msgspec.structs import asdict, replace
 
 from pnp import __version__
 from pnp.errors import DataError, Diagnostic, OutputError
@@ -363,7 +363,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
                 "id": gid, "ok": gc.report.ok and not bad_warn, "errors": [],
                 "warnings": [w.as_json() for w in gc.warnings],
                 "rules": [o.as_json() for o in gc.report.outcomes],
-                "provenance": [p.__dict__ for p in gc.report.provenance],
+                "provenance": [asdict(p) for p in gc.report.provenance],
             })
         elif github:
             _report_github(gc, strict)

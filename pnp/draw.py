@@ -11,10 +11,10 @@ import io
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from msgspec import Struct
 from reportlab import rl_config
 from reportlab.lib.colors import Color
 from reportlab.lib.rl_accel import escapePDF, fp_str
@@ -35,8 +35,7 @@ CUT_WIDTH = 0.25  # pt, crop marks
 MARK_COLOR = "#000000"
 
 
-@dataclass(frozen=True)
-class DocInfo:
+class DocInfo(Struct, frozen=True):
     title: str
     author: str
     subject: str
@@ -260,8 +259,7 @@ class _Drawer:
             c.drawText(t)
 
 
-@dataclass(frozen=True)
-class BackCorrection:
+class BackCorrection(Struct, frozen=True):
     """Shift (pt) and scale applied to every back page, about the page centre, to cancel a
     printer's duplex misregistration (measured with ``pnp calibrate``)."""
 

@@ -4,7 +4,8 @@ what was expected, so a designer can fix data without reading code."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
 def json_path(parts: Sequence[str | int]) -> str:
@@ -20,8 +21,7 @@ def json_path(parts: Sequence[str | int]) -> str:
     return out
 
 
-@dataclass(frozen=True)
-class Diagnostic:
+class Diagnostic(Struct, frozen=True):
     """One problem found in the input. ``line``/``col`` are 1-based (None when unknown)."""
 
     file: str

@@ -23,9 +23,11 @@ import json
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from pnp import __version__, kinds
 from pnp.assembly import sections
@@ -75,8 +77,7 @@ def px(mm: float, dpi: float) -> int:
 # --------------------------------------------------------------------------- pieces
 
 
-@dataclass(frozen=True)
-class Distinct:
+class Distinct(Struct, frozen=True):
     """One distinct item of a component with its laid-out sides."""
 
     item: Item
@@ -195,8 +196,7 @@ def _remove_stale(folder: Path, index: Path, keep: set[str],
 # --------------------------------------------------------------------------- PNG
 
 
-@dataclass(frozen=True)
-class Exported:
+class Exported(Struct, frozen=True):
     """The images (and index) one component was exported to."""
 
     component: Component

@@ -5,15 +5,16 @@ without loading the rendering stages."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import asdict
 
 SAFE_MM = 3.0
 EXTREMES = ("smallest_text", "smallest_rules", "thinnest_stroke", "lowest_ppi")
 
 
-@dataclass(frozen=True)
-class Thresholds:
+class Thresholds(Struct, frozen=True):
     """The preflight limits a game is held to (its game.json may lower the rules text one)."""
 
     rules_text_pt: float = 8.0
@@ -28,8 +29,7 @@ class Thresholds:
                 "margin_mm": self.margin_mm, "safe_zone_mm": self.safe_mm, "reason": self.reason}
 
 
-@dataclass(frozen=True)
-class Where:
+class Where(Struct, frozen=True):
     """A piece side and the template element that drew something on it (plain values: results
     travel from worker processes and into the build cache)."""
 
@@ -47,15 +47,14 @@ class Where:
         return f"item {self.item} ({self.side}), {self.element} ({at})"
 
 
-@dataclass(frozen=True)
-class Extreme:
+class Extreme(Struct, frozen=True):
     """The lowest value of one preflight figure, and where it was found."""
 
     value: float
     where: Where
 
     def as_json(self) -> dict[str, Any]:
-        return {"value": round(self.value, 3), **self.where.__dict__}
+        return {"value": round(self.value, 3), **asdict(self.where)}
 
     @staticmethod
     def from_json(d: Mapping[str, Any] | None) -> Extreme | None:
@@ -64,8 +63,7 @@ class Extreme:
         return Extreme(float(d["value"]), Where(**{k: v for k, v in d.items() if k != "value"}))
 
 
-@dataclass(frozen=True)
-class Waiver:
+class Waiver(Struct, frozen=True):
     """Something the data exempts from a check (``safe_zone``, ``margin``), where, and why."""
 
     check: str
@@ -74,8 +72,7 @@ class Waiver:
     reason: str
 
 
-@dataclass(frozen=True)
-class ComponentPreflight:
+class ComponentPreflight(Struct, frozen=True):
     """One component's preflight figures (what ``pnp preflight`` and the build summary show)."""
 
     component: str  # id
@@ -115,7 +112,7 @@ class ComponentPreflight:
             "images": self.images, "margin_mm": round(self.margin_mm, 2) if self.margin_mm is not None else None,
             "outside_safe_zone": self.outside_safe, "cut_crossings": self.cut_crossings,
             "warnings": self.warnings, "rules_text_pt": self.rules_text_pt,
-            "waived": [w.__dict__ for w in self.waived],
+            "waived": [asdict(w) for w in self.waived],
         }
 
     @staticmethod

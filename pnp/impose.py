@@ -36,7 +36,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from pnp.primitives import Primitive
 
@@ -52,8 +54,7 @@ def mm(v: float) -> float:
     return v * MM
 
 
-@dataclass(frozen=True)
-class Paper:
+class Paper(Struct, frozen=True):
     name: str
     width: float  # pt
     height: float  # pt
@@ -79,8 +80,7 @@ PAPER_MARGINS: dict[str, float] = {"universal": mm(5)}
 UNIVERSAL_MIN_OUTER_BLEED = mm(2)
 
 
-@dataclass(frozen=True)
-class Edges:
+class Edges(Struct, frozen=True):
     """Per-side amounts, pt."""
 
     left: float
@@ -89,8 +89,7 @@ class Edges:
     top: float
 
 
-@dataclass(frozen=True)
-class SheetOptions:
+class SheetOptions(Struct, frozen=True):
     paper: Paper
     duplex: str = "long"  # "long" | "short" | "none"
     bleed: float = 3 * MM  # bleed beyond the trim on outer edges
@@ -118,8 +117,7 @@ class SheetOptions:
                 raise ValueError(f"{name} must be a finite number >= 0, not {value!r}")
 
 
-@dataclass(frozen=True)
-class PieceSpec:
+class PieceSpec(Struct, frozen=True):
     width: float  # trim width, pt
     height: float  # trim height, pt
     has_back: bool = True
@@ -131,8 +129,7 @@ class PieceSpec:
             raise ValueError("piece width and height must be finite")
 
 
-@dataclass(frozen=True)
-class TilePart:
+class TilePart(Struct, frozen=True):
     """One part of a piece split over several pages."""
 
     row: int  # 0-based, from the TOP of the piece
@@ -144,8 +141,7 @@ class TilePart:
     region: tuple[float, float, float, float]
 
 
-@dataclass(frozen=True)
-class Slot:
+class Slot(Struct, frozen=True):
     piece: int  # index of the piece copy, 0..count-1
     side: str  # "front" | "back"
     x: float  # trim box on the page (for a TilePart: the region's box on the page)
@@ -169,16 +165,14 @@ class Slot:
         )
 
 
-@dataclass(frozen=True)
-class CutLine:
+class CutLine(Struct, frozen=True):
     x1: float
     y1: float
     x2: float
     y2: float
 
 
-@dataclass(frozen=True)
-class Mark:
+class Mark(Struct, frozen=True):
     """Alignment marks and glue zones for tiled parts."""
 
     kind: str  # "align" (crosshair centre at x, y) | "glue" (rect x, y, w, h) | "fold" (line x, y .. y + h)
@@ -190,8 +184,7 @@ class Mark:
     bleed: float = 0  # "punch": the piece's bleed, the room around the circle for the guides
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(Struct, frozen=True):
     number: int  # 1-based, in output order
     side: str  # "front" | "back"
     slots: tuple[Slot, ...]
@@ -204,8 +197,7 @@ class Page:
     furniture: tuple[Furniture, ...] = ()
 
 
-@dataclass(frozen=True)
-class Furniture:
+class Furniture(Struct, frozen=True):
     """Something printed on a sheet outside the pieces: a label or a scale mark. ``box`` is the
     page area it occupies (pt, x, y, w, h); ``prims`` are drawn in the box's own frame, origin at
     its bottom-left, turned ``rotation`` degrees counter-clockwise (90: reading upwards)."""
@@ -217,8 +209,7 @@ class Furniture:
     text: str = ""
 
 
-@dataclass(frozen=True)
-class Grid:
+class Grid(Struct, frozen=True):
     """The chosen grid: counts and gutter flags are in page space (after rotation)."""
 
     cols: int
@@ -342,14 +333,13 @@ def _mirror(slot: Slot, duplex: str, paper: Paper) -> Slot:
     b = slot.bleed
     rot = back_rotation(slot.rotation, duplex)
     if duplex == "long":
-        return Slot(**{**slot.__dict__, "side": "back", "x": paper.width - slot.x - slot.w,
-                       "bleed": Edges(b.right, b.bottom, b.left, b.top), "rotation": rot})
-    return Slot(**{**slot.__dict__, "side": "back", "y": paper.height - slot.y - slot.h,
-                   "bleed": Edges(b.left, b.top, b.right, b.bottom), "rotation": rot})
+        return replace(slot, side="back", x=paper.width - slot.x - slot.w,
+                       bleed=Edges(b.right, b.bottom, b.left, b.top), rotation=rot)
+    return replace(slot, side="back", y=paper.height - slot.y - slot.h,
+                   bleed=Edges(b.left, b.top, b.right, b.bottom), rotation=rot)
 
 
-@dataclass(frozen=True)
-class _Sheet:
+class _Sheet(Struct, frozen=True):
     slots: tuple[Slot, ...]
     cuts: tuple[CutLine, ...]
     marks: tuple[Mark, ...] = ()
@@ -479,7 +469,7 @@ def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, .
     full: tuple[tuple[CutLine, ...], tuple[Mark, ...]] | None = None  # every full sheet's cuts and circles
     for start in range(0, count, len(cells)):
         used = cells[: count - start]
-        slots = tuple(_numbered(cell, start + i) for i, cell in enumerate(used))
+        slots = tuple(replace(cell, piece=start + i) for i, cell in enumerate(used))
         if full is not None and len(used) == len(cells):
             cuts, circles = full
         else:
@@ -491,16 +481,6 @@ def impose(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, .
                 full = (cuts, circles)
         sheets.append(_Sheet(slots, cuts, circles))
     return _assemble(sheets, _with_backs(piece, options), options)
-
-
-def _numbered(cell: Slot, piece: int) -> Slot:
-    """``replace(cell, piece=piece)``, without ``replace``'s per-call field lookup and the frozen
-    ``__init__``'s object.__setattr__ per field: one per piece of a deck (the fields are the
-    cell's, already checked)."""
-    slot = object.__new__(Slot)
-    slot.__dict__.update(cell.__dict__)
-    slot.__dict__["piece"] = piece
-    return slot
 
 
 def one_per_page(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...]:
@@ -540,7 +520,7 @@ def gutterfold(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Pag
     fold = Mark("fold", paper.width / 2, 0.0, 0.0, paper.height)
     pages: list[Page] = []
     for start in range(0, count, len(cells)):
-        fronts = [_numbered(cell, start + i) for i, cell in enumerate(cells[: count - start])]
+        fronts = [replace(cell, piece=start + i) for i, cell in enumerate(cells[: count - start])]
         backs = [_mirror(s, "long", paper) for s in fronts]
         cuts = _cut_lines(fronts, [v for s in fronts for v in (s.x, s.x + s.w)],
                           [v for s in fronts for v in (s.y, s.y + s.h)], options, cells)

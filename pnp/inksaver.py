@@ -22,8 +22,10 @@ Colour-coded things keep their symbols: only fills change; no icon, text or symb
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Mapping
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from pnp.layout import PieceLayout
 from pnp.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
@@ -223,7 +225,7 @@ def light_front(lay: PieceLayout, ink: str) -> PieceLayout:
             p = _reink_symbol(p, back, ink)
         back.add(p)
         out.append(p)
-    return replace(lay, primitives=tuple(out))
+    return dataclasses.replace(lay, primitives=tuple(out))
 
 
 def _pale(colour: str, opacity: float) -> bool:
@@ -261,7 +263,7 @@ def outline_back(lay: PieceLayout, ink: str) -> PieceLayout:
         if contrast(colour, PAPER) < VISIBLE:
             colour = ink
         out.append(replace(p, paint=Paint(stroke=colour, stroke_width=OUTLINE_WIDTH, dash=paint.dash)))
-    return replace(lay, primitives=tuple(out))
+    return dataclasses.replace(lay, primitives=tuple(out))
 
 
 def ink_of(colors: Mapping[str, str]) -> str:

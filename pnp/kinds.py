@@ -4,15 +4,15 @@ layout of every kind goes through the same template engine (``pnp.layout``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from pnp.errors import Diagnostic
 from pnp.load import Doc
 
 
-@dataclass(frozen=True)
-class Kind:
+class Kind(Struct, frozen=True):
     """A kind of physical piece (card, tile, token, board, mat, track, box, sheet) and how it is printed."""
 
     name: str

@@ -251,6 +251,12 @@ def eval_field_cond(cond: Mapping[str, Any], value: Any) -> bool:
 
 @dataclass(frozen=True)
 class PieceLayout:
+    """One piece laid out: its primitives in piece coordinates, with what drew them.
+
+    A frozen dataclass, not a Struct like its parts: ``sources`` and ``reach`` (which hold
+    template elements, whose data are dicts) stay out of equality and hashing, and pieces are
+    compared and grouped by what they draw (identical backs, say)."""
+
     width: float  # trim, pt
     height: float
     bleed: float  # pt available around the trim
@@ -509,7 +515,7 @@ class _Painter:
         st = made.get(color)
         if st is None:
             fields = {**base, "color": color} if color is not None else base
-            st = Style(**{k: v for k, v in fields.items() if k in Style.__dataclass_fields__})
+            st = Style(**{k: v for k, v in fields.items() if k in Style.__struct_fields__})
             for f in (st.font, st.bold_font, st.italic_font):
                 if f:
                     self.ctx.fonts.ensure(f)

@@ -8,23 +8,23 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from json.decoder import scanstring
 from pathlib import Path
 from typing import Any
 
+from msgspec import Struct
+
 from pnp.errors import DataError, Diagnostic
 
 
-@dataclass(frozen=True)
-class Doc:
+class Doc(Struct, frozen=True, dict=True):
     """A loaded JSON file: its data and where each value sits in the text."""
 
     display: str  # the path shown in messages, relative to the data root where possible
     path: Path
     data: Any
-    text: str = field(default="", repr=False, compare=False)
+    text: str = ""
 
     @cached_property
     def _maps(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:

@@ -3,12 +3,12 @@ cache read them without importing the rendering stages)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from msgspec import Struct
 
-@dataclass(frozen=True)
-class BuildOptions:
+
+class BuildOptions(Struct, frozen=True):
     """The output options of a build (what changes the PDFs, and ``strict``)."""
 
     paper: str = "letter"

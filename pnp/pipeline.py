@@ -13,10 +13,15 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from dataclasses import replace as replace_fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
+
+from msgspec import Struct
+from msgspec import field as struct_field
+from msgspec.structs import replace
 
 from pnp import kinds
 from pnp.check import Report, check_game
@@ -129,8 +134,7 @@ class LazyPieces(Sequence[PieceLayout]):
         return lay
 
 
-@dataclass(frozen=True)
-class ComponentPlan:
+class ComponentPlan(Struct, frozen=True, dict=True):
     """One component ready to draw: its piece layouts, sheet options and grid."""
 
     component: Component
@@ -147,15 +151,14 @@ class ComponentPlan:
         return _impose_plan(self)
 
 
-@dataclass(frozen=True)
-class GameCheck:
+class GameCheck(Struct, frozen=True):
     """One checked game: the rules report, a plan per component and the warnings."""
 
     game: Game
     report: Report
     plans: tuple[ComponentPlan, ...]
     warnings: tuple[Diagnostic, ...]
-    opts: BuildOptions = field(default_factory=BuildOptions)
+    opts: BuildOptions = struct_field(default_factory=BuildOptions)
 
 
 @dataclass
@@ -295,7 +298,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     static_back = back is not None and _static(back)
     same: dict[tuple[Any, ...], PieceLayout] = {}  # distinct back contents: one object each
     saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver else (None, None)
-    fctx = replace(ctx, light=True) if opts.ink_saver else ctx
+    fctx = replace_fields(ctx, light=True) if opts.ink_saver else ctx
     lazy_fronts = LazyPieces(front, comp.items, fctx, saver_front) if lazy else None
     for n, item in enumerate(comp.items):
         # Lazily, the first front is still laid out here: a template's errors show in the same
@@ -407,8 +410,7 @@ def _impose_plan(plan: ComponentPlan) -> tuple[Page, ...]:
     return impose(n, piece, plan.sheet)
 
 
-@dataclass(frozen=True)
-class Written:
+class Written(Struct, frozen=True):
     """One component PDF written by ``build`` (what the library API yields per file)."""
 
     component: Component
@@ -478,8 +480,7 @@ def _render_component(s: Session, game: Game, plan: ComponentPlan,
     return data, len(pages)
 
 
-@dataclass(frozen=True)
-class RenderedFile:
+class RenderedFile(Struct, frozen=True):
     """One PDF of a build, rendered but not yet written (``data`` None: unchanged, not rendered)."""
 
     plan: ComponentPlan
@@ -490,8 +491,7 @@ class RenderedFile:
     preflight: Any = None  # pnp.figures.ComponentPreflight: rendered now, or recorded by the last build
 
 
-@dataclass(frozen=True)
-class RenderedGame:
+class RenderedGame(Struct, frozen=True):
     """One game's PDFs and contents sheet, rendered in memory and not yet written."""
 
     checked: GameCheck

@@ -32,9 +32,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
+from msgspec import Struct
+from msgspec.structs import replace
 from reportlab.pdfbase import pdfmetrics
 
 from pnp.errors import Diagnostic, json_path
@@ -67,8 +69,7 @@ def thresholds_for(game: Game) -> Thresholds:
     return Thresholds()
 
 
-@dataclass(frozen=True)
-class GamePreflight:
+class GamePreflight(Struct, frozen=True):
     game: Game
     thresholds: Thresholds
     ink_saver: bool

@@ -3,13 +3,12 @@ coordinates (origin at the trim's bottom-left corner, y up). Pure values; no rep
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 PathOps = tuple[tuple[str, tuple[float, ...]], ...]  # ("M", (x, y)), ("L", ...), ("C", ...), ("Z", ())
 
 
-@dataclass(frozen=True)
-class Paint:
+class Paint(Struct, frozen=True):
     fill: str | None = None  # "#rrggbb" or "#rrggbbaa"; None: no fill
     stroke: str | None = None
     stroke_width: float = 0.5  # pt
@@ -18,8 +17,7 @@ class Paint:
     fill_rule: str = "nonzero"
 
 
-@dataclass(frozen=True)
-class Rect:
+class Rect(Struct, frozen=True):
     x: float
     y: float
     w: float
@@ -28,8 +26,7 @@ class Rect:
     radius: float = 0.0
 
 
-@dataclass(frozen=True)
-class Ellipse:
+class Ellipse(Struct, frozen=True):
     x: float
     y: float
     w: float
@@ -37,14 +34,12 @@ class Ellipse:
     paint: Paint
 
 
-@dataclass(frozen=True)
-class Path:
+class Path(Struct, frozen=True):
     ops: PathOps
     paint: Paint
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(Struct, frozen=True):
     x1: float
     y1: float
     x2: float
@@ -52,8 +47,7 @@ class Line:
     paint: Paint
 
 
-@dataclass(frozen=True, init=False)
-class Text:
+class Text(Struct, frozen=True):
     x: float  # left end of the baseline
     y: float  # baseline
     text: str
@@ -62,23 +56,8 @@ class Text:
     color: str
     tracking: float = 0.0
 
-    def __init__(self, x: float, y: float, text: str, font: str, size: float, color: str,
-                 tracking: float = 0.0) -> None:
-        # What the generated __init__ does, a third of the time: a frozen dataclass sets each
-        # field through object.__setattr__, and layout makes one Text per line of every card.
-        # (Setting attributes afterwards still raises FrozenInstanceError.)
-        d = self.__dict__
-        d["x"] = x
-        d["y"] = y
-        d["text"] = text
-        d["font"] = font
-        d["size"] = size
-        d["color"] = color
-        d["tracking"] = tracking
 
-
-@dataclass(frozen=True)
-class Image:
+class Image(Struct, frozen=True):
     x: float
     y: float
     w: float

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
 
 KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
 
 
-@dataclass(frozen=True)
-class Profile:
+class Profile(Struct, frozen=True):
     """A printer profile from pnp.toml: paper, duplex and back alignment for one printer."""
 
     name: str

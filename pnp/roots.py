@@ -5,8 +5,9 @@ heavy imports (the incremental build's up-to-date path uses it)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
 
@@ -22,8 +23,7 @@ def bundled_root() -> Path:
     return pkg.parent
 
 
-@dataclass(frozen=True)
-class DataRoot:
+class DataRoot(Struct, frozen=True):
     """A folder holding ``card_data/`` and ``templates/`` (a project, or the bundled games)."""
 
     path: Path

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from pnp.fonts import FontBook
 from pnp.impose import MM, Furniture, Page, SheetOptions
@@ -45,8 +47,7 @@ BAR_SHORT_CAPTION = "1 in · dark 1 cm · at 100 %"
 SEP = " · "
 
 
-@dataclass(frozen=True)
-class SheetText:
+class SheetText(Struct, frozen=True):
     """What every sheet of one component PDF says about itself."""
 
     game: str  # the game's title

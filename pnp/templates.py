@@ -10,8 +10,9 @@ drops inherited ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic
 from pnp.load import Doc, load_json
@@ -20,8 +21,7 @@ from pnp.project import DataRoot
 from pnp.validate import validate_doc
 
 
-@dataclass(frozen=True)
-class Element:
+class Element(Struct, frozen=True):
     """One element dict and where it was written (for messages)."""
 
     data: Mapping[str, Any]
@@ -39,8 +39,7 @@ class Element:
         return Element(self.data[key][index], self.doc, (*self.path, key, index))
 
 
-@dataclass(frozen=True)
-class Template:
+class Template(Struct, frozen=True):
     """A template resolved through its ``extends`` chain: elements, styles, colours, icons."""
 
     name: str

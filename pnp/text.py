@@ -17,14 +17,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from pnp.fonts import FontBook
 from pnp.primitives import Primitive, Text
 
 
-@dataclass(frozen=True)
-class Style:
+class Style(Struct, frozen=True):
     font: str = "Lato-Regular"
     size: float = 9.0
     leading: float = 1.2
@@ -58,8 +58,7 @@ _SPLIT_BLANKS = re.compile(r"[ \t]+").split
 _MEMO_MAX = 4096  # memoised fits per TextLayout (texts repeated across items, e.g. on backs)
 
 
-@dataclass(frozen=True, init=False)
-class Fit:
+class Fit(Struct, frozen=True):
     size: float  # the size used
     fits: bool
     lines: int
@@ -68,14 +67,6 @@ class Fit:
     # the same sums as reportlab's width of each Text's text, up to rounding (pnp.preflight
     # bounds the ink with it).
     right: float = -math.inf
-
-    def __init__(self, size: float, fits: bool, lines: int, wanted: float, right: float = -math.inf) -> None:
-        d = self.__dict__  # one per text laid out: see pnp.primitives.Text
-        d["size"] = size
-        d["fits"] = fits
-        d["lines"] = lines
-        d["wanted"] = wanted
-        d["right"] = right
 
 
 class TextLayout:

@@ -107,8 +107,14 @@ def peak_rss_mb(cmd: list[str]) -> float:
     return int(out.stdout.strip()) / 1024
 
 
-def median_time(cmd: list[str], repeat: int) -> float:
-    return statistics.median(run(cmd)[0] for _ in range(repeat))
+def median_times(cmds: list[list[str]], repeat: int) -> list[float]:
+    """The median wall time of each command, the commands run in turn (one of each, ``repeat``
+    times over), so that a machine slowing down or speeding up mid-run weighs on all alike."""
+    times: list[list[float]] = [[] for _ in cmds]
+    for _ in range(repeat):
+        for ts, cmd in zip(times, cmds, strict=True):
+            ts.append(run(cmd)[0])
+    return [statistics.median(ts) for ts in times]
 
 
 def compile_bytecode() -> None:

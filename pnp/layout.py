@@ -17,6 +17,9 @@ from pathlib import Path
 from threading import get_ident
 from typing import Any
 
+import msgspec
+from msgspec import Struct
+
 from pnp.errors import DataError, Diagnostic
 from pnp.fonts import FontBook, FontError
 from pnp.model import Component, Game, Item
@@ -131,14 +134,13 @@ class LayoutError(Exception):
         self.key = key
 
 
-@dataclass
-class Env:
+class Env(Struct):
     """Names visible to one element: the item's fields, built-ins, and repeat counters."""
 
     item: Item
     component: Component
     game: Game
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = msgspec.field(default_factory=dict)
     token_cut: str = "square"  # the build's --token-cut, readable as the built-in {token_cut}
 
     def has(self, name: str) -> bool:
@@ -270,8 +272,7 @@ class PieceLayout:
     reach: tuple[float | None, ...] = field(default=(), compare=False, repr=False)
 
 
-@dataclass
-class Context:
+class Context(Struct):
     """What every piece of one component shares. It also keeps one painter per template (and
     thread), with what that painter worked out once for all the items (styles, constant colours
     and shapes, texts already fitted), so do not change its fields between pieces."""
@@ -280,10 +281,10 @@ class Context:
     game: Game
     component: Component
     bleed: float  # pt
-    warnings: list[Diagnostic] = field(default_factory=list)
+    warnings: list[Diagnostic] = msgspec.field(default_factory=list)
     token_cut: str = "square"  # round pieces: "square" (cut boxes abut) | "circle"
     light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
-    painters: dict[tuple[int, int], _Painter] = field(default_factory=dict, repr=False, compare=False)
+    painters: dict[tuple[int, int], _Painter] = msgspec.field(default_factory=dict)
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:

@@ -13,14 +13,11 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from dataclasses import replace as replace_fields
 from functools import cached_property
 from pathlib import Path
 from typing import Any, overload
 
-from msgspec import Struct
-from msgspec import field as struct_field
+from msgspec import Struct, field
 from msgspec.structs import replace
 
 from pnp import kinds
@@ -158,20 +155,16 @@ class GameCheck(Struct, frozen=True):
     report: Report
     plans: tuple[ComponentPlan, ...]
     warnings: tuple[Diagnostic, ...]
-    opts: BuildOptions = struct_field(default_factory=BuildOptions)
+    opts: BuildOptions = field(default_factory=BuildOptions)
 
 
-@dataclass
 class Session:
     """Shared state for one run: the data root, its templates and fonts."""
 
-    root: DataRoot
-    store: TemplateStore = field(init=False)
-    fonts: FontBook = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.store = TemplateStore(self.root)
-        self.fonts = FontBook(self.root.font_dirs())
+    def __init__(self, root: DataRoot) -> None:
+        self.root = root
+        self.store = TemplateStore(root)
+        self.fonts = FontBook(root.font_dirs())
 
 
 def _honeycomb(comp: Component, sheet: SheetOptions) -> bool:
@@ -298,7 +291,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     static_back = back is not None and _static(back)
     same: dict[tuple[Any, ...], PieceLayout] = {}  # distinct back contents: one object each
     saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver else (None, None)
-    fctx = replace_fields(ctx, light=True) if opts.ink_saver else ctx
+    fctx = replace(ctx, light=True) if opts.ink_saver else ctx
     lazy_fronts = LazyPieces(front, comp.items, fctx, saver_front) if lazy else None
     for n, item in enumerate(comp.items):
         # Lazily, the first front is still laid out here: a template's errors show in the same

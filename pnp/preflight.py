@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, field
 from msgspec.structs import replace
 from reportlab.pdfbase import pdfmetrics
 
@@ -174,8 +173,7 @@ def _outside(x0: float, y0: float, x1: float, y1: float, shape: str, lay: PieceL
     return max(safe - x0, safe - y0, x1 - w, y1 - h, safe - x1, safe - y1, x0 - w, y0 - h)
 
 
-@dataclass
-class _Found:
+class _Found(Struct):
     """Worst value and the items where one element falls short of a threshold."""
 
     el: Element | None

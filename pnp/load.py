@@ -264,11 +264,14 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
 
 def _syntax_error(shown: str, text: str, exc: json.JSONDecodeError) -> Diagnostic:
     before = text[: exc.pos].rstrip()
-    if text[exc.pos : exc.pos + 1] in ("]", "}") and before.endswith(","):
+    comma, bracket = len(before) - 1, text[exc.pos : exc.pos + 1]  # Python <= 3.12: pos at the bracket
+    if exc.msg.startswith("Illegal trailing comma"):  # Python 3.13: pos at the comma
+        comma, after = exc.pos, text[exc.pos + 1 :].lstrip()
+        bracket, before = after[:1], text[: exc.pos + 1]
+    if bracket in ("]", "}") and before.endswith(","):
         # Point at the comma itself, not at the bracket after it.
-        return Diagnostic(shown, f"invalid JSON: trailing comma before '{text[exc.pos]}'", (),
-                          *_line_col(text, len(before) - 1), "no comma after the last item",
-                          "remove the comma")
+        return Diagnostic(shown, f"invalid JSON: trailing comma before '{bracket}'", (),
+                          *_line_col(text, comma), "no comma after the last item", "remove the comma")
     msg = exc.msg.removesuffix(" at")
     if msg == "Invalid control character" and text[exc.pos] in "\r\n":
         msg = "unterminated string (a line break inside a string)"

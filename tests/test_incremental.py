@@ -66,6 +66,24 @@ def test_an_up_to_date_build_loads_no_rendering_code(tmp_path: Path) -> None:
     assert r.stdout.strip().splitlines()[-1] == "[] 0", r.stdout + r.stderr
 
 
+def test_a_build_defines_dataclasses_only_for_the_model(tmp_path: Path) -> None:
+    """Every ``pnp`` process pays at import for each frozen dataclass it defines (CPython 3.11
+    compiles six generated methods, ~0.45 ms a class): the game model and PieceLayout are
+    dataclasses, every other value type a msgspec Struct (docs/ARCHITECTURE.md, "Value types").
+    A new dataclass on the build path would show here before it shows in bench/bench_floor.py."""
+    script = ("import dataclasses, sys\nmade = []\nreal = dataclasses._process_class\n"
+              "def record(cls, *a, **k):\n    made.append(cls.__module__ + '.' + cls.__qualname__)\n"
+              "    return real(cls, *a, **k)\n"
+              "dataclasses._process_class = record\nfrom pnp.cli import main\ntry:\n"
+              "    main(sys.argv[1:], prog_name='pnp')\nexcept SystemExit as e:\n    code = e.code\n"
+              "print(sorted(m for m in made if m.startswith('pnp.')), code)")
+    r = subprocess.run([sys.executable, "-c", script, "build", "mini", "--data", str(REPO / "tests" / "data" / "mini"),
+                        "--out", str(tmp_path / "out"), "--jobs", "1"], capture_output=True, text=True, check=True)
+    model = ["pnp.model." + n for n in ("Provenance", "FieldSpec", "Item", "Component", "Rule", "Erratum",
+                                        "NotPrinted", "Game")]
+    assert r.stdout.strip().splitlines()[-1] == f"{sorted([*model, 'pnp.layout.PieceLayout'])} 0", r.stdout + r.stderr
+
+
 def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tmp_path: Path) -> None:
     out, clean = tmp_path / "out", tmp_path / "clean"
     assert golems.cli("build", "golems", "--out", out).exit_code == 0

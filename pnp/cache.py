@@ -36,7 +36,7 @@ from msgspec import Struct, field
 from msgspec.structs import asdict
 
 if TYPE_CHECKING:
-    from pnp.pipeline import BuildOptions, GameCheck, Session
+    from pnp.pipeline import BuildOptions, GameCheck, RenderedGame, Session
     from pnp.roots import DataRoot
 
 CACHE_NAME = ".pnp-build.json"
@@ -303,6 +303,44 @@ class Record(Struct, frozen=True):
     def component_current(self, folder: Path, cid: str, fingerprint: str) -> bool:
         f = self.components.get(cid)
         return f is not None and f.fingerprint == fingerprint and sha256_file(folder / f.file) == f.sha256
+
+
+def warning_text(g: RenderedGame, previous: Record | None) -> dict[str, list[str]]:
+    """Component id -> the warnings laying out its pieces gave, as printed: a rendered
+    component's own, a reused one's as ``previous`` recorded them."""
+    out: dict[str, list[str]] = {}
+    for f in g.files:
+        cid = f.plan.component.id
+        if f.data is not None:
+            out[cid] = [w.format() for w in f.warnings]
+        else:
+            cf = previous.components.get(cid) if previous is not None else None
+            out[cid] = list(cf.warnings) if cf is not None else []
+    return out
+
+
+def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings: Mapping[str, Sequence[str]],
+               previous: Record | None) -> Record:
+    """The record of a rendered game (written beside its PDFs once they are): ``inputs`` is the
+    game's input hash, ``prints`` the components' fingerprints, ``warnings`` as ``warning_text``
+    gives them. A reused component (not rendered now) keeps the figures ``previous`` recorded;
+    its bytes are read from disk."""
+    comps = {}
+    for f in g.files:
+        cid = f.plan.component.id
+        data = f.data if f.data is not None else f.path.read_bytes()
+        grid = f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else ""
+        if f.data is not None and f.preflight is not None:
+            figures = f.preflight.as_json()
+        else:
+            cf = previous.components.get(cid) if previous is not None else None
+            figures = dict(cf.preflight) if cf is not None else {}
+        comps[cid] = CachedFile(f.path.name, digest(data), prints[cid], f.pages, len(f.plan.fronts), grid,
+                                len(data), tuple(warnings[cid]), figures)
+    check_warn = tuple(w.format() for w in g.checked.warnings)
+    not_printed = tuple(f"{n.name} ({n.quantity})" for n in g.checked.game.not_printed)
+    return Record(inputs, comps, CachedFile(g.contents_path.name, digest(g.contents)),
+                  check_warn + tuple(w for ws in warnings.values() for w in ws), not_printed)
 
 
 def load(folder: Path) -> Record | None:

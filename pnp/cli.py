@@ -553,15 +553,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
 
     rendered = render_games(root, checked, outdir, session, jobs=jobs, reuse=reuse, reused_figures=recorded)
     fingerprints()
-    warn_text: dict[str, dict[str, list[str]]] = {}  # game -> component -> its warnings, as printed
-    for g in rendered:
-        rec = records.get(g.checked.game.id)
-        per: dict[str, list[str]] = {}
-        for f in g.files:
-            cid = f.plan.component.id
-            per[cid] = [w.format() for w in f.warnings] if f.data is not None else \
-                list(rec.components[cid].warnings) if rec is not None else []
-        warn_text[g.checked.game.id] = per
+    warn_text = {g.checked.game.id: cache.warning_text(g, records.get(g.checked.game.id)) for g in rendered}
     warnings: list[Diagnostic | str] = [w for gc in checked for w in gc.warnings]
     warnings += cached_warnings
     warnings += [w for g in rendered for w in g.warnings]
@@ -578,23 +570,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
 
     for g in rendered:
         gid = g.checked.game.id
-        rec = records.get(gid)
-        comps = {}
-        for f in g.files:
-            cid = f.plan.component.id
-            data = f.data if f.data is not None else f.path.read_bytes()
-            grid = f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else ""
-            if f.data is not None and f.preflight is not None:
-                figures = f.preflight.as_json()
-            else:
-                figures = dict(rec.components[cid].preflight) if rec is not None and cid in rec.components else {}
-            comps[cid] = cache.CachedFile(f.path.name, cache.digest(data), prints[gid][cid], f.pages,
-                                          len(f.plan.fronts), grid, len(data), tuple(warn_text[gid][cid]), figures)
-        check_warn = tuple(w.format() for w in g.checked.warnings)
-        all_warn = check_warn + tuple(w for ws in warn_text[gid].values() for w in ws)
-        not_printed = tuple(f"{n.name} ({n.quantity})" for n in g.checked.game.not_printed)
-        record = cache.Record(hashes.inputs()[gid], comps,
-                              cache.CachedFile(g.contents_path.name, cache.digest(g.contents)), all_warn, not_printed)
+        record = cache.record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid], records.get(gid))
         write_atomic(g.folder / cache.CACHE_NAME, cache.dump(record))
     return {g.checked.game.id: g for g in rendered}
 

@@ -108,6 +108,30 @@ def apply_profile(ctx: click.Context, printer: str | None, values: dict[str, Any
     return out
 
 
+def build_options(ctx: click.Context, printer: str | None, paper: str, duplex: str, bleed: float,
+                  back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None,
+                  **rest: Any) -> BuildOptions:
+    """The options of a build (or of a watch, which writes the same files): the printer profile
+    fills in what the command line leaves at its defaults."""
+    v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "bleed": bleed,
+                                     "back_offset": back_offset, "back_scale": back_scale})
+    return BuildOptions(paper=v["paper"], duplex=v["duplex"], bleed_mm=v["bleed"],
+                        back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0),
+                        **rest)
+
+
+def variant_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--one-per-page, --ink-saver and --jobs, as `build` and `watch` take them."""
+    fn = click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
+                      help="Render components in N processes [default: the number of cores].")(fn)
+    fn = click.option("--ink-saver", is_flag=True,
+                      help="The low-ink variant: each game's light colours, no full-bleed fills, backs as "
+                      "outline patterns; written to DIR/<game>/ink-saver/ so both variants can coexist.")(fn)
+    return click.option("--one-per-page", is_flag=True,
+                        help="Print-shop PDFs: each piece on its own page of trim + bleed, TrimBox/BleedBox "
+                        "set, front and back pages alternating.")(fn)
+
+
 PAPER_CHOICES = ["letter", "a4", "universal"]
 PAPER_HELP = ("universal: a 210 x 279.4 mm page (the A4/Letter intersection, content 5 mm inside) that prints "
               "at actual size on both A4 and Letter.")
@@ -386,15 +410,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM",
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
-@click.option("--one-per-page", is_flag=True,
-              help="Print-shop PDFs: each piece on its own page of trim + bleed, TrimBox/BleedBox set, "
-              "front and back pages alternating.")
-@click.option("--ink-saver", is_flag=True,
-              help="The low-ink variant: each game's light colours, no full-bleed fills, backs as outline "
-              "patterns; written to DIR/<game>/ink-saver/ so both variants can coexist.")
+@variant_options
 @token_cut_option
-@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
-              help="Render components in N processes [default: the number of cores].")
 @click.option("--force", is_flag=True,
               help="Render every component again, ignoring what the last build into --out recorded.")
 @print_options
@@ -432,12 +449,9 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     from pnp.options import output_folder
 
     root = _root(data)
-    v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "bleed": bleed,
-                                     "back_offset": back_offset, "back_scale": back_scale})
-    paper, duplex, bleed = v["paper"], v["duplex"], v["bleed"]
-    opts = BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed, strict=strict, one_per_page=one_per_page,
-                        back_offset=v["back_offset"] or (0.0, 0.0), back_scale=v["back_scale"] or (1.0, 1.0),
-                        ink_saver=ink_saver, token_cut=token_cut)
+    opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
+                         one_per_page=one_per_page, ink_saver=ink_saver, token_cut=token_cut)
+    paper, duplex, bleed = opts.paper, opts.duplex, opts.bleed_mm
     outdir = Path(out)
     gids = _game_ids(root, games)
     folders = {gid: output_folder(outdir, gid, opts) for gid in gids}
@@ -814,27 +828,37 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
 @click.option("--interval", type=click.FloatRange(0.05, 3600), default=1.0, show_default=True, metavar="S",
               help="Seconds between polls of the files.")
 @sheet_options
+@variant_options
+@print_options
 @data_option
+@click.pass_context
 @guarded
-def watch_cmd(game: str, out: str, interval: float, paper: str, duplex: str, bleed: float, token_cut: str,
+def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: str, duplex: str, bleed: float,
+              token_cut: str, one_per_page: bool, ink_saver: bool, jobs: int | None,
+              back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
               data: str | None) -> None:
     """Rebuild GAME's PDFs whenever its data, templates (the extends chains) or fonts change,
-    for the edit-look loop: only the components whose files changed are rendered, and a PDF
-    whose bytes did not change is not written. Errors and failing rules are printed and the
-    watcher carries on (rules do not stop a rebuild here, unlike `pnp build`). Ctrl-C stops it.
+    for the edit-look loop. It writes what `pnp build` with the same options writes (the PDFs,
+    the contents sheet, and the build record while the rules pass, so a later build finds them
+    up to date); only the components whose files changed are rendered, and a PDF whose bytes
+    did not change is not written. Errors and failing rules are printed and the watcher carries
+    on (rules do not stop a rebuild here, unlike `pnp build`). Ctrl-C stops it.
 
     \b
     Examples:
       pnp watch golems
       pnp watch mygame --data mygames --out out --interval 0.5
+      pnp watch golems --printer office          # the files `pnp build golems --printer office` writes
     """
     import time
 
+    from pnp.pipeline import default_jobs
     from pnp.watch import WatchState, watch_once
 
     root = _root(data)
-    state = WatchState(root, game, Path(out), BuildOptions(paper=paper, duplex=duplex, bleed_mm=bleed,
-                                                           token_cut=token_cut))
+    opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, one_per_page=one_per_page,
+                         ink_saver=ink_saver, token_cut=token_cut)
+    state = WatchState(root, game, Path(out), opts, jobs=jobs or default_jobs())
     click.echo(f"pnp: watching {game} in {root.path} (every {interval:g} s; Ctrl-C to stop)")
     try:
         while True:

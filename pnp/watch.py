@@ -1,23 +1,31 @@
 """`pnp watch`: rebuild a game's PDFs when its data, templates or fonts change (the edit-look loop).
 
 The loop polls files by (mtime, size); when something changed, the game is checked again (a
-fresh Session: templates are re-read) and only the components whose fingerprint changed are
-rendered. A component's fingerprint hashes its data file, its manifest entry (and the game's
-title and errata), the files of its front and back templates' ``extends`` chains, the game
-folder's images, the fonts and the build options. A rendered PDF whose bytes equal the file on
-disk is not written. Errors are reported and the watcher carries on."""
+fresh Session: templates are re-read) and rendered the way ``pnp build`` renders it
+(``pipeline.render_games``, ``commit``), with the same options, so the files are the ones a build
+would write: each component's PDF, with sheet labels, data versions and preflight figures, and
+the contents sheet with its preflight summary. Only the components whose fingerprint
+(``cache.component_fingerprints``: data file, manifest entry, templates' ``extends`` chains,
+images, fonts, options) changed, or whose PDF is missing or altered, are rendered; a PDF whose
+bytes did not change is not written. When the rules pass, the build record
+(``.pnp-build.json``) is written too, so a ``pnp build`` with the same options afterwards finds
+everything up to date; when they fail the record is removed (a build must check again and
+refuse). Errors are reported and the watcher carries on."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pnp.cache import FONT_SUFFIXES, component_fingerprints, tree_files
+from pnp import cache
+from pnp.cache import FONT_SUFFIXES, tree_files
 from pnp.errors import DataError
-from pnp.pipeline import BuildOptions, Session, check, render_component, same_bytes
+from pnp.options import output_folder
+from pnp.pipeline import BuildOptions, ComponentPlan, GameCheck, Session, check, commit, render_games, same_bytes
 from pnp.project import DataRoot, check_game_id
-from pnp.write import ensure_dir, write_atomic
+from pnp.write import write_atomic
 
 
 @dataclass
@@ -28,8 +36,11 @@ class WatchState:
     game: str
     out: Path
     opts: BuildOptions = field(default_factory=BuildOptions)
+    jobs: int = 1  # worker processes for a poll that renders several components
     stamps: dict[Path, tuple[int, int]] = field(default_factory=dict)  # file -> (mtime_ns, size)
-    fingerprints: dict[str, str] = field(default_factory=dict)  # component id -> hash
+    # What the files in the output folder were made from (the last poll's, or on the first poll
+    # the last build's record): which components are current, their figures and warnings.
+    record: cache.Record | None = None
     polled: bool = False
 
 
@@ -56,54 +67,73 @@ def _stamps(files: Iterable[Path]) -> dict[Path, tuple[int, int]]:
 
 
 def watch_once(state: WatchState) -> list[str]:
-    """One poll: if any watched file changed (or on the first call), check the game and rebuild
-    the components whose fingerprint changed. Returns the lines to print (what was rebuilt,
-    what is unchanged, errors, warnings, failing rules); never raises for bad input."""
+    """One poll: if any watched file changed (or on the first call), check the game and render
+    what changed. Returns the lines to print (what was rebuilt, what is unchanged, errors,
+    warnings, failing rules); never raises for bad input."""
     stamps = _stamps(watched_files(state))
     if state.polled and stamps == state.stamps:
         return []
     state.stamps, state.polled = stamps, True
+    # Taken before the game is read: a file saved while this poll renders leaves the record
+    # stale (the next build checks again), never wrong.
+    inputs = cache.InputHasher(state.root).game(state.game, state.opts)
     session = Session(state.root)
     try:
         check_game_id(state.root, state.game)
         gc = check(state.root, state.game, state.opts, session)
     except DataError as exc:
-        n = len(exc.diagnostics)
-        return [d.format() for d in exc.diagnostics] + [
-            f"{state.game}: {n} input problem{'s' if n != 1 else ''}; nothing rebuilt (fix and save to retry)"]
+        return _problems(state.game, exc)
     lines = [w.format() for w in gc.warnings]
     for o in gc.report.outcomes:
         if not o.passed:
             lines.append(f"FAIL {o.rule.id}: expected {o.expected}, actual {o.actual} "
                          f"(rulebook: \"{o.rule.quote}\")")
-    new = component_fingerprints(session, gc)
-    folder = state.out / gc.game.id
-    ensure_dir(folder)
-    changed, rendered = False, 0
-    for plan in gc.plans:
-        cid = plan.component.id
-        if state.fingerprints.get(cid) == new[cid]:
-            continue
-        data, npages = render_component(session, gc.game, plan, gc.opts)
-        rendered += 1
-        path = folder / f"{cid}.pdf"
-        if same_bytes(path, data):
-            lines.append(f"{cid}: unchanged ({path})")
-        else:
-            write_atomic(path, data)
-            changed = True
-            lines.append(f"rebuilt {cid}: {path} ({len(plan.fronts)} pieces, {npages} pages)")
-    state.fingerprints = new
-    # The contents sheet (one page, quick) also lists the manifest's not-printed items: render it
-    # on every change, write it only when its bytes differ.
-    from pnp.export import render_contents  # late: pnp.export builds on the pipeline
+    folder = output_folder(state.out, gc.game.id, gc.opts)
+    prints = cache.component_fingerprints(session, gc, cache.engine_digest(), cache.fonts_digest(state.root))
+    rec = state.record if state.record is not None else cache.load(folder)
 
-    path = folder / f"{gc.game.id}-contents.pdf"
-    data = render_contents(gc.game, gc.plans, gc.opts, fonts=session.fonts, session=session)
-    if not same_bytes(path, data):
-        write_atomic(path, data)
-        changed = True
-        lines.append(f"rebuilt contents: {path}")
-    if not changed and not rendered:
+    def reuse(_: GameCheck, plan: ComponentPlan) -> bool:
+        cid = plan.component.id
+        return rec is not None and rec.component_current(folder, cid, prints[cid])
+
+    def recorded(_: GameCheck, plan: ComponentPlan) -> Any:
+        from pnp.figures import ComponentPreflight
+
+        cf = rec.components.get(plan.component.id) if rec is not None else None
+        return ComponentPreflight.from_json(cf.preflight) if cf is not None and cf.preflight else None
+
+    try:
+        (g,) = render_games(state.root, [gc], state.out, session, jobs=state.jobs, reuse=reuse,
+                            reused_figures=recorded)
+    except DataError as exc:
+        return lines + _problems(state.game, exc)
+    warnings = cache.warning_text(g, rec)
+    lines += [w.format() for w in g.warnings]
+    files = [(f.path, f.data) for f in g.files if f.data is not None] + [(g.contents_path, g.contents)]
+    if not all(same_bytes(path, data) for path, data in files):
+        cache.remove(folder)  # written again below once the files are, if the rules pass
+    written = set(commit([g]))
+    for f in g.files:
+        if f.data is None:
+            continue
+        if f.path in written:
+            lines.append(f"rebuilt {f.plan.component.id}: {f.path} ({len(f.plan.fronts)} pieces, {f.pages} pages)")
+        else:
+            lines.append(f"{f.plan.component.id}: unchanged ({f.path})")
+    if g.contents_path in written:
+        lines.append(f"rebuilt contents: {g.contents_path}")
+    state.record = cache.record_for(g, inputs, prints, warnings, rec)
+    record = cache.dump(state.record)
+    if not gc.report.ok:
+        cache.remove(folder)
+    elif not same_bytes(folder / cache.CACHE_NAME, record):
+        write_atomic(folder / cache.CACHE_NAME, record)
+    if not written and all(f.data is None for f in g.files):
         lines.append(f"{gc.game.id}: nothing to rebuild (no component's data, templates or fonts changed)")
     return lines
+
+
+def _problems(game: str, exc: DataError) -> list[str]:
+    n = len(exc.diagnostics)
+    return [d.format() for d in exc.diagnostics] + [
+        f"{game}: {n} input problem{'s' if n != 1 else ''}; nothing rebuilt (fix and save to retry)"]

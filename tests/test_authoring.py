@@ -399,6 +399,74 @@ def test_watch_once_reports_errors_and_carries_on(tmp_path: Path) -> None:
     assert any(ln.startswith("rebuilt deck:") for ln in watch_once(state))
 
 
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _mtimes(folder: Path) -> dict[str, int]:
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_watch_writes_what_build_writes_with_the_same_options(tmp_path: Path) -> None:
+    """Back offset, back scale, ink saver, A4: watch's PDFs and contents sheet (with its preflight
+    summary) are byte for byte a build's, in the same folder; its record makes the build that
+    follows up to date, writing nothing."""
+    from pnp.pipeline import BuildOptions
+    from pnp.project import DataRoot
+    from pnp.watch import WatchState, watch_once
+
+    root, out = _two_deck_game(tmp_path)
+    flags = ["--paper", "a4", "--ink-saver", "--back-offset", "0.8,-1.2", "--back-scale", "1.002"]
+    opts = BuildOptions(paper="a4", ink_saver=True, back_offset=(0.8, -1.2), back_scale=(1.002, 1.002))
+    state = WatchState(DataRoot(root), "mygame", out, opts)
+    lines = watch_once(state)
+    folder = out / "mygame" / "ink-saver"
+    assert [ln.split(":")[0] for ln in lines] == ["rebuilt deck", "rebuilt events", "rebuilt contents"], lines
+    assert (folder / ".pnp-build.json").is_file() and not (out / "mygame" / "deck.pdf").exists()
+    watched, stamps = _files(folder), _mtimes(folder)
+
+    built = run_cli("build", "mygame", "--data", root, "--out", tmp_path / "clean", *flags)
+    assert built.exit_code == 0, built.stderr
+    clean = _files(tmp_path / "clean" / "mygame" / "ink-saver")
+    assert {k: v for k, v in watched.items() if k.endswith(".pdf")} == \
+        {k: v for k, v in clean.items() if k.endswith(".pdf")}
+    again = run_cli("build", "mygame", "--data", root, "--out", out, *flags)
+    assert again.exit_code == 0, again.stderr
+    assert "mygame: up to date" in again.stdout and "pnp: wrote 0 PDFs" in again.stdout, again.stdout
+    assert _mtimes(folder) == stamps  # nothing rewritten, not even the record
+
+    # A new watch over a current build renders nothing, and says so.
+    fresh = WatchState(DataRoot(root), "mygame", out, opts)
+    assert watch_once(fresh) == ["mygame: nothing to rebuild (no component's data, templates or fonts changed)"]
+    assert _mtimes(folder) == stamps
+
+
+def test_watch_with_failing_rules_renders_but_leaves_no_record(tmp_path: Path) -> None:
+    """The pieces are redrawn while a rule fails, but no record vouches for them: the next build
+    checks again and refuses (exit 1); once fixed, the record is back."""
+    from pnp.project import DataRoot
+    from pnp.watch import WatchState, watch_once
+
+    root, out = _two_deck_game(tmp_path)
+    state = WatchState(DataRoot(root), "mygame", out)
+    watch_once(state)
+    record = out / "mygame" / ".pnp-build.json"
+    assert record.is_file()
+    data = root / "card_data" / "mygame" / "deck.json"
+    good = data.read_text()
+    data.write_text(good.replace('"id": "guard"', '"id": "guard", "copies": 2'))
+    lines = watch_once(state)
+    assert any(ln.startswith("FAIL deck-3:") for ln in lines) and any(ln.startswith("rebuilt deck:") for ln in lines)
+    assert not record.exists()
+    refused = run_cli("build", "mygame", "--data", root, "--out", out)
+    assert refused.exit_code == 1, refused.stdout + refused.stderr
+    data.write_text(good)
+    lines = watch_once(state)
+    assert [ln.split(":")[0] for ln in lines] == ["rebuilt deck", "rebuilt contents"], lines
+    assert record.is_file()
+    assert "mygame: up to date" in run_cli("build", "mygame", "--data", root, "--out", out).stdout
+
+
 def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> None:
     import pnp.watch
 
@@ -419,3 +487,31 @@ def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> N
     assert len(calls) == 3
     assert "rebuilt deck: x" in r.stdout and "internal error: RuntimeError: boom" in r.stdout
     assert "stopped watching" in r.stdout
+
+
+def test_watch_command_takes_the_build_options_and_printer_profiles(tmp_path: Path, monkeypatch: Any) -> None:
+    """`pnp watch --printer NAME` fills paper and back offset from the profile as `pnp build` does
+    (the files it writes are the build's), and the command line still wins."""
+    import pnp.watch
+    from pnp.pipeline import BuildOptions
+
+    root, out = _two_deck_game(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))  # no profiles but this folder's
+    (tmp_path / "pnp.toml").write_text('[printers.office]\nback_offset = [1.5, -0.5]\npaper = "a4"\n')
+    seen: list[Any] = []
+
+    def once(state: Any) -> list[str]:
+        seen.append((state.opts, state.out, state.jobs))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pnp.watch, "watch_once", once)
+    r = run_cli("watch", "mygame", "--data", root, "--out", out, "--printer", "office", "--duplex", "short",
+                "--ink-saver", "--one-per-page", "--token-cut", "circle", "--jobs", "3")
+    assert r.exit_code == 0, r.output
+    assert seen == [(BuildOptions(paper="a4", duplex="short", back_offset=(1.5, -0.5), ink_saver=True,
+                                  one_per_page=True, token_cut="circle"), out, 3)]
+    r = run_cli("watch", "mygame", "--data", root, "--printer", "office", "--paper", "letter")
+    assert seen[-1][0].paper == "letter" and seen[-1][0].back_offset == (1.5, -0.5)
+    r = run_cli("watch", "mygame", "--data", root, "--printer", "home")
+    assert r.exit_code == 2 and "no printer profile 'home'" in r.output and "Traceback" not in r.output

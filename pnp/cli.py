@@ -445,7 +445,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
     """
     from pnp import cache
-    from pnp.figures import ComponentPreflight, summary
+    from pnp.figures import ComponentPreflight, counted, summary
     from pnp.options import output_folder
 
     root = _root(data)
@@ -489,7 +489,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
                 grid = f", {f.plan.grid.cols}x{f.plan.grid.rows} per sheet" if f.plan.grid else ""
                 size = len(f.data) if f.data is not None else f.path.stat().st_size
                 same = " (unchanged)" if f.data is None else ""
-                click.echo(f"  {f.path}  {len(f.plan.fronts)} pieces, {f.pages} pages{grid}, "
+                click.echo(f"  {f.path}  {counted(len(f.plan.fronts), 'piece')}, {counted(f.pages, 'page')}{grid}, "
                            f"{size / 1024:.0f} KB{same}")
                 total += f.data is not None
                 unchanged += f.data is None
@@ -500,7 +500,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
             click.echo(f"{gid}: up to date (nothing changed since the last build into {folder})")
             for cf in rec.components.values():
                 grid = f", {cf.grid} per sheet" if cf.grid else ""
-                click.echo(f"  {folder / cf.file}  {cf.pieces} pieces, {cf.pages} pages{grid}, "
+                click.echo(f"  {folder / cf.file}  {counted(cf.pieces, 'piece')}, {counted(cf.pages, 'page')}{grid}, "
                            f"{cf.bytes / 1024:.0f} KB (unchanged)")
                 unchanged += 1
                 figures += [ComponentPreflight.from_json(cf.preflight)] if cf.preflight else []

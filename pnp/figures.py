@@ -130,6 +130,11 @@ def lowest(components: Iterable[ComponentPreflight], name: str) -> Extreme | Non
     return min(found, key=lambda e: e.value) if found else None
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 piece``, ``2 pieces``: a count and its noun, plural unless one (nouns that take an s)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def summary(components: Sequence[ComponentPreflight]) -> str:
     """One line for the end of a build: the extremes and what falls short (no rasterising)."""
     parts = []
@@ -153,5 +158,5 @@ def summary(components: Sequence[ComponentPreflight]) -> str:
     cuts = sum(c.cut_crossings for c in components)
     parts.append(f"{cuts} cuts cross pieces" if cuts else "no cut crosses a piece")
     n = sum(c.warnings for c in components)
-    parts.append(f"{n} warning{'s' if n != 1 else ''}")
+    parts.append(counted(n, "warning"))
     return ", ".join(parts)

@@ -22,6 +22,7 @@ from typing import Any
 from pnp import cache
 from pnp.cache import FONT_SUFFIXES, tree_files
 from pnp.errors import DataError
+from pnp.figures import counted
 from pnp.options import output_folder
 from pnp.pipeline import BuildOptions, ComponentPlan, GameCheck, Session, check, commit, render_games, same_bytes
 from pnp.project import DataRoot, check_game_id
@@ -117,7 +118,8 @@ def watch_once(state: WatchState) -> list[str]:
         if f.data is None:
             continue
         if f.path in written:
-            lines.append(f"rebuilt {f.plan.component.id}: {f.path} ({len(f.plan.fronts)} pieces, {f.pages} pages)")
+            lines.append(f"rebuilt {f.plan.component.id}: {f.path} "
+                         f"({counted(len(f.plan.fronts), 'piece')}, {counted(f.pages, 'page')})")
         else:
             lines.append(f"{f.plan.component.id}: unchanged ({f.path})")
     if g.contents_path in written:

@@ -176,6 +176,11 @@ def test_build_golems_writes_ten_pdfs(tmp_path: Path) -> None:
     assert [p.name for p in files_under(out)] == sorted(
         [f"{c['id']}.pdf" for c in manifest["components"]] + ["golems-contents.pdf", ".pnp-build.json"])
     assert len(files_under(out)) == 12  # ten components, the contents sheet and the build record
+    # One piece, one page in the singular; the rest in the plural, again when nothing changed.
+    for stdout in (r.stdout, run_cli("build", "golems", "--out", out, "--duplex", "none").stdout):
+        assert f"{out / 'golems' / 'reference.pdf'}  1 piece, 1 page, " in stdout, stdout
+        assert f"{out / 'golems' / 'board.pdf'}  1 piece, 4 pages, " in stdout, stdout
+        assert f"{out / 'golems' / 'golem-deck.pdf'}  48 pieces, 6 pages, 3x3 per sheet, " in stdout, stdout
 
 
 def test_build_with_violations_exits_1_and_writes_nothing(golems: DataRootCopy, tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ pages of layouts at a time."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -32,7 +33,7 @@ def rendered(stdout: str) -> set[str]:
     """Component ids a build rendered (lines without '(unchanged)')."""
     out = set()
     for line in stdout.splitlines():
-        if line.startswith("  ") and " pieces, " in line and "(unchanged)" not in line:
+        if line.startswith("  ") and re.search(r" \d+ pieces?, \d+ pages?", line) and "(unchanged)" not in line:
             out.add(Path(line.split()[0]).stem)
     return out
 

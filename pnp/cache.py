@@ -36,6 +36,7 @@ from msgspec import Struct, field
 from msgspec.structs import asdict
 
 if TYPE_CHECKING:
+    from pnp.figures import ComponentPreflight
     from pnp.pipeline import BuildOptions, GameCheck, RenderedGame, Session
     from pnp.roots import DataRoot
 
@@ -48,18 +49,26 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 _engine: str | None = None
 
 
+def _walk(folder: Path, suffixes: tuple[str, ...] | None, skip: tuple[str, ...]) -> list[str]:
+    """The paths (plain strings) of every file below ``folder`` with one of ``suffixes``, sorted
+    by their parts; folders named in ``skip`` are not entered. Strings, not Paths: the quick
+    up-to-date test runs this on every build, and Path objects cost more than the stat calls."""
+    top = str(folder)
+    if not os.path.isdir(top):
+        return []
+    files: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(top):
+        dirnames[:] = [d for d in dirnames if d not in skip]
+        files += [os.path.join(dirpath, name) for name in filenames
+                  if suffixes is None or name.lower().endswith(suffixes)]
+    files.sort(key=lambda p: p.split(os.sep))
+    return files
+
+
 def tree_files(folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> list[Path]:
     """Every file below ``folder`` (with one of ``suffixes``), sorted; folders named in ``skip``
     are not entered."""
-    if not folder.is_dir():
-        return []
-    out = []
-    for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if d not in skip)
-        for name in filenames:
-            if suffixes is None or name.lower().endswith(suffixes):
-                out.append(Path(dirpath) / name)
-    return sorted(out)
+    return [Path(p) for p in _walk(folder, suffixes, skip)]
 
 
 def read_or_empty(p: Path) -> bytes:
@@ -130,20 +139,9 @@ def _font_identity(path: Path) -> bytes:
 
 def _stat_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
     """Every file's path (inside ``folder``), size, modification and change times and inode: what
-    any write to a file changes (its change time cannot be set back), read without opening it.
-    Plain strings and ``os.stat``: this runs on every build, and Path objects cost more than the
-    stat calls themselves."""
-    top = str(folder)
-    if not os.path.isdir(top):
-        return
-    cut = len(os.path.join(top, ""))
-    files = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = [d for d in dirnames if d not in skip]
-        files += [os.path.join(dirpath, name) for name in filenames
-                  if suffixes is None or name.lower().endswith(suffixes)]
-    files.sort(key=lambda p: p.split(os.sep))  # as tree_files sorts its Paths: by parts
-    for p in files:
+    any write to a file changes (its change time cannot be set back), read without opening it."""
+    cut = len(os.path.join(str(folder), ""))
+    for p in _walk(folder, suffixes, skip):
         try:
             st = os.stat(p)
             sig = b"%d:%d:%d:%d" % (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
@@ -299,6 +297,13 @@ class Record(Struct, frozen=True):
         """Every PDF the record names is on disk with its recorded bytes."""
         files: Iterable[CachedFile] = [*self.components.values(), self.contents]
         return all(sha256_file(folder / f.file) == f.sha256 for f in files)
+
+    def figures(self, cid: str) -> ComponentPreflight | None:
+        """The preflight figures recorded for component ``cid`` (None: none recorded)."""
+        from pnp.figures import ComponentPreflight  # light, but an up-to-date build may not need it
+
+        f = self.components.get(cid)
+        return ComponentPreflight.from_json(f.preflight) if f is not None and f.preflight else None
 
     def component_current(self, folder: Path, cid: str, fingerprint: str) -> bool:
         f = self.components.get(cid)

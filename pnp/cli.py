@@ -445,7 +445,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
     """
     from pnp import cache
-    from pnp.figures import ComponentPreflight, counted, summary
+    from pnp.figures import counted, summary
     from pnp.options import output_folder
 
     root = _root(data)
@@ -481,11 +481,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
             rendered = done[gid]
             click.echo(f"{gid}: {rendered.checked.game.title}{variant}")
             for f in rendered.files:
-                if f.data is not None and f.preflight is not None:
+                if f.preflight is not None:  # rendered now, or (reused) as the record has them
                     figures.append(f.preflight)
-                elif rec is not None and rec.components.get(f.plan.component.id, None) is not None:
-                    cached = rec.components[f.plan.component.id].preflight
-                    figures += [ComponentPreflight.from_json(cached)] if cached else []
                 grid = f", {f.plan.grid.cols}x{f.plan.grid.rows} per sheet" if f.plan.grid else ""
                 size = len(f.data) if f.data is not None else f.path.stat().st_size
                 same = " (unchanged)" if f.data is None else ""
@@ -498,12 +495,12 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
         else:
             assert rec is not None
             click.echo(f"{gid}: up to date (nothing changed since the last build into {folder})")
-            for cf in rec.components.values():
+            for cid, cf in rec.components.items():
                 grid = f", {cf.grid} per sheet" if cf.grid else ""
                 click.echo(f"  {folder / cf.file}  {counted(cf.pieces, 'piece')}, {counted(cf.pages, 'page')}{grid}, "
                            f"{cf.bytes / 1024:.0f} KB (unchanged)")
                 unchanged += 1
-                figures += [ComponentPreflight.from_json(cf.preflight)] if cf.preflight else []
+                figures += [p] if (p := rec.figures(cid)) is not None else []
             for line in rec.not_printed:
                 click.echo(f"  also needed (not printed): {line}")
         click.echo(f"  {folder / (gid + '-contents.pdf')}  what was printed and what else you need")
@@ -519,7 +516,6 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     """Check the games whose inputs changed, render the components whose fingerprint changed,
     write them all (or, on any problem, nothing) and record what they were made from."""
     from pnp import cache
-    from pnp.figures import ComponentPreflight
     from pnp.options import output_folder
     from pnp.pipeline import Session, check, commit, default_jobs, layout_errors, render_games
 
@@ -562,8 +558,7 @@ def _render_changed(root: DataRoot, gids: list[str], opts: BuildOptions, outdir:
     jobs = jobs or default_jobs()
     def recorded(gc: GameCheck, plan: Any) -> Any:
         rec = records.get(gc.game.id)
-        cf = rec.components.get(plan.component.id) if rec is not None else None
-        return ComponentPreflight.from_json(cf.preflight) if cf is not None and cf.preflight else None
+        return rec.figures(plan.component.id) if rec is not None else None
 
     rendered = render_games(root, checked, outdir, session, jobs=jobs, reuse=reuse, reused_figures=recorded)
     fingerprints()

@@ -98,10 +98,7 @@ def watch_once(state: WatchState) -> list[str]:
         return rec is not None and rec.component_current(folder, cid, prints[cid])
 
     def recorded(_: GameCheck, plan: ComponentPlan) -> Any:
-        from pnp.figures import ComponentPreflight
-
-        cf = rec.components.get(plan.component.id) if rec is not None else None
-        return ComponentPreflight.from_json(cf.preflight) if cf is not None and cf.preflight else None
+        return rec.figures(plan.component.id) if rec is not None else None
 
     try:
         (g,) = render_games(state.root, [gc], state.out, session, jobs=state.jobs, reuse=reuse,

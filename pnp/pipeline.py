@@ -602,9 +602,10 @@ def same_bytes(path: Path, data: bytes) -> bool:
         return False
 
 
-def commit(games: Sequence[RenderedGame]) -> list[Path]:
+def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame], None] | None = None) -> list[Path]:
     """Write rendered games (each file atomically; a file whose bytes are already on disk is
-    left alone). Returns the paths written."""
+    left alone). ``before_writing(game)`` runs once before a game's first file is written (not
+    at all when none is). Returns the paths written."""
     from pnp.cache import CACHE_NAME
 
     written: list[Path] = []
@@ -613,8 +614,12 @@ def commit(games: Sequence[RenderedGame]) -> list[Path]:
         files = [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]
         # what a killed build left half-written into this folder goes now
         remove_stale_temps(g.folder, [path.name for path, _ in files] + [CACHE_NAME])
+        first = True
         for path, data in files:
             if data is not None and not same_bytes(path, data):
+                if first and before_writing is not None:
+                    before_writing(g)
+                first = False
                 write_atomic(path, data)
                 written.append(path)
     return written

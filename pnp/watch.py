@@ -107,10 +107,9 @@ def watch_once(state: WatchState) -> list[str]:
         return lines + _problems(state.game, exc)
     warnings = cache.warning_text(g, rec)
     lines += [w.format() for w in g.warnings]
-    files = [(f.path, f.data) for f in g.files if f.data is not None] + [(g.contents_path, g.contents)]
-    if not all(same_bytes(path, data) for path, data in files):
-        cache.remove(folder)  # written again below once the files are, if the rules pass
-    written = set(commit([g]))
+    # The record goes before the first file changes (and comes back below once they are written,
+    # if the rules pass); when no file changes, it stays.
+    written = set(commit([g], before_writing=lambda g: cache.remove(g.folder)))
     for f in g.files:
         if f.data is None:
             continue

@@ -19,7 +19,7 @@ import click
 from msgspec.structs import asdict, replace
 
 from pnp import __version__
-from pnp.errors import DataError, Diagnostic, OutputError
+from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.options import BuildOptions
 from pnp.roots import DataRoot, bundled_root, check_game_id
 
@@ -48,7 +48,7 @@ def _fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnost
     for d in diags:
         click.echo(d if isinstance(d, str) else d.format(), err=True)
     n = sum(1 for d in diags if isinstance(d, str) or d.severity == "error") or len(diags)
-    click.echo(f"pnp: {n} problem{'s' if n != 1 else ''} in the input; nothing was written.", err=True)
+    click.echo(f"pnp: {counted(n, 'problem')} in the input; nothing was written.", err=True)
     sys.exit(code)
 
 
@@ -248,7 +248,7 @@ def list_cmd(data: str | None) -> None:
             game = load_game(root, gid)
         except DataError as exc:
             n = len(exc.diagnostics)
-            click.echo(f"{gid}: cannot be loaded ({n} problem{'s' if n != 1 else ''}; see below)")
+            click.echo(f"{gid}: cannot be loaded ({counted(n, 'problem')}; see below)")
             for d in exc.diagnostics:
                 click.echo("  " + d.format(), err=True)
             problems.extend(exc.diagnostics)
@@ -325,7 +325,7 @@ def _report_github(gc: GameCheck, strict: bool) -> None:
         click.echo(_diag_annotation(replace(w, severity="error") if strict else w))
     passed = sum(o.passed for o in r.outcomes)
     click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail, "
-               f"{len(gc.warnings)} warning{'s' if len(gc.warnings) != 1 else ''}")
+               f"{counted(len(gc.warnings), 'warning')}")
 
 
 @main.command("check")
@@ -445,7 +445,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
     """
     from pnp import cache
-    from pnp.figures import counted, summary
+    from pnp.figures import summary
     from pnp.options import output_folder
 
     root = _root(data)
@@ -714,7 +714,7 @@ def _preflight_text(pre: Any, opts: BuildOptions) -> None:
     for d in pre.findings:
         click.echo(d.format(), err=True)
     n = len(pre.findings)
-    click.echo(f"  {n} warning{'s' if n != 1 else ''}")
+    click.echo(f"  {counted(n, 'warning')}")
 
 
 @main.command("calibrate")
@@ -948,7 +948,7 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
     total = 0
     for e in export_png(session, gc, Path(out), dpi, component):
         items = len(e.component.items)
-        click.echo(f"  {e.folder}/  {len(e.files)} PNGs ({items} item{'s' if items != 1 else ''}), "
+        click.echo(f"  {e.folder}/  {len(e.files)} PNGs ({counted(items, 'item')}), "
                    f"{e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
         total += len(e.files)
     click.echo(f"pnp: wrote {total} PNGs to {Path(out) / gc.game.id / 'png'}/ ({dpi} dpi)")
@@ -986,7 +986,7 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
         click.echo(f"  {e.folder}/  {len(e.files)} images, faces {e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
     if skipped:
         click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in skipped)}")
-    click.echo(f"pnp: wrote {len(done)} Tabletop Simulator deck{'s' if len(done) != 1 else ''} "
+    click.echo(f"pnp: wrote {counted(len(done), 'Tabletop Simulator deck')} "
                f"to {Path(out) / gc.game.id / 'tts'}/")
 
 

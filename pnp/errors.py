@@ -21,6 +21,11 @@ def json_path(parts: Sequence[str | int]) -> str:
     return out
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 piece``, ``2 pieces``: a count and its noun, plural unless one (nouns that take an s)."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 class Diagnostic(Struct, frozen=True):
     """One problem found in the input. ``line``/``col`` are 1-based (None when unknown)."""
 

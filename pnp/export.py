@@ -32,7 +32,7 @@ from msgspec.structs import replace
 from pnp import __version__, kinds
 from pnp.assembly import sections
 from pnp.draw import DocInfo, render
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, counted
 from pnp.fonts import FontBook
 from pnp.impose import PAPERS, Edges, Page, Paper, Slot
 from pnp.layout import MM, PieceLayout
@@ -693,8 +693,10 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     lo, hi = game.players
     if hi is None:
         players = f"{lo}+ players"
+    elif hi != lo:
+        players = f"{lo}–{hi} players"
     else:
-        players = f"{lo}–{hi} players" if hi != lo else f"{lo} player{'s' if lo != 1 else ''}"
+        players = counted(lo, "player")
     byline = " · ".join(x for x in (f"by {game.designer}" if game.designer else "", players) if x)
     s.gap(1)
     s.y -= s.text(byline, s.style("Lato-Regular", 10.5, MUTED), m, W, s.y)

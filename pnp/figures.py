@@ -10,6 +10,8 @@ from typing import Any
 from msgspec import Struct
 from msgspec.structs import asdict
 
+from pnp.errors import counted
+
 SAFE_MM = 3.0
 EXTREMES = ("smallest_text", "smallest_rules", "thinnest_stroke", "lowest_ppi")
 
@@ -128,11 +130,6 @@ class ComponentPreflight(Struct, frozen=True):
 def lowest(components: Iterable[ComponentPreflight], name: str) -> Extreme | None:
     found = [e for c in components if (e := getattr(c, name)) is not None]
     return min(found, key=lambda e: e.value) if found else None
-
-
-def counted(n: int, noun: str) -> str:
-    """``1 piece``, ``2 pieces``: a count and its noun, plural unless one (nouns that take an s)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def summary(components: Sequence[ComponentPreflight]) -> str:

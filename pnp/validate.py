@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pnp import fastcheck
-from pnp.errors import Diagnostic
+from pnp.errors import Diagnostic, counted
 from pnp.load import Doc
 
 if TYPE_CHECKING:  # jsonschema is imported only when some input is not certainly valid
@@ -231,7 +231,7 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
     if kind in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
         n = err.validator_value
         unit = {"Items": "item", "Length": "character", "Properties": "key"}[kind[3:]]
-        want = f"{'at least' if kind.startswith('min') else 'at most'} {n} {unit}{'s' if n != 1 else ''}"
+        want = f"{'at least' if kind.startswith('min') else 'at most'} {counted(n, unit)}"
         desc = _describe(err.schema)
         return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)),
                          expected=want + (f": {desc}" if desc else ""))]

@@ -21,8 +21,7 @@ from typing import Any
 
 from pnp import cache
 from pnp.cache import FONT_SUFFIXES, tree_files
-from pnp.errors import DataError
-from pnp.figures import counted
+from pnp.errors import DataError, counted
 from pnp.options import output_folder
 from pnp.pipeline import BuildOptions, ComponentPlan, GameCheck, Session, check, commit, render_games, same_bytes
 from pnp.project import DataRoot, check_game_id
@@ -134,4 +133,4 @@ def watch_once(state: WatchState) -> list[str]:
 def _problems(game: str, exc: DataError) -> list[str]:
     n = len(exc.diagnostics)
     return [d.format() for d in exc.diagnostics] + [
-        f"{game}: {n} input problem{'s' if n != 1 else ''}; nothing rebuilt (fix and save to retry)"]
+        f"{game}: {counted(n, 'input problem')}; nothing rebuilt (fix and save to retry)"]

@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import compile_bytecode, machine
 
-from pnp.pipeline import default_jobs
-from pnp.project import bundled_root
+from pnp.input.project import bundled_root
+from pnp.pipeline.build import default_jobs
 
 
 def timed(cmd: list[str]) -> tuple[float, str]:

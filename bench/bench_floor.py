@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import compile_bytecode, floor_script, machine, make_data_root, median_times, peak_rss_mb, run
 
-from pnp.project import bundled_root
+from pnp.input.project import bundled_root
 
 
 def main() -> None:

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import compile_bytecode, machine, make_data_root, paragraph
 
-from pnp.project import bundled_root
+from pnp.input.project import bundled_root
 
 DECKSMITH = "decksmith==0.9.9"
 VENV = Path(__file__).resolve().parent / ".venv-decksmith"

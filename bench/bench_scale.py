@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import compile_bytecode, floor_script, machine, make_data_root, peak_rss_mb
 
-from pnp.project import bundled_root
+from pnp.input.project import bundled_root
 
 
 def timed_rss(cmd: list[str]) -> tuple[float, float]:

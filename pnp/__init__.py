@@ -1,3 +1,5 @@
 """pnp: print-and-play generator."""
 
-__version__ = "0.1.0"
+from pnp.version import __version__
+
+__all__ = ["__version__"]

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from pnp.paths import PathError, PathOp, bbox, parse_path  # noqa: E402
+from pnp.layout.paths import PathError, PathOp, bbox, parse_path  # noqa: E402
 
 GEOMETRY_KEYS = ("path", "circle", "ellipse", "rect", "polygon", "polyline")
 SHAPE_KEYS = frozenset((*GEOMETRY_KEYS, "fill", "stroke", "stroke_width", "fill_rule", "radius"))

@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from pnp.pipeline import BuildOptions, Session, check
-from pnp.preflight import preflight_game
-from pnp.project import DataRoot, bundled_root
+from pnp.input.project import DataRoot, bundled_root
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.qa.preflight import preflight_game
 
 
 def main() -> int:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pnp.validate import SCHEMA_NAMES, schema
+from pnp.input.validate import SCHEMA_NAMES, schema
 
 START = "<!-- schema-reference:start -->"
 END = "<!-- schema-reference:end -->"

@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from pnp.cli import main
-from pnp.model import Game
-from pnp.project import DataRoot, load_game
+from pnp.input.model import Game
+from pnp.input.project import DataRoot, load_game
 
 REPO = Path(__file__).resolve().parents[1]
 TEST_DATA = Path(__file__).resolve().parent / "data"

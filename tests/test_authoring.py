@@ -12,7 +12,7 @@ from typing import Any
 
 from conftest import REPO, run_cli
 
-from pnp.validate import SCHEMA_NAMES, schema, schema_bytes
+from pnp.input.validate import SCHEMA_NAMES, schema, schema_bytes
 
 BUNDLED_JSON = sorted([*REPO.glob("card_data/*/*.json"), *REPO.glob("templates/*/*.json")])
 
@@ -174,7 +174,7 @@ def test_check_format_github_annotations(mini: Any) -> None:
 
 
 def test_github_annotation_escapes() -> None:
-    from pnp.cli import github_annotation
+    from pnp.cli.commands import github_annotation
 
     assert github_annotation("error", "a%b\nc: d, e", "x,y:z.json", 3, 4) == \
         "::error file=x%2Cy%3Az.json,line=3,col=4::a%25b%0Ac: d, e"
@@ -333,8 +333,8 @@ def _two_deck_game(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_watch_once_rebuilds_only_what_changed(tmp_path: Path) -> None:
-    from pnp.project import DataRoot
-    from pnp.watch import WatchState, watch_once
+    from pnp.input.project import DataRoot
+    from pnp.pipeline.watch import WatchState, watch_once
 
     root, out = _two_deck_game(tmp_path)
     state = WatchState(DataRoot(root), "mygame", out)
@@ -377,8 +377,8 @@ def test_watch_once_rebuilds_only_what_changed(tmp_path: Path) -> None:
 
 
 def test_watch_once_reports_errors_and_carries_on(tmp_path: Path) -> None:
-    from pnp.project import DataRoot
-    from pnp.watch import WatchState, watch_once
+    from pnp.input.project import DataRoot
+    from pnp.pipeline.watch import WatchState, watch_once
 
     root, out = _two_deck_game(tmp_path)
     state = WatchState(DataRoot(root), "mygame", out)
@@ -411,9 +411,9 @@ def test_watch_writes_what_build_writes_with_the_same_options(tmp_path: Path) ->
     """Back offset, back scale, ink saver, A4: watch's PDFs and contents sheet (with its preflight
     summary) are byte for byte a build's, in the same folder; its record makes the build that
     follows up to date, writing nothing."""
-    from pnp.pipeline import BuildOptions
-    from pnp.project import DataRoot
-    from pnp.watch import WatchState, watch_once
+    from pnp.input.project import DataRoot
+    from pnp.pipeline.watch import WatchState, watch_once
+    from pnp.plan.options import BuildOptions
 
     root, out = _two_deck_game(tmp_path)
     flags = ["--paper", "a4", "--ink-saver", "--back-offset", "0.8,-1.2", "--back-scale", "1.002"]
@@ -444,8 +444,8 @@ def test_watch_writes_what_build_writes_with_the_same_options(tmp_path: Path) ->
 def test_watch_with_failing_rules_renders_but_leaves_no_record(tmp_path: Path) -> None:
     """The pieces are redrawn while a rule fails, but no record vouches for them: the next build
     checks again and refuses (exit 1); once fixed, the record is back."""
-    from pnp.project import DataRoot
-    from pnp.watch import WatchState, watch_once
+    from pnp.input.project import DataRoot
+    from pnp.pipeline.watch import WatchState, watch_once
 
     root, out = _two_deck_game(tmp_path)
     state = WatchState(DataRoot(root), "mygame", out)
@@ -468,7 +468,7 @@ def test_watch_with_failing_rules_renders_but_leaves_no_record(tmp_path: Path) -
 
 
 def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> None:
-    import pnp.watch
+    from pnp.pipeline import watch
 
     root, out = _two_deck_game(tmp_path)
     calls: list[int] = []
@@ -481,7 +481,7 @@ def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> N
             raise RuntimeError("boom")  # a bug does not stop the watcher either
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pnp.watch, "watch_once", fake_once)
+    monkeypatch.setattr(watch, "watch_once", fake_once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--interval", "0.05")
     assert r.exit_code == 0, r.output
     assert len(calls) == 3
@@ -490,10 +490,10 @@ def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> N
 
 
 def test_watch_command_takes_the_build_options_and_printer_profiles(tmp_path: Path, monkeypatch: Any) -> None:
+    from pnp.pipeline import watch
     """`pnp watch --printer NAME` fills paper and back offset from the profile as `pnp build` does
     (the files it writes are the build's), and the command line still wins."""
-    import pnp.watch
-    from pnp.pipeline import BuildOptions
+    from pnp.plan.options import BuildOptions
 
     root, out = _two_deck_game(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -505,7 +505,7 @@ def test_watch_command_takes_the_build_options_and_printer_profiles(tmp_path: Pa
         seen.append((state.opts, state.out, state.jobs))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(pnp.watch, "watch_once", once)
+    monkeypatch.setattr(watch, "watch_once", once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--printer", "office", "--duplex", "short",
                 "--ink-saver", "--one-per-page", "--token-cut", "circle", "--jobs", "3")
     assert r.exit_code == 0, r.output

@@ -15,13 +15,16 @@ import pdfplumber
 import pytest
 from click.testing import CliRunner, Result
 
-from pnp.check import check_game
 from pnp.cli import main
-from pnp.layout import MM
-from pnp.model import Game
-from pnp.pipeline import BuildOptions, GameCheck, Session, build, check
-from pnp.primitives import Ellipse, Text
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.input.model import Game
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.layout.primitives import Ellipse, Text
+from pnp.pipeline.build import build
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import GameCheck, check
+from pnp.qa.rules import check_game
+from pnp.units import MM
 
 GAME = "capek-golems"
 ROOT = DataRoot(bundled_root())

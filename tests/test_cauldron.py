@@ -18,12 +18,13 @@ from typing import Any
 import pytest
 from conftest import REPO, DataRootCopy, assert_no_traceback, run_cli
 
-from pnp import pipeline
-from pnp.check import check_game
-from pnp.layout import MM
-from pnp.primitives import Path as PathPrim
-from pnp.primitives import Text
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.layout.primitives import Path as PathPrim
+from pnp.layout.primitives import Text
+from pnp.plan import component
+from pnp.qa import check
+from pnp.qa.rules import check_game
+from pnp.units import MM
 
 GAME_DIR = REPO / "card_data" / "cauldron"
 TEMPLATES = REPO / "templates" / "cauldron"
@@ -42,11 +43,11 @@ def template(name: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def checked() -> pipeline.GameCheck:
-    return pipeline.check(DataRoot(bundled_root()), "cauldron")
+def checked() -> check.GameCheck:
+    return check.check(DataRoot(bundled_root()), "cauldron")
 
 
-def plan(checked: pipeline.GameCheck, cid: str) -> pipeline.ComponentPlan:
+def plan(checked: check.GameCheck, cid: str) -> component.ComponentPlan:
     return next(p for p in checked.plans if p.component.id == cid)
 
 
@@ -55,13 +56,13 @@ def printed(prims: Any) -> str:
     return re.sub(r"\s+", " ", " ".join(p.text for p in prims if isinstance(p, Text))).strip()
 
 
-def items_of(checked: pipeline.GameCheck, cid: str) -> dict[str, Any]:
+def items_of(checked: check.GameCheck, cid: str) -> dict[str, Any]:
     return {it.id: it for it in plan(checked, cid).component.items}
 
 
 # -- counts -----------------------------------------------------------------------------------------
 
-def test_published_counts(checked: pipeline.GameCheck) -> None:
+def test_published_counts(checked: check.GameCheck) -> None:
     pieces = {p.component.id: len(p.fronts) for p in checked.plans}
     assert pieces == {"omens": 46, "basic-potions": 35, "advanced-potions": 22, "basic-spells": 50,
                       "advanced-spells": 37, "cellars": 12, "characters": 7, "fields": 44, "ingredients": 132,
@@ -88,7 +89,7 @@ def test_every_card_has_a_back_and_decks_repeat_cards() -> None:
 
 # -- the named cards --------------------------------------------------------------------------------
 
-def test_named_cards_carry_their_documented_content(checked: pipeline.GameCheck) -> None:
+def test_named_cards_carry_their_documented_content(checked: check.GameCheck) -> None:
     game = checked.game
     oil = next(it for it in game.component("basic-potions").items if it.get("name") == "Oil of Earthquakes")
     assert oil.get("ingredients") == ["Cobweb", "Cobweb", "Cobweb", "Dragon Egg"]
@@ -112,7 +113,7 @@ def test_named_cards_carry_their_documented_content(checked: pipeline.GameCheck)
     assert all(it.provenance.kind == "designed" for n, it in chars.items() if n != "The Witch")
 
 
-def test_cobweb_tile_prints_cobweb_through_the_erratum(checked: pipeline.GameCheck) -> None:
+def test_cobweb_tile_prints_cobweb_through_the_erratum(checked: check.GameCheck) -> None:
     cobweb = items_of(checked, "fields")["cobweb"]
     assert cobweb.get("name", document=True) == "Spider Web"
     assert cobweb.get("name") == "Cobweb" and cobweb.errata == ("spider-web-field",)
@@ -156,7 +157,7 @@ def _hexagons(prims: Any) -> list[list[tuple[float, float]]]:
     return out
 
 
-def test_fields_are_regular_hexagons_of_the_stated_size(checked: pipeline.GameCheck) -> None:
+def test_fields_are_regular_hexagons_of_the_stated_size(checked: check.GameCheck) -> None:
     p = plan(checked, "fields")
     across = {it.get("across_flats") for it in p.component.items}
     assert across == {50}
@@ -193,7 +194,7 @@ def sides_apart(pts: list[tuple[float, float]]) -> list[float]:
 
 # -- icons and colours ------------------------------------------------------------------------------
 
-def test_field_and_token_show_the_same_icon(checked: pipeline.GameCheck) -> None:
+def test_field_and_token_show_the_same_icon(checked: check.GameCheck) -> None:
     style = template("style")
     for name in ING:
         icon = style["icons"]["ing-" + name.lower().replace(" ", "-")]
@@ -201,7 +202,7 @@ def test_field_and_token_show_the_same_icon(checked: pipeline.GameCheck) -> None
     assert "ing-any" in style["icons"]
     fields, tokens = plan(checked, "fields"), plan(checked, "ingredients")
 
-    def icon_fills(pl: pipeline.ComponentPlan, ingredient: str) -> list[str | None]:
+    def icon_fills(pl: component.ComponentPlan, ingredient: str) -> list[str | None]:
         i = [it.get("ingredient") for it in pl.component.items for _ in range(it.copies)].index(ingredient)
         return [p.paint.fill for p in pl.fronts[i].primitives if hasattr(p, "paint")]
 
@@ -215,7 +216,7 @@ def test_field_and_token_show_the_same_icon(checked: pipeline.GameCheck) -> None
             assert all(c in fills for c in icon_colours if c and c.startswith("#"))
 
 
-def test_every_printed_character_has_a_glyph(checked: pipeline.GameCheck) -> None:
+def test_every_printed_character_has_a_glyph(checked: check.GameCheck) -> None:
     """A character a font lacks is dropped silently from the PDF (a star on the type line once was)."""
     from reportlab.pdfbase.ttfonts import TTFontFile
 
@@ -240,7 +241,7 @@ DOC_COSTS = ["Cellars: 1st Cellar \u2013 3M, 2nd cellar \u2013 4M",
              "Advanced Potion \u2013 Cost equal to current number of all Potions + 2"]
 
 
-def test_reference_card_prints_the_costs_as_the_document_gives_them(checked: pipeline.GameCheck) -> None:
+def test_reference_card_prints_the_costs_as_the_document_gives_them(checked: check.GameCheck) -> None:
     if SEED.is_file():
         doc = re.sub(r"\s+", " ", SEED.read_text(encoding="utf-8"))
         assert all(c in doc for c in DOC_COSTS)
@@ -250,7 +251,7 @@ def test_reference_card_prints_the_costs_as_the_document_gives_them(checked: pip
     assert "first player to reach 35 Magik" in back
 
 
-def test_character_backs_agree_with_the_reference_costs(checked: pipeline.GameCheck) -> None:
+def test_character_backs_agree_with_the_reference_costs(checked: check.GameCheck) -> None:
     ref = data("reference")["items"][0]
     back = printed(plan(checked, "characters").backs[0].primitives)
     for phrase in (f"Field {ref['field_cost']}M", f"Basic Spell {ref['basic_spell_cost']}M",
@@ -263,7 +264,7 @@ def test_character_backs_agree_with_the_reference_costs(checked: pipeline.GameCh
 
 # -- the Magik track --------------------------------------------------------------------------------
 
-def test_track_template_follows_its_data(checked: pipeline.GameCheck) -> None:
+def test_track_template_follows_its_data(checked: check.GameCheck) -> None:
     track = data("magik-track")["items"][0]
     el = next(e for e in template("magik-track")["elements"] if e["type"] == "track")
     zones = [e["when"] for e in el["elements"] if "when" in e]
@@ -282,7 +283,7 @@ def test_track_template_follows_its_data(checked: pipeline.GameCheck) -> None:
 
 # -- rules and mutations ----------------------------------------------------------------------------
 
-def test_every_rule_passes(checked: pipeline.GameCheck) -> None:
+def test_every_rule_passes(checked: check.GameCheck) -> None:
     report = check_game(checked.game)
     assert report.ok, [o.rule.id for o in report.violations]
     assert len(report.outcomes) >= 50

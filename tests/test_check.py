@@ -9,9 +9,9 @@ import json
 import pytest
 from conftest import REPO, DataRootCopy, assert_no_traceback, diag_lines
 
-from pnp.check import Outcome, Report, check_game
 from pnp.errors import DataError
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.qa.rules import Outcome, Report, check_game
 
 MANIFEST_RULES = json.loads((REPO / "card_data" / "golems" / "game.json").read_text())["rulebook"]
 
@@ -267,7 +267,7 @@ def test_matches_condition_and_exceptions_report_oddities(golems) -> None:
     and an exception that the data no longer needs fails the rule."""
     import json
 
-    from pnp.check import check_game
+    from pnp.qa.rules import check_game
 
     manifest = golems.path / "card_data" / "golems" / "game.json"
     data = json.loads(manifest.read_text())
@@ -290,7 +290,7 @@ def test_matches_condition_and_exceptions_report_oddities(golems) -> None:
 def test_total_sums_a_field_over_a_selection(golems) -> None:
     import json
 
-    from pnp.check import check_game
+    from pnp.qa.rules import check_game
 
     manifest = golems.path / "card_data" / "golems" / "game.json"
     data = json.loads(manifest.read_text())

@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO, TEST_DATA, assert_no_traceback, diag_lines, run_cli
 from PIL import Image
 
-from pnp.project import bundled_root
+from pnp.input.project import bundled_root
 
 
 @pytest.fixture
@@ -377,9 +377,9 @@ def test_a_killed_build_leaves_each_pdf_old_or_complete(tmp_path: Path, timing: 
     assert set(visible) == set(previous), "a PDF appeared or vanished"
     assert all((k.endswith(".tmp") and ".pdf." in k) or k == ".pnp-build.json" for k in hidden), hidden
     if ".pnp-build.json" in after:  # a build record left by a kill still tells the truth
-        from pnp import cache
+        from pnp.pipeline import incremental
 
-        record = cache.load(folder)
+        record = incremental.load(folder)
         assert record is not None and record.intact(folder)
     kept = {k for k in visible if visible[k] == previous[k]}
     renewed = {k for k in visible if visible[k] == new[k]}
@@ -401,7 +401,7 @@ def test_a_build_clears_what_a_killed_build_left_half_written(tmp_path: Path) ->
     (a build writing now) and anything else stay."""
     import time
 
-    from pnp.write import STALE_AFTER
+    from pnp.render.write import STALE_AFTER
 
     out = tmp_path / "out"
     assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0

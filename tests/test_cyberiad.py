@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from conftest import REPO, DataRootCopy, assert_no_traceback, run_cli
 
-from pnp.check import check_game
-from pnp.model import Game
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.input.model import Game
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.qa.rules import check_game
 
 GAME_DIR = REPO / "card_data" / "cyberiad"
 TEMPLATES = REPO / "templates" / "cyberiad"

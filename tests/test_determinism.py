@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import run_cli
 
-from pnp.project import DataRoot, bundled_root
+from pnp.input.project import DataRoot, bundled_root
 
 GAMES = DataRoot(bundled_root()).game_ids()
 

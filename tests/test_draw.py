@@ -8,10 +8,10 @@ import pytest
 from reportlab.pdfgen.canvas import Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
-from pnp import draw
-from pnp.pipeline import Session
-from pnp.primitives import Text
-from pnp.project import DataRoot, bundled_root
+from pnp.input.project import DataRoot, bundled_root
+from pnp.layout.primitives import Text
+from pnp.plan.session import Session
+from pnp.render import draw
 
 ROOT = DataRoot(bundled_root())
 
@@ -65,18 +65,18 @@ def test_text_fast_path_gives_reportlabs_bytes(monkeypatch: pytest.MonkeyPatch) 
 def test_drawing_sets_the_garbage_collector_and_puts_it_back() -> None:
     import gc
 
-    from pnp import pipeline
+    from pnp.render import component
 
     before = gc.get_threshold()
     assert gc.get_freeze_count() == 0
-    with pytest.raises(RuntimeError), pipeline._collector_for_drawing():
+    with pytest.raises(RuntimeError), component._collector_for_drawing():
         assert gc.get_freeze_count() > 0  # what was alive before is frozen
-        assert gc.get_threshold() == (max(before[0], pipeline.DRAWING_GC_THRESHOLD), *before[1:])
+        assert gc.get_threshold() == (max(before[0], component.DRAWING_GC_THRESHOLD), *before[1:])
         raise RuntimeError("a failing render")
     assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
     gc.freeze()  # a caller's own freezing is left alone
     try:
-        with pipeline._collector_for_drawing():
+        with component._collector_for_drawing():
             assert gc.get_threshold() == before
         assert gc.get_freeze_count() > 0
     finally:

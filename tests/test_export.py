@@ -16,19 +16,15 @@ from PIL import Image, ImageChops, ImageStat
 from pypdf import PdfReader
 
 from pnp.cli import main
-from pnp.export import (
-    PREVIEW_CAPTION,
-    PREVIEW_GAP,
-    PREVIEW_MARGIN,
-    PREVIEW_TITLE,
-    TTS_MAX_PX,
-    px,
-    render_contents,
-    tts_grid,
-)
-from pnp.impose import PAPERS
-from pnp.pipeline import BuildOptions, Session, check
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.impose.sheet import PAPERS
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.products.contents import render_contents
+from pnp.products.exports import TTS_MAX_PX, tts_grid
+from pnp.products.images import px
+from pnp.products.preview import PREVIEW_CAPTION, PREVIEW_GAP, PREVIEW_MARGIN, PREVIEW_TITLE
+from pnp.qa.check import check
 
 GOLEMS = DataRoot(bundled_root())
 

@@ -25,8 +25,8 @@ from conftest import REPO, TEST_DATA
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from pnp.fastcheck import INVALID, UNSURE, VALID
-from pnp.validate import SchemaValidator, _compiler, _registry, item_schema, schema, validator_class
+from pnp.input.fastcheck import INVALID, UNSURE, VALID
+from pnp.input.validate import SchemaValidator, _compiler, _registry, item_schema, schema, validator_class
 
 EXAMPLES = int(os.environ.get("PNP_FASTCHECK_EXAMPLES", "150"))
 PROPERTY = settings(max_examples=EXAMPLES, deadline=None,

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pnp.impose import (
-    MM,
+from pnp.impose.grid import impose, one_per_page, plan_grid
+from pnp.impose.sheet import (
     PAPERS,
     CutLine,
     Edges,
@@ -21,13 +21,11 @@ from pnp.impose import (
     SheetOptions,
     Slot,
     back_rotation,
-    impose,
     mm,
-    one_per_page,
     piece_to_page,
-    plan_grid,
     slot_matrix,
 )
+from pnp.units import MM
 
 TOL = 1e-6
 LETTER = PAPERS["letter"]
@@ -681,7 +679,7 @@ def test_one_per_page_invariants(width, height, count, paper, duplex) -> None:
 
 
 def test_print_shop_pages_are_trim_plus_bleed_fronts_and_backs_alternate() -> None:
-    from pnp.impose import print_shop
+    from pnp.impose.grid import print_shop
 
     pages = print_shop(3, POKER, SheetOptions(LETTER, bleed=mm(3)))
     assert [(p.number, p.side, p.slots[0].piece) for p in pages] == [
@@ -699,7 +697,7 @@ def test_print_shop_pages_are_trim_plus_bleed_fronts_and_backs_alternate() -> No
 @pytest.mark.parametrize("paper", ["letter", "a4"])
 @pytest.mark.parametrize("size", [(63, 88), (38, 38), (70, 120), (16, 16)])
 def test_gutterfold_backs_mirror_across_the_fold(paper: str, size: tuple[float, float]) -> None:
-    from pnp.impose import gutterfold
+    from pnp.impose.grid import gutterfold
 
     options = SheetOptions(PAPERS[paper], duplex="fold")
     piece = PieceSpec(mm(size[0]), mm(size[1]))
@@ -731,7 +729,7 @@ def test_gutterfold_backs_mirror_across_the_fold(paper: str, size: tuple[float, 
 
 
 def test_gutterfold_refuses_a_piece_wider_than_half_the_page() -> None:
-    from pnp.impose import gutterfold
+    from pnp.impose.grid import gutterfold
 
     assert gutterfold(1, PieceSpec(mm(150), mm(150)), SheetOptions(LETTER, duplex="fold")) is None
     with pytest.raises(ValueError, match="too large for a gutterfold"):
@@ -759,7 +757,7 @@ def _sat_overlap(p: tuple, q: tuple, tol: float = 1e-6) -> bool:
 @pytest.mark.parametrize("flat", [False, True])
 @pytest.mark.parametrize("paper", ["letter", "a4"])
 def test_hex_honeycomb_shares_edges_and_bleeds_only_outside(flat: bool, paper: str) -> None:
-    from pnp.impose import hex_outline, impose_hex, plan_hex
+    from pnp.impose.hex import hex_outline, impose_hex, plan_hex
 
     f2f = mm(30)  # flat-to-flat
     long = f2f * 2 / 3 ** 0.5

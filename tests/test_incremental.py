@@ -10,13 +10,19 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import REPO, DataRootCopy, assert_no_traceback, run_cli
 
-from pnp import cache
-from pnp.pipeline import BuildOptions, LazyPieces, Session, check, render_component
-from pnp.project import DataRoot, bundled_root
+from pnp.input.project import DataRoot, bundled_root
+from pnp.pipeline import incremental
+from pnp.plan import digest
+from pnp.plan.component import LazyPieces
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.render.component import render_component
 
 
 def tree(folder: Path) -> dict[str, bytes]:
@@ -52,19 +58,28 @@ def test_a_rebuild_with_nothing_changed_writes_nothing(golems: DataRootCopy, tmp
     assert rendered(again.stdout) == set()
 
 
-def test_an_up_to_date_build_loads_no_rendering_code(tmp_path: Path) -> None:
-    """The up-to-date path hashes files and reads the record: reportlab, jsonschema and the
-    layout engine are never imported (that is what makes it fast)."""
+def test_an_up_to_date_build_reads_no_data_and_renders_nothing(tmp_path: Path, monkeypatch: Any) -> None:
+    """The up-to-date path hashes file metadata and reads the record: no data file is parsed,
+    nothing is laid out or drawn (that is what makes it fast)."""
+    import pnp.input.project
+    import pnp.render.component
+
+    mini = REPO / "tests" / "data" / "mini"
     out = tmp_path / "out"
-    assert run_cli("build", "mini", "--data", REPO / "tests" / "data" / "mini", "--out", out).exit_code == 0
-    script = ("import sys\nfrom pnp.cli import main\ntry:\n    main(sys.argv[1:], prog_name='pnp')\n"
-              "except SystemExit as e:\n    code = e.code\n"
-              "print(sorted(m for m in ('reportlab', 'jsonschema', 'pnp.layout', 'pnp.pipeline') "
-              "if m in sys.modules), code)")
-    r = subprocess.run([sys.executable, "-c", script, "build", "mini", "--data",
-                        str(REPO / "tests" / "data" / "mini"), "--out", str(out)],
-                       capture_output=True, text=True, check=True)
-    assert r.stdout.strip().splitlines()[-1] == "[] 0", r.stdout + r.stderr
+    assert run_cli("build", "mini", "--data", mini, "--out", out).exit_code == 0
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("an up-to-date build must not get here")
+
+    monkeypatch.setattr(pnp.input.project, "load_json", forbidden)
+    monkeypatch.setattr(pnp.render.component, "render", forbidden)
+    r = run_cli("build", "mini", "--data", mini, "--out", out)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert "mini: up to date" in r.stdout
+    monkeypatch.undo()
+    monkeypatch.setattr(pnp.render.component, "render", forbidden)
+    r = run_cli("build", "mini", "--data", mini, "--out", out, "--force")
+    assert r.exit_code == 3 and "must not get here" in r.stderr  # the patch does bite
 
 
 def test_a_build_defines_dataclasses_only_for_the_model(tmp_path: Path) -> None:
@@ -80,9 +95,10 @@ def test_a_build_defines_dataclasses_only_for_the_model(tmp_path: Path) -> None:
               "print(sorted(m for m in made if m.startswith('pnp.')), code)")
     r = subprocess.run([sys.executable, "-c", script, "build", "mini", "--data", str(REPO / "tests" / "data" / "mini"),
                         "--out", str(tmp_path / "out"), "--jobs", "1"], capture_output=True, text=True, check=True)
-    model = ["pnp.model." + n for n in ("Provenance", "FieldSpec", "Item", "Component", "Rule", "Erratum",
+    model = ["pnp.input.model." + n for n in ("Provenance", "FieldSpec", "Item", "Component", "Rule", "Erratum",
                                         "NotPrinted", "Game")]
-    assert r.stdout.strip().splitlines()[-1] == f"{sorted([*model, 'pnp.layout.PieceLayout'])} 0", r.stdout + r.stderr
+    expected = sorted([*model, "pnp.layout.piece.PieceLayout"])
+    assert r.stdout.strip().splitlines()[-1] == f"{expected} 0", r.stdout + r.stderr
 
 
 def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tmp_path: Path) -> None:
@@ -167,7 +183,7 @@ def test_a_damaged_record_is_ignored(golems: DataRootCopy, tmp_path: Path) -> No
     out = tmp_path / "out"
     assert golems.cli("build", "golems", "--out", out).exit_code == 0
     files = tree(out / "golems")
-    (out / "golems" / cache.CACHE_NAME).write_text("{not json")
+    (out / "golems" / incremental.CACHE_NAME).write_text("{not json")
     r = golems.cli("build", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert len(rendered(r.stdout)) == 10  # nothing trusted
@@ -241,11 +257,11 @@ def test_streamed_fronts_keep_only_a_few_layouts(tmp_path: Path) -> None:
 def test_the_record_names_every_pdf_with_its_hash(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run_cli("build", "golems", "--out", out).exit_code == 0
-    record = json.loads((out / "golems" / cache.CACHE_NAME).read_text())
+    record = json.loads((out / "golems" / incremental.CACHE_NAME).read_text())
     assert record["format"] == "pnp-build-cache"
     names = {c["file"] for c in record["components"].values()} | {record["contents"]["file"]}
     assert names == {p.name for p in (out / "golems").glob("*.pdf")}
-    loaded = cache.load(out / "golems")
+    loaded = incremental.load(out / "golems")
     assert loaded is not None and loaded.intact(out / "golems")
 
 
@@ -310,21 +326,21 @@ def _edited_font(src: Path, dest: Path, table: bytes = b"name") -> None:
 
 def test_font_identity_tells_fonts_apart_and_follows_edits(tmp_path: Path) -> None:
     fonts = sorted((bundled_root() / "fonts").rglob("*.ttf"))
-    ids = {cache.font_digest(p) for p in fonts}
+    ids = {digest.font_digest(p) for p in fonts}
     assert len(fonts) >= 10 and len(ids) == len(fonts)  # every bundled font its own
     lato = next(p for p in fonts if p.name == "Lato-Regular.ttf")
     copy = tmp_path / "copy" / "Lato-Regular.ttf"
     copy.parent.mkdir()
     copy.write_bytes(lato.read_bytes())
-    assert cache.font_digest(copy) == cache.font_digest(lato)  # the same font anywhere
+    assert digest.font_digest(copy) == digest.font_digest(lato)  # the same font anywhere
     for table in (b"name", b"glyf", b"cmap"):
         edited = tmp_path / f"edited-{table.decode()}.ttf"
         _edited_font(lato, edited, table)
-        assert cache.font_digest(edited) != cache.font_digest(lato), table
+        assert digest.font_digest(edited) != digest.font_digest(lato), table
     # a file that is not a TrueType font is hashed whole
     junk = tmp_path / "junk.ttf"
     junk.write_bytes(b"not a font at all" * 100)
-    assert cache.font_digest(junk) == cache.file_digest(junk)
+    assert digest.font_digest(junk) == digest.file_digest(junk)
 
 
 def test_an_edited_font_renders_again(golems: DataRootCopy, tmp_path: Path) -> None:

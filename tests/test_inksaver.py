@@ -10,14 +10,16 @@ import pdfplumber
 import pypdfium2 as pdfium
 import pytest
 
-from pnp.inksaver import FULL_BLEED, contrast, is_full_bleed
-from pnp.layout import PieceLayout
-from pnp.pipeline import BuildOptions, Session, check
-from pnp.preflight import preflight_game
-from pnp.primitives import Ellipse, Paint, Rect, Text
-from pnp.primitives import Path as PathPrim
-from pnp.project import DataRoot, bundled_root, load_game
-from pnp.templates import TemplateStore
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.input.templates import TemplateStore
+from pnp.layout.inksaver import FULL_BLEED, contrast, is_full_bleed
+from pnp.layout.piece import PieceLayout
+from pnp.layout.primitives import Ellipse, Paint, Rect, Text
+from pnp.layout.primitives import Path as PathPrim
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.qa.preflight import preflight_game
 from tests.conftest import DataRootCopy
 
 BASE = "templates/mini/base.json"
@@ -76,7 +78,7 @@ def test_full_bleed_fills_are_dropped(mini: DataRootCopy, tmp_path: Path) -> Non
     n = pdfium.PdfDocument(tmp_path / "n" / "mini" / "deck.pdf")
     i = pdfium.PdfDocument(tmp_path / "i" / "mini" / "ink-saver" / "deck.pdf")
     img_n, img_i = n[0].render(scale=1).to_pil().convert("RGB"), i[0].render(scale=1).to_pil().convert("RGB")
-    from pnp.pipeline import pages_for
+    from pnp.plan.component import pages_for
     gc = check(mini.root, "mini", BuildOptions(), Session(mini.root))
     slot = pages_for(gc.plans[0])[0].slots[0]  # turned 90 degrees: the card's bottom faces the page's right
     x, y = slot.x + slot.w - 8, 792 - (slot.y + slot.h / 2)  # 8 pt in from the card's bottom edge

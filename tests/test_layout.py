@@ -8,11 +8,17 @@ from pathlib import Path
 import pytest
 
 from pnp.errors import DataError
-from pnp.layout import MINUS, MM, Context, hex_points, layout_piece
-from pnp.pipeline import BuildOptions, Session, check, plan_component
-from pnp.primitives import Ellipse, Rect, Text
-from pnp.primitives import Path as PathPrim
-from pnp.project import DataRoot, load_game
+from pnp.input.project import DataRoot, load_game
+from pnp.layout.fields import MINUS
+from pnp.layout.piece import Context, layout_piece
+from pnp.layout.primitives import Ellipse, Rect, Text
+from pnp.layout.primitives import Path as PathPrim
+from pnp.layout.shapes import hex_points
+from pnp.plan.component import plan_component
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.units import MM
 
 BLEED = 3 * MM
 
@@ -190,7 +196,7 @@ def test_hex_points_regular_and_grown() -> None:
 
 
 def test_golems_every_piece_lays_out_without_warnings() -> None:
-    from pnp.project import bundled_root
+    from pnp.input.project import bundled_root
 
     gc = check(DataRoot(bundled_root()), "golems")
     assert gc.warnings == ()
@@ -211,7 +217,7 @@ def test_replace_rewrites_printed_text_only(tmp_path: Path) -> None:
 
 
 def test_track_points_even_closed_and_spaced() -> None:
-    from pnp.layout import track_points
+    from pnp.layout.shapes import track_points
 
     assert track_points([(0, 0), (10, 0)], 3, False, None) == [(0, 0), (5, 0), (10, 0)]
     # Around a 10 x 10 square loop (perimeter 40), 4 spaces sit on the 4 corners.

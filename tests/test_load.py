@@ -9,7 +9,7 @@ import pytest
 from conftest import TEST_DATA, DataRootCopy, assert_no_traceback, diag_lines, run_cli
 
 from pnp.errors import DataError, Diagnostic
-from pnp.load import Doc, load_json, parse_json
+from pnp.input.load import Doc, load_json, parse_json
 
 LOAD = TEST_DATA / "load"
 

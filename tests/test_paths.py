@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pnp.paths import PathError, PathOp, bbox, format_path, parse_path, transform
+from pnp.layout.paths import PathError, PathOp, bbox, format_path, parse_path, transform
 
 M, L, C, Z = "M", "L", "C", "Z"
 

@@ -9,10 +9,14 @@ import pdfplumber
 import pytest
 from pypdf import PdfReader
 
-from pnp.impose import PAPERS
-from pnp.layout import MM
-from pnp.pipeline import BuildOptions, Session, build, check, pages_for
-from pnp.project import DataRoot, bundled_root
+from pnp.impose.sheet import PAPERS
+from pnp.input.project import DataRoot, bundled_root
+from pnp.pipeline.build import build
+from pnp.plan.component import pages_for
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.units import MM
 
 ROOT = DataRoot(bundled_root())
 

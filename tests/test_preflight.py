@@ -12,11 +12,15 @@ import pytest
 from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
-from pnp.impose import CutLine, Edges, Page, Slot
-from pnp.layout import MM
-from pnp.pipeline import BuildOptions, Session, check, pages_for
-from pnp.preflight import Thresholds, cut_crossings, inspect, page_coverage, preflight_game
-from pnp.project import DataRoot, bundled_root
+from pnp.impose.sheet import CutLine, Edges, Page, Slot
+from pnp.input.project import DataRoot, bundled_root
+from pnp.plan.component import pages_for
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.qa.figures import Thresholds
+from pnp.qa.preflight import cut_crossings, inspect, page_coverage, preflight_game
+from pnp.units import MM
 from tests.conftest import DataRootCopy, assert_no_traceback
 
 CARD = "templates/mini/card.json"

@@ -11,13 +11,14 @@ import pytest
 from click.testing import CliRunner
 from pypdf import PdfReader
 
-from pnp.calibrate import SPREAD_X, SPREAD_Y, calibration_pdf, rulers
 from pnp.cli import main
-from pnp.draw import BackCorrection
-from pnp.fonts import FontBook
-from pnp.impose import PAPERS
-from pnp.layout import MINUS, MM
-from pnp.project import DataRoot, bundled_root
+from pnp.impose.sheet import PAPERS
+from pnp.input.project import DataRoot, bundled_root
+from pnp.layout.fields import MINUS
+from pnp.layout.fonts import FontBook
+from pnp.products.calibrate import SPREAD_X, SPREAD_Y, calibration_pdf, rulers
+from pnp.render.draw import BackCorrection
+from pnp.units import MM
 
 FONTS = FontBook(DataRoot(bundled_root()).font_dirs())
 

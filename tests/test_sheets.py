@@ -14,13 +14,19 @@ import pytest
 from conftest import REPO, run_cli
 from pypdf import PdfReader
 
-from pnp.impose import PAPERS, PieceSpec, SheetOptions, plan_grid
-from pnp.layout import MM
-from pnp.pipeline import BuildOptions, Session, build, check, furnished_pages, pages_for
-from pnp.primitives import Ellipse, Rect
-from pnp.project import DataRoot, bundled_root
-from pnp.sheetmarks import find_spot
-from pnp.version import data_version
+from pnp.impose.grid import plan_grid
+from pnp.impose.marks import find_spot
+from pnp.impose.sheet import PAPERS, PieceSpec, SheetOptions
+from pnp.input.project import DataRoot, bundled_root
+from pnp.layout.primitives import Ellipse, Rect
+from pnp.pipeline.build import build
+from pnp.plan.component import pages_for
+from pnp.plan.digest import data_version
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.render.component import furnished_pages
+from pnp.units import MM
 
 ROOT = DataRoot(bundled_root())
 GAMES = ROOT.game_ids()
@@ -410,7 +416,7 @@ def test_contents_pdf_has_the_assembly_page_with_scale_squares(tmp_path: Path) -
 
 
 def test_assembly_page_says_what_each_kind_needs() -> None:
-    from pnp.assembly import sections
+    from pnp.products.assembly import sections
 
     def said(gid: str, **opts: object) -> str:
         gc = _check(gid, **opts)
@@ -436,7 +442,7 @@ class _Forgetful(dict):  # type: ignore[type-arg]
 def test_furnish_memo_places_every_sheet_as_a_fresh_search_would(opts: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     """furnish reuses each page geometry's obstacles and each find_spot answer across a PDF's
     pages: every bundled sheet gets exactly the furniture a search from scratch gives it."""
-    import pnp.sheetmarks as sheetmarks
+    import pnp.impose.marks as sheetmarks
 
     plans = [(gc.game, plan) for gid in GAMES for gc in [_check(gid, **opts)] for plan in gc.plans]
     searches = {"n": 0}

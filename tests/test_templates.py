@@ -11,9 +11,9 @@ import pytest
 from conftest import DataRootCopy, assert_no_traceback, diag_lines
 
 from pnp.errors import DataError, Diagnostic
-from pnp.pipeline import check
-from pnp.project import DataRoot
-from pnp.templates import TemplateStore
+from pnp.input.project import DataRoot
+from pnp.input.templates import TemplateStore
+from pnp.qa.check import check
 
 CARD = "templates/mini/card.json"
 

@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pnp.fonts import FontBook
-from pnp.primitives import Paint, Rect, Text
-from pnp.project import bundled_root
-from pnp.text import Style, TextLayout
+from pnp.input.project import bundled_root
+from pnp.layout.fonts import FontBook
+from pnp.layout.primitives import Paint, Rect, Text
+from pnp.layout.text import Style, TextLayout
 
 FONTS = FontBook((bundled_root() / "fonts",))
 

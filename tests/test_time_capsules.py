@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from pnp.check import check_game
 from pnp.cli import main
-from pnp.layout import MM
-from pnp.model import Game
-from pnp.pipeline import GameCheck, check
-from pnp.primitives import Text
-from pnp.project import DataRoot, bundled_root, load_game
+from pnp.input.model import Game
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.layout.primitives import Text
+from pnp.qa.check import GameCheck, check
+from pnp.qa.rules import check_game
+from pnp.units import MM
 
 GAME = "time-capsules"
 ROOT = DataRoot(bundled_root())

@@ -1,0 +1,301 @@
+"""Stage 1, load: JSON files -> plain Python values, keeping the line/column of every value so
+later stages can say ``file:line:col`` for any JSON path."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import re
+from collections.abc import Sequence
+from functools import cached_property
+from json.decoder import scanstring
+from pathlib import Path
+from typing import Any
+
+from msgspec import Struct
+
+from pnp.errors import DataError, Diagnostic
+
+
+class Doc(Struct, frozen=True, dict=True):
+    """A loaded JSON file: its data and where each value sits in the text."""
+
+    display: str  # the path shown in messages, relative to the data root where possible
+    path: Path
+    data: Any
+    text: str = ""
+
+    @cached_property
+    def _maps(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
+        """Positions of every value and key, computed on the first message that needs one
+        (building the map costs as much as parsing, and valid files never need it)."""
+        import json_source_map  # only a message needs it
+
+        try:
+            smap = json_source_map.calculate(self.text)
+        except Exception:  # positions are a convenience; the data parsed fine
+            smap = {}
+        values = {p: (e.value_start.line + 1, e.value_start.column + 1) for p, e in smap.items()}
+        keys = {p: (e.key_start.line + 1, e.key_start.column + 1) for p, e in smap.items() if e.key_start}
+        return values, keys
+
+    @property
+    def _values(self) -> dict[str, tuple[int, int]]:
+        return self._maps[0]
+
+    @property
+    def _keys(self) -> dict[str, tuple[int, int]]:
+        return self._maps[1]
+
+    def locate(self, parts: Sequence[str | int], key: bool = False) -> tuple[int | None, int | None]:
+        """1-based (line, col) of the value at ``parts`` (or of its key when ``key``); falls back to
+        the nearest enclosing value that exists."""
+        parts = list(parts)
+        while True:
+            # json_source_map keys its entries by the raw, unescaped key text ("/k/s" for "k/s").
+            pointer = "".join("/" + str(p) for p in parts)
+            if key and pointer in self._keys:
+                return self._keys[pointer]
+            if pointer in self._values:
+                return self._values[pointer]
+            if not parts:
+                return (None, None)
+            parts.pop()
+            key = False
+
+    def diag(self, parts: Sequence[str | int], message: str, *, expected: str | None = None,
+             hint: str | None = None, key: bool = False, severity: str = "error") -> Diagnostic:
+        line, col = self.locate(parts, key=key)
+        return Diagnostic(self.display, message, tuple(parts), line, col, expected, hint, severity)
+
+
+def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+class _NonStandard(ValueError):
+    """NaN, Infinity or -Infinity (accepted by Python's json module, but not JSON), or a number too
+    large for a float (``1e400``, a 5000-digit integer)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NonStandard(name)
+
+
+MAX_DEPTH = 64  # nested objects and arrays; bundled data uses at most ~15
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _too_large(token: str) -> bool:
+    """A JSON number that is not a finite float: it would become inf or overflow later."""
+    if len(token) > 400:
+        return True
+    try:
+        return math.isinf(float(token))
+    except (OverflowError, ValueError):
+        return True
+
+
+def _parse_float(token: str) -> float:
+    if _too_large(token):
+        raise _NonStandard(token)
+    return float(token)
+
+
+def _parse_int(token: str) -> int:
+    if _too_large(token):
+        raise _NonStandard(token)
+    return int(token)
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of objects and arrays (iterative: safe for any depth). Only containers are
+    queued (json gives exactly dict, list, str, int, float, bool and None)."""
+    if data.__class__ is not dict and data.__class__ is not list:
+        return 0
+    deepest, todo = 1, [(data, 1)]
+    while todo:
+        v, d = todo.pop()
+        kids = [x for x in (v.values() if v.__class__ is dict else v) if x.__class__ is dict or x.__class__ is list]
+        if kids:
+            d += 1
+            if d > deepest:
+                deepest = d
+            todo.extend([(x, d) for x in kids])
+    return deepest
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def _scan_problems(text: str) -> list[tuple[list[str | int], int, str, str, str | None]]:
+    """Every duplicate key, non-standard constant and too-large number in ``text``, and the first
+    value nested deeper than MAX_DEPTH, each with the JSON path and character offset where it
+    occurs (up to the first syntax error, if any)."""
+    out: list[tuple[list[str | int], int, str, str, str | None]] = []
+    with contextlib.suppress(ValueError, IndexError, AssertionError):  # a syntax error: reported apart
+        _scan(text, out)
+    return out
+
+
+def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]]) -> None:
+    stack: list[set[str] | None] = []  # per open container: the keys seen (objects) or None (arrays)
+    path: list[str | int] = []
+    expect_key = False
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            s, end = scanstring(text, i + 1)
+            if expect_key:
+                keys = stack[-1]
+                assert keys is not None
+                if s in keys:
+                    out.append(([*path[:-1], s], i, f"duplicate key {json.dumps(s)} in one object",
+                                "each key once", "remove or rename one of them"))
+                keys.add(s)
+                path[-1] = s
+                expect_key = False
+            i = end
+            continue
+        if ch in "{[" and len(stack) >= MAX_DEPTH:
+            out.append((list(path), i, f"JSON nested too deeply (more than {MAX_DEPTH} levels)",
+                        f"at most {MAX_DEPTH} levels of nested objects and arrays", "flatten the structure"))
+            return
+        if ch == "{":
+            stack.append(set())
+            path.append("")
+            expect_key = True
+        elif ch == "[":
+            stack.append(None)
+            path.append(0)
+        elif ch in "}]":
+            stack.pop()
+            path.pop()
+        elif ch == ",":
+            if stack[-1] is None:
+                path[-1] = int(path[-1]) + 1
+            else:
+                expect_key = True
+        elif ch in "NI-":
+            for name in ("NaN", "Infinity", "-Infinity"):
+                if text.startswith(name, i):
+                    out.append((list(path), i, f"{name} is not a JSON number", "a finite number", None))
+                    i += len(name) - 1
+                    break
+        if ch in "-0123456789" and (m := _NUMBER.match(text, i)):
+            token = m.group()
+            if _too_large(token):
+                shown = token if len(token) <= 24 else token[:21] + "..."
+                out.append((list(path), i, f"number {shown} is too large",
+                            "a number of a sensible size, at most about 1e308", None))
+            i = m.end()
+            continue
+        i += 1
+
+
+def load_json(path: Path, display: str | None = None) -> Doc:
+    """Read and parse one JSON file; any problem becomes a DataError naming the file and line."""
+    shown = display or str(path)
+    if path.exists() and not path.is_file():  # a folder, or a pipe that would block the read forever
+        raise DataError([Diagnostic(shown, "not a regular file", expected="a JSON file",
+                                    hint="replace it with a JSON file")])
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError([Diagnostic(shown, "file not found", hint="check the name in the manifest")]) from None
+    except OSError as exc:
+        raise DataError([Diagnostic(shown, f"cannot read file: {exc.strerror}", expected="a readable file",
+                                    hint="check the file's permissions")]) from None
+    return parse_json(raw, path, shown)
+
+
+def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raise DataError([Diagnostic(shown, "file starts with a UTF-8 byte order mark (BOM)", (), 1, 1,
+                                    "plain UTF-8 JSON", "save the file as UTF-8 without BOM")])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        # In characters, like every other column (the line up to the bad byte is valid UTF-8).
+        col = len(raw[raw.rfind(b"\n", 0, exc.start) + 1 : exc.start].decode("utf-8")) + 1
+        raise DataError([Diagnostic(shown, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", (), line, col,
+                                    "UTF-8 text", "re-save the file with UTF-8 encoding")]) from None
+    if not text.strip():
+        raise DataError([Diagnostic(shown, "file is empty", (), 1, 1, "a JSON object")])
+    try:
+        data = json.loads(text, object_pairs_hook=_reject_duplicates, parse_constant=_reject_constant,
+                          parse_float=_parse_float, parse_int=_parse_int)
+        if _depth(data) > MAX_DEPTH:
+            raise RecursionError  # deeper than any layout needs; the validator would recurse too far
+    except (_DuplicateKey, _NonStandard, RecursionError):
+        # Report every duplicate key, NaN/Infinity, too-large number and the first too-deep value
+        # with its own position, and a syntax error further on too, if any.
+        diags = [Diagnostic(shown, msg, tuple(path), *_line_col(text, pos), expected, hint)
+                 for path, pos, msg, expected, hint in _scan_problems(text)]
+        try:
+            json.loads(text, parse_int=float)
+        except json.JSONDecodeError as exc:
+            diags.append(_syntax_error(shown, text, exc))
+        except (RecursionError, ValueError):
+            pass
+        if not diags:
+            diags.append(Diagnostic(shown, f"JSON nested too deeply (more than {MAX_DEPTH} levels)", (), None,
+                                    None, f"at most {MAX_DEPTH} levels of nested objects and arrays"))
+        raise DataError(diags) from None
+    except json.JSONDecodeError as exc:
+        raise DataError([_syntax_error(shown, text, exc)]) from None
+    return Doc(shown, path, data, text)
+
+
+def _syntax_error(shown: str, text: str, exc: json.JSONDecodeError) -> Diagnostic:
+    before = text[: exc.pos].rstrip()
+    comma, bracket = len(before) - 1, text[exc.pos : exc.pos + 1]  # Python <= 3.12: pos at the bracket
+    if exc.msg.startswith("Illegal trailing comma"):  # Python 3.13: pos at the comma
+        comma, after = exc.pos, text[exc.pos + 1 :].lstrip()
+        bracket, before = after[:1], text[: exc.pos + 1]
+    if bracket in ("]", "}") and before.endswith(","):
+        # Point at the comma itself, not at the bracket after it.
+        return Diagnostic(shown, f"invalid JSON: trailing comma before '{bracket}'", (),
+                          *_line_col(text, comma), "no comma after the last item", "remove the comma")
+    msg = exc.msg.removesuffix(" at")
+    if msg == "Invalid control character" and text[exc.pos] in "\r\n":
+        msg = "unterminated string (a line break inside a string)"
+    elif msg == "Unterminated string starting":
+        msg = "unterminated string (no closing quote before the end of the file)"
+    return Diagnostic(shown, f"invalid JSON: {msg}", (), exc.lineno, exc.colno, _json_expectation(msg))
+
+
+def _json_expectation(msg: str) -> str | None:
+    if "property name" in msg:
+        return "a quoted key; no trailing comma before '}'"
+    if "Expecting value" in msg:
+        return "a value: string, number, object, array, true, false or null (no trailing comma)"
+    if "':' delimiter" in msg:
+        return "a colon between a key and its value"
+    if "delimiter" in msg:
+        return "a comma between items, or a closing bracket"
+    if "unterminated string" in msg:
+        return 'a closing double quote "'
+    if "Invalid \\escape" in msg or "Invalid \\uXXXX escape" in msg:
+        return "an escape like \\n, \\\", \\\\ or \\uXXXX"
+    if "Invalid control character" in msg:
+        return "no control characters (tab, NUL...) inside a string: write them as \\t or \\u0000"
+    if "Extra data" in msg:
+        return "a single JSON value per file"
+    return "valid JSON at this position"
+

@@ -1,0 +1,198 @@
+"""Templates as data: load ``templates/<group>/<name>.json``, validate it, and resolve its
+``extends`` chain (with cycle detection) into one flat Template.
+
+Merging, parent first: colours, palettes and icons by name (the child wins), and so the light
+variant's colours and palette entries (``light``, for ``--ink-saver``; a colour or palette a
+child redefines loses the light variant it inherited); styles by name, key by key; elements in
+order, where a child element with the id of an inherited one replaces it in place and ``remove``
+drops inherited ids."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from msgspec import Struct, field
+
+from pnp.errors import DataError, Diagnostic
+from pnp.input.load import Doc, load_json
+from pnp.input.model import frozen_map
+from pnp.input.project import DataRoot
+from pnp.input.validate import validate_doc
+
+
+class Element(Struct, frozen=True):
+    """One element dict and where it was written (for messages)."""
+
+    data: Mapping[str, Any]
+    doc: Doc
+    path: tuple[str | int, ...]
+
+    @property
+    def label(self) -> str:
+        name = self.data.get("id")
+        line = self.doc.locate(self.path)[0]
+        what = f"element {name!r}" if name else f"{self.data.get('type')} element"
+        return f"{what} ({self.doc.display}:{line})"
+
+    def child(self, key: str, index: int) -> Element:
+        return Element(self.data[key][index], self.doc, (*self.path, key, index))
+
+
+class Template(Struct, frozen=True):
+    """A template resolved through its ``extends`` chain: elements, styles, colours, icons."""
+
+    name: str
+    chain: tuple[str, ...]  # this template first, then its ancestors
+    doc: Doc
+    size: tuple[float, float] | None
+    colors: Mapping[str, str]
+    palettes: Mapping[str, Mapping[str, str]]
+    styles: Mapping[str, Mapping[str, Any]]
+    icons: Mapping[str, Mapping[str, Any]]
+    elements: tuple[Element, ...]
+    # The light variant (``--ink-saver``): colours and palette entries that replace the normal ones
+    # where they fill a shape or an icon's background (pnp.layout, Context.light).
+    light_colors: Mapping[str, str] = field(default_factory=lambda: frozen_map({}))
+    light_palettes: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: frozen_map({}))
+
+
+class TemplateStore:
+    def __init__(self, root: DataRoot):
+        self.root = root
+        self._docs: dict[str, Doc] = {}
+        self._resolved: dict[str, Template] = {}
+
+    def path_of(self, name: str):
+        for d in self.root.template_dirs():
+            p = d / f"{name}.json"
+            if p.is_file():
+                return p
+        return None
+
+    def doc(self, name: str, referrer: tuple[Doc, tuple[str | int, ...]] | None = None) -> Doc:
+        if name in self._docs:
+            return self._docs[name]
+        path = self.path_of(name)
+        if path is None:
+            where = self.root.display(self.root.templates / f"{name}.json")
+            msg = f"template {name!r} not found ({where})"
+            if referrer is not None:
+                raise DataError([referrer[0].diag(referrer[1], msg, expected="an existing template name",
+                                                  hint=self._suggest(name))])
+            raise DataError([Diagnostic(where, msg, expected="an existing template name",
+                                        hint=self._suggest(name))])
+        folder = next(d for d in self.root.template_dirs() if path.is_relative_to(d))  # where it was found
+        try:
+            path.resolve().relative_to(folder.resolve())
+        except ValueError:
+            # Only files inside the templates folders are read: a link must not reach anywhere else.
+            msg = f"template {name!r} ({self.root.display(path)}) is a link to a file outside {folder}"
+            fix = dict(expected="a template file inside the templates folder",
+                       hint="copy the file into the templates folder instead of linking to it")
+            raise DataError([referrer[0].diag(referrer[1], msg, **fix) if referrer is not None
+                             else Diagnostic(self.root.display(path), msg, **fix)]) from None
+        doc = load_json(path, self.root.display(path))
+        diags = validate_doc(doc, "template")
+        if diags:
+            raise DataError(diags)
+        self._docs[name] = doc
+        return doc
+
+    def _suggest(self, name: str) -> str | None:
+        import difflib
+
+        known = []
+        for d in self.root.template_dirs():
+            known += [str(p.relative_to(d).with_suffix("")) for p in d.glob("*/*.json")]
+        close = difflib.get_close_matches(name, known, n=1)
+        return f"did you mean {close[0]!r}?" if close else None
+
+    def get(self, name: str, referrer: tuple[Doc, tuple[str | int, ...]] | None = None) -> Template:
+        if name in self._resolved:
+            return self._resolved[name]
+        chain: list[str] = []
+        docs: list[Doc] = []
+        cur: str | None = name
+        ref = referrer
+        while cur is not None:
+            if cur in chain:
+                cycle = " -> ".join([*chain, cur])
+                raise DataError([docs[-1].diag(("extends",), f"`extends` cycle: {cycle}",
+                                               expected="a chain that ends in a template without `extends`")])
+            chain.append(cur)
+            d = self.doc(cur, ref)
+            docs.append(d)
+            cur = d.data.get("extends")
+            ref = (d, ("extends",))
+        tpl = self._merge(name, chain, docs)
+        self._resolved[name] = tpl
+        return tpl
+
+    def _merge(self, name: str, chain: list[str], docs: list[Doc]) -> Template:
+        colors: dict[str, str] = {}
+        palettes: dict[str, Mapping[str, str]] = {}
+        styles: dict[str, dict[str, Any]] = {}
+        icons: dict[str, Mapping[str, Any]] = {}
+        light_colors: dict[str, str] = {}
+        light_palettes: dict[str, dict[str, str]] = {}
+        elements: list[Element] = []
+        size = None
+        diags: list[Diagnostic] = []
+        for doc in reversed(docs):  # root ancestor first
+            d = doc.data
+            colors.update(d.get("colors", {}))
+            palettes.update(d.get("palettes", {}))
+            icons.update(d.get("icons", {}))
+            # A colour or palette redefined here drops the light variant inherited for it.
+            for cname in d.get("colors", {}):
+                light_colors.pop(cname, None)
+            for pname in d.get("palettes", {}):
+                light_palettes.pop(pname, None)
+            light = d.get("light", {})
+            light_colors.update(light.get("colors", {}))
+            for pname, pal in light.get("palettes", {}).items():
+                light_palettes[pname] = {**light_palettes.get(pname, {}), **pal}
+            for sname, st in d.get("styles", {}).items():
+                styles[sname] = {**styles.get(sname, {}), **st}
+            if "size" in d:
+                size = (float(d["size"][0]), float(d["size"][1]))
+            for ri, rid in enumerate(d.get("remove", [])):
+                before = len(elements)
+                elements = [e for e in elements if e.data.get("id") != rid]
+                if len(elements) == before:
+                    diags.append(doc.diag(("remove", ri), f"no inherited element with id {rid!r} to remove",
+                                          expected="an id of an element in a parent template"))
+            for ei, el in enumerate(d.get("elements", [])):
+                new = Element(el, doc, ("elements", ei))
+                eid = el.get("id")
+                idx = next((i for i, e in enumerate(elements) if eid and e.data.get("id") == eid), None)
+                if idx is None:
+                    elements.append(new)
+                else:
+                    elements[idx] = new
+        resolved_styles = {}
+        for sname in styles:
+            try:
+                resolved_styles[sname] = frozen_map(_resolve_style(sname, styles, []))
+            except ValueError as exc:
+                diags.append(docs[0].diag(("styles",), str(exc),
+                                          expected="`extends` naming another style, without a cycle"))
+        if diags:
+            raise DataError(diags)
+        return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),
+                        frozen_map(resolved_styles), frozen_map(icons), tuple(elements),
+                        frozen_map(light_colors), frozen_map(light_palettes))
+
+
+def _resolve_style(name: str, styles: Mapping[str, Mapping[str, Any]], seen: list[str]) -> dict[str, Any]:
+    if name in seen:
+        raise ValueError(f"style `extends` cycle: {' -> '.join([*seen, name])}")
+    if name not in styles:
+        raise ValueError(f"style {seen[-1]!r} extends unknown style {name!r}")
+    st = dict(styles[name])
+    parent = st.pop("extends", None)
+    if parent is None:
+        return st
+    return {**_resolve_style(parent, styles, [*seen, name]), **st}
+

@@ -1,0 +1,322 @@
+"""Stage 2, validate: loaded JSON -> the same data, or every problem as a Diagnostic.
+
+JSON Schema Draft 2020-12 schemas ship in ``pnp/schemas``. Items of a component are checked
+against a schema generated from the component file's own ``fields`` declaration, so an item
+with a misspelt field name fails with "unknown field" and a suggestion.
+
+Every value is first checked by ``pnp.fastcheck`` (the schemas compiled to Python closures);
+only a value it cannot call certainly valid goes through jsonschema, which alone finds and
+words the errors. Valid input therefore never imports jsonschema."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pnp.errors import Diagnostic, counted
+from pnp.input import fastcheck
+from pnp.input.load import Doc
+
+if TYPE_CHECKING:  # jsonschema is imported only when some input is not certainly valid
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
+
+
+SCHEMA_NAMES = ("game", "component", "template", "condition")
+# the package pnp.schemas, read as plain files beside the modules (pnp is installed as files, so
+# importlib.resources would only add the cost of importing its zip support)
+SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
+RESERVED_ITEM_KEYS = ("id", "copies", "source", "series")
+MAX_COPIES = 10_000
+MAX_SERIES = 10_000
+
+_PATTERN_WORDS = {
+    "^[a-z0-9][a-z0-9-]*$": "lowercase letters, digits and hyphens, e.g. golem-deck",
+    "^[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*$": "a template name like golems/golem-card",
+    "^[^/\\\\]+\\.json$": "a .json file name in the game folder, without folders",
+    "^[a-z][a-z0-9_]*$": "lowercase letters, digits and underscores, starting with a letter",
+}
+
+
+def _is_integer(checker: Any, instance: Any) -> bool:
+    # JSON Schema counts 2.0 as an integer; pnp does not: a count like `"copies": 2.0` would reach
+    # range() and list repetition as a float.
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    # Python's `$` also matches before a final newline, so "deck\n" would pass "^[a-z0-9-]*$" and
+    # become a file name with a line break in it: a final `$` must be the very end of the text.
+    # (pnp.fastcheck applies the same rule.)
+    from jsonschema.exceptions import ValidationError
+
+    if not validator.is_type(instance, "string"):
+        return
+    if not re.search(fastcheck.strict_pattern(pattern), instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
+def validator_class() -> type[Draft202012Validator]:
+    """Draft 2020-12 with pnp's ``integer`` and ``pattern`` (imports jsonschema)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(
+        Draft202012Validator,
+        validators={"pattern": _pattern},
+        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+    )
+
+
+@cache
+def schema(name: str) -> dict[str, Any]:
+    return json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text("utf-8"))
+
+
+def schema_bytes() -> dict[str, bytes]:
+    """The shipped schema files, by file name (``game.schema.json`` ...), byte for byte."""
+    return {f"{n}.schema.json": (SCHEMA_DIR / f"{n}.schema.json").read_bytes() for n in SCHEMA_NAMES}
+
+
+@cache
+def _registry() -> Registry:
+    from referencing import Registry, Resource
+
+    reg: Registry = Registry()
+    for name in SCHEMA_NAMES:
+        s = schema(name)
+        res = Resource.from_contents(s)
+        reg = reg.with_resource(s["$id"], res).with_resource(f"{name}.schema.json", res)
+    return reg
+
+
+@cache
+def _compiler() -> fastcheck.Compiler:
+    """The fast checker's view of the shipped schemas, under the same names as ``_registry``."""
+    resources: dict[str, Any] = {}
+    for name in SCHEMA_NAMES:
+        s = schema(name)
+        resources[s["$id"]] = resources[f"{name}.schema.json"] = s
+    return fastcheck.Compiler(resources)
+
+
+class SchemaValidator:
+    """A schema, its fast check (compiled on creation) and its jsonschema validator (made on the
+    first value the fast check cannot call valid)."""
+
+    def __init__(self, sch: dict[str, Any]):
+        self.schema = sch
+        self.fast = _compiler().compile(sch)
+        self._full: Draft202012Validator | None = None
+
+    @property
+    def full(self) -> Draft202012Validator:
+        if self._full is None:
+            self._full = validator_class()(self.schema, registry=_registry())
+        return self._full
+
+
+@cache
+def validator(name: str) -> SchemaValidator:
+    return SchemaValidator(schema(name))
+
+
+def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
+    """All schema errors of ``doc`` against a shipped schema."""
+    return validate_value(doc, doc.data, validator(schema_name), ())
+
+
+def validate_value(doc: Doc, value: Any, v: SchemaValidator,
+                   prefix: tuple[str | int, ...]) -> list[Diagnostic]:
+    if v.fast(value) == fastcheck.VALID:
+        return []
+    out: list[Diagnostic] = []
+    for err in sorted(v.full.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
+        out.extend(_explain(doc, err, prefix, v.schema))
+    # In reading order, top to bottom.
+    return sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for d in diags:
+        k = (d.path, d.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(d)
+    return out
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array",
+            dict: "object", type(None): "null"}.get(type(value), type(value).__name__)
+
+
+def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
+             root: dict[str, Any] | None = None) -> list[Diagnostic]:
+    path = prefix + tuple(err.absolute_path)
+    kind = err.validator
+    if "propertyNames" in err.relative_schema_path and isinstance(err.instance, str):
+        # A bad key: jsonschema reports it at the object, with the key as the instance.
+        name = err.instance
+        if kind == "not":
+            reserved = err.validator_value.get("enum", []) if isinstance(err.validator_value, dict) else []
+            return [doc.diag(path + (name,), f"the name {name!r} is reserved", key=True,
+                             expected="a name other than " + ", ".join(reserved))]
+        if kind == "pattern":
+            words = _PATTERN_WORDS.get(err.validator_value, f"text matching {err.validator_value}")
+            return [doc.diag(path + (name,), f"invalid name {name!r}", key=True, expected=words)]
+    if kind in ("oneOf", "anyOf") and err.context:
+        branches = {e.relative_schema_path[0] for e in err.context}
+        missing = {e.relative_schema_path[0]: e.message.split("'")[1] for e in err.context
+                   if e.validator == "required" and not e.relative_path and "'" in e.message}
+        if len(branches) > 1 and set(missing) == branches:
+            # Every form needs a different key and none is there: name them all, not just the first.
+            names = ", ".join(repr(m) for m in dict.fromkeys(missing.values()))
+            return [doc.diag(path, f"missing one of the fields {names}", expected=_describe(err.schema))]
+        # Unions (element types, sources, colours): report the most relevant branch's error.
+        # Branches written for another JSON type (a string form when an object is given) say
+        # nothing useful; prefer the errors of branches that accept the value's type.
+        wrong_type = {e.relative_schema_path[0] for e in err.context if e.validator == "type" and not e.relative_path}
+        same_type = [e for e in err.context if e.relative_schema_path[0] not in wrong_type]
+        from jsonschema.exceptions import best_match
+
+        inner = best_match(same_type or err.context)
+        if inner is None or inner.validator == "not":
+            return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]
+        return _explain(doc, inner, prefix, root)
+    if kind == "additionalProperties" or kind == "unevaluatedProperties":
+        allowed = sorted((err.schema.get("properties") or {}).keys()) if isinstance(err.schema, dict) else []
+        extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
+        out = []
+        for key in extras:
+            import difflib  # only a message needs it
+
+            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else None
+            out.append(doc.diag(path + (key,), f"unknown field {key!r}",
+                                expected="one of " + ", ".join(allowed) if allowed else None,
+                                hint=hint, key=True))
+        return out
+    if kind == "required":
+        missing = err.message.split("'")[1] if "'" in err.message else err.message
+        props = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        prop = _deref(props.get(missing), root)
+        desc = prop.get("x-field") or _describe(prop) if isinstance(prop, dict) else None
+        return [doc.diag(path, f"missing required field {missing!r}",
+                         expected=f'"{missing}"' + (f": {desc}" if desc else ""), hint="add it to this object")]
+    if kind == "type":
+        want = err.validator_value
+        want_s = " or ".join(want) if isinstance(want, list) else str(want)
+        return [doc.diag(path, f"wrong type: {_type_name(err.instance)} {_short(err.instance)}",
+                         expected=want_s)]
+    if kind == "enum":
+        opts = ", ".join(json.dumps(o) for o in err.validator_value)
+        return [doc.diag(path, f"value {_short(err.instance)} is not allowed", expected=f"one of {opts}")]
+    if kind == "const":
+        return [doc.diag(path, f"value {_short(err.instance)} is not allowed",
+                         expected=json.dumps(err.validator_value))]
+    if kind == "pattern":
+        words = _PATTERN_WORDS.get(err.validator_value, f"text matching {err.validator_value}")
+        return [doc.diag(path, f"invalid value {_short(err.instance)}", expected=words)]
+    if kind in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        sym = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}[kind]
+        return [doc.diag(path, f"number {_short(err.instance)} is out of range",
+                         expected=f"a number {sym} {err.validator_value}")]
+    if kind in ("minItems", "maxItems", "minLength", "maxLength", "minProperties"):
+        n = err.validator_value
+        unit = {"Items": "item", "Length": "character", "Properties": "key"}[kind[3:]]
+        want = f"{'at least' if kind.startswith('min') else 'at most'} {counted(n, unit)}"
+        desc = _describe(err.schema)
+        return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)),
+                         expected=want + (f": {desc}" if desc else ""))]
+    if kind == "not":
+        return [doc.diag(path, "combines keys that exclude each other", expected=_describe(err.schema))]
+    if kind == "propertyNames":
+        return [doc.diag(path, f"invalid name: {err.message}", expected=_describe(err.schema) or "a valid name")]
+    if kind == "items" and err.validator_value is False:
+        n = len(err.schema.get("prefixItems", [])) if isinstance(err.schema, dict) else 0
+        desc = _describe(err.schema)
+        return [doc.diag(path, "too many values", expected=f"{n} values" + (f": {desc}" if desc else ""))]
+    return [doc.diag(path, err.message, expected=_describe(err.schema)
+                     or "a value of the form the README describes (Data format, Templates)")]
+
+
+def _deref(sch: Any, root: dict[str, Any] | None) -> Any:
+    """Follow a ``$ref`` to a ``$defs`` entry of this schema or another shipped one."""
+    ref = sch.get("$ref") if isinstance(sch, dict) and not {"description", "x-field"} & set(sch) else None
+    if not isinstance(ref, str) or "#/$defs/" not in ref:
+        return sch
+    file, _, name = ref.partition("#/$defs/")
+    base = schema(file.removesuffix(".schema.json")) if file else root
+    return (base or {}).get("$defs", {}).get(name, sch)
+
+
+def _short(value: Any) -> str:
+    s = json.dumps(value, ensure_ascii=False)
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
+def _describe(sch: Any) -> str | None:
+    if isinstance(sch, dict):
+        if "description" in sch:
+            return sch["description"].rstrip(".")
+        if "oneOf" in sch:
+            return "one of the documented forms"
+    return None
+
+
+# -- items --------------------------------------------------------------------------------
+
+_TYPE_SCHEMA: dict[str, dict[str, Any]] = {
+    "string": {"type": "string"},
+    "text": {"type": "string"},
+    "integer": {"type": "integer"},
+    "number": {"type": "number"},
+    "boolean": {"type": "boolean"},
+    "list": {"type": "array", "items": {"type": "string"}},
+}
+
+
+def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of one item, from a component file's ``fields`` declaration."""
+    props: dict[str, Any] = {
+        "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 80,
+               "x-field": "the item's id, unique in the file: lowercase letters, digits and hyphens"},
+        "copies": {"type": "integer", "minimum": 1, "maximum": MAX_COPIES},
+        "source": {"$ref": "game.schema.json#/$defs/source",
+                   "x-field": 'where it comes from: {"document": QUOTE}, {"external": REF} or {"designed": WHY}'},
+        "series": {
+            "type": "object", "additionalProperties": False, "required": ["field", "from", "to"],
+            "properties": {"field": {"enum": sorted(fields) or ["-"]},
+                           "from": {"type": "integer", "minimum": -MAX_SERIES, "maximum": MAX_SERIES},
+                           "to": {"type": "integer", "minimum": -MAX_SERIES, "maximum": MAX_SERIES}},
+        },
+    }
+    required = ["id", "source"]
+    for name, spec in fields.items():
+        # "x-field" (ignored by the validator) names the field in a "missing required field" message.
+        s = {**_TYPE_SCHEMA[spec["type"]], "x-field": f'{spec["type"]}, {spec["description"]}'}
+        if "enum" in spec:
+            s["enum"] = spec["enum"]
+        if "min" in spec:
+            s["minimum"] = spec["min"]
+        if "max" in spec:
+            s["maximum"] = spec["max"]
+        if "max_length" in spec:
+            s["maxLength"] = spec["max_length"]
+        props[name] = s
+        if spec.get("required"):
+            required.append(name)
+    return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
+
+
+def item_validator(fields: dict[str, Any]) -> SchemaValidator:
+    return SchemaValidator(item_schema(fields))
+

@@ -1,0 +1,151 @@
+"""Bundled TrueType fonts, registered with reportlab's metrics by file stem (``Lato-Bold``).
+Only TrueType outlines embed; a CFF ``.otf`` or a broken file is reported, never replaced by a
+system font."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFError, TTFont
+
+
+class FontError(Exception):
+    """A font is missing or unusable; the message says which, ``expected``/``hint`` what to do."""
+
+    def __init__(self, message: str, expected: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.expected = expected
+        self.hint = hint
+
+
+class FontBook:
+    def __init__(self, dirs: tuple[Path, ...]):
+        self.dirs = dirs
+        self.files: dict[str, Path] = {}
+        self._dir: dict[str, Path] = {}
+        for d in reversed(dirs):  # earlier dirs win
+            for f in sorted(d.glob("*.ttf")):
+                self.files[f.stem] = f
+                self._dir[f.stem] = d
+        self._ready: set[str] = set()
+        # Widths measured so far: one table per (font, size), text -> width in pt. Layout measures
+        # the same words at the same sizes over and over; a table lookup is much cheaper than
+        # reportlab's stringWidth, and text layout keeps a table at hand while it measures a text.
+        self._widths: dict[tuple[str, float], dict[str, float]] = {}
+        self._charsets: dict[str, frozenset[str]] = {}
+        self._faces: dict[str, Any] = {}
+
+    def names(self) -> list[str]:
+        return sorted(self.files)
+
+    def ensure(self, name: str) -> str:
+        """Register the font with reportlab (once) and return its name."""
+        if name in self._ready:
+            return name
+        path = self.files.get(name)
+        if path is None:
+            raise FontError(f"font {name!r} not found (looked in {', '.join(str(d) for d in self.dirs)})",
+                            expected="one of " + (", ".join(self.names()) or "the bundled fonts"),
+                            hint=_did_you_mean(name, self.names())
+                            or f"put {name}.ttf into the data root's fonts/ folder, or use an available font")
+        if not path.is_file():  # a folder, or a pipe that would block the read forever
+            raise FontError(f"font {name!r} ({path}) is not a regular file", expected="a .ttf file",
+                            hint="replace it with a TrueType font file")
+        try:
+            path.resolve().relative_to(self._dir[name].resolve())
+        except ValueError:
+            raise FontError(f"font {name!r} ({path}) is a link to a file outside its fonts folder",
+                            expected="a font file inside " + str(self._dir[name]),
+                            hint="copy the .ttf into the fonts folder instead of linking to it") from None
+        _register(name, str(path))
+        self._ready.add(name)
+        return name
+
+    def variant(self, name: str, bold: bool, italic: bool) -> str:
+        """``Lato-Regular`` + bold -> ``Lato-Bold``; falls back to the font itself."""
+        if not bold and not italic:
+            return name
+        family = name.rsplit("-", 1)[0] if "-" in name else name
+        suffix = "BoldItalic" if bold and italic else "Bold" if bold else "Italic"
+        cand = f"{family}-{suffix}"
+        if cand in self.files:
+            return cand
+        if bold and italic and f"{family}-Bold" in self.files:
+            return f"{family}-Bold"
+        return name
+
+    def width(self, text: str, font: str, size: float) -> float:
+        table = self._widths.get((font, size))
+        if table is None:
+            table = self.widths(font, size)
+        w = table.get(text)
+        if w is None:
+            w = table[text] = pdfmetrics.stringWidth(text, font, size)
+        return w
+
+    def widths(self, font: str, size: float) -> dict[str, float]:
+        """The width table of ``font`` at ``size`` (text -> pt); a text not in it yet is measured
+        with ``width``, which adds it."""
+        table = self._widths.get((font, size))
+        if table is None:
+            self.ensure(font)
+            table = self._widths[(font, size)] = {}
+        return table
+
+    def _face(self, font: str) -> Any:  # reportlab's TTFontFace
+        face = self._faces.get(font)
+        if face is None:
+            face = self._faces[font] = pdfmetrics.getFont(self.ensure(font)).face
+        return face
+
+    def ascent(self, font: str, size: float) -> float:
+        return self._face(font).ascent * size / 1000.0
+
+    def descent(self, font: str, size: float) -> float:
+        return -self._face(font).descent * size / 1000.0  # positive number
+
+    def cap_height(self, font: str, size: float) -> float:
+        face = self._face(font)
+        return getattr(face, "capHeight", face.ascent * 0.7) * size / 1000.0
+
+    def charset(self, font: str) -> frozenset[str]:
+        """The characters ``font`` has glyphs for."""
+        have = self._charsets.get(font)
+        if have is None:
+            have = self._charsets[font] = frozenset(map(chr, pdfmetrics.getFont(self.ensure(font)).face.charWidths))
+        return have
+
+    def missing(self, font: str, text: str) -> set[str]:
+        """Characters of ``text`` (other than spaces) that ``font`` has no glyph for."""
+        have = self.charset(font)
+        out = set(text)
+        out -= have
+        return {ch for ch in out if not ch.isspace()} if out else out
+
+    def has_glyph(self, font: str, ch: str) -> bool:
+        f = pdfmetrics.getFont(self.ensure(font))
+        return ord(ch) in f.face.charWidths
+
+
+def _did_you_mean(name: str, known: list[str]) -> str | None:
+    import difflib  # only a message needs it
+
+    close = difflib.get_close_matches(name, known, n=1)
+    return f"did you mean {close[0]!r}?" if close else None
+
+
+@cache
+def _register(name: str, path: str) -> None:
+    try:
+        pdfmetrics.registerFont(TTFont(name, path))
+    except TTFError as exc:
+        raise FontError(f"font {name!r} ({path}) is not a usable TrueType font: {exc}",
+                        expected="a .ttf with TrueType outlines",
+                        hint="replace the file; CFF (PostScript-outline) .otf fonts cannot be embedded") from None
+    except Exception as exc:
+        raise FontError(f"font {name!r} ({path}) cannot be read: {exc}", expected="a readable .ttf file",
+                        hint="replace or remove the file") from None
+

@@ -1,0 +1,511 @@
+"""Stage 4, layout: (template, item) -> positioned primitives in points. Pure: no canvas.
+
+Template coordinates are mm from the trim's top-left, y down (how designers measure a card);
+primitives are points from the trim's bottom-left, y up (how PDF draws). Text fitting happens
+here; text that cannot fit at its minimum size becomes a warning naming game, component, item
+and element."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from threading import get_ident
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from pnp.errors import DataError, Diagnostic
+from pnp.input.model import Component, Game, Item
+from pnp.input.templates import Element, Template
+from pnp.layout.fields import Env, LayoutError, _num, _suggest, regex
+from pnp.layout.fonts import FontBook, FontError
+from pnp.layout.paths import PathError
+from pnp.layout.primitives import Ellipse, Image, Line, Paint, Primitive, Rect, Text
+from pnp.layout.primitives import Path as PathPrim
+from pnp.layout.shapes import _image_size, _polygon_ops, hex_points, icon_primitives, track_points
+from pnp.layout.text import Style, TextLayout
+from pnp.units import MM
+
+LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
+MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
+_HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
+_MISSING = object()
+_SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
+_TEXTS = frozenset(("text", "richtext"))
+
+
+def _constant_paint(d: Mapping[str, Any]) -> bool:
+    """Whether a shape's colours are the same for every item (no palette, no field reference)."""
+    for k in ("fill", "stroke"):
+        v = d.get(k)
+        if v is not None and not (v.__class__ is str and "{" not in v):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class PieceLayout:
+    """One piece laid out: its primitives in piece coordinates, with what drew them.
+
+    A frozen dataclass, not a Struct like its parts: ``sources`` and ``reach`` (which hold
+    template elements, whose data are dicts) stay out of equality and hashing, and pieces are
+    compared and grouped by what they draw (identical backs, say)."""
+
+    width: float  # trim, pt
+    height: float
+    bleed: float  # pt available around the trim
+    primitives: tuple[Primitive, ...]
+    warnings: tuple[Diagnostic, ...] = ()
+    # Which template element drew which primitives, in order: (element, number of primitives).
+    # Empty for layouts not made from a template; preflight names elements with it.
+    sources: tuple[tuple[Element, int], ...] = field(default=(), compare=False, repr=False)
+    # For each of ``sources``: how far right (pt) a text element's lines reach as its text was
+    # fitted (``pnp.text.Fit.right``), None for other elements; empty when sources is.
+    reach: tuple[float | None, ...] = field(default=(), compare=False, repr=False)
+
+
+class Context(Struct):
+    """What every piece of one component shares. It also keeps one painter per template (and
+    thread), with what that painter worked out once for all the items (styles, constant colours
+    and shapes, texts already fitted), so do not change its fields between pieces."""
+
+    fonts: FontBook
+    game: Game
+    component: Component
+    bleed: float  # pt
+    warnings: list[Diagnostic] = msgspec.field(default_factory=list)
+    token_cut: str = "square"  # round pieces: "square" (cut boxes abut) | "circle"
+    light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
+    painters: dict[tuple[int, int], _Painter] = msgspec.field(default_factory=dict)
+
+
+def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
+    comp = ctx.component
+    key = (id(tpl), get_ident())  # a painter lays out one piece at a time
+    painter = ctx.painters.get(key)
+    if painter is None or painter.tpl is not tpl or painter.bleed != ctx.bleed:
+        painter = ctx.painters[key] = _Painter(tpl, ctx, comp.size[0] * MM, comp.size[1] * MM)
+    painter.warnings = []
+    painter.sources = []
+    painter.reach = []
+    painter.drawn = 0
+    env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
+    prims: list[Primitive] = []
+    for el in tpl.elements:
+        prims.extend(painter.element(el, env, 0.0, 0.0))
+    return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
+                       tuple(painter.sources), tuple(painter.reach))
+
+
+class _Painter:
+    """Lays out the pieces of one component with one template, one piece at a time."""
+
+    def __init__(self, tpl: Template, ctx: Context, w: float, h: float):
+        self.tpl = tpl
+        self.ctx = ctx
+        self.bleed = ctx.bleed
+        self.w = w
+        self.h = h
+        self.warnings: list[Diagnostic] = []
+        self.text = TextLayout(ctx.fonts)
+        self.drawn = 0  # primitives drawn so far by leaf elements
+        # Worked out once per template, keyed by id() of the element dict (kept in the value, so
+        # an id is never mistaken for another object's):
+        self._styles: dict[int, tuple[Mapping[str, Any], dict[str, Any], dict[Any, Style]]] = {}
+        self._static: dict[tuple[int, float, float], tuple[Mapping[str, Any], list[Primitive]]] = {}
+        self._kids: dict[int, tuple[Element, tuple[Element, ...]]] = {}
+        self._colors: dict[tuple[str, bool], str | None] = {}  # constant colour strings (and light?), resolved
+        self._icons: dict[tuple[Any, ...], tuple[Mapping[str, Any], list[Primitive]]] = {}
+        self._warned: dict[tuple[Any, ...], tuple[Element, Diagnostic]] = {}
+        self.sources: list[tuple[Element, int]] = []  # leaf elements in drawing order, with their counts
+        self.reach: list[float | None] = []  # and PieceLayout.reach of each
+        self.text_right = -math.inf  # the last text element's Fit.right
+
+    # -- helpers -----------------------------------------------------------------------
+    def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
+        msg = exc.message if isinstance(exc, LayoutError) else str(exc)
+        expected = exc.expected if isinstance(exc, LayoutError | FontError) else None
+        hint = exc.hint if isinstance(exc, FontError) else None
+        if isinstance(exc, PathError):
+            hint = "fix the icon's SVG path data (commands M L H V C S Q T A Z with numbers)"
+        path = el.path + ((exc.key,) if isinstance(exc, LayoutError) and exc.key else ())
+        return DataError([el.doc.diag(path, f"{msg} (game {self.ctx.game.id}, component "
+                                            f"{self.ctx.component.id}, item {env.item.id})",
+                                      expected=expected, hint=hint)])
+
+    def box(self, el: Element, dx: float, dy: float) -> tuple[float, float, float, float]:
+        x, y, bw, bh = el.data["box"]
+        x, y = x + dx, y + dy
+        return (x * MM, self.h - (y + bh) * MM, bw * MM, bh * MM)
+
+    def pt(self, p: list[float], dx: float, dy: float) -> tuple[float, float]:
+        return ((p[0] + dx) * MM, self.h - (p[1] + dy) * MM)
+
+    def color(self, value: Any, env: Env, key: str) -> str | None:
+        if value is None:
+            return None
+        light = self.ctx.light and key in LIGHT_KEYS
+        if isinstance(value, dict):
+            pal = self.tpl.palettes.get(value["palette"])
+            if pal is None:
+                name = value["palette"]
+                raise LayoutError(f"unknown palette {name!r}{_suggest(name, self.tpl.palettes)}", key=key,
+                                  expected="one of " + ", ".join(sorted(self.tpl.palettes)) if self.tpl.palettes
+                                  else "a palette defined in the template's `palettes`")
+            v = env.get(value["by"])
+            key_v = _num(v) if isinstance(v, float) else str(v).lower() if isinstance(v, bool) else str(v)
+            if light and key_v in self.tpl.light_palettes.get(value["palette"], {}):
+                return self.color(self.tpl.light_palettes[value["palette"]][key_v], env, key)
+            if key_v in pal:
+                return self.color(pal[key_v], env, key)
+            if "default" in value:
+                return self.color(value["default"], env, key)
+            raise LayoutError(f"palette {value['palette']!r} has no colour for {value['by']}={v!r}", key=key,
+                              expected="one of " + ", ".join(sorted(pal)) + ", or a `default`")
+        if "{" not in value:
+            c = self._colors.get((value, light), _MISSING)
+            if c is _MISSING:
+                c = self._colors[(value, light)] = self._color_name(value, key, light)
+            return c  # type: ignore[return-value]
+        return self._color_name(env.sub(value), key, light)
+
+    def _color_name(self, s: str, key: str, light: bool) -> str | None:
+        if s == "none" or s == "":
+            return None
+        if s.startswith("#") and _HEX.fullmatch(s):
+            return s.lower()
+        if light and s in self.tpl.light_colors:
+            return self.tpl.light_colors[s].lower()
+        if s in self.tpl.colors:
+            return self.tpl.colors[s].lower()
+        raise LayoutError(f"unknown colour {s!r}{_suggest(s, self.tpl.colors)}", key=key,
+                          expected="#RRGGBB, none, or a name from `colors`: " + ", ".join(sorted(self.tpl.colors)))
+
+    def paint(self, el: Element, env: Env, default_stroke: float = 0.5) -> Paint:
+        d = el.data
+        dash = d.get("dash")
+        return Paint(
+            fill=self.color(d.get("fill"), env, "fill"),
+            stroke=self.color(d.get("stroke"), env, "stroke"),
+            stroke_width=float(d.get("stroke_width", default_stroke)),
+            opacity=float(d.get("opacity", 1.0)),
+            dash=(float(dash[0]), float(dash[1])) if dash else None,
+        )
+
+    def grow_to_bleed(self, x: float, y: float, w: float, h: float) -> tuple[float, float, float, float]:
+        """Edges lying on the trim move out to the bleed edge."""
+        b, eps = self.ctx.bleed, 0.01 * MM
+        x0, y0, x1, y1 = x, y, x + w, y + h
+        if abs(x0) < eps:
+            x0 -= b
+        if abs(y0) < eps:
+            y0 -= b
+        if abs(x1 - self.w) < eps:
+            x1 += b
+        if abs(y1 - self.h) < eps:
+            y1 += b
+        return x0, y0, x1 - x0, y1 - y0
+
+    # -- elements ----------------------------------------------------------------------
+    def children(self, el: Element) -> tuple[Element, ...]:
+        kids = self._kids.get(id(el))
+        if kids is None or kids[0] is not el:
+            kids = self._kids[id(el)] = (el, tuple(el.child("elements", ci) for ci in range(len(el.data["elements"]))))
+        return kids[1]
+
+    def element(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        d = el.data
+        try:
+            if "when" in d and not env.test(d["when"]):
+                return []
+            kind = d["type"]
+            if kind in _SHAPES and _constant_paint(d):
+                # The same shape in the same colours wherever it is drawn: worked out once.
+                hit = self._static.get((id(d), dx, dy))
+                if hit is not None and hit[0] is d:
+                    out = list(hit[1])
+                else:
+                    out = getattr(self, "el_" + kind)(el, env, dx, dy)
+                    if len(self._static) >= 20_000:
+                        self._static.clear()
+                    self._static[(id(d), dx, dy)] = (d, out)
+                    out = list(out)
+            else:
+                out = getattr(self, "el_" + kind)(el, env, dx, dy)
+            if kind not in ("repeat", "group", "track"):
+                self.drawn += len(out)
+                if out:
+                    self.sources.append((el, len(out)))
+                    self.reach.append(self.text_right if kind in _TEXTS else None)
+                if self.drawn > MAX_SHAPES:
+                    raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
+                                      expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
+            return out
+        except (LayoutError, FontError, PathError) as exc:
+            raise self.fail(el, env, exc) from None
+        except ValueError as exc:  # a bad `matches` pattern in a condition
+            raise self.fail(el, env, LayoutError(str(exc), key="when",
+                                                 expected="a valid regular expression")) from None
+
+    def el_rect(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x, y, w, h = self.box(el, dx, dy)
+        if el.data.get("bleed"):
+            x, y, w, h = self.grow_to_bleed(x, y, w, h)
+        return [Rect(x, y, w, h, self.paint(el, env), float(el.data.get("radius", 0)) * MM)]
+
+    def el_circle(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x, y, w, h = self.box(el, dx, dy)
+        if el.data.get("bleed"):
+            b = self.ctx.bleed
+            if self.square_cut_background(x, y, w, h):
+                # A round piece cut square: its background disc fills the whole cut box and its
+                # bleed, so the corners carry the piece's colour, not bare paper and a circle edge.
+                return [Rect(-b, -b, self.w + 2 * b, self.h + 2 * b, self.paint(el, env))]
+            x, y, w, h = x - b, y - b, w + 2 * b, h + 2 * b
+        return [Ellipse(x, y, w, h, self.paint(el, env))]
+
+    def square_cut_background(self, x: float, y: float, w: float, h: float) -> bool:
+        """A bleeding circle on the trim of a round piece that is cut square."""
+        eps = 0.01 * MM
+        return (self.ctx.component.shape == "round" and self.ctx.token_cut == "square"
+                and abs(x) < eps and abs(y) < eps and abs(w - self.w) < eps and abs(h - self.h) < eps)
+
+    def el_hex(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x, y, w, h = self.box(el, dx, dy)
+        grow = self.ctx.bleed if el.data.get("bleed") else 0.0
+        pts = hex_points(x, y, w, h, el.data.get("orientation", "pointy"), grow)
+        return [PathPrim(_polygon_ops(pts), self.paint(el, env))]
+
+    def el_polygon(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        pts = [self.pt(p, dx, dy) for p in el.data["points"]]
+        return [PathPrim(_polygon_ops(pts), self.paint(el, env))]
+
+    def el_line(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        x1, y1 = self.pt(el.data["from"], dx, dy)
+        x2, y2 = self.pt(el.data["to"], dx, dy)
+        paint = self.paint(el, env)
+        if paint.stroke is None and "stroke" not in el.data:
+            paint = Paint(stroke="#000000", stroke_width=paint.stroke_width, opacity=paint.opacity, dash=paint.dash)
+        return [Line(x1, y1, x2, y2, paint)]
+
+    def style(self, el: Element, env: Env) -> Style:
+        d = el.data
+        got = self._styles.get(id(d))
+        if got is None or got[0] is not d:
+            base: dict[str, Any] = {}
+            if "style" in d:
+                if d["style"] not in self.tpl.styles:
+                    raise LayoutError(f"unknown style {d['style']!r}{_suggest(d['style'], self.tpl.styles)}",
+                                      key="style", expected="one of " + ", ".join(sorted(self.tpl.styles)))
+                base = dict(self.tpl.styles[d["style"]])
+            for k in ("font", "size", "color", "align", "valign"):
+                if k in d:
+                    base[k] = d[k]
+            got = self._styles[id(d)] = (d, base, {})
+        base, made = got[1], got[2]
+        # Only the colour can depend on the item; one Style per colour it resolves to.
+        color = (self.color(base["color"], env, "color") or "#000000") if "color" in base else None
+        st = made.get(color)
+        if st is None:
+            fields = {**base, "color": color} if color is not None else base
+            st = Style(**{k: v for k, v in fields.items() if k in Style.__struct_fields__})
+            for f in (st.font, st.bold_font, st.italic_font):
+                if f:
+                    self.ctx.fonts.ensure(f)
+            made[color] = st
+        return st
+
+    def el_text(self, el: Element, env: Env, dx: float, dy: float, markup: bool = False) -> list[Primitive]:
+        d = el.data
+        st = self.style(el, env)
+        text = env.sub(d["text"])
+        for i, r in enumerate(d.get("replace", [])):
+            try:
+                text = regex(r["pattern"]).sub(r["with"], text)
+            except (ValueError, re.error) as exc:
+                raise LayoutError(f"replace[{i}]: {exc}", key="replace",
+                                  expected="a valid regular expression and replacement") from None
+        if not text.strip():
+            return []
+        fit = d.get("fit", {})
+        # Only inline icons call back into the template (and a text without them has none).
+        self.text.icon_fn = self.inline_icon(env, st) if markup and "{icon:" in text else None
+        prims, result = self.text.fit(text, st, self.box(el, dx, dy), markup=markup, wrap=d.get("wrap", True),
+                                      min_size=fit.get("min_size"), step=fit.get("step", 0.25))
+        if not result.fits:
+            self.warnings.append(self.warning(el, ("fit", result.size), lambda: el.doc.diag(
+                el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
+                expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
+                hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning")))
+        self.text_right = result.right
+        fonts = self.ctx.fonts
+        for p in prims:  # almost always every character has a glyph: checked without building sets
+            if p.__class__ is Text and not fonts.charset(p.font).issuperset(p.text):  # type: ignore[union-attr]
+                break
+        else:
+            return prims
+        by_font: dict[str, list[str]] = {}
+        for p in prims:
+            if p.__class__ is Text:
+                by_font.setdefault(p.font, []).append(p.text)  # type: ignore[union-attr]
+        missing = sorted({(ch, font) for font, ts in by_font.items() for ch in fonts.missing(font, "".join(ts))})
+        for ch, font in missing:
+            self.warnings.append(self.warning(el, ("glyph", ch, font), lambda ch=ch, font=font: el.doc.diag(
+                el.path, f"character {ch!r} (U+{ord(ch):04X}) is not in font {font} and would not print ({el.label})",
+                expected=f"characters that {font} has", hint="use an inline {icon:NAME}, another font, or other text",
+                severity="warning")))
+        return prims
+
+    def warning(self, el: Element, what: tuple[Any, ...], make: Callable[[], Diagnostic]) -> Diagnostic:
+        """The same warning about the same element is made once (locating it in its file is not cheap)."""
+        key = (id(el), *what)
+        hit = self._warned.get(key)
+        if hit is None or hit[0] is not el:
+            hit = self._warned[key] = (el, make())
+        return hit[1]
+
+    def el_richtext(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        return self.el_text(el, env, dx, dy, markup=True)
+
+    def icon_spec(self, name: str) -> Mapping[str, Any]:
+        spec = self.tpl.icons.get(name)
+        if spec is None:
+            raise LayoutError(f"unknown icon {name!r}{_suggest(name, self.tpl.icons)}", key="name",
+                              expected="an icon defined in the template chain (" + ", ".join(self.tpl.chain) + ")")
+        return spec
+
+    def inline_icon(self, env: Env, st: Style):
+        accent = self.tpl.colors.get("accent", st.color)
+        bg = self.tpl.colors.get("paper", "#ffffff")
+
+        def fn(name: str, size: float):
+            spec = self.icon_spec(name)
+            vw, vh = spec.get("viewbox", [100, 100])
+            ih = size * 1.05
+            iw = ih * vw / vh
+            adv = iw + size * 0.08
+
+            def draw(x: float, baseline: float) -> list[Primitive]:
+                y = baseline - size * 0.2
+                return self.icon(name, spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
+
+            return adv, draw
+
+        return fn
+
+    def el_icon(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        d = el.data
+        name = env.sub(d["name"])
+        spec = self.icon_spec(name)
+        x, y, w, h = self.box(el, dx, dy)
+        fg = self.color(d.get("fg", "#000000"), env, "fg") or "#000000"
+        bg = self.color(d.get("bg", self.tpl.colors.get("paper", "#ffffff")), env, "bg") or "#ffffff"
+        accent = self.color(d.get("accent", self.tpl.colors.get("accent", fg)), env, "accent") or fg
+        vw, vh = spec.get("viewbox", [100, 100])
+        scale = min(w / vw, h / vh)
+        iw, ih = vw * scale, vh * scale
+        return self.icon(name, spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
+
+    def icon(self, name: str, spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
+             fg: str, bg: str, accent: str) -> list[Primitive]:
+        """``icon_primitives``, remembered: pieces repeat the same icons in the same places."""
+        key = (name, x, y, w, h, fg, bg, accent)
+        hit = self._icons.get(key)
+        if hit is not None and hit[0] is spec:
+            return list(hit[1])
+        out = icon_primitives(spec, x, y, w, h, fg, bg, accent)
+        if len(self._icons) >= 20_000:
+            self._icons.clear()
+        self._icons[key] = (spec, out)
+        return list(out)
+
+    def el_image(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        src = env.sub(el.data["src"])
+        folder = self.ctx.game.folder.resolve()
+        path = (self.ctx.game.folder / src)
+        try:
+            real = path.resolve()
+            real.relative_to(folder)
+        except ValueError:
+            raise LayoutError(f"image {src!r} is outside the game folder", key="src",
+                              expected="a path inside " + str(self.ctx.game.folder)) from None
+        if not real.is_file():
+            raise LayoutError(f"image {src!r} not found", key="src", expected="an existing PNG or JPEG file")
+        iw, ih = _image_size(str(real))
+        if iw <= 0 or ih <= 0:
+            raise LayoutError(f"image {src!r} cannot be read", key="src", expected="a valid PNG or JPEG file")
+        x, y, w, h = self.box(el, dx, dy)
+        mode = el.data.get("fit", "contain")
+        if mode == "stretch":
+            return [Image(x, y, w, h, str(real))]
+        scale = (min if mode == "contain" else max)(w / iw, h / ih)
+        dw, dh = iw * scale, ih * scale
+        clip = (x, y, w, h) if mode == "cover" else None
+        return [Image(x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, str(real), clip)]
+
+    def el_repeat(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        d = el.data
+        count = d["count"]
+        if isinstance(count, str):
+            raw = env.get(count[1:-1])
+            if raw in (None, ""):
+                count = 0
+            elif isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0 or raw > 1000:
+                raise LayoutError(f"repeat count {count} is {raw!r}", key="count",
+                                  expected="a whole number from 0 to 1000")
+            else:
+                count = int(raw)
+        sx, sy = d["step"]
+        per_row = d.get("per_row") or max(count, 1)
+        rx, ry = d.get("row_step", [0, 0])
+        out: list[Primitive] = []
+        kids = self.children(el)
+        for i in range(count):
+            row, col = divmod(i, per_row)
+            sub = Env(env.item, env.component, env.game,
+                      {**env.extra, "n": i + 1, "index": i, "row": row, "col": col}, env.token_cut)
+            ox, oy = dx + col * sx + row * rx, dy + col * sy + row * ry
+            for kid in kids:
+                out.extend(self.element(kid, sub, ox, oy))
+        return out
+
+    def int_value(self, raw: Any, env: Env, key: str, lo: int, hi: int) -> int:
+        v = env.get(raw[1:-1]) if isinstance(raw, str) else raw
+        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+            raise LayoutError(f"{key} is {v!r}", key=key, expected=f"a whole number from {lo} to {hi}")
+        return v
+
+    def el_track(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        """Numbered spaces along a path; one track may span several pieces, each piece showing
+        the spaces first..last of its item."""
+        d = el.data
+        first = self.int_value(d["first"], env, "first", -100000, 100000)
+        last = self.int_value(d["last"], env, "last", -100000, 100000)
+        if last < first or last - first >= 1000:
+            raise LayoutError(f"track runs from {first} to {last}", key="last",
+                              expected="last >= first, at most 1000 spaces")
+        n = last - first + 1
+        points = track_points([(p[0], p[1]) for p in d["path"]], n, bool(d.get("closed")), d.get("spacing"))
+        if points is None:
+            raise LayoutError(f"{n} spaces {d.get('spacing')} mm apart do not fit on the path", key="spacing",
+                              expected="a longer path or a smaller spacing")
+        sw, sh = d["size"]
+        out: list[Primitive] = []
+        kids = self.children(el)
+        for i, (px, py) in enumerate(points):
+            sub = Env(env.item, env.component, env.game,
+                      {**env.extra, "value": first + i, "index": i, "n": i + 1}, env.token_cut)
+            for kid in kids:
+                out.extend(self.element(kid, sub, dx + px - sw / 2, dy + py - sh / 2))
+        return out
+
+    def el_group(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
+        ox, oy = el.data.get("offset", [0, 0])
+        out: list[Primitive] = []
+        for kid in self.children(el):
+            out.extend(self.element(kid, env, dx + ox, dy + oy))
+        return out
+

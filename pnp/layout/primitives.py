@@ -1,0 +1,70 @@
+"""What layout produces and draw consumes: positioned vector primitives, in points, in piece
+coordinates (origin at the trim's bottom-left corner, y up). Pure values; no reportlab here."""
+
+from __future__ import annotations
+
+from msgspec import Struct
+
+PathOps = tuple[tuple[str, tuple[float, ...]], ...]  # ("M", (x, y)), ("L", ...), ("C", ...), ("Z", ())
+
+
+class Paint(Struct, frozen=True):
+    fill: str | None = None  # "#rrggbb" or "#rrggbbaa"; None: no fill
+    stroke: str | None = None
+    stroke_width: float = 0.5  # pt
+    opacity: float = 1.0
+    dash: tuple[float, float] | None = None
+    fill_rule: str = "nonzero"
+
+
+class Rect(Struct, frozen=True):
+    x: float
+    y: float
+    w: float
+    h: float
+    paint: Paint
+    radius: float = 0.0
+
+
+class Ellipse(Struct, frozen=True):
+    x: float
+    y: float
+    w: float
+    h: float
+    paint: Paint
+
+
+class Path(Struct, frozen=True):
+    ops: PathOps
+    paint: Paint
+
+
+class Line(Struct, frozen=True):
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    paint: Paint
+
+
+class Text(Struct, frozen=True):
+    x: float  # left end of the baseline
+    y: float  # baseline
+    text: str
+    font: str
+    size: float
+    color: str
+    tracking: float = 0.0
+
+
+class Image(Struct, frozen=True):
+    x: float
+    y: float
+    w: float
+    h: float
+    src: str  # absolute file path, already checked to be inside the game folder
+    clip: tuple[float, float, float, float] | None = None  # x, y, w, h
+
+
+Primitive = Rect | Ellipse | Path | Line | Text | Image
+

@@ -1,0 +1,151 @@
+"""The geometry of drawn shapes that is not text: track spaces, hexagons, icons (SVG paths scaled
+to a box) and image sizes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from functools import cache
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+from pnp.input.model import Game
+from pnp.layout.paths import PathError, parse_path
+from pnp.layout.primitives import Ellipse, Paint, Primitive, Rect
+from pnp.layout.primitives import Path as PathPrim
+
+MIN_ICON_STROKE = 0.25  # pt: icon lines scale with the icon but never below this (preflight's threshold)
+
+
+def track_points(path: list[tuple[float, float]], n: int, closed: bool, spacing: float | None
+                 ) -> list[tuple[float, float]] | None:
+    """``n`` points along a polyline (mm): evenly from start to end, evenly around a closed
+    loop, or ``spacing`` apart from the start (None when they do not fit)."""
+    pts = [*path, path[0]] if closed and len(path) > 1 else list(path)
+    segs = [(a, b, math.dist(a, b)) for a, b in pairwise(pts)]
+    total = sum(s[2] for s in segs)
+    if spacing is not None:
+        if (n - 1) * spacing > total + 1e-9:
+            return None
+        dists = [i * spacing for i in range(n)]
+    elif n == 1 or total == 0:
+        dists = [0.0] * n
+    else:
+        dists = [total * i / (n if closed else n - 1) for i in range(n)]
+    out = []
+    for dist in dists:
+        for a, b, length in segs:
+            if dist <= length + 1e-9 or (a, b, length) == segs[-1]:
+                t = min(dist / length, 1.0) if length else 0.0
+                out.append((a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t))
+                break
+            dist -= length
+        else:
+            out.append(pts[0])
+    return out
+
+
+def hex_points(x: float, y: float, w: float, h: float, orientation: str, grow: float = 0.0
+               ) -> list[tuple[float, float]]:
+    """A regular-looking hexagon filling the box; ``grow`` pushes every edge out by that distance."""
+    cx, cy = x + w / 2, y + h / 2
+    if orientation == "pointy":
+        rx, ry = w / 2, h / 2
+        pts = [(cx, cy + ry), (cx + rx, cy + ry / 2), (cx + rx, cy - ry / 2), (cx, cy - ry),
+               (cx - rx, cy - ry / 2), (cx - rx, cy + ry / 2)]
+    else:
+        rx, ry = w / 2, h / 2
+        pts = [(cx - rx, cy), (cx - rx / 2, cy + ry), (cx + rx / 2, cy + ry), (cx + rx, cy),
+               (cx + rx / 2, cy - ry), (cx - rx / 2, cy - ry)]
+    if grow:
+        # Offset each vertex along its bisector so edges move out by `grow` (apothem-based).
+        k = grow / math.cos(math.pi / 6)
+        pts = [(px + (px - cx) / math.hypot(px - cx, py - cy) * k,
+                py + (py - cy) / math.hypot(px - cx, py - cy) * k) for px, py in pts]
+    return pts
+
+
+def _polygon_ops(pts: list[tuple[float, float]]):
+    ops = [("M", pts[0])] + [("L", p) for p in pts[1:]] + [("Z", ())]
+    return tuple((o, tuple(p)) for o, p in ops)
+
+
+def icon_primitives(spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
+                    fg: str, bg: str, accent: str) -> list[Primitive]:
+    """Scale an icon's viewbox (y down) into the box (x, y = bottom-left, pt, y up)."""
+    vw, vh = spec.get("viewbox", [100, 100])
+    sx, sy = w / vw, h / vh
+    s = min(sx, sy)
+    yh = y + h
+    names = {"fg": fg, "bg": bg, "accent": accent, "none": None}
+
+    out: list[Primitive] = []
+    for sh in spec["shapes"]:
+        fill = sh.get("fill")
+        fill = "fg" if fill is None else fill
+        fill = names.get(fill, fill)
+        stroke = sh.get("stroke")
+        stroke = "none" if stroke is None else stroke
+        stroke = names.get(stroke, stroke)
+        width = float(sh.get("stroke_width", 6)) * s
+        if stroke is not None and 0 < width < MIN_ICON_STROKE:
+            width = MIN_ICON_STROKE  # an icon drawn small keeps lines that print
+        paint = Paint(fill=fill, stroke=stroke, stroke_width=width, fill_rule=sh.get("fill_rule", "nonzero"))
+        if "circle" in sh:
+            cx, cy, r = sh["circle"]
+            out.append(Ellipse(x + (cx - r) * sx, yh - (cy + r) * sy, 2 * r * sx, 2 * r * sy, paint))
+        elif "ellipse" in sh:
+            cx, cy, rx, ry = sh["ellipse"]
+            out.append(Ellipse(x + (cx - rx) * sx, yh - (cy + ry) * sy, 2 * rx * sx, 2 * ry * sy, paint))
+        elif "rect" in sh:
+            rx0, ry0, rw, rh = sh["rect"]
+            out.append(Rect(x + rx0 * sx, yh - (ry0 + rh) * sy, rw * sx, rh * sy, paint,
+                            float(sh.get("radius", 0)) * s))
+        elif "polygon" in sh or "polyline" in sh:
+            pts = [(x + px * sx, yh - py * sy) for px, py in sh.get("polygon", sh.get("polyline"))]
+            ops = [("M", pts[0])] + [("L", p) for p in pts[1:]]
+            if "polygon" in sh:
+                ops.append(("Z", ()))
+            out.append(PathPrim(tuple(ops), paint))
+        else:
+            pops: list[tuple[str, tuple[float, ...]]] = []
+            for op, pts in _parsed(sh["path"]):
+                if op == "Z":
+                    pops.append(("Z", ()))
+                else:
+                    conv: list[float] = []
+                    for i in range(0, len(pts), 2):
+                        conv.append(x + pts[i] * sx)
+                        conv.append(yh - pts[i + 1] * sy)
+                    pops.append((op, tuple(conv)))
+            out.append(PathPrim(tuple(pops), paint))
+    return out
+
+
+@cache
+def _parsed(d: str):
+    ops = parse_path(d)
+    # Like the schema's bounds on circle/rect/polygon numbers: nothing sensible lies further out, and
+    # scaled up such numbers would be written into the PDF as hundreds of digits.
+    if any(abs(v) > 100000 for op in ops for v in op.pts):
+        raise PathError("path coordinates out of range (more than 100000 viewbox units)")
+    return ops
+
+
+@cache
+def _image_size(path: str) -> tuple[int, int]:
+    try:
+        from PIL import Image as PILImage
+
+        with PILImage.open(path) as im:
+            im.verify()
+        with PILImage.open(path) as im:
+            return im.size
+    except Exception:
+        return (0, 0)
+
+
+def image_root(game: Game) -> Path:
+    return game.folder
+

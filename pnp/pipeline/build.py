@@ -1,0 +1,199 @@
+"""Render checked games in memory (in worker processes when asked; the bytes are the same either
+way), then commit them: every file written atomically, or none on bad input."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from msgspec import Struct
+
+from pnp.errors import DataError, Diagnostic
+from pnp.impose.sheet import Grid
+from pnp.input.model import Component
+from pnp.input.project import DataRoot
+from pnp.plan.component import ComponentPlan, front_warnings, pages_for
+from pnp.plan.options import output_folder
+from pnp.plan.session import Session
+from pnp.qa.check import GameCheck
+from pnp.qa.figures import summary
+from pnp.render.component import render_component
+from pnp.render.write import ensure_dir, remove_stale_temps, write_atomic
+
+CACHE_NAME = ".pnp-build.json"  # the build record beside a game's PDFs (pnp.pipeline.incremental)
+
+
+class Written(Struct, frozen=True):
+    """One component PDF written by ``build`` (what the library API yields per file)."""
+
+    component: Component
+    path: Path
+    pages: int
+    pieces: int
+    bytes: int
+    grid: Grid | None
+
+
+class RenderedFile(Struct, frozen=True):
+    """One PDF of a build, rendered but not yet written (``data`` None: unchanged, not rendered)."""
+
+    plan: ComponentPlan
+    path: Path
+    data: bytes | None
+    pages: int
+    warnings: tuple[Diagnostic, ...] = ()
+    preflight: Any = None  # pnp.figures.ComponentPreflight: rendered now, or recorded by the last build
+
+
+class RenderedGame(Struct, frozen=True):
+    """One game's PDFs and contents sheet, rendered in memory and not yet written."""
+
+    checked: GameCheck
+    folder: Path
+    files: tuple[RenderedFile, ...]
+    contents: bytes  # the contents sheet, out/<game>/<game>-contents.pdf
+
+    @property
+    def warnings(self) -> list[Diagnostic]:
+        return [w for f in self.files for w in f.warnings]
+
+    @property
+    def contents_path(self) -> Path:
+        return self.folder / f"{self.checked.game.id}-contents.pdf"
+
+
+# Rendering in worker processes: the parent's checked games are inherited through fork, so a
+# task is only a pair of indices and a result only bytes, a page count and diagnostics.
+_TASKS: tuple[Session, list[tuple[GameCheck, ComponentPlan]]] | None = None
+
+
+def _render_task(i: int) -> tuple[int, bytes | None, int, list[Diagnostic], Any]:
+    from pnp.qa.preflight import Collector  # late: pnp.preflight builds on this module
+
+    assert _TASKS is not None
+    s, tasks = _TASKS
+    gc, plan = tasks[i]
+    preflight = Collector(s, gc, plan)  # watches the pieces as they are drawn: no extra layout
+    try:
+        data, npages = render_component(s, gc.game, plan, gc.opts)
+    except DataError as exc:
+        return i, None, 0, list(exc.diagnostics), None
+    figures, found = preflight.finish(data)
+    return i, data, npages, front_warnings(gc.game, plan) + found, figures
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, session: Session | None = None,
+                 jobs: int = 1, reuse: Callable[[GameCheck, ComponentPlan], bool] | None = None,
+                 progress: Callable[[str], None] | None = None,
+                 reused_figures: Callable[[GameCheck, ComponentPlan], Any] | None = None) -> list[RenderedGame]:
+    """Render every component of already checked games, in memory: nothing is written (see
+    ``commit``). Components for which ``reuse`` says yes are not rendered (their PDF on disk is
+    current; ``reused_figures`` gives their recorded preflight figures). With ``jobs`` > 1
+    components render in that many worker processes; the bytes are the same either way. The
+    contents sheet carries the preflight summary when every component's figures are known.
+    Raises DataError with every component's layout errors."""
+    global _TASKS
+    s = session or Session(root)
+    tasks = [(gc, plan) for gc in checked for plan in gc.plans if not (reuse and reuse(gc, plan))]
+    results: dict[int, tuple[bytes | None, int, list[Diagnostic], Any]] = {}
+    if jobs > 1 and len(tasks) > 1 and hasattr(os, "fork"):
+        import multiprocessing as mp  # only when there is something to share out
+
+        # Biggest first, so the last worker is not left with the longest component.
+        order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
+        _TASKS = (s, tasks)
+        try:
+            with mp.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
+                for i, data, npages, diags, figures in pool.imap_unordered(_render_task, order):
+                    if progress:
+                        progress(tasks[i][1].component.id)
+                    results[i] = (data, npages, diags, figures)
+        finally:
+            _TASKS = None
+    else:
+        _TASKS = (s, tasks)
+        try:
+            for i in range(len(tasks)):
+                if progress:
+                    progress(tasks[i][1].component.id)
+                _, data, npages, diags, figures = _render_task(i)
+                results[i] = (data, npages, diags, figures)
+        finally:
+            _TASKS = None
+    errors = [d for i in range(len(tasks)) if results[i][0] is None for d in results[i][2]]
+    if errors:
+        raise DataError(errors)
+    done = {(id(gc), plan.component.id): results[i] for i, (gc, plan) in enumerate(tasks)}
+    from pnp.products.contents import render_contents  # late: pnp.export builds on this module
+
+    games = []
+    for gc in checked:
+        folder = output_folder(out, gc.game.id, gc.opts)
+        files = []
+        pages: dict[str, int] = {}
+        for plan in gc.plans:
+            path = folder / f"{plan.component.id}.pdf"
+            r = done.get((id(gc), plan.component.id))
+            if r is None:
+                figures = reused_figures(gc, plan) if reused_figures else None
+                files.append(RenderedFile(plan, path, None, len(pages_for(plan)), (), figures))
+            else:
+                files.append(RenderedFile(plan, path, r[0], r[1], tuple(r[2]), r[3]))
+            pages[plan.component.id] = files[-1].pages
+        known = [f.preflight for f in files]
+        line = summary(known) if known and all(f is not None for f in known) else None  # type: ignore[arg-type]
+        contents = render_contents(gc.game, gc.plans, gc.opts, fonts=s.fonts, pages_per_component=pages,
+                                   session=s, preflight=line)
+        games.append(RenderedGame(gc, folder, tuple(files), contents))
+    return games
+
+
+def same_bytes(path: Path, data: bytes) -> bool:
+    """The file at ``path`` holds exactly ``data`` (a missing or unreadable file does not)."""
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame], None] | None = None) -> list[Path]:
+    """Write rendered games (each file atomically; a file whose bytes are already on disk is
+    left alone). ``before_writing(game)`` runs once before a game's first file is written (not
+    at all when none is). Returns the paths written."""
+
+    written: list[Path] = []
+    for g in games:
+        ensure_dir(g.folder)
+        files = [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]
+        # what a killed build left half-written into this folder goes now
+        remove_stale_temps(g.folder, [path.name for path, _ in files] + [CACHE_NAME])
+        first = True
+        for path, data in files:
+            if data is not None and not same_bytes(path, data):
+                if first and before_writing is not None:
+                    before_writing(g)
+                first = False
+                write_atomic(path, data)
+                written.append(path)
+    return written
+
+
+def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
+          progress: Callable[[str], None] | None = None, jobs: int = 1) -> Iterator[Written]:
+    """Render every component of an already checked game, then write them all to
+    out/<game>/<component>.pdf with the contents sheet (all or nothing on bad input)."""
+    (game,) = render_games(root, [checked], out, session, jobs=jobs, progress=progress)
+    commit([game])
+    for f in game.files:
+        size = len(f.data) if f.data is not None else f.path.stat().st_size
+        yield Written(f.plan.component, f.path, f.pages, len(f.plan.fronts), size, f.plan.grid)
+

@@ -1,0 +1,298 @@
+"""The library's front door: check and build games by running the stages in order.
+
+    load + validate + model (project.load_game) -> templates + layout (plan_component)
+    -> rules (check.check_game) -> impose -> draw -> write
+
+Everything that can fail on bad input (data, templates, fonts, images, rules) runs before the
+first byte is written, so a failing build leaves no partial output."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
+from typing import Any, overload
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from pnp.errors import DataError, Diagnostic
+from pnp.impose.grid import gutterfold, impose, one_per_page, plan_grid, print_shop
+from pnp.impose.hex import impose_hex, plan_hex
+from pnp.impose.sheet import Grid, Page, PieceSpec, SheetOptions
+from pnp.input import kinds
+from pnp.input.model import Component, Game, Item
+from pnp.input.templates import Element, Template
+from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, field_refs
+from pnp.layout.piece import Context, PieceLayout, layout_piece
+from pnp.plan.options import BuildOptions, sheet_options
+from pnp.plan.session import Session
+from pnp.units import MM
+
+
+class LazyPieces(Sequence[PieceLayout]):
+    """The front layouts of a component's pieces (copies expanded), made when asked for and
+    forgotten soon after: a build draws page by page, so a 50,000-card deck never holds more
+    than a few pages of layouts. Copies of an item return the same object while it is cached.
+
+    ``key(i)`` names piece i's item without laying it out (the drawer counts uses with it).
+    ``found`` collects each distinct warning with the ids of the items that raised it, in item
+    order, the first time each item is laid out."""
+
+    CACHE = 64  # items kept: more than any page holds
+
+    def __init__(self, tpl: Template, items: Sequence[Item], ctx: Context,
+                 after: Callable[[PieceLayout], PieceLayout] | None = None):
+        self._tpl, self._items, self._ctx, self._after = tpl, items, ctx, after
+        self._item_of: list[int] = [i for i, item in enumerate(items) for _ in range(item.copies)]
+        self._cache: OrderedDict[int, PieceLayout] = OrderedDict()
+        self._done: set[int] = set()
+        self.found: dict[Diagnostic, list[str]] = {}
+        # told of each item's layout the first time it is made (pnp.preflight watches with it)
+        self.observers: list[Callable[[PieceLayout, Item], None]] = []
+
+    def __len__(self) -> int:
+        return len(self._item_of)
+
+    def key(self, piece: int) -> int:
+        return self._item_of[piece]
+
+    def errors(self) -> list[Diagnostic]:
+        """Lay out every item once, keeping nothing: the diagnostics of the first input error."""
+        try:
+            for item in self._items:
+                layout_piece(self._tpl, item, self._ctx)
+        except DataError as exc:
+            return list(exc.diagnostics)
+        return []
+
+    def first(self) -> PieceLayout | None:
+        return self[0] if self._item_of else None
+
+    @overload
+    def __getitem__(self, i: int) -> PieceLayout: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[PieceLayout]: ...
+    def __getitem__(self, i: int | slice) -> PieceLayout | Sequence[PieceLayout]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        k = self._item_of[i]
+        lay = self._cache.get(k)
+        if lay is not None:
+            self._cache.move_to_end(k)
+            return lay
+        item = self._items[k]
+        lay = layout_piece(self._tpl, item, self._ctx)
+        if self._after is not None:
+            lay = self._after(lay)
+        if k not in self._done:
+            self._done.add(k)
+            for w in lay.warnings:
+                self.found.setdefault(w, []).append(item.id)
+            for fn in self.observers:
+                fn(lay, item)
+        self._cache[k] = lay
+        if len(self._cache) > self.CACHE:
+            self._cache.popitem(last=False)
+        return lay
+
+
+class ComponentPlan(Struct, frozen=True, dict=True):
+    """One component ready to draw: its piece layouts, sheet options and grid."""
+
+    component: Component
+    fronts: Sequence[PieceLayout]  # one per piece (copies share the same object); LazyPieces in builds
+    backs: tuple[PieceLayout | None, ...]
+    grid: Grid | None  # None: one per page or tiled
+    sheet: SheetOptions
+    placement: str  # "grid" | "page" (the kind's) | "print-shop" (--one-per-page)
+
+    @cached_property
+    def pages(self) -> tuple[Page, ...]:
+        """The imposed pages (see ``pages_for``), worked out once: the render, the preflight, the
+        contents sheet and the assembly page all ask for them."""
+        return _impose_plan(self)
+
+
+def _honeycomb(comp: Component, sheet: SheetOptions) -> bool:
+    """Hex tiles interlock with shared edges (not with gutterfold, whose halves need a grid)."""
+    return comp.shape == "hex" and sheet.duplex != "fold"
+
+
+def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
+    """Field references that can never resolve, even in elements no item currently draws."""
+    out: list[Diagnostic] = []
+    known = set(comp.fields) | set(BUILTINS)
+
+    def check_str(el: Element, key: str, s: str, scope: set[str]) -> None:
+        for name, filters in field_refs(s):
+            if name not in scope:
+                out.append(el.doc.diag(el.path + (key,), f"unknown field {{{name}}} (component {comp.id})",
+                                       expected="one of " + ", ".join(sorted(scope))))
+            for f in filters:
+                if f not in FILTERS:
+                    out.append(el.doc.diag(el.path + (key,), f"unknown filter |{f} in {{{name}|...}}",
+                                           expected="one of " + ", ".join(sorted(FILTERS))))
+
+    def check_cond(el: Element, cond: Mapping[str, Any], path: tuple[str | int, ...], scope: set[str]) -> None:
+        if "field" in cond and cond["field"] not in scope:
+            out.append(el.doc.diag(el.path + path + ("field",), f"unknown field {cond['field']!r} "
+                                   f"(component {comp.id})", expected="one of " + ", ".join(sorted(scope))))
+        for k in ("all", "any"):
+            for i, c in enumerate(cond.get(k, [])):
+                check_cond(el, c, path + (k, i), scope)
+        if "not" in cond:
+            check_cond(el, cond["not"], path + ("not",), scope)
+
+    def walk(el: Element, scope: set[str]) -> None:
+        d = el.data
+        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count", "first", "last"):
+            v = d.get(key)
+            if isinstance(v, str):
+                check_str(el, key, v, scope)
+            elif isinstance(v, dict) and "by" in v and v["by"] not in scope:
+                out.append(el.doc.diag(el.path + (key, "by"), f"unknown field {v['by']!r} (component {comp.id})",
+                                       expected="one of " + ", ".join(sorted(scope))))
+        if "when" in d:
+            check_cond(el, d["when"], ("when",), scope)
+        inner = scope | set(REPEAT_VARS) if d["type"] == "repeat" else scope | set(TRACK_VARS) \
+            if d["type"] == "track" else scope
+        for i in range(len(d.get("elements", []))):
+            walk(el.child("elements", i), inner)
+
+    for el in tpl.elements:
+        walk(el, known)
+    return out
+
+
+def _static(tpl: Template) -> bool:
+    """True when the template draws the same thing for every item: no field references, no
+    conditions, no colour maps (a deck's common back)."""
+
+    def walk(v: Any) -> bool:
+        if isinstance(v, str):
+            return "{" not in v
+        if isinstance(v, dict):
+            return "when" not in v and "by" not in v and all(walk(x) for x in v.values())
+        if isinstance(v, list):
+            return all(walk(x) for x in v)
+        return True
+
+    return all(walk(el.data) for el in tpl.elements)
+
+
+def _warn_suffix(w: Diagnostic, game: Game, comp: Component, ids: list[str]) -> Diagnostic:
+    return replace(w, message=f"{w.message} in game {game.id}, component {comp.id}, "
+                   + (f"item {ids[0]}" if len(ids) == 1 else f"{len(ids)} items: {', '.join(ids[:6])}"
+                      + (", ..." if len(ids) > 6 else "")))
+
+
+def front_warnings(game: Game, plan: ComponentPlan) -> list[Diagnostic]:
+    """Warnings raised while a build laid out a plan's lazy fronts (after it was drawn)."""
+    if not isinstance(plan.fronts, LazyPieces):
+        return []
+    return [_warn_suffix(w, game, plan.component, ids) for w, ids in plan.fronts.found.items()]
+
+
+def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
+                   lazy: bool = False) -> tuple[ComponentPlan, list[Diagnostic]]:
+    """Templates, sheet and grid of one component, and its piece layouts. With ``lazy`` the
+    fronts are laid out later, while they are drawn (their warnings then come from
+    ``front_warnings``); backs are always laid out here, one layout per distinct content."""
+    manifest = game.manifest
+    ci = [c.id for c in game.components].index(comp.id)
+    front = s.store.get(comp.template, (manifest, ("components", ci, "template")) if manifest else None)
+    back = s.store.get(comp.back, (manifest, ("components", ci, "back")) if manifest else None) if comp.back else None
+    diags: list[Diagnostic] = []
+    for tpl in (front, back):
+        if tpl is None:
+            continue
+        if tpl.size is not None and (abs(tpl.size[0] - comp.size[0]) > 0.01 or abs(tpl.size[1] - comp.size[1]) > 0.01):
+            diags.append(tpl.doc.diag(("size",), f"template {tpl.name} is drawn for "
+                                      f"{tpl.size[0]:g} x {tpl.size[1]:g} mm "
+                                      f"but component {comp.id} is {comp.size[0]:g} x {comp.size[1]:g} mm",
+                                      expected="the component's size"))
+        diags.extend(_static_refs(tpl, comp))
+    if diags:
+        raise DataError(diags)
+    sheet = sheet_options(comp, opts)
+    ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut)
+    fronts: list[PieceLayout] = []
+    backs: list[PieceLayout | None] = []
+    found: dict[Diagnostic, list[str]] = {}
+    static_back = back is not None and _static(back)
+    same: dict[tuple[Any, ...], PieceLayout] = {}  # distinct back contents: one object each
+    saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver else (None, None)
+    fctx = replace(ctx, light=True) if opts.ink_saver else ctx
+    lazy_fronts = LazyPieces(front, comp.items, fctx, saver_front) if lazy else None
+    for n, item in enumerate(comp.items):
+        # Lazily, the first front is still laid out here: a template's errors show in the same
+        # order as in a full layout (its front before its back), before anything is drawn.
+        f = layout_piece(front, item, fctx) if not lazy else lazy_fronts.first() if n == 0 else None  # type: ignore[union-attr]
+        if f is not None and saver_front is not None and not lazy:
+            f = saver_front(f)
+        if back is None:
+            b = None
+        elif static_back and same:
+            b = next(iter(same.values()))
+        else:
+            b = layout_piece(back, item, ctx)
+            if saver_back is not None:
+                b = saver_back(b)
+            b = same.setdefault(b.primitives, b)
+        for w in (f.warnings if f and not lazy else ()) + (b.warnings if b else ()):
+            found.setdefault(w, []).append(item.id)
+        if f is not None and not lazy:
+            fronts.extend([f] * item.copies)
+        backs.extend([b] * item.copies)
+    warnings = [_warn_suffix(w, game, comp, ids) for w, ids in found.items()]
+    kind = kinds.get(comp.kind)
+    piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
+    placement = "print-shop" if opts.one_per_page else kind.placement
+    grid = None
+    if placement == "grid":
+        grid = plan_hex(piece, sheet) if _honeycomb(comp, sheet) else None
+        if grid is None:
+            if opts.duplex == "fold" and piece.has_back and gutterfold(1, piece, sheet) is None:
+                msg = (f"a {comp.size[0]:g} x {comp.size[1]:g} mm piece with a back does not fit half a "
+                       f"{opts.paper} page for --duplex fold")
+                raise DataError([manifest.diag(("components", ci, "size"), msg,
+                                               expected="a smaller piece, or --duplex long/short")
+                                 if manifest else Diagnostic(comp.id, msg)])
+            grid = plan_grid(piece, sheet)
+    front_seq: Sequence[PieceLayout] = lazy_fronts if lazy_fronts is not None else tuple(fronts)
+    return ComponentPlan(comp, front_seq, tuple(backs), grid, sheet, placement), warnings
+
+
+def ink_saver_sides(front: Template, back: Template | None
+                    ) -> tuple[Callable[[PieceLayout], PieceLayout], Callable[[PieceLayout], PieceLayout]]:
+    """The ``--ink-saver`` steps after layout (see pnp.inksaver): fronts (laid out with the light
+    variant's fills) lose full-bleed fills, backs become outline patterns."""
+    from pnp.layout.inksaver import ink_of, light_front, outline_back
+
+    front_ink = ink_of(front.colors)
+    back_ink = ink_of(back.colors) if back is not None else front_ink
+    return (lambda f: light_front(f, front_ink)), (lambda b: outline_back(b, back_ink))
+
+
+
+
+def pages_for(plan: ComponentPlan) -> tuple[Page, ...]:
+    """A plan's imposed pages, without sheet furniture (computed once per plan)."""
+    return plan.pages
+
+
+def _impose_plan(plan: ComponentPlan) -> tuple[Page, ...]:
+    piece = PieceSpec(plan.component.size[0] * MM, plan.component.size[1] * MM,
+                      has_back=any(b is not None for b in plan.backs) and plan.sheet.duplex != "none")
+    n = len(plan.fronts)
+    if plan.placement == "print-shop":
+        return print_shop(n, piece, plan.sheet)
+    if plan.placement == "grid" and _honeycomb(plan.component, plan.sheet):
+        pages = impose_hex(n, piece, plan.sheet)
+        if pages is not None:
+            return pages
+    if plan.placement == "page":
+        return one_per_page(n, piece, plan.sheet)
+    return impose(n, piece, plan.sheet)
+

@@ -1,0 +1,51 @@
+"""Build options: how a game is put on paper (kept in a light module: the CLI and the build
+cache read them without importing the rendering stages)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from msgspec import Struct
+
+from pnp.impose.marks import LABEL_ROOM
+from pnp.impose.sheet import PAPER_MARGINS, PAPERS, UNIVERSAL_MIN_OUTER_BLEED, SheetOptions
+from pnp.input import kinds
+from pnp.input.model import Component
+from pnp.units import MM
+
+
+class BuildOptions(Struct, frozen=True):
+    """The output options of a build (what changes the PDFs, and ``strict``)."""
+
+    paper: str = "letter"
+    duplex: str = "long"
+    bleed_mm: float = 3.0
+    strict: bool = False
+    one_per_page: bool = False  # print-shop pages: each piece alone, page = trim + bleed
+    back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
+    back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
+    token_cut: str = "square"  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)
+    ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
+
+
+
+def output_folder(out: Path, gid: str, opts: BuildOptions) -> Path:
+    """Where a build of game ``gid`` goes: out/<game>/, or out/<game>/ink-saver/ for the low-ink
+    variant (so both can sit side by side, each with its own build record)."""
+    return out / gid / "ink-saver" if opts.ink_saver else out / gid
+
+
+def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
+    kind = kinds.get(comp.kind)
+    bleed = 0.0 if not kind.bleed else (comp.bleed if comp.bleed is not None else opts.bleed_mm)
+    # Round pieces cut as circles need each its own bleed ring; cut square (the default) their
+    # square cut boxes abut like tiles and straight cuts suffice.
+    circle = comp.shape == "round" and opts.token_cut == "circle"
+    margin = PAPER_MARGINS.get(opts.paper)
+    return SheetOptions(paper=PAPERS[opts.paper], duplex=opts.duplex, bleed=bleed * MM,
+                        crop_marks=kind.placement == "grid" and kind.crop_marks,
+                        abut=not circle,
+                        cut_circles=circle and kind.crop_marks, label_room=LABEL_ROOM,
+                        **({"margin": margin, "min_outer_bleed": UNIVERSAL_MIN_OUTER_BLEED}
+                           if margin is not None else {}))
+

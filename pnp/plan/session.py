@@ -1,0 +1,20 @@
+"""The shared state of one run: the data root, its template store and its font book (and the font
+every sheet label uses)."""
+
+from __future__ import annotations
+
+from pnp.input.project import DataRoot
+from pnp.input.templates import TemplateStore
+from pnp.layout.fonts import FontBook
+
+UI_FONT = "Lato-Regular"
+
+
+class Session:
+    """Shared state for one run: the data root, its templates and fonts."""
+
+    def __init__(self, root: DataRoot) -> None:
+        self.root = root
+        self.store = TemplateStore(root)
+        self.fonts = FontBook(root.font_dirs())
+

@@ -1,0 +1,237 @@
+"""Exports for other services: one PNG per distinct item and side (print-on-demand), and Tabletop
+Simulator deck sheets with their JSON."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
+
+from pnp.errors import DataError, Diagnostic
+from pnp.impose.sheet import Paper
+from pnp.input.model import Component, Game
+from pnp.layout.fonts import FontBook
+from pnp.layout.piece import PieceLayout
+from pnp.layout.primitives import Paint, Primitive, Rect
+from pnp.layout.text import Style, TextLayout
+from pnp.plan.component import ComponentPlan, pages_for
+from pnp.plan.session import Session
+from pnp.products.images import (
+    FORMAT_VERSION,
+    Exported,
+    _bleed_mm,
+    _info,
+    _pdf,
+    _remove_stale,
+    _write_json,
+    compose,
+    distinct,
+    png_bytes,
+    px,
+    raster,
+    select_plans,
+)
+from pnp.qa.check import GameCheck
+from pnp.render.component import render_component
+from pnp.render.draw import DocInfo
+from pnp.render.write import write_atomic
+from pnp.units import MM
+
+if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
+    from PIL import Image
+
+TTS_MAX_PX = 4096  # Tabletop Simulator: keep every sheet at most this wide and tall
+TTS_MAX_COLS, TTS_MAX_ROWS = 10, 7
+TTS_MIN_GRID = 2  # TTS's deck import takes 2..10 columns and 2..7 rows
+# TTS CustomDeck "Type": 0 rounded rectangle, 1 rectangle, 2 rounded hex, 3 hex, 4 circle
+TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
+
+
+def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
+               component: str | None = None) -> Iterator[Exported]:
+    """Write ``out/<game>/png/<component>/<item>-front.png`` (and ``-back.png``) for every
+    distinct item, with bleed, RGB, plus ``index.json``. ``gc`` should come from
+    ``check(..., BuildOptions(one_per_page=True, bleed_mm=...))``; any plan is redrawn as
+    print-shop pages (page = trim + bleed)."""
+    plans = select_plans(gc, component)
+    for plan in plans:
+        ds = distinct(plan)
+        sub = replace(plan, fronts=tuple(d.front for d in ds), backs=tuple(d.back for d in ds),
+                      placement="print-shop", grid=None)
+        data, _ = render_component(session, gc.game, sub)
+        pages = pages_for(sub)
+        w_mm, h_mm = plan.component.size
+        b = _bleed_mm(plan)
+        size = (px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi))
+        folder = out / gc.game.id / "png" / plan.component.id
+        names: dict[int, dict[str, str]] = {}
+        files: list[Path] = []
+        with _pdf(data) as doc:
+            for i, page in enumerate(pages):
+                slot = page.slots[0]
+                item = ds[slot.piece].item
+                name = f"{item.id}-{page.side}.png"
+                img = raster(doc, i, size)
+                assert img.size == size, (img.size, size)
+                path = folder / name
+                write_atomic(path, png_bytes(img, dpi))
+                names.setdefault(slot.piece, {})[page.side] = name
+                files.append(path)
+        index_path = folder / "index.json"
+        _remove_stale(folder, index_path, {p.name for p in files},
+                      lambda old: [n for it in old.get("items", []) for n in (it.get("front"), it.get("back"))])
+        comp = plan.component
+        _write_json(index_path, {
+            "format": "pnp-png", "version": FORMAT_VERSION,
+            "game": gc.game.id, "component": comp.id, "title": comp.title,
+            "dpi": dpi, "trim_mm": list(comp.size), "bleed_mm": round(b, 4), "size_px": list(size),
+            "pieces": comp.pieces,
+            "items": [{"id": d.item.id, "copies": d.item.copies, "front": names[i]["front"],
+                       "back": names[i].get("back")} for i, d in enumerate(ds)],
+        })
+        yield Exported(comp, folder, tuple(files), index_path, size)
+
+
+# --------------------------------------------------------------------------- Tabletop Simulator
+
+
+def tts_grid(slots: int, face: tuple[int, int]) -> tuple[int, int]:
+    """(cols, rows) for ``slots`` faces (the hidden face included): the fewest slots, then the
+    largest faces once the sheet is scaled into 4096 x 4096, then the fewest rows."""
+    if not 1 <= slots <= TTS_MAX_COLS * TTS_MAX_ROWS:
+        raise ValueError(f"a TTS sheet holds 1 to {TTS_MAX_COLS * TTS_MAX_ROWS} faces, not {slots}")
+    best: tuple[tuple[int, float, int], tuple[int, int]] | None = None
+    for rows in range(TTS_MIN_GRID, TTS_MAX_ROWS + 1):
+        for cols in range(TTS_MIN_GRID, TTS_MAX_COLS + 1):
+            if cols * rows < slots:
+                continue
+            key = (cols * rows, -_tts_scale(cols, rows, face), rows)
+            if best is None or key < best[0]:
+                best = (key, (cols, rows))
+    assert best is not None
+    return best[1]
+
+
+def _tts_scale(cols: int, rows: int, face: tuple[int, int]) -> float:
+    return min(1.0, TTS_MAX_PX / (cols * face[0]), TTS_MAX_PX / (rows * face[1]))
+
+
+def _title_face(fonts: FontBook, game: Game, comp: Component) -> PieceLayout:
+    """A plain face naming the component: the hidden face when the backs differ by item."""
+    w, h = comp.size[0] * MM, comp.size[1] * MM
+    tl = TextLayout(fonts)
+    m = min(w, h) * 0.1
+    prims: list[Primitive] = [Rect(0, 0, w, h, Paint(fill="#3b3731"))]
+    t, _ = tl.fit(comp.title, Style("Vollkorn-Bold", size=max(6.0, min(w, h) * 0.14), color="#f4efe6",
+                                    align="center", valign="bottom"),
+                  (m, h * 0.5, w - 2 * m, h * 0.4), markup=False, min_size=4)
+    g, _ = tl.fit(game.title, Style("Lato-Regular", size=max(5.0, min(w, h) * 0.08), color="#c9c0b0",
+                                    align="center", valign="top"),
+                  (m, h * 0.1, w - 2 * m, h * 0.36), markup=False, min_size=3)
+    return PieceLayout(w, h, 0.0, (*prims, *t, *g))
+
+
+def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, fonts: FontBook,
+               info: DocInfo, face: tuple[int, int]) -> Image.Image:
+    """A sheet of ``cols`` x ``rows`` trims (slot k at column k % cols, row k // cols from the
+    top); None leaves a slot white. Each slot is exactly ``face`` pixels."""
+    first = next(lay for lay in layouts if lay is not None)
+    w, h = first.width, first.height
+    placed = [(lay, (k % cols) * w, (rows - 1 - k // cols) * h) for k, lay in enumerate(layouts) if lay is not None]
+    data = compose(Paper("tts-sheet", cols * w, rows * h), placed, fonts, info)
+    with _pdf(data) as doc:
+        return raster(doc, 0, (cols * face[0], rows * face[1]))
+
+
+def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
+               component: str | None = None) -> tuple[list[Exported], list[Component]]:
+    """Tabletop Simulator deck sheets for every component with a back (or ``component``, which
+    must have one). Returns (exported, skipped components without a back)."""
+    plans = select_plans(gc, component)
+    if component is not None and all(b is None for b in plans[0].backs):
+        raise DataError([Diagnostic(gc.game.manifest_file,
+                                    f"component {component!r} has no back; a Tabletop Simulator deck needs one",
+                                    expected="a component with `back`",
+                                    hint="`pnp export png` exports pieces without backs")])
+    done: list[Exported] = []
+    skipped: list[Component] = []
+    for plan in plans:
+        if all(b is None for b in plan.backs):
+            skipped.append(plan.component)
+            continue
+        done.append(_export_tts_component(session, gc, plan, out, dpi))
+    return done, skipped
+
+
+def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, out: Path,
+                          dpi: float) -> Exported:
+    comp, game, fonts = plan.component, gc.game, session.fonts
+    ds = distinct(plan)
+    backs = [d.back for d in ds]
+    uniform = len(set(backs)) == 1 and backs[0] is not None
+    hidden = backs[0] if uniform else _title_face(fonts, game, comp)
+    per_sheet = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # the last slot is the hidden face
+    chunks = [ds[i:i + per_sheet] for i in range(0, len(ds), per_sheet)]
+    native = (px(comp.size[0], dpi), px(comp.size[1], dpi))
+    grids = [tts_grid(len(c) + 1, native) for c in chunks]
+    scale = min(_tts_scale(cols, rows, native) for cols, rows in grids)
+    face = (max(1, math.floor(native[0] * scale)), max(1, math.floor(native[1] * scale)))
+    folder = out / game.id / "tts" / comp.id
+    info = _info(game, comp.title, f"pnp Tabletop Simulator sheet: {game.id}/{comp.id}")
+    files: list[Path] = []
+    custom: dict[str, Any] = {}
+    sheets: list[dict[str, Any]] = []
+    cards: list[dict[str, Any]] = []
+    deck_ids: list[int] = []
+    back_name = f"{comp.id}-back.png"
+    if uniform:
+        assert hidden is not None
+        img = _tts_sheet([hidden], 1, 1, fonts, info, face)
+        write_atomic(folder / back_name, png_bytes(img, dpi * scale))
+    for n, (chunk, (cols, rows)) in enumerate(zip(chunks, grids, strict=True), start=1):
+        slots: list[PieceLayout | None] = [d.front for d in chunk] + [None] * (cols * rows - len(chunk))
+        slots[-1] = hidden
+        name = f"{comp.id}-{n}.png"
+        img = _tts_sheet(slots, cols, rows, fonts, info, face)
+        assert img.width <= TTS_MAX_PX and img.height <= TTS_MAX_PX
+        write_atomic(folder / name, png_bytes(img, dpi * scale))
+        files.append(folder / name)
+        sheet_back = back_name
+        if not uniform:
+            sheet_back = f"{comp.id}-{n}-back.png"
+            bslots: list[PieceLayout | None] = [d.back for d in chunk] + [None] * (cols * rows - len(chunk))
+            bslots[-1] = hidden
+            write_atomic(folder / sheet_back, png_bytes(_tts_sheet(bslots, cols, rows, fonts, info, face),
+                                                        dpi * scale))
+            files.append(folder / sheet_back)
+        custom[str(n)] = {"FaceURL": name, "BackURL": sheet_back, "NumWidth": cols, "NumHeight": rows,
+                          "BackIsHidden": False, "UniqueBack": not uniform,
+                          "Type": TTS_TYPES.get(comp.shape, 1)}
+        sheets.append({"deck": n, "file": name, "back": sheet_back, "cols": cols, "rows": rows,
+                       "size_px": [img.width, img.height], "items": len(chunk), "hidden_slot": cols * rows - 1})
+        for slot, d in enumerate(chunk):
+            card_id = n * 100 + slot
+            cards.append({"item": d.item.id, "copies": d.item.copies, "deck": n, "file": name, "slot": slot,
+                          "card_id": card_id})
+            deck_ids.extend([card_id] * d.item.copies)
+    if uniform:
+        files.append(folder / back_name)
+    index_path = folder / f"{comp.id}.json"
+    _remove_stale(folder, index_path, {p.name for p in files},
+                  lambda old: [f for s in old.get("sheets", []) for f in (s.get("file"), s.get("back"))])
+    _write_json(index_path, {
+        "format": "pnp-tts", "version": FORMAT_VERSION,
+        "game": game.id, "component": comp.id, "title": comp.title,
+        "shape": comp.shape, "size_mm": list(comp.size), "sideways": comp.size[0] > comp.size[1],
+        "face_px": list(face), "pieces": comp.pieces,
+        "hidden_face": "back" if uniform else "title",
+        "CustomDeck": custom,
+        "DeckIDs": deck_ids,
+        "sheets": sheets,
+        "cards": cards,
+    })
+    return Exported(comp, folder, tuple(files), index_path, face)
+

@@ -1,0 +1,186 @@
+"""Exports and the contents sheet: what pnp makes besides the imposed print PDFs.
+
+* ``export_png``: one PNG per distinct item and side, with bleed, for print-on-demand services
+  (The Game Crafter's poker card: 825 x 1125 px at 300 dpi), beside an ``index.json``.
+* ``export_tts``: Tabletop Simulator deck sheets (up to 10 x 7 faces, the hidden-card face in the
+  last slot, at most 4096 x 4096 px), the back image(s) and a JSON saying which sheet and slot
+  holds which item.
+* ``preview``: one piece (front and back side by side) or a contact sheet of a component.
+* ``render_contents``: the one-page contents sheet ``pnp build`` writes beside the PDFs: what was
+  printed, the paper and cut settings, and what is needed but not printed.
+
+One drawing path: every raster image is pnp's own PDF (``pnp.draw.render``: the print-shop pages
+of ``pipeline.render_component``, or a page composed of slots holding piece layouts) rasterised by
+PDFium (pypdfium2). Nothing is drawn a second way. Each page is rendered straight into a bitmap of
+its exact pixel size, the page mapped onto it per axis, so the size is
+``round(mm / 25.4 * dpi)`` on each axis (63.5 x 88.9 mm + 3.175 mm bleed at 300 dpi:
+825 x 1125) with no resampling. All files are written atomically (``pnp.write.write_atomic``)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+
+from pnp.errors import DataError, Diagnostic
+from pnp.impose.sheet import Edges, Page, Paper, Slot
+from pnp.input.model import Component, Game, Item
+from pnp.layout.fonts import FontBook
+from pnp.layout.piece import PieceLayout
+from pnp.plan.component import ComponentPlan
+from pnp.plan.session import UI_FONT
+from pnp.qa.check import GameCheck
+from pnp.render.draw import DocInfo, render
+from pnp.render.write import write_atomic
+from pnp.units import MM
+
+if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
+    import pypdfium2 as pdfium
+    from PIL import Image
+
+
+FORMAT_VERSION = 1
+
+
+def px(mm: float, dpi: float) -> int:
+    """Millimetres to whole pixels at ``dpi``, rounding half up (never Python's half-to-even)."""
+    return math.floor(mm / 25.4 * dpi + 0.5 + 1e-9)
+
+
+# --------------------------------------------------------------------------- pieces
+
+
+class Distinct(Struct, frozen=True):
+    """One distinct item of a component with its laid-out sides."""
+
+    item: Item
+    front: PieceLayout
+    back: PieceLayout | None
+
+
+def distinct(plan: ComponentPlan) -> list[Distinct]:
+    """The component's items in data order; ``plan.fronts`` holds one layout per copy."""
+    out: list[Distinct] = []
+    i = 0
+    for item in plan.component.items:
+        out.append(Distinct(item, plan.fronts[i], plan.backs[i]))
+        i += item.copies
+    return out
+
+
+def select_plans(gc: GameCheck, component: str | None) -> list[ComponentPlan]:
+    """Every plan, or the one of ``component``; an unknown id is an input error naming the valid ones."""
+    if component is None:
+        return list(gc.plans)
+    for p in gc.plans:
+        if p.component.id == component:
+            return [p]
+    ids = ", ".join(p.component.id for p in gc.plans)
+    raise DataError([Diagnostic(gc.game.manifest_file, f"no component {component!r} in game {gc.game.id}",
+                                expected=f"one of: {ids}", hint="run `pnp list` to see the components")])
+
+
+def select_item(plan: ComponentPlan, item: str) -> Distinct:
+    ds = distinct(plan)
+    for d in ds:
+        if d.item.id == item:
+            return d
+    ids = ", ".join(d.item.id for d in ds)
+    raise DataError([Diagnostic(plan.component.data_file, f"no item {item!r} in component {plan.component.id}",
+                                expected=f"one of: {ids}")])
+
+
+def _bleed_mm(plan: ComponentPlan) -> float:
+    return plan.sheet.bleed / MM
+
+
+# --------------------------------------------------------------------------- rasterising
+
+
+@contextmanager
+def _pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(data)
+    try:
+        yield doc
+    finally:
+        doc.close()
+
+
+def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.Image:
+    """Page ``index`` rendered into exactly ``size`` pixels, RGB on white: PDFium maps the page
+    onto the bitmap per axis (``PdfPage.render`` takes one scale and rounds each side up)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    page = doc[index]
+    try:
+        w, h = size
+        bitmap = pdfium.PdfBitmap.new_native(w, h, pdfium_c.FPDFBitmap_BGR, rev_byteorder=True)
+        pdfium_c.FPDFBitmap_FillRect(bitmap.raw, 0, 0, w, h, 0xFFFFFFFF)
+        pdfium_c.FPDF_RenderPageBitmap(bitmap.raw, page.raw, 0, 0, w, h, 0,
+                                       pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_REVERSE_BYTE_ORDER)
+        return bitmap.to_pil().convert("RGB")
+    finally:
+        page.close()
+
+
+def png_bytes(img: Image.Image, dpi: float) -> bytes:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", dpi=(dpi, dpi))
+    return buf.getvalue()
+
+
+def compose(paper: Paper, placed: Sequence[tuple[PieceLayout, float, float] | tuple[PieceLayout, float, float, float]],
+            fonts: FontBook, info: DocInfo) -> bytes:
+    """A one-page PDF of size ``paper`` with each layout's trim at (x, y) (pt, origin bottom-left),
+    clipped to its trim (grown by an optional fourth value, pt); drawn in order by
+    ``pnp.draw.render``."""
+    layouts = [p[0] for p in placed]
+    slots = tuple(Slot(i, "front", p[1], p[2], p[0].width, p[0].height, Edges(*[p[3] if len(p) > 3 else 0.0] * 4))
+                  for i, p in enumerate(placed))
+    return render([Page(1, "front", slots, ())], paper, layouts, [None] * len(layouts), fonts, info)
+
+
+def _info(game: Game, title: str, subject: str) -> DocInfo:
+    return DocInfo(title=f"{game.title} — {title}", author=game.designer, subject=subject, ui_font=UI_FONT)
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+
+
+def _remove_stale(folder: Path, index: Path, keep: set[str],
+                  listed: Callable[[dict[str, Any]], list[Any]]) -> None:
+    """Delete the images a previous export of this folder listed (in ``index``) that this one no
+    longer writes (a renamed item), so the folder matches its JSON; never anything else."""
+    try:
+        old = json.loads(index.read_text(encoding="utf-8"))
+        names = listed(old)
+    except (OSError, ValueError, AttributeError, TypeError):
+        return
+    for name in names:
+        if isinstance(name, str) and name.endswith(".png") and name not in keep and Path(name).name == name:
+            with suppress(OSError):
+                (folder / name).unlink()
+
+
+# --------------------------------------------------------------------------- PNG
+
+
+class Exported(Struct, frozen=True):
+    """The images (and index) one component was exported to."""
+
+    component: Component
+    folder: Path
+    files: tuple[Path, ...]  # images, in order
+    index: Path  # the JSON beside them
+    size_px: tuple[int, int]  # one image (PNG: a piece with bleed; TTS: one sheet's face)
+

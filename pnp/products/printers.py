@@ -1,0 +1,107 @@
+"""Printer profiles: per-printer duplex corrections kept in a small TOML file, so a user
+measures a printer once (``pnp calibrate``) and builds with ``--printer NAME``.
+
+Looked up, first found wins: ``./pnp.toml`` (the project), then
+``$XDG_CONFIG_HOME/pnp/config.toml`` (default ``~/.config/pnp/config.toml``)::
+
+    [printers.office]
+    back_offset = [0.8, -1.2]   # mm: DX (right), DY (up) as seen on the back page
+    back_scale = 1.0            # or [SX, SY]
+    paper = "a4"                # optional defaults for build / calibrate
+    duplex = "long"
+    bleed = 3
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from msgspec import Struct
+
+from pnp.errors import DataError, Diagnostic
+
+KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
+
+
+class Profile(Struct, frozen=True):
+    """A printer profile from pnp.toml: paper, duplex and back alignment for one printer."""
+
+    name: str
+    source: str
+    back_offset: tuple[float, float] | None = None  # mm
+    back_scale: tuple[float, float] | None = None
+    paper: str | None = None
+    duplex: str | None = None
+    bleed: float | None = None
+
+
+def config_paths(cwd: Path | None = None) -> list[Path]:
+    cwd = cwd or Path.cwd()
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return [cwd / "pnp.toml", Path(xdg) / "pnp" / "config.toml"]
+
+
+def _pair(value: Any, name: str, where: str, scale: bool) -> tuple[float, float]:
+    if scale and isinstance(value, int | float) and not isinstance(value, bool):
+        value = [value, value]
+    ok = (isinstance(value, list) and len(value) == 2
+          and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value))
+    if not ok:
+        raise DataError([Diagnostic(where, f"{name} is {value!r}",
+                                    expected="a number or [X, Y]" if scale else "[X, Y] in mm")])
+    x, y = float(value[0]), float(value[1])
+    if scale and not (0.9 <= x <= 1.1 and 0.9 <= y <= 1.1):
+        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range", expected="0.9 to 1.1")])
+    if not scale and not (abs(x) <= 20 and abs(y) <= 20):
+        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range", expected="-20 to 20 mm")])
+    return x, y
+
+
+def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
+    """The named profile from the first config file that has a [printers] table holding it."""
+    searched = paths or config_paths()
+    known: list[str] = []
+    for path in searched:
+        if not path.is_file():
+            continue
+        try:
+            data = tomllib.loads(path.read_text("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise DataError([Diagnostic(str(path), f"invalid TOML: {exc}", expected="a TOML file")]) from None
+        printers = data.get("printers", {})
+        if not isinstance(printers, dict):
+            raise DataError([Diagnostic(str(path), "[printers] must be a table of profiles")])
+        known += list(printers)
+        if name not in printers:
+            continue
+        entry = printers[name]
+        where = f"{path}: [printers.{name}]"
+        if not isinstance(entry, dict):
+            raise DataError([Diagnostic(where, "a profile must be a table")])
+        unknown = sorted(set(entry) - KEYS)
+        if unknown:
+            raise DataError([Diagnostic(where, f"unknown key {unknown[0]!r}",
+                                        expected="one of " + ", ".join(sorted(KEYS)))])
+        paper, duplex, bleed = entry.get("paper"), entry.get("duplex"), entry.get("bleed")
+        if paper is not None and paper not in ("letter", "a4", "universal"):
+            raise DataError([Diagnostic(where, f"paper {paper!r}", expected="letter, a4 or universal")])
+        if duplex is not None and duplex not in ("long", "short", "none", "fold"):
+            raise DataError([Diagnostic(where, f"duplex {duplex!r}", expected="long, short, none or fold")])
+        if bleed is not None and not (isinstance(bleed, int | float) and not isinstance(bleed, bool)
+                                      and 0 <= bleed <= 10):
+            raise DataError([Diagnostic(where, f"bleed {bleed!r}", expected="0 to 10 mm")])
+        return Profile(
+            name, str(path),
+            _pair(entry["back_offset"], "back_offset", where, False) if "back_offset" in entry else None,
+            _pair(entry["back_scale"], "back_scale", where, True) if "back_scale" in entry else None,
+            paper, duplex, float(bleed) if bleed is not None else None,
+        )
+    files = ", ".join(str(p) for p in searched)
+    raise DataError([Diagnostic(files, f"no printer profile {name!r}",
+                                expected="one of " + ", ".join(sorted(set(known))) if known
+                                else "a [printers." + name + "] table in one of these files",
+                                hint="see `pnp calibrate --help`")])
+

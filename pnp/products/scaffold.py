@@ -1,0 +1,136 @@
+"""`pnp new`: a minimal, valid game to start from.
+
+    ROOT/card_data/GAME/game.json    manifest: one deck, one rulebook rule (a count)
+    ROOT/card_data/GAME/deck.json    three cards, each with a designed source
+    ROOT/templates/GAME/style.json   colours, text styles (extends shared/icons)
+    ROOT/templates/GAME/card.json    the card front
+    ROOT/templates/GAME/back.json    the card back
+    ROOT/schemas/*.schema.json       for editors (every file names its schema)
+
+`pnp check GAME --data ROOT` and `pnp build GAME --data ROOT` accept it as it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pnp.errors import DataError, Diagnostic
+from pnp.input.project import GAME_ID
+from pnp.input.validate import schema_bytes
+from pnp.render.write import write_atomic
+
+GAME_JSON = """\
+{
+  "$schema": "../../schemas/game.schema.json",
+  "id": "@ID@",
+  "title": "@TITLE@",
+  "designer": "You",
+  "players": {"min": 2, "max": 4},
+  "document": {"file": "rules.md", "title": "@TITLE@: the rules"},
+  "components": [
+    {"id": "deck", "title": "Deck", "kind": "card", "size": "poker",
+     "data": "deck.json", "template": "@ID@/card", "back": "@ID@/back"}
+  ],
+  "rulebook": [
+    {"id": "deck-3", "check": "equal",
+     "description": "The deck has three cards.",
+     "quote": "Shuffle the three cards of the deck.",
+     "values": [{"pieces": {"component": "deck"}}, 3]}
+  ]
+}
+"""
+
+DECK_JSON = """\
+{
+  "$schema": "../../schemas/component.schema.json",
+  "component": "deck",
+  "description": "The deck: three cards to start from (made by pnp new).",
+  "fields": {
+    "name": {"type": "string", "required": true, "description": "Card name, printed at the top"},
+    "text": {"type": "text", "description": "Rules text: **bold**, *italic*, {icon:NAME}"}
+  },
+  "items": [
+    {"id": "scout", "name": "Scout", "text": "Look at the top card of the deck.",
+     "source": {"designed": "a starting card made by pnp new"}},
+    {"id": "trader", "name": "Trader", "text": "Gain 2 {icon:coin}.",
+     "source": {"designed": "a starting card made by pnp new"}},
+    {"id": "guard", "name": "Guard", "text": "**Keep** this card in front of you.",
+     "source": {"designed": "a starting card made by pnp new"}}
+  ]
+}
+"""
+
+STYLE_JSON = """\
+{
+  "$schema": "../../schemas/template.schema.json",
+  "description": "@TITLE@'s look: colours, text styles and icons shared by its templates.",
+  "extends": "shared/icons",
+  "colors": {"ink": "#222222", "paper": "#fbf7ee", "accent": "#b03a2e"},
+  "styles": {
+    "title": {"font": "Lato-Bold", "size": 14, "color": "ink", "align": "center", "valign": "middle"},
+    "rules": {"font": "Lato-Regular", "size": 10, "color": "ink", "align": "center", "valign": "middle"},
+    "back-title": {"font": "Lato-Bold", "size": 20, "color": "paper", "align": "center", "valign": "middle"}
+  },
+  "elements": [
+    {"id": "background", "type": "rect", "box": [0, 0, 63, 88], "bleed": true, "fill": "paper"}
+  ]
+}
+"""
+
+CARD_JSON = """\
+{
+  "$schema": "../../schemas/template.schema.json",
+  "description": "Front of a @TITLE@ card.",
+  "extends": "@ID@/style",
+  "size": [63, 88],
+  "elements": [
+    {"id": "frame", "type": "rect", "box": [3, 3, 57, 82], "stroke": "accent", "stroke_width": 1.5, "radius": 3},
+    {"id": "name", "type": "text", "box": [6, 6, 51, 12], "text": "{name}", "style": "title",
+     "fit": {"min_size": 9}},
+    {"id": "text", "type": "richtext", "box": [8, 50, 47, 30], "text": "{text}", "style": "rules",
+     "fit": {"min_size": 7}, "when": {"field": "text", "present": true}}
+  ]
+}
+"""
+
+BACK_JSON = """\
+{
+  "$schema": "../../schemas/template.schema.json",
+  "description": "Back of a @TITLE@ card.",
+  "extends": "@ID@/style",
+  "size": [63, 88],
+  "elements": [
+    {"id": "background", "type": "rect", "box": [0, 0, 63, 88], "bleed": true, "fill": "accent"},
+    {"id": "title", "type": "text", "box": [6, 38, 51, 12], "text": "{game.title}", "style": "back-title",
+     "fit": {"min_size": 9}}
+  ]
+}
+"""
+
+
+def title_of(gid: str) -> str:
+    return " ".join(w.capitalize() for w in gid.split("-"))
+
+
+def scaffold(root: Path, gid: str) -> list[Path]:
+    """Write a new game ``gid`` into the data root ``root``; returns the files written.
+    Raises DataError for an invalid id or a game (or its templates) that already exists."""
+    if not GAME_ID.match(gid):
+        raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
+                                    expected="lowercase letters, digits and hyphens, at most 64, "
+                                    "starting with a letter or digit")])
+    game_dir, tpl_dir = root / "card_data" / gid, root / "templates" / gid
+    for d in (game_dir, tpl_dir):
+        if d.exists():
+            raise DataError([Diagnostic(str(d), f"game {gid!r} already exists here; nothing was written",
+                                        expected="a new game id, or another --path")])
+    files = {game_dir / "game.json": GAME_JSON, game_dir / "deck.json": DECK_JSON,
+             tpl_dir / "style.json": STYLE_JSON, tpl_dir / "card.json": CARD_JSON, tpl_dir / "back.json": BACK_JSON}
+    written = []
+    for path, text in files.items():
+        write_atomic(path, text.replace("@ID@", gid).replace("@TITLE@", title_of(gid)).encode("utf-8"))
+        written.append(path)
+    for name, data in schema_bytes().items():
+        write_atomic(root / "schemas" / name, data)
+        written.append(root / "schemas" / name)
+    return written
+

@@ -1,0 +1,64 @@
+"""Check a game: load it, plan every component (templates, layouts, sheets) and run the rulebook
+rules; every input error at once, before anything is drawn."""
+
+from __future__ import annotations
+
+from msgspec import Struct, field
+
+from pnp.errors import DataError, Diagnostic
+from pnp.input.model import Game
+from pnp.input.project import DataRoot, load_game
+from pnp.layout.fonts import FontError
+from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import UI_FONT, Session
+from pnp.qa.rules import Report, check_game
+
+
+class GameCheck(Struct, frozen=True):
+    """One checked game: the rules report, a plan per component and the warnings."""
+
+    game: Game
+    report: Report
+    plans: tuple[ComponentPlan, ...]
+    warnings: tuple[Diagnostic, ...]
+    opts: BuildOptions = field(default_factory=BuildOptions)
+
+
+def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None,
+          layout: bool = True) -> GameCheck:
+    """Load, validate, lay out every piece and run the rulebook rules. Raises DataError on bad input.
+
+    ``layout=False`` (what a build uses) leaves the fronts to be laid out while they are drawn:
+    their errors and warnings then come from ``render_game``."""
+    opts = opts or BuildOptions()
+    s = session or Session(root)
+    game = load_game(root, gid)
+    plans = []
+    warnings: list[Diagnostic] = []
+    errors: list[Diagnostic] = []
+    for comp in game.components:
+        try:
+            plan, w = plan_component(s, game, comp, opts, lazy=not layout)
+        except DataError as exc:
+            errors.extend(exc.diagnostics)
+            continue
+        plans.append(plan)
+        warnings.extend(w)
+    try:
+        s.fonts.ensure(UI_FONT)  # every sheet's labels use it: a broken fonts/ override fails here, not in draw
+    except FontError as exc:
+        where = s.fonts.files.get(UI_FONT)
+        errors.append(Diagnostic(root.display(where) if where else UI_FONT, f"{exc} (pnp labels sheets with it)",
+                                 expected=exc.expected, hint=exc.hint))
+    if errors:
+        raise DataError(errors)
+    report = check_game(game)
+    return GameCheck(game, report, tuple(plans), tuple(warnings), opts)
+
+def layout_errors(gc: GameCheck) -> list[Diagnostic]:
+    """Lay out every front a build would lay out while drawing (each item once, nothing kept) and
+    return the input errors found, the first per component as ``check`` with layout finds them.
+    A build whose rules fail never draws, so it asks this first: input errors come before rule
+    violations, as in ``pnp check``."""
+    return [d for plan in gc.plans if isinstance(plan.fronts, LazyPieces) for d in plan.fronts.errors()]

@@ -1,0 +1,383 @@
+"""Stage 8, check: model + rulebook rules -> Violations. Pure.
+
+Rules judge the data as the document has it (before errata), since they quote the document.
+
+Rules are data (``rulebook`` in game.json), each with the quote it comes from. A reference to
+an unknown component, item or field is an input error (exit 2), not a failed rule."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from pnp.errors import DataError, Diagnostic
+from pnp.input.model import Component, Game, Item, Rule
+from pnp.layout.fields import eval_field_cond
+
+
+class Outcome(Struct, frozen=True):
+    """The result of one rulebook rule: what it expected, what the data has, and why."""
+
+    rule: Rule
+    passed: bool
+    expected: str
+    actual: str
+    details: tuple[str, ...] = ()
+    oddities: tuple[str, ...] = ()  # the rule's declared exceptions, reported, not failed
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.rule.id, "check": self.rule.check, "description": self.rule.description,
+                "passed": self.passed, "expected": self.expected, "actual": self.actual,
+                "details": list(self.details), "oddities": list(self.oddities), "quote": self.rule.quote}
+
+
+class ProvenanceSummary(Struct, frozen=True):
+    """How many of a component's items come from the document, an external fact, or design."""
+
+    component: str
+    document: int
+    external: int
+    designed: int
+    items: int
+    pieces: int
+
+
+class Report(Struct, frozen=True):
+    """Every rule's outcome for one game, and its provenance summary."""
+
+    game: Game
+    outcomes: tuple[Outcome, ...]
+    provenance: tuple[ProvenanceSummary, ...]
+
+    @property
+    def ok(self) -> bool:
+        return all(o.passed for o in self.outcomes)
+
+    @property
+    def violations(self) -> tuple[Outcome, ...]:
+        return tuple(o for o in self.outcomes if not o.passed)
+
+
+class _RefError(Exception):
+    def __init__(self, path: tuple[str | int, ...], message: str, expected: str):
+        super().__init__(message)
+        self.path, self.message, self.expected = path, message, expected
+
+
+class Checker:
+    def __init__(self, game: Game):
+        self.game = game
+        self.skip: frozenset[tuple[str, str]] = frozenset()  # (component, item) excepted by the rule
+
+    def items(self, sel: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Item]:
+        comp = self.game.component(sel["component"])
+        if comp is None:
+            raise _RefError(path + ("component",), f"unknown component {sel['component']!r}",
+                            "one of " + ", ".join(c.id for c in self.game.components))
+        items = [it for it in comp.items if (comp.id, it.id) not in self.skip]
+        if "where" not in sel:
+            return items
+        self._check_fields(sel["where"], comp.fields, path + ("where",))
+        try:
+            return [it for it in items if self._test(sel["where"], it)]
+        except ValueError as exc:
+            raise _RefError(path + ("where",), str(exc), "a valid regular expression") from None
+
+    def selected(self, sel: Mapping[str, Any],
+                 path: tuple[str | int, ...]) -> tuple[Component, list[Item]]:
+        """The component a selection names and its selected items."""
+        items = self.items(sel, path)
+        comp = self.game.component(sel["component"])
+        assert comp is not None  # self.items has checked it
+        return comp, items
+
+    def _check_fields(self, cond: Mapping[str, Any], fields: Mapping[str, Any], path: tuple[str | int, ...]) -> None:
+        if "field" in cond:
+            self._field(cond["field"], fields, path + ("field",))
+        for key in ("all", "any"):
+            for i, c in enumerate(cond.get(key, [])):
+                self._check_fields(c, fields, path + (key, i))
+        if "not" in cond:
+            self._check_fields(cond["not"], fields, path + ("not",))
+
+    def _field(self, name: str, fields: Mapping[str, Any], path: tuple[str | int, ...]) -> None:
+        if name not in fields and name not in ("id", "copies"):
+            raise _RefError(path, f"unknown field {name!r}",
+                            "one of " + ", ".join(["id", "copies", *sorted(fields)]))
+
+    def _test(self, cond: Mapping[str, Any], item: Item) -> bool:
+        if "all" in cond:
+            return all(self._test(c, item) for c in cond["all"])
+        if "any" in cond:
+            return any(self._test(c, item) for c in cond["any"])
+        if "not" in cond:
+            return not self._test(cond["not"], item)
+        return eval_field_cond(cond, item.get(cond["field"], document=True))
+
+    def value(self, v: Any, path: tuple[str | int, ...]) -> float:
+        if isinstance(v, int | float):
+            return v
+        if "pieces" in v:
+            return sum(i.copies for i in self.items(v["pieces"], path + ("pieces",)))
+        if "items" in v:
+            return len(self.items(v["items"], path + ("items",)))
+        if "sum" in v:
+            return sum(self.value(x, path + ("sum", i)) for i, x in enumerate(v["sum"]))
+        if "total" in v:
+            t = v["total"]
+            sel = {k: t[k] for k in ("component", "where") if k in t}
+            comp, items = self.selected(sel, path + ("total",))
+            self._field(t["field"], comp.fields, path + ("total", "field"))
+            total = 0.0
+            for it in items:
+                x = it.get(t["field"], document=True)
+                if x is None:
+                    continue
+                if isinstance(x, bool) or not isinstance(x, int | float):
+                    raise _RefError(path + ("total", "field"), f"{comp.id}/{it.id}.{t['field']} is {x!r}", "a number")
+                total += x * (it.copies if t.get("count") == "pieces" else 1)
+            return total
+        if "product" in v:
+            out = 1.0
+            for i, x in enumerate(v["product"]):
+                out *= self.value(x, path + ("product", i))
+            return out
+        ref = v["value"]
+        comp = self.game.component(ref["component"])
+        if comp is None:
+            raise _RefError(path + ("value", "component"), f"unknown component {ref['component']!r}",
+                            "one of " + ", ".join(c.id for c in self.game.components))
+        item = next((i for i in comp.items if i.id == ref["item"]), None)
+        if item is None:
+            raise _RefError(path + ("value", "item"), f"unknown item {ref['item']!r} in {comp.id}",
+                            "an item id of " + comp.id)
+        self._field(ref["field"], comp.fields, path + ("value", "field"))
+        x = item.get(ref["field"], document=True)
+        if isinstance(x, bool) or not isinstance(x, int | float):
+            raise _RefError(path + ("value",), f"{comp.id}/{item.id}.{ref['field']} is {x!r}", "a number")
+        return x
+
+    def run(self, rule: Rule) -> Outcome:
+        exceptions = rule.params.get("exceptions", [])
+        if not exceptions:
+            return self._run(rule)
+        for i, e in enumerate(exceptions):
+            comp = self.game.component(e["component"])
+            if comp is None or not any(it.id == e["item"] for it in comp.items):
+                raise _RefError(("exceptions", i), f"unknown item {e['component']}/{e['item']}",
+                                "an existing component and item id")
+        self.skip = frozenset((e["component"], e["item"]) for e in exceptions)
+        try:
+            out = self._run(rule)
+        finally:
+            self.skip = frozenset()
+        notes = tuple(f"{e['component']}/{e['item']}: {e['reason']}" for e in exceptions)
+        if self._run(rule).passed:
+            # Without the exceptions the rule holds too: they no longer describe the data.
+            return replace(out, passed=False, oddities=notes, details=out.details + tuple(
+                "exception no longer needed: " + n for n in notes))
+        return replace(out, oddities=notes)
+
+    def _run(self, rule: Rule) -> Outcome:
+        return getattr(self, "check_" + rule.check)(rule, rule.params)
+
+    # -- checks ------------------------------------------------------------------------
+    def check_equal(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        vals = [self.value(v, ("values", i)) for i, v in enumerate(p["values"])]
+        shown = " = ".join(_fmt(v) for v in vals)
+        passed = all(v == vals[0] for v in vals)
+        return Outcome(rule, passed, "all equal: " + " = ".join(_describe(v) for v in p["values"]), shown)
+
+    def check_each(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        comp, items = self.selected(p["select"], ("select",))
+        self._check_fields(p["require"], comp.fields, ("require",))
+        try:
+            bad = [it for it in items if not self._test(p["require"], it)]
+        except ValueError as exc:
+            raise _RefError(("require",), str(exc), "a valid regular expression") from None
+        details = tuple(f"{comp.id}/{it.id}: {_fields_in(p['require'], it)}" for it in bad)
+        return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {_cond(p['require'])}",
+                       f"{len(bad)} do not" if bad else "all do", details)
+
+    def check_match(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        def side(key: str) -> tuple[str, list[tuple[Item, Any]]]:
+            s = p[key]
+            comp, items = self.selected(s["select"], (key, "select"))
+            self._field(s["field"], comp.fields, (key, "field"))
+            vals: list[tuple[Item, Any]] = []
+            for it in items:
+                v = it.get(s["field"], document=True)
+                for x in v if isinstance(v, list) else [v]:
+                    if x not in (None, ""):
+                        vals.append((it, x))
+            return comp.id, vals
+
+        fid, fvals = side("from")
+        tid, tvals = side("to")
+        tcount = Counter(v for _, v in tvals)
+        fcount = Counter(v for _, v in fvals)
+        details = []
+        for it, v in fvals:
+            n = tcount.get(v, 0)
+            if n == 0 or (p.get("exactly_one") and n != 1):
+                details.append(f"{fid}/{it.id} {p['from']['field']}={v!r}: found {n} in {tid}.{p['to']['field']}")
+        if p.get("both_ways"):
+            for it, v in tvals:
+                n = fcount.get(v, 0)
+                if n == 0 or (p.get("exactly_one") and n != 1):
+                    details.append(f"{tid}/{it.id} {p['to']['field']}={v!r}: found {n} in {fid}.{p['from']['field']}")
+        how = "exactly one" if p.get("exactly_one") else "at least one"
+        both = " and back" if p.get("both_ways") else ""
+        return Outcome(rule, not details,
+                       f"each {fid}.{p['from']['field']} has {how} {tid}.{p['to']['field']}{both}",
+                       _count(len(details), "mismatch", "mismatches") if details else "all match", tuple(details))
+
+    def check_groups(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        comp, items = self.selected(p["select"], ("select",))
+        self._field(p["by"], comp.fields, ("by",))
+        counts: dict[Any, int] = defaultdict(int)
+        for it in items:
+            counts[it.get(p["by"], document=True)] += it.copies if p.get("count") == "pieces" else 1
+        details = [f"{p['by']}={k!r}: {n}" for k, n in counts.items() if n != p["each"]]
+        if "groups" in p:
+            want = set(p["groups"])
+            details += [f"missing group {g!r}" for g in p["groups"] if g not in counts]
+            details += [f"unexpected group {g!r}" for g in counts if g not in want]
+        unit = "pieces" if p.get("count") == "pieces" else "items"
+        actual = ", ".join(f"{k}: {n}" for k, n in counts.items())
+        groups = f" in groups {', '.join(map(str, p['groups']))}" if "groups" in p else ""
+        return Outcome(rule, not details, f"{p['each']} {unit} per {p['by']}{groups}", actual, tuple(details))
+
+    def check_determines(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        comp, items = self.selected(p["select"], ("select",))
+        self._field(p["by"], comp.fields, ("by",))
+        for i, f in enumerate(p["fields"]):
+            self._field(f, comp.fields, ("fields", i))
+        expected: Mapping[str, Mapping[str, Any]] = p.get("values", {})
+        seen: dict[Any, tuple[Item, dict[str, Any]]] = {}
+        details = []
+        for it in items:
+            key = it.get(p["by"], document=True)
+            vals = {f: it.get(f, document=True) for f in p["fields"]}
+            want = expected.get(str(key))
+            if want is not None:
+                diff = {f: v for f, v in vals.items() if f in want and want[f] != v}
+                if diff:
+                    details.append(f"{comp.id}/{it.id} ({p['by']}={key}): {diff} but expected "
+                                   f"{ {f: want[f] for f in diff} }")
+            # With declared values those are the reference; comparing with the first item seen would
+            # also blame correct items when the first one is wrong.
+            if want is None and key in seen and seen[key][1] != vals:
+                details.append(f"{comp.id}/{it.id} ({p['by']}={key}): {vals} differs from "
+                               f"{seen[key][0].id}: {seen[key][1]}")
+            seen.setdefault(key, (it, vals))
+        return Outcome(rule, not details, f"{p['by']} fixes {', '.join(p['fields'])}",
+                       _count(len(details), "inconsistency", "inconsistencies") if details else "consistent",
+                       tuple(details))
+
+    def check_unique(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        comp, items = self.selected(p["select"], ("select",))
+        self._field(p["field"], comp.fields, ("field",))
+        c = Counter(it.get(p["field"], document=True) for it in items)
+        dup = [f"{p['field']}={k!r} used by {n} items" for k, n in c.items() if n > 1]
+        return Outcome(rule, not dup, f"no two items share {p['field']}",
+                       f"{len(dup)} repeated" if dup else f"{len(c)} distinct", tuple(dup))
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _fmt(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _describe(v: Any) -> str:
+    if isinstance(v, int | float):
+        return _fmt(v)
+    if "pieces" in v:
+        return "pieces(" + _sel(v["pieces"]) + ")"
+    if "items" in v:
+        return "items(" + _sel(v["items"]) + ")"
+    if "sum" in v:
+        return "(" + " + ".join(_describe(x) for x in v["sum"]) + ")"
+    if "total" in v:
+        t = v["total"]
+        return f"total {t['field']} of " + _sel(t) + (" per piece" if t.get("count") == "pieces" else "")
+    if "product" in v:
+        return "(" + " x ".join(_describe(x) for x in v["product"]) + ")"
+    r = v["value"]
+    return f"{r['component']}/{r['item']}.{r['field']}"
+
+
+def _sel(s: Mapping[str, Any]) -> str:
+    return s["component"] + (" where " + _cond(s["where"]) if "where" in s else "")
+
+
+def _cond(c: Mapping[str, Any]) -> str:
+    if "all" in c:
+        return "(" + " and ".join(_cond(x) for x in c["all"]) + ")"
+    if "any" in c:
+        return "(" + " or ".join(_cond(x) for x in c["any"]) + ")"
+    if "not" in c:
+        return "not " + _cond(c["not"])
+    parts = []
+    f = c["field"]
+    if "equals" in c:
+        parts.append(f"{f}={c['equals']!r}")
+    if "in" in c:
+        parts.append(f"{f} in {c['in']!r}")
+    if "present" in c:
+        parts.append(f"{f} {'set' if c['present'] else 'unset'}")
+    if "min" in c:
+        parts.append(f"{f}>={c['min']}")
+    if "max" in c:
+        parts.append(f"{f}<={c['max']}")
+    if "matches" in c:
+        parts.append(f"{f} matches /{c['matches']}/")
+    return " and ".join(parts)
+
+
+def _fields_in(c: Mapping[str, Any], it: Item) -> str:
+    names: list[str] = []
+
+    def walk(x: Mapping[str, Any]) -> None:
+        if "field" in x:
+            names.append(x["field"])
+        for k in ("all", "any"):
+            for y in x.get(k, []):
+                walk(y)
+        if "not" in x:
+            walk(x["not"])
+
+    walk(c)
+    return ", ".join(f"{n}={it.get(n, document=True)!r}" for n in dict.fromkeys(names))
+
+
+def check_game(game: Game) -> Report:
+    """Run every rule. Bad references inside rules raise DataError (exit 2)."""
+    checker = Checker(game)
+    outcomes = []
+    diags: list[Diagnostic] = []
+    for rule in game.rules:
+        try:
+            outcomes.append(checker.run(rule))
+        except _RefError as exc:
+            file, base = rule.origin
+            line = col = None
+            if game.manifest is not None:
+                line, col = game.manifest.locate(base + exc.path)
+            diags.append(Diagnostic(file, f"rule {rule.id!r}: {exc.message}", base + exc.path, line, col,
+                                    exc.expected))
+    if diags:
+        raise DataError(diags)
+    prov = []
+    for c in game.components:
+        k = Counter(i.provenance.kind for i in c.items)
+        prov.append(ProvenanceSummary(c.id, k["document"], k["external"], k["designed"], len(c.items), c.pieces))
+    return Report(game, tuple(outcomes), tuple(prov))
+

@@ -1,0 +1,72 @@
+"""Stage 7, write: bytes -> file, atomically (temporary file in the same folder, fsync, rename),
+so an interrupted or failed build never leaves a truncated PDF behind."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from pnp.errors import OutputError
+
+
+def ensure_dir(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create output folder {folder}: {exc.strerror}; "
+                          "choose another with --out") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"output folder {folder} is not writable; choose another with --out")
+
+
+STALE_AFTER = 600.0  # s: a temporary file this old was left by a build that was killed
+
+
+def remove_stale_temps(folder: Path, names: Iterable[str], now: float | None = None) -> list[Path]:
+    """Remove the temporary files ``write_atomic`` leaves when a build is killed between writing
+    and renaming (``.<name>.<random>.tmp``) for the files ``names`` of ``folder``, once they are
+    older than ``STALE_AFTER`` (a build writing now renames its own within milliseconds). Returns
+    what was removed; a file that cannot be removed stays."""
+    names = list(names)
+    if not names or not folder.is_dir():
+        return []
+    now = time.time() if now is None else now
+    wanted = re.compile("|".join(r"\." + re.escape(n) + r"\.[A-Za-z0-9_]{8}\.tmp" for n in names))
+    removed = []
+    for entry in os.scandir(folder):
+        if entry.name.startswith(".") and entry.name.endswith(".tmp") and wanted.fullmatch(entry.name):
+            with contextlib.suppress(OSError):
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+                if entry.is_file(follow_symlinks=False) and age > STALE_AFTER:
+                    os.unlink(entry.path)
+                    removed.append(Path(entry.path))
+    return removed
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    ensure_dir(path.parent)
+    fd, tmp = -1, ""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            fd = -1
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+        tmp = ""
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+

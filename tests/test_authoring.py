@@ -174,7 +174,7 @@ def test_check_format_github_annotations(mini: Any) -> None:
 
 
 def test_github_annotation_escapes() -> None:
-    from pnp.cli.commands import github_annotation
+    from pnp.cli.output import github_annotation
 
     assert github_annotation("error", "a%b\nc: d, e", "x,y:z.json", 3, 4) == \
         "::error file=x%2Cy%3Az.json,line=3,col=4::a%25b%0Ac: d, e"
@@ -334,20 +334,20 @@ def _two_deck_game(tmp_path: Path) -> tuple[Path, Path]:
 
 def test_watch_once_rebuilds_only_what_changed(tmp_path: Path) -> None:
     from pnp.input.project import DataRoot
-    from pnp.pipeline.watch import WatchState, watch_once
+    from pnp.pipeline.watch import Watch
 
     root, out = _two_deck_game(tmp_path)
-    state = WatchState(DataRoot(root), "mygame", out)
-    lines = watch_once(state)
+    state = Watch(DataRoot(root), "mygame", out)
+    lines = state.poll()
     assert [ln.split(":")[0] for ln in lines] == ["rebuilt deck", "rebuilt events", "rebuilt contents"], lines
     deck_pdf, events_pdf = out / "mygame" / "deck.pdf", out / "mygame" / "events.pdf"
     stamps = {p: p.stat().st_mtime_ns for p in (deck_pdf, events_pdf)}
-    assert watch_once(state) == []  # nothing changed: nothing checked, nothing written
+    assert state.poll() == []  # nothing changed: nothing checked, nothing written
 
     # A template of one component: only that component is rebuilt.
     tpl = root / "templates" / "mygame" / "event.json"
     tpl.write_text(tpl.read_text().replace('"stroke_width": 1.5', '"stroke_width": 3'))
-    lines = watch_once(state)
+    lines = state.poll()
     # (the contents sheet is rewritten too: it lists each component's data version)
     assert [ln for ln in lines if ln.startswith("rebuilt") and "contents" not in ln] == \
         [f"rebuilt events: {events_pdf} (3 pieces, 2 pages)"], lines
@@ -357,46 +357,46 @@ def test_watch_once_rebuilds_only_what_changed(tmp_path: Path) -> None:
     # The shared style (in both chains): both rebuilt.
     style = root / "templates" / "mygame" / "style.json"
     style.write_text(style.read_text().replace("#b03a2e", "#2e5bb0ff"))
-    lines = watch_once(state)
+    lines = state.poll()
     assert sorted(ln.split(":")[0] for ln in lines if ln.startswith("rebuilt ") and "contents" not in ln) == \
         ["rebuilt deck", "rebuilt events"], lines
 
     # A data file: only its component.
     data = root / "card_data" / "mygame" / "deck.json"
     data.write_text(data.read_text().replace('"Scout"', '"Ranger"'))
-    lines = watch_once(state)
+    lines = state.poll()
     assert [ln.split(":")[0] for ln in lines if ln.startswith("rebuilt ") and "contents" not in ln] == \
         ["rebuilt deck"], lines
 
     # A change that gives identical output (a description): rendered, nothing written.
     events_mtime = events_pdf.stat().st_mtime_ns
     tpl.write_text(tpl.read_text().replace("Front of a", "The front of a"))
-    lines = watch_once(state)
+    lines = state.poll()
     assert lines == [f"events: unchanged ({events_pdf})"], lines
     assert events_pdf.stat().st_mtime_ns == events_mtime
 
 
 def test_watch_once_reports_errors_and_carries_on(tmp_path: Path) -> None:
     from pnp.input.project import DataRoot
-    from pnp.pipeline.watch import WatchState, watch_once
+    from pnp.pipeline.watch import Watch
 
     root, out = _two_deck_game(tmp_path)
-    state = WatchState(DataRoot(root), "mygame", out)
-    watch_once(state)
+    state = Watch(DataRoot(root), "mygame", out)
+    state.poll()
     data = root / "card_data" / "mygame" / "deck.json"
     good = data.read_text()
     data.write_text(good.replace('"name": "Scout"', '"nmae": "Scout"'))
-    lines = watch_once(state)
+    lines = state.poll()
     assert any("card_data/mygame/deck.json:" in ln and "did you mean 'name'?" in ln for ln in lines), lines
     assert lines[-1].startswith("mygame: ") and "nothing rebuilt" in lines[-1]
-    assert watch_once(state) == []  # the same error is not printed again until a file changes
+    assert state.poll() == []  # the same error is not printed again until a file changes
     # A failing rule is reported; the pieces are rebuilt anyway (the edit-look loop).
     data.write_text(good.replace('"id": "guard"', '"id": "guard", "copies": 2'))
-    lines = watch_once(state)
+    lines = state.poll()
     assert any(ln.startswith("FAIL deck-3: expected") for ln in lines), lines
     assert any(ln.startswith("rebuilt deck:") for ln in lines), lines
     data.write_text(good)
-    assert any(ln.startswith("rebuilt deck:") for ln in watch_once(state))
+    assert any(ln.startswith("rebuilt deck:") for ln in state.poll())
 
 
 def _files(folder: Path) -> dict[str, bytes]:
@@ -412,14 +412,14 @@ def test_watch_writes_what_build_writes_with_the_same_options(tmp_path: Path) ->
     summary) are byte for byte a build's, in the same folder; its record makes the build that
     follows up to date, writing nothing."""
     from pnp.input.project import DataRoot
-    from pnp.pipeline.watch import WatchState, watch_once
+    from pnp.pipeline.watch import Watch
     from pnp.plan.options import BuildOptions
 
     root, out = _two_deck_game(tmp_path)
     flags = ["--paper", "a4", "--ink-saver", "--back-offset", "0.8,-1.2", "--back-scale", "1.002"]
     opts = BuildOptions(paper="a4", ink_saver=True, back_offset=(0.8, -1.2), back_scale=(1.002, 1.002))
-    state = WatchState(DataRoot(root), "mygame", out, opts)
-    lines = watch_once(state)
+    state = Watch(DataRoot(root), "mygame", out, opts)
+    lines = state.poll()
     folder = out / "mygame" / "ink-saver"
     assert [ln.split(":")[0] for ln in lines] == ["rebuilt deck", "rebuilt events", "rebuilt contents"], lines
     assert (folder / ".pnp-build.json").is_file() and not (out / "mygame" / "deck.pdf").exists()
@@ -436,8 +436,8 @@ def test_watch_writes_what_build_writes_with_the_same_options(tmp_path: Path) ->
     assert _mtimes(folder) == stamps  # nothing rewritten, not even the record
 
     # A new watch over a current build renders nothing, and says so.
-    fresh = WatchState(DataRoot(root), "mygame", out, opts)
-    assert watch_once(fresh) == ["mygame: nothing to rebuild (no component's data, templates or fonts changed)"]
+    fresh = Watch(DataRoot(root), "mygame", out, opts)
+    assert fresh.poll() == ["mygame: nothing to rebuild (no component's data, templates or fonts changed)"]
     assert _mtimes(folder) == stamps
 
 
@@ -445,30 +445,30 @@ def test_watch_with_failing_rules_renders_but_leaves_no_record(tmp_path: Path) -
     """The pieces are redrawn while a rule fails, but no record vouches for them: the next build
     checks again and refuses (exit 1); once fixed, the record is back."""
     from pnp.input.project import DataRoot
-    from pnp.pipeline.watch import WatchState, watch_once
+    from pnp.pipeline.watch import Watch
 
     root, out = _two_deck_game(tmp_path)
-    state = WatchState(DataRoot(root), "mygame", out)
-    watch_once(state)
+    state = Watch(DataRoot(root), "mygame", out)
+    state.poll()
     record = out / "mygame" / ".pnp-build.json"
     assert record.is_file()
     data = root / "card_data" / "mygame" / "deck.json"
     good = data.read_text()
     data.write_text(good.replace('"id": "guard"', '"id": "guard", "copies": 2'))
-    lines = watch_once(state)
+    lines = state.poll()
     assert any(ln.startswith("FAIL deck-3:") for ln in lines) and any(ln.startswith("rebuilt deck:") for ln in lines)
     assert not record.exists()
     refused = run_cli("build", "mygame", "--data", root, "--out", out)
     assert refused.exit_code == 1, refused.stdout + refused.stderr
     data.write_text(good)
-    lines = watch_once(state)
+    lines = state.poll()
     assert [ln.split(":")[0] for ln in lines] == ["rebuilt deck", "rebuilt contents"], lines
     assert record.is_file()
     assert "mygame: up to date" in run_cli("build", "mygame", "--data", root, "--out", out).stdout
 
 
 def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> None:
-    from pnp.pipeline import watch
+    from pnp.pipeline.watch import Watch
 
     root, out = _two_deck_game(tmp_path)
     calls: list[int] = []
@@ -481,7 +481,7 @@ def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> N
             raise RuntimeError("boom")  # a bug does not stop the watcher either
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(watch, "watch_once", fake_once)
+    monkeypatch.setattr(Watch, "poll", fake_once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--interval", "0.05")
     assert r.exit_code == 0, r.output
     assert len(calls) == 3
@@ -490,9 +490,9 @@ def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> N
 
 
 def test_watch_command_takes_the_build_options_and_printer_profiles(tmp_path: Path, monkeypatch: Any) -> None:
-    from pnp.pipeline import watch
     """`pnp watch --printer NAME` fills paper and back offset from the profile as `pnp build` does
     (the files it writes are the build's), and the command line still wins."""
+    from pnp.pipeline.watch import Watch
     from pnp.plan.options import BuildOptions
 
     root, out = _two_deck_game(tmp_path)
@@ -505,12 +505,12 @@ def test_watch_command_takes_the_build_options_and_printer_profiles(tmp_path: Pa
         seen.append((state.opts, state.out, state.jobs))
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(watch, "watch_once", once)
+    monkeypatch.setattr(Watch, "poll", once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--printer", "office", "--duplex", "short",
                 "--ink-saver", "--one-per-page", "--token-cut", "circle", "--jobs", "3")
     assert r.exit_code == 0, r.output
     assert seen == [(BuildOptions(paper="a4", duplex="short", back_offset=(1.5, -0.5), ink_saver=True,
-                                  one_per_page=True, token_cut="circle"), out, 3)]
+                                  print_shop=True, token_cut="circle"), out, 3)]
     r = run_cli("watch", "mygame", "--data", root, "--printer", "office", "--paper", "letter")
     assert seen[-1][0].paper == "letter" and seen[-1][0].back_offset == (1.5, -0.5)
     r = run_cli("watch", "mygame", "--data", root, "--printer", "home")

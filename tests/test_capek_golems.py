@@ -221,7 +221,7 @@ def test_track_pitch_is_the_same_across_the_seams(checked: GameCheck) -> None:
 def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("cg")
     s = Session(ROOT)
-    gc = check(ROOT, GAME, BuildOptions(one_per_page=True, bleed_mm=0), s)
+    gc = check(ROOT, GAME, BuildOptions(print_shop=True, bleed_mm=0), s)
     return {w.component.id: w.path for w in build(ROOT, gc, out, s)}
 
 

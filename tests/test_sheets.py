@@ -421,7 +421,7 @@ def test_assembly_page_says_what_each_kind_needs() -> None:
     def said(gid: str, **opts: object) -> str:
         gc = _check(gid, **opts)
         o = gc.opts
-        return " ".join(p for s in sections(gc.game, gc.plans, o.duplex, PAPERS[o.paper], o.one_per_page,
+        return " ".join(p for s in sections(gc.game, gc.plans, o.duplex, PAPERS[o.paper], o.print_shop,
                                             o.token_cut) for p in s.paragraphs)
 
     golems = said("golems")

@@ -1,5 +1,16 @@
-"""The incremental build record: what each PDF of a game was made from (``out/<game>/.pnp-
-build.json``), read before a build to skip what is current and written after it."""
+"""Incremental builds: render only what changed since the last build into the same folder,
+write it all or nothing, and record what each PDF was made from.
+
+``out/<game>/.pnp-build.json`` (the build record) holds one hash of every input of the game
+taken from the files' metadata (``digest.InputHasher``: no file is read), per component the
+fingerprint of what its PDF is made from (``digest.component_fingerprints``: file contents) and
+the SHA-256 of the PDF written, the warnings printed and each component's preflight figures.
+``build_games`` compares the input hash first: equal, and every PDF still has its recorded
+bytes, means nothing is parsed, rendered or written. Otherwise the game is checked in full and
+only components whose fingerprint changed, or whose PDF is missing or altered, are rendered; a
+component renders alone to the same bytes as in a whole build. The record is removed before new
+files are written and written last, so it never vouches for files it did not see.
+``render_changed`` and ``record_game`` are the steps ``pnp.pipeline.watch`` shares."""
 
 from __future__ import annotations
 
@@ -8,18 +19,20 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from msgspec import Struct, field
-from msgspec.structs import asdict
+from msgspec.structs import asdict, replace
 
-from pnp.pipeline.build import CACHE_NAME
-from pnp.plan.digest import digest
-
-if TYPE_CHECKING:
-    from pnp.pipeline.build import RenderedGame
-    from pnp.qa.figures import ComponentPreflight
-
+from pnp.errors import DataError, Diagnostic
+from pnp.input.project import DataRoot, check_game_id
+from pnp.pipeline.build import CACHE_NAME, RenderedGame, commit, default_jobs, render_games
+from pnp.plan.digest import Hashes, component_fingerprints, digest, engine_digest
+from pnp.plan.options import BuildOptions, output_folder
+from pnp.plan.session import Session
+from pnp.qa.check import GameCheck, check, layout_errors
+from pnp.qa.figures import ComponentPreflight, summary
+from pnp.render.write import write_atomic
 
 FORMAT = "pnp-build-cache"
 VERSION = 1
@@ -64,8 +77,6 @@ class Record(Struct, frozen=True):
 
     def figures(self, cid: str) -> ComponentPreflight | None:
         """The preflight figures recorded for component ``cid`` (None: none recorded)."""
-        from pnp.qa.figures import ComponentPreflight  # light, but an up-to-date build may not need it
-
         f = self.components.get(cid)
         return ComponentPreflight.from_json(f.preflight) if f is not None and f.preflight else None
 
@@ -143,3 +154,173 @@ def remove(folder: Path) -> None:
     with contextlib.suppress(OSError):
         (folder / CACHE_NAME).unlink()
 
+
+
+# --------------------------------------------------------------------------- the incremental build
+
+
+def render_changed(session: Session, checked: Sequence[GameCheck], out: Path,
+                   records: Mapping[str, Record | None], fonts: str, jobs: int = 1,
+                   ) -> tuple[list[RenderedGame], dict[str, dict[str, str]]]:
+    """Render, in memory, the components of ``checked`` games whose fingerprint differs from
+    the one their game's record (``records``, by game id) holds, or whose PDF is missing or
+    altered; the others are reused, with the preflight figures recorded for them. ``fonts`` is
+    the fonts' digest. Returns the rendered games and each game's component fingerprints.
+    Raises DataError with every component's layout errors."""
+    salt = engine_digest()
+    prints = {gc.game.id: component_fingerprints(session, gc.game, gc.opts, gc.plans, salt, fonts)
+              for gc in checked}
+
+    def reuse(gc: GameCheck, plan: Any) -> bool:
+        rec = records.get(gc.game.id)
+        return rec is not None and rec.component_current(output_folder(out, gc.game.id, gc.opts),
+                                                         plan.component.id, prints[gc.game.id][plan.component.id])
+
+    def recorded(gc: GameCheck, plan: Any) -> Any:
+        rec = records.get(gc.game.id)
+        return rec.figures(plan.component.id) if rec is not None else None
+
+    rendered = render_games(session.root, checked, out, session, jobs=jobs, reuse=reuse, reused_figures=recorded)
+    return rendered, prints
+
+
+def record_game(g: RenderedGame, inputs: str, prints: Mapping[str, str], previous: Record | None) -> Record:
+    """The record of a rendered game once its files are written (``record_for`` with the
+    warnings as ``warning_text`` gives them)."""
+    return record_for(g, inputs, prints, warning_text(g, previous), previous)
+
+
+class BuiltFile(Struct, frozen=True):
+    """One component PDF of a build: where it is, what it holds, and whether it was rendered now."""
+
+    component: str
+    path: Path
+    pieces: int
+    pages: int
+    grid: str  # "3x3", or "" when the component is not on a grid
+    bytes: int
+    rendered: bool  # False: current on disk, reused (unchanged)
+
+
+class GameBuild(Struct, frozen=True):
+    """One game of a build: its component PDFs, its contents sheet, what else the game needs."""
+
+    id: str
+    folder: Path
+    files: tuple[BuiltFile, ...]
+    contents: Path
+    not_printed: tuple[str, ...]  # "name (quantity)"
+    preflight: str | None  # the one-line preflight summary (pnp.qa.figures.summary)
+    title: str | None = None  # None when the game was up to date (nothing was loaded)
+
+    @property
+    def up_to_date(self) -> bool:
+        return self.title is None
+
+
+class BuildReport(Struct, frozen=True):
+    """What a build did. Nothing was written unless ``ok``.
+
+    ``errors``: input problems (data, templates, fonts, layout), nothing written; ``failed``: the
+    checked games whose rulebook rules fail, nothing rendered; ``warnings`` (Diagnostics, or text
+    as a previous build recorded them): with ``strict`` they fail the build, nothing written."""
+
+    opts: BuildOptions
+    out: Path
+    games: tuple[GameBuild, ...] = ()
+    written: tuple[Path, ...] = ()
+    warnings: tuple[Diagnostic | str, ...] = ()
+    errors: tuple[Diagnostic, ...] = ()
+    failed: tuple[GameCheck, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+    @property
+    def exit_code(self) -> int:
+        """0 built; 1 rulebook violations; 2 invalid input, or warnings with ``strict``."""
+        if self.errors or (self.opts.strict and self.warnings):
+            return 2
+        return 1 if self.failed else 0
+
+
+def _from_rendered(g: RenderedGame) -> GameBuild:
+    files = tuple(BuiltFile(f.plan.component.id, f.path, len(f.plan.fronts), f.pages,
+                            f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else "",
+                            len(f.data) if f.data is not None else f.path.stat().st_size, f.data is not None)
+                  for f in g.files)
+    figures = [f.preflight for f in g.files if f.preflight is not None]  # rendered now, or as recorded
+    game = g.checked.game
+    return GameBuild(game.id, g.folder, files, g.contents_path,
+                     tuple(f"{n.name} ({n.quantity})" for n in game.not_printed),
+                     summary(figures) if figures else None, game.title)
+
+
+def _from_record(gid: str, folder: Path, rec: Record) -> GameBuild:
+    files = tuple(BuiltFile(cid, folder / cf.file, cf.pieces, cf.pages, cf.grid, cf.bytes, False)
+                  for cid, cf in rec.components.items())
+    figures = [p for cid in rec.components if (p := rec.figures(cid)) is not None]
+    return GameBuild(gid, folder, files, folder / f"{gid}-contents.pdf", rec.not_printed,
+                     summary(figures) if figures else None)
+
+
+def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, *, force: bool = False,
+                jobs: int | None = None) -> BuildReport:
+    """Build games ``gids`` into ``out`` incrementally (``force``: ignore the build records):
+    check the games whose inputs changed, render the components whose fingerprint changed, and
+    write them all with their records, or, on any problem, nothing."""
+    report = BuildReport(opts, out)
+    try:
+        for gid in gids:
+            check_game_id(root, gid)
+    except DataError as exc:
+        return replace(report, errors=tuple(exc.diagnostics))
+    folders = {gid: output_folder(out, gid, opts) for gid in gids}
+    records = {gid: None if force else load(folders[gid]) for gid in gids}
+    hashes = Hashes(root, gids, opts)
+    current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == hashes.inputs()[gid]
+               and r.intact(folders[gid])}
+    recorded_warnings = [w for gid in gids if gid in current for w in records[gid].warnings]  # type: ignore[union-attr]
+    stale = [gid for gid in gids if gid not in current]
+    if not stale:
+        games = tuple(_from_record(gid, folders[gid], records[gid]) for gid in gids)  # type: ignore[arg-type]
+        return replace(report, games=() if opts.strict and recorded_warnings else games,
+                       warnings=tuple(recorded_warnings))
+    session = Session(root)
+    checked: list[GameCheck] = []
+    errors: list[Diagnostic] = []
+    for gid in stale:
+        try:
+            checked.append(check(root, gid, opts, session, layout=False))
+        except DataError as exc:
+            errors.extend(exc.diagnostics)
+    if errors:
+        return replace(report, errors=tuple(errors))
+    failed = tuple(gc for gc in checked if not gc.report.ok)
+    if failed:
+        # Nothing will be drawn, so the pieces' own errors would go unseen: they come first.
+        return replace(report, errors=tuple(d for gc in checked for d in layout_errors(gc)), failed=failed)
+    try:
+        rendered, prints = render_changed(session, checked, out, records, hashes.fonts(), jobs or default_jobs())
+    except DataError as exc:
+        return replace(report, errors=tuple(exc.diagnostics))
+    warnings: list[Diagnostic | str] = [w for gc in checked for w in gc.warnings]
+    warnings += recorded_warnings
+    warnings += [w for g in rendered for w in g.warnings]
+    warn_text = {g.checked.game.id: warning_text(g, records.get(g.checked.game.id)) for g in rendered}
+    warnings += [w for g in rendered for f in g.files if f.data is None
+                 for w in warn_text[g.checked.game.id][f.plan.component.id]]
+    if opts.strict and warnings:
+        return replace(report, warnings=tuple(warnings))
+    for g in rendered:
+        remove(g.folder)
+    written = commit(rendered)
+    for g in rendered:
+        gid = g.checked.game.id
+        record = record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid], records.get(gid))
+        write_atomic(g.folder / CACHE_NAME, dump(record))
+    done = {g.checked.game.id: _from_rendered(g) for g in rendered}
+    games = tuple(done[gid] if gid in done else _from_record(gid, folders[gid], records[gid])  # type: ignore[arg-type]
+                  for gid in gids)
+    return replace(report, games=games, written=tuple(written), warnings=tuple(warnings))

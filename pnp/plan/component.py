@@ -248,7 +248,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     warnings = [_warn_suffix(w, game, comp, ids) for w, ids in found.items()]
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
-    placement = "print-shop" if opts.one_per_page else kind.placement
+    placement = "print-shop" if opts.print_shop else kind.placement
     grid = None
     if placement == "grid":
         grid = plan_hex(piece, sheet) if _honeycomb(comp, sheet) else None

@@ -21,7 +21,7 @@ class BuildOptions(Struct, frozen=True):
     duplex: str = "long"
     bleed_mm: float = 3.0
     strict: bool = False
-    one_per_page: bool = False  # print-shop pages: each piece alone, page = trim + bleed
+    print_shop: bool = False  # --one-per-page: print-shop pages: each piece alone, page = trim + bleed
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
     back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
     token_cut: str = "square"  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)

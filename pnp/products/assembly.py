@@ -56,7 +56,7 @@ def paper_advice(paper: Paper) -> str:
     return f"Paper: {name}. Use that paper size in the print dialog."
 
 
-def sections(game: Game, plans: Sequence[ComponentPlan], duplex: str, paper: Paper, one_per_page: bool = False,
+def sections(game: Game, plans: Sequence[ComponentPlan], duplex: str, paper: Paper, print_shop: bool = False,
              token_cut: str = "square") -> list[Section]:
     """What the assembly page says, section by section, for the components in ``plans``."""
     by_kind: dict[str, list[ComponentPlan]] = {}
@@ -94,7 +94,7 @@ def sections(game: Game, plans: Sequence[ComponentPlan], duplex: str, paper: Pap
 
     # -- double-sided
     backed = [p for p in plans if _has_back(p)]
-    if one_per_page:
+    if print_shop:
         sides = ("Print-shop pages: each page is one piece, front and back pages alternating; the service prints "
                  "and trims them.",)
     elif not backed:
@@ -143,7 +143,7 @@ def sections(game: Game, plans: Sequence[ComponentPlan], duplex: str, paper: Pap
 
     # -- putting together
     build: list[str] = []
-    if duplex == "fold" and backed and not one_per_page:
+    if duplex == "fold" and backed and not print_shop:
         build.append(f"Gutterfold ({_names(backed)}): print single-sided. Fold each sheet on the dashed line, "
                      "printed side out, so each back lies behind its front. Glue the halves together with a glue "
                      "stick (thin, out to the edges), press under books until dry, then cut along the lines on "

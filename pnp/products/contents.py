@@ -84,7 +84,7 @@ def _correction_text(opts: BuildOptions) -> str:
     parts = ["moved " + " and ".join(moves)] if moves else []
     if (sx, sy) != (1.0, 1.0):
         parts.append(f"scaled {sx:g} across, {sy:g} up" if sx != sy else f"scaled {sx:g}")
-    if not parts or opts.one_per_page:
+    if not parts or opts.print_shop:
         return ""
     return "Back pages " + " and ".join(parts) + " to match this printer's duplex (measured with pnp calibrate)"
 
@@ -162,7 +162,7 @@ def _derived_options(plans: Sequence[ComponentPlan]) -> BuildOptions:
     paper = sheet.paper.name if sheet and sheet.paper.name in PAPERS else "letter"
     return BuildOptions(paper=paper, duplex=sheet.duplex if sheet else "long",
                         bleed_mm=max(set(bleeds), key=bleeds.count) if bleeds else 0.0,
-                        one_per_page=any(p.placement == "print-shop" for p in plans),
+                        print_shop=any(p.placement == "print-shop" for p in plans),
                         token_cut="circle" if any(p.component.shape == "round" and not p.sheet.abut for p in plans)
                         else "square")
 
@@ -205,7 +205,7 @@ def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions
                   fonts: FontBook) -> list[Primitive]:
     """The assembly page (``pnp.assembly.sections``) with a 1 in and a 1 cm scale square at the
     top right, shrunk like the contents sheet until it fits."""
-    secs = sections(game, plans, opts.duplex, paper, opts.one_per_page, opts.token_cut)
+    secs = sections(game, plans, opts.duplex, paper, opts.print_shop, opts.token_cut)
     margin = 15 * MM
     s = None
     for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
@@ -303,13 +303,13 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     others = [f"{t}: {'none' if b == 0 else f'{b:g} mm'}" for t, b in bleeds.items() if abs(b - main) > 1e-6]
     settings = [
         ("Paper", "Print-shop pages: each page is one piece, exactly trim + bleed, with TrimBox and BleedBox "
-                  f"set (this sheet: {_paper_text(paper)})" if opts.one_per_page else _paper_text(paper)),
+                  f"set (this sheet: {_paper_text(paper)})" if opts.print_shop else _paper_text(paper)),
         ("Printing", "A piece's front page is followed by its back page (when it has one); the print service "
-                     "prints them as one double-sided piece" if opts.one_per_page else
+                     "prints them as one double-sided piece" if opts.print_shop else
          DUPLEX_TEXT.get(opts.duplex, opts.duplex) + ". Print at 100 % (actual size), no scaling."),
         ("Bleed", (f"{main:g} mm of art beyond every cut edge" if main else "none")
          + (f" ({'; '.join(others)})" if others else "")),
-        ("Cutting", "Print-shop pages: the service trims at the TrimBox" if opts.one_per_page else
+        ("Cutting", "Print-shop pages: the service trims at the TrimBox" if opts.print_shop else
          "Cut along the lines in the margins; each line is one straight cut across the sheet. "
          "Boards larger than the paper come in parts with glue zones and alignment marks."),
         ("Files", "One PDF per component, named in the table above, in the folder of this sheet"),

@@ -54,7 +54,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                component: str | None = None) -> Iterator[Exported]:
     """Write ``out/<game>/png/<component>/<item>-front.png`` (and ``-back.png``) for every
     distinct item, with bleed, RGB, plus ``index.json``. ``gc`` should come from
-    ``check(..., BuildOptions(one_per_page=True, bleed_mm=...))``; any plan is redrawn as
+    ``check(..., BuildOptions(print_shop=True, bleed_mm=...))``; any plan is redrawn as
     print-shop pages (page = trim + bleed)."""
     plans = select_plans(gc, component)
     for plan in plans:

@@ -1,0 +1,336 @@
+"""The library front door: check, build, preflight, export and preview games, and watch one, from
+Python, a notebook or the ``pnp`` command (whose commands only call these and print the reports).
+
+    import pnp
+    report = pnp.build("golems", out="prints", paper="a4")
+    print(report.ok, [f.path for g in report.games for f in g.files])
+
+Every function takes ``data`` (a folder holding ``card_data/<game>/`` and ``templates/``, or a
+``DataRoot``; None: the bundled games) and returns a report value; bad input never raises, it
+is in the report's ``errors`` (``pnp.errors.Diagnostic``: file, line, column, JSON path,
+message, expected), and nothing is written then. Options are ``BuildOptions`` fields: paper,
+duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_saver."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import fields, replace
+
+from pnp.errors import DataError, Diagnostic
+from pnp.impose.sheet import PAPERS
+from pnp.input.model import Component
+from pnp.input.project import DataRoot, bundled_root, check_game_id
+from pnp.layout.fonts import FontBook
+from pnp.pipeline.incremental import BuildReport, build_games
+from pnp.pipeline.watch import Watch
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.products.calibrate import calibration_pdf
+from pnp.products.exports import Exported
+from pnp.products.exports import export_png as _export_png
+from pnp.products.exports import export_tts as _export_tts
+from pnp.products.images import select_plans
+from pnp.products.preview import preview as _preview
+from pnp.qa.check import GameCheck
+from pnp.qa.check import check as _check
+from pnp.qa.preflight import GamePreflight, preflight_game
+from pnp.render.draw import BackCorrection
+from pnp.render.write import write_atomic
+from pnp.units import MM
+
+__all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataRoot", "ExportReport", "GameChecked",
+           "GamePreflighted", "PreflightReport", "PreviewReport", "Watch", "build", "calibrate", "check", "data_root",
+           "export_png", "export_tts", "game_ids", "options", "preflight", "preview", "watch"]
+
+Data = str | os.PathLike[str] | DataRoot | None
+Games = str | Sequence[str] | None
+
+
+def data_root(data: Data = None) -> DataRoot:
+    """The data root ``data`` names (None: the bundled games). Raises DataError for a folder
+    without ``card_data/``."""
+    if isinstance(data, DataRoot):
+        return data
+    if data is None:
+        return DataRoot(bundled_root())
+    p = Path(data)
+    if not (p / "card_data").is_dir():
+        raise DataError([Diagnostic(str(p), "not a pnp data root: no card_data/ folder",
+                                    expected="a folder holding card_data/<game>/game.json and templates/")])
+    return DataRoot(p)
+
+
+def game_ids(root: DataRoot, games: Games = None) -> list[str]:
+    """The ids ``games`` names (one id, several, or None: every game of the root). Raises
+    DataError when there are none."""
+    ids = [games] if isinstance(games, str) else list(games or ()) or root.game_ids()
+    if not ids:
+        raise DataError([Diagnostic(str(root.card_data), "no games found", expected="card_data/<game>/game.json")])
+    return ids
+
+
+def options(**given: Any) -> BuildOptions:
+    """``BuildOptions`` from keyword arguments; an unknown name is a TypeError naming the known ones."""
+    known = {f.name for f in fields(BuildOptions)}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        raise TypeError(f"unknown option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    return BuildOptions(**given)
+
+
+# --------------------------------------------------------------------------- check
+
+
+class GameChecked(Struct, frozen=True):
+    """One game of a check: the checked game (rules report, plans, layout warnings), or the input
+    errors that stopped it."""
+
+    id: str
+    checked: GameCheck | None = None
+    errors: tuple[Diagnostic, ...] = ()
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        return self.checked.warnings if self.checked is not None else ()
+
+
+class CheckReport(Struct, frozen=True):
+    """What ``check`` found: per game, and ``errors`` that stopped it before any game (a bad data
+    root, no games)."""
+
+    games: tuple[GameChecked, ...] = ()
+    errors: tuple[Diagnostic, ...] = ()
+    strict: bool = False
+
+    @property
+    def exit_code(self) -> int:
+        """0 all good; 1 rulebook violations; 2 invalid input, or warnings with ``strict``."""
+        if self.errors or any(g.errors or (self.strict and g.warnings) for g in self.games):
+            return 2
+        return 1 if any(g.checked is not None and not g.checked.report.ok for g in self.games) else 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+def check(games: Games = None, *, data: Data = None, strict: bool = False, layout: bool = True,
+          **opts: Any) -> CheckReport:
+    """Validate data and templates, lay out every piece (unless ``layout`` is False) and run each
+    game's rulebook rules. ``strict``: warnings count as errors."""
+    try:
+        root = data_root(data)
+        ids = game_ids(root, games)
+    except DataError as exc:
+        return CheckReport(errors=tuple(exc.diagnostics), strict=strict)
+    o = options(strict=strict, **opts)
+    session = Session(root)
+    out = []
+    for gid in ids:
+        try:
+            out.append(GameChecked(gid, _check(root, gid, o, session, layout=layout)))
+        except DataError as exc:
+            out.append(GameChecked(gid, errors=tuple(exc.diagnostics)))
+    return CheckReport(tuple(out), strict=strict)
+
+
+# --------------------------------------------------------------------------- build
+
+
+def build(games: Games = None, *, data: Data = None, out: str | os.PathLike[str] = "out", force: bool = False,
+          jobs: int | None = None, **opts: Any) -> BuildReport:
+    """Check and render every component of each game to ``out/<game>/<component>.pdf``, with a
+    contents sheet per game, incrementally: a game whose inputs did not change since the last
+    build into ``out`` is not rendered again, and after an edit only the components it touches
+    are (``force``: render everything). Rulebook violations stop a build before anything is
+    rendered; any input problem (or, with ``strict``, any warning) before anything is written.
+    ``jobs``: worker processes (None: one per core; the bytes are the same either way)."""
+    o = options(**opts)
+    try:
+        root = data_root(data)
+        ids = game_ids(root, games)
+    except DataError as exc:
+        return BuildReport(o, Path(out), errors=tuple(exc.diagnostics))
+    return build_games(root, ids, Path(out), o, force=force, jobs=jobs)
+
+
+# --------------------------------------------------------------------------- preflight
+
+
+class GamePreflighted(Struct, frozen=True):
+    """One game's preflight (``pnp.qa.preflight.GamePreflight``), or the input errors that stopped it."""
+
+    id: str
+    preflight: GamePreflight | None = None
+    errors: tuple[Diagnostic, ...] = ()
+
+
+class PreflightReport(Struct, frozen=True):
+    """What ``preflight`` measured, per game."""
+
+    opts: BuildOptions
+    games: tuple[GamePreflighted, ...] = ()
+    errors: tuple[Diagnostic, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean; 2 invalid input or, with ``strict``, any preflight warning."""
+        bad = self.errors or any(g.errors for g in self.games)
+        strict = self.opts.strict and any(g.preflight is not None and g.preflight.findings for g in self.games)
+        return 2 if bad or strict else 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+def preflight(games: Games = None, *, data: Data = None, **opts: Any) -> PreflightReport:
+    """Check each game as a print shop would, rendering in memory (nothing is written): ink
+    coverage, smallest text, thinnest stroke, image resolution, safe zone, cut lines, margins,
+    sheets and sizes. With ``ink_saver`` the low-ink variant, with the normal build's coverage
+    beside it."""
+    o = options(**opts)
+    try:
+        root = data_root(data)
+        ids = game_ids(root, games)
+    except DataError as exc:
+        return PreflightReport(o, errors=tuple(exc.diagnostics))
+    session = Session(root)
+    out = []
+    for gid in ids:
+        try:
+            check_game_id(root, gid)
+            pre = preflight_game(session, _check(root, gid, o, session))
+            if o.ink_saver:  # the saving: the normal build's coverage, measured alike
+                normal = _check(root, gid, replace(o, ink_saver=False), session)
+                pre = replace(pre, normal_coverage=preflight_game(session, normal, lines=False).coverage)
+            out.append(GamePreflighted(gid, pre))
+        except DataError as exc:
+            out.append(GamePreflighted(gid, errors=tuple(exc.diagnostics)))
+    return PreflightReport(o, tuple(out))
+
+
+# --------------------------------------------------------------------------- exports and previews
+
+
+class ExportReport(Struct, frozen=True):
+    """What an export wrote: per component, its folder, images and index file. ``checked`` is the
+    game as checked for it (print-shop pieces: trim + bleed); when its rules fail nothing is
+    exported. ``skipped``: components a Tabletop Simulator export leaves out (no back)."""
+
+    checked: GameCheck | None = None
+    exported: tuple[Exported, ...] = ()
+    skipped: tuple[Component, ...] = ()
+    errors: tuple[Diagnostic, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        """0 exported; 1 rulebook violations (nothing exported); 2 invalid input."""
+        if self.errors:
+            return 2
+        return 1 if self.checked is not None and not self.checked.report.ok else 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+class PreviewReport(Struct, frozen=True):
+    """The PNG a preview wrote. A preview is made even when the game's rules fail (``checked``
+    says so)."""
+
+    checked: GameCheck | None = None
+    path: Path | None = None
+    errors: tuple[Diagnostic, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.errors else 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCheck]:
+    root = data_root(data)
+    session = Session(root)
+    return session, _check(root, game, BuildOptions(bleed_mm=bleed_mm, print_shop=True), session)
+
+
+def export_png(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
+               dpi: float = 300, bleed_mm: float = 3.0) -> ExportReport:
+    """One PNG per distinct item and side of every component of ``game`` (or of ``component``),
+    with bleed, RGB, in ``out/<game>/png/<component>/`` beside an ``index.json``."""
+    try:
+        session, gc = _for_export(data, game, bleed_mm)
+    except DataError as exc:
+        return ExportReport(errors=tuple(exc.diagnostics))
+    if not gc.report.ok:
+        return ExportReport(gc)
+    try:
+        select_plans(gc, component)  # an unknown component: an input error before any output
+        return ExportReport(gc, tuple(_export_png(session, gc, Path(out), dpi, component)))
+    except DataError as exc:
+        return ExportReport(gc, errors=tuple(exc.diagnostics))
+
+
+def export_tts(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
+               dpi: float = 300) -> ExportReport:
+    """Tabletop Simulator deck sheets for every component of ``game`` with a back (or
+    ``component``), in ``out/<game>/tts/<component>/`` with their JSON."""
+    try:
+        session, gc = _for_export(data, game, 0.0)
+    except DataError as exc:
+        return ExportReport(errors=tuple(exc.diagnostics))
+    if not gc.report.ok:
+        return ExportReport(gc)
+    try:
+        done, skipped = _export_tts(session, gc, Path(out), dpi, component)
+        return ExportReport(gc, tuple(done), tuple(skipped))
+    except DataError as exc:
+        return ExportReport(gc, errors=tuple(exc.diagnostics))
+
+
+def preview(game: str, component: str, item: str | None = None, *, data: Data = None,
+            out: str | os.PathLike[str] = "out", dpi: float = 150) -> PreviewReport:
+    """``out/preview/<game>-<component>[-<item>].png``: one item, front and back side by side, or
+    without ``item`` a contact sheet of every distinct item of ``component``."""
+    try:
+        session, gc = _for_export(data, game, 3.0)
+    except DataError as exc:
+        return PreviewReport(errors=tuple(exc.diagnostics))
+    try:
+        return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
+    except DataError as exc:
+        return PreviewReport(gc, errors=tuple(exc.diagnostics))
+
+
+def calibrate(paper: str = "letter", duplex: str = "long", *, out: str | os.PathLike[str] = "out",
+              back_offset: tuple[float, float] = (0.0, 0.0), back_scale: tuple[float, float] = (1.0, 1.0)) -> Path:
+    """Write ``out/calibration-<paper>-<duplex>.pdf``, the two-page duplex calibration sheet, drawn
+    with a back correction (mm offset, scale) to check one. Returns its path."""
+    fonts = FontBook(DataRoot(bundled_root()).font_dirs())
+    data = calibration_pdf(PAPERS[paper], duplex, fonts,
+                           BackCorrection(back_offset[0] * MM, back_offset[1] * MM, *back_scale))
+    path = Path(out) / f"calibration-{paper}-{duplex}.pdf"
+    write_atomic(path, data)
+    return path
+
+
+# --------------------------------------------------------------------------- watch
+
+
+def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", jobs: int | None = None,
+          **opts: Any) -> Watch:
+    """A watcher of ``game``: each ``poll()`` rebuilds what changed since the last one (as
+    ``build`` with the same options would write it) and returns the lines to show. Raises
+    DataError for a bad data root."""
+    from pnp.pipeline.build import default_jobs
+
+    return Watch(data_root(data), game, Path(out), options(**opts), jobs=jobs or default_jobs())

@@ -1,0 +1,189 @@
+"""How the commands print: input problems and internal errors (exit codes 2 and 3, no traceback),
+rulebook reports as text or GitHub annotations, the preflight table."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, NoReturn
+
+import click
+from msgspec.structs import replace
+
+from pnp.errors import DataError, Diagnostic, OutputError, counted
+from pnp.plan.options import BuildOptions
+from pnp.qa.check import GameCheck
+
+
+def fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnostic | str], code: int = 2) -> NoReturn:
+    """Print every problem (a Diagnostic, or a message as printed before: the build cache keeps
+    warnings as text) and exit."""
+    for d in diags:
+        click.echo(d if isinstance(d, str) else d.format(), err=True)
+    n = sum(1 for d in diags if isinstance(d, str) or d.severity == "error") or len(diags)
+    click.echo(f"pnp: {counted(n, 'problem')} in the input; nothing was written.", err=True)
+    sys.exit(code)
+
+
+def internal_error(exc: Exception) -> str:
+    """The one line a bug in pnp prints instead of a traceback (exit 3; `pnp watch` carries on)."""
+    return (f"pnp: internal error: {type(exc).__name__}: {exc} "
+            "(this is a bug in pnp; set PNP_DEBUG=1 to see the traceback)")
+
+
+def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """No traceback for the user: input problems exit 2, bugs exit 3 with a short note."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except DataError as exc:
+            fail_input(exc.diagnostics)
+        except OutputError as exc:
+            click.echo(f"pnp: {exc}", err=True)
+            sys.exit(2)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except BrokenPipeError:
+            # The reader went away (`pnp list | head -1`): not a bug; stop quietly.
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(1)
+        except Exception as exc:
+            if os.environ.get("PNP_DEBUG"):
+                raise
+            click.echo(internal_error(exc), err=True)
+            sys.exit(3)
+
+    return wrapper
+
+
+def report_text(gc: GameCheck, verbose: bool) -> None:
+    r = gc.report
+    passed = sum(o.passed for o in r.outcomes)
+    click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail")
+    for o in r.outcomes:
+        if o.passed and not verbose and not o.oddities:
+            continue
+        mark = "PASS" if o.passed else "FAIL"
+        click.echo(f"  {mark} {o.rule.id}: {o.rule.description}")
+        if not o.passed:
+            click.echo(f"       expected: {o.expected}")
+            click.echo(f"       actual:   {o.actual}")
+            for d in o.details[:20]:
+                click.echo(f"         - {d}")
+            click.echo(f"       rulebook: \"{o.rule.quote}\"")
+        for odd in o.oddities:
+            click.echo(f"       document oddity (excepted): {odd}")
+    for p in r.provenance:
+        click.echo(f"  {p.component:<16} {p.pieces:>4} pieces, {p.items:>3} items: "
+                   f"{p.document} document, {p.external} external, {p.designed} designed")
+    for w in gc.warnings:
+        click.echo(w.format(), err=True)
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    """Escape a GitHub workflow command's message (or, with ``prop``, a property value)."""
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return text.replace(":", "%3A").replace(",", "%2C") if prop else text
+
+
+def github_annotation(level: str, message: str, file: str | None = None, line: int | None = None,
+                      col: int | None = None) -> str:
+    """``::error file=F,line=N,col=M::MESSAGE``: GitHub Actions shows it on that line of the file."""
+    props = [f"{k}={_gh_escape(str(v), prop=True)}" for k, v in (("file", file), ("line", line), ("col", col))
+             if v is not None]
+    return f"::{level}{' ' + ','.join(props) if props else ''}::{_gh_escape(message)}"
+
+
+def diag_annotation(d: Diagnostic) -> str:
+    text = d.format()
+    where = d.file + (f":{d.line}" if d.line is not None else "") + (f":{d.col}" if d.line and d.col else "")
+    text = text.removeprefix("warning: ").removeprefix(where + ": ")
+    return github_annotation("warning" if d.severity == "warning" else "error", text, d.file, d.line, d.col)
+
+
+def report_github(gc: GameCheck, strict: bool) -> None:
+    r = gc.report
+    for o in r.outcomes:
+        if o.passed:
+            continue
+        file, path = o.rule.origin
+        line = gc.game.manifest.locate(path)[0] if gc.game.manifest is not None else None
+        click.echo(github_annotation("error", f"rule {o.rule.id}: expected {o.expected}, actual {o.actual}"
+                                     f" ({o.rule.description}; rulebook: \"{o.rule.quote}\")",
+                                     file or gc.game.manifest_file, line))
+    for w in gc.warnings:
+        click.echo(diag_annotation(replace(w, severity="error") if strict else w))
+    passed = sum(o.passed for o in r.outcomes)
+    click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail, "
+               f"{counted(len(gc.warnings), 'warning')}")
+
+
+def preflight_text(pre: Any, opts: BuildOptions) -> None:
+    t = pre.thresholds
+    g = pre.game
+    variant = ", ink saver" if pre.ink_saver else ""
+    click.echo(f"{g.id}: {g.title} (paper {opts.paper}, duplex {opts.duplex}, bleed {opts.bleed_mm:g} mm{variant})")
+    click.echo(f"  {'component':<18} {'pieces':>6} {'/sheet':>6} {'sheets':>6} {'pages':>5} {'KB':>6} {'ink':>5}"
+               f" {'text':>7} {'rules':>7} {'stroke':>7} {'margin':>8}")
+
+    def val(e: Any, fmt: str = "g") -> str:
+        return "-" if e is None else f"{e.value:{fmt}}"
+
+    for c in pre.components:
+        ink = f"{c.mean_coverage * 100:.0f}%" if c.mean_coverage is not None else "-"
+        kb = f"{c.bytes / 1024:.0f}" if c.bytes is not None else "-"
+        per = f"1/{c.parts}" if c.parts > 1 else str(c.per_sheet)
+        margin = f"{c.margin_mm:.1f} mm" if c.margin_mm is not None else "-"
+        click.echo(f"  {c.component:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
+                   f" {val(c.smallest_text):>7} {val(c.smallest_rules):>7} {val(c.thinnest_stroke, '.2f'):>7}"
+                   f" {margin:>8}")
+    pages = sum(c.pages for c in pre.components)
+    cov = pre.coverage
+    line = f"  ink coverage: {cov * 100:.1f} % per page (mean of {pages} pages)" if cov is not None else ""
+    if cov is not None and pre.normal_coverage:
+        ratio = cov / pre.normal_coverage
+        line += f"; normal build {pre.normal_coverage * 100:.1f} %: {ratio:.2f}x, {(1 - ratio) * 100:.0f} % less ink"
+    if line:
+        click.echo(line)
+    for name, label, minimum in (("smallest_text", "smallest text", None),
+                                 ("smallest_rules", "smallest rules text", t.rules_text_pt),
+                                 ("thinnest_stroke", "thinnest stroke", t.stroke_pt),
+                                 ("lowest_ppi", "lowest image resolution", t.image_ppi)):
+        e = pre.extreme(name)
+        if e is None:
+            click.echo("  images: none" if name == "lowest_ppi" else f"  {label}: none")
+            continue
+        unit = "ppi" if name == "lowest_ppi" else "pt"
+        value = f"{e.value:.2f}" if name == "thinnest_stroke" else f"{e.value:.0f}" if unit == "ppi" else f"{e.value:g}"
+        floor = f" (minimum {minimum:g})" if minimum is not None else ""
+        click.echo(f"  {label}: {value} {unit}{floor}, {e.where.text()}")
+    if t.reason:
+        click.echo(f"  rules text minimum {t.rules_text_pt:g} pt for this game: {t.reason}")
+    outside = sum(c.outside_safe for c in pre.components)
+    click.echo(f"  safe zone ({t.safe_mm:g} mm inside the trim): "
+               + (f"{outside} text or icon elements outside" if outside else "kept"))
+    cuts = sum(c.cut_crossings for c in pre.components)
+    click.echo("  cut lines: " + (f"{cuts} cross a piece" if cuts else "none crosses a piece"))
+    if pre.margin_mm is not None:
+        click.echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
+                   f"(minimum {t.margin_mm:g} mm)")
+    if pre.waived:
+        reasons: dict[tuple[str, str], list[str]] = {}
+        for w in pre.waived:
+            reasons.setdefault((w.check.replace("_", " "), w.reason), []).append(w.component)
+        click.echo(f"  exempted by the data ({len(pre.waived)}):")
+        for (what, why), comps in reasons.items():
+            click.echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
+    for d in pre.findings:
+        click.echo(d.format(), err=True)
+    n = len(pre.findings)
+    click.echo(f"  {counted(n, 'warning')}")
+
+
+JSON_FORMAT_VERSION = 1

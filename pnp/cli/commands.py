@@ -2,6 +2,9 @@
 reports and an exit code. A thin click layer: parsing here, printing in ``pnp.cli.output``,
 shared options in ``pnp.cli.options``; everything else is the library's.
 
+Size: over 500 lines because most of it is the commands' declarations and help text (each with
+examples), which click reads from here.
+
 Exit codes: 0 all good; 1 rulebook violations; 2 invalid input (data, templates, fonts, images,
 output folder) or, with --strict, warnings; 3 an internal error (a bug: please report it)."""
 

@@ -1,9 +1,13 @@
-"""Stage 4, layout: (template, item) -> positioned primitives in points. Pure: no canvas.
+"""layout: (template, item) -> positioned primitives in points. Pure: no canvas.
 
 Template coordinates are mm from the trim's top-left, y down (how designers measure a card);
 primitives are points from the trim's bottom-left, y up (how PDF draws). Text fitting happens
 here; text that cannot fit at its minimum size becomes a warning naming game, component, item
-and element."""
+and element.
+
+Size: over 500 lines because the painter handles every element type of the template language
+(shapes, text, icons, images, repeats, tracks) and their shared per-template memo in one class;
+field references live in ``pnp.layout.fields``, shape geometry in ``pnp.layout.shapes``."""
 
 from __future__ import annotations
 

@@ -26,7 +26,10 @@ Thresholds (``Thresholds``: rules text >= 8 pt, strokes >= 0.25 pt, images >= 20
 >= 5 mm) give warnings (``Diagnostic`` with severity ``warning``), errors with ``--strict``. A
 game may lower its rules-text minimum (``game.json`` ``preflight.rules_text_min_pt``, with a
 ``reason``) and exempt components from the margin (``preflight.margins``); an element may be
-exempt from the safe zone (``"preflight": {"safe_zone": reason}``). Exemptions are reported."""
+exempt from the safe zone (``"preflight": {"safe_zone": reason}``). Exemptions are reported.
+
+Size: over 500 lines because every check above is measured here, on the same walk of a
+component's layouts and pages; the figures themselves are values in ``pnp.qa.figures``."""
 
 from __future__ import annotations
 

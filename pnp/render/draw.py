@@ -1,9 +1,13 @@
-"""Stage 6, draw: imposed pages + piece layouts -> PDF bytes. The only module that uses
-reportlab's canvas.
+"""draw: imposed pages + piece layouts -> PDF bytes. The only module that uses reportlab's
+canvas.
 
 Each distinct piece layout (a card face, a back) is drawn once as a form XObject and placed on
 the page with ``doForm`` under a clip of the slot's bleed box, so copies and shared backs cost
-one reference each. ``invariant=1`` makes identical input give identical bytes."""
+one reference each. ``invariant=1`` makes identical input give identical bytes.
+
+Size: over 500 lines because everything that touches the canvas is here, by design: the piece
+drawer, the form cache, back corrections, cut lines, marks and labels share the canvas and the
+fast path's use of reportlab's private state (guarded by the draw tests), which stays in one file."""
 
 from __future__ import annotations
 

@@ -26,6 +26,7 @@ from pnp.impose.sheet import PAPERS
 from pnp.input.model import Component
 from pnp.input.project import DataRoot, bundled_root, check_game_id
 from pnp.layout.fonts import FontBook
+from pnp.pipeline.build import default_jobs
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
 from pnp.plan.options import BuildOptions
@@ -331,6 +332,4 @@ def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", 
     """A watcher of ``game``: each ``poll()`` rebuilds what changed since the last one (as
     ``build`` with the same options would write it) and returns the lines to show. Raises
     DataError for a bad data root."""
-    from pnp.pipeline.build import default_jobs
-
     return Watch(data_root(data), game, Path(out), options(**opts), jobs=jobs or default_jobs())

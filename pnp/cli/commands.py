@@ -43,7 +43,12 @@ from pnp.cli.output import (
     report_text,
 )
 from pnp.errors import DataError, Diagnostic, OutputError, counted
+from pnp.input import kinds
+from pnp.input.project import load_game
+from pnp.input.validate import schema_bytes
+from pnp.products.scaffold import scaffold
 from pnp.qa.check import GameCheck
+from pnp.render.write import write_atomic
 from pnp.version import __version__
 
 
@@ -88,8 +93,6 @@ def list_cmd(data: str | None) -> None:
     Example:
       pnp list
     """
-    from pnp.input import kinds
-    from pnp.input.project import load_game
 
     try:
         root = api.data_root(data)
@@ -369,8 +372,6 @@ def schema_cmd(out: str) -> None:
       pnp schema
       pnp schema --out schemas
     """
-    from pnp.input.validate import schema_bytes
-    from pnp.render.write import write_atomic
 
     folder = Path(out)
     for name, data in schema_bytes().items():
@@ -395,7 +396,6 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
       pnp new mygame --path mygames
       pnp check mygame --data mygames && pnp build mygame --data mygames
     """
-    from pnp.products.scaffold import scaffold
 
     root = Path(path or data or ".")
     files = scaffold(root, game)

@@ -9,6 +9,7 @@ from typing import Any
 import click
 
 from pnp.plan.options import BuildOptions
+from pnp.products.printers import load_profile
 
 
 class NumberPair(click.ParamType):
@@ -52,8 +53,6 @@ def apply_profile(ctx: click.Context, printer: str | None, values: dict[str, Any
     """Fill options the user did not set on the command line from the printer profile."""
     if printer is None:
         return values
-    from pnp.products.printers import load_profile
-
     prof = load_profile(printer)
     from_profile = {"paper": prof.paper, "duplex": prof.duplex, "bleed": prof.bleed,
                     "back_offset": prof.back_offset, "back_scale": prof.back_scale}

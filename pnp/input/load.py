@@ -1,4 +1,4 @@
-"""Stage 1, load: JSON files -> plain Python values, keeping the line/column of every value so
+"""load: JSON files -> plain Python values, keeping the line/column of every value so
 later stages can say ``file:line:col`` for any JSON path."""
 
 from __future__ import annotations

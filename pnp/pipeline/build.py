@@ -17,8 +17,10 @@ from pnp.input.project import DataRoot
 from pnp.plan.component import ComponentPlan, front_warnings, pages_for
 from pnp.plan.options import output_folder
 from pnp.plan.session import Session
+from pnp.products.contents import render_contents
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import summary
+from pnp.qa.preflight import Collector
 from pnp.render.component import render_component
 from pnp.render.write import ensure_dir, remove_stale_temps, write_atomic
 
@@ -70,8 +72,6 @@ _TASKS: tuple[Session, list[tuple[GameCheck, ComponentPlan]]] | None = None
 
 
 def _render_task(i: int) -> tuple[int, bytes | None, int, list[Diagnostic], Any]:
-    from pnp.qa.preflight import Collector  # late: pnp.preflight builds on this module
-
     assert _TASKS is not None
     s, tasks = _TASKS
     gc, plan = tasks[i]
@@ -133,8 +133,6 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
     if errors:
         raise DataError(errors)
     done = {(id(gc), plan.component.id): results[i] for i, (gc, plan) in enumerate(tasks)}
-    from pnp.products.contents import render_contents  # late: pnp.export builds on this module
-
     games = []
     for gc in checked:
         folder = output_folder(out, gc.game.id, gc.opts)

@@ -25,7 +25,7 @@ from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, field_refs
 from pnp.layout.piece import Context, PieceLayout, layout_piece
-from pnp.plan.options import BuildOptions, sheet_options
+from pnp.plan.options import BuildOptions, sheet_for
 from pnp.plan.session import Session
 from pnp.units import MM
 
@@ -215,7 +215,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
         diags.extend(_static_refs(tpl, comp))
     if diags:
         raise DataError(diags)
-    sheet = sheet_options(comp, opts)
+    sheet = sheet_for(comp, opts)
     ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut)
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []

@@ -35,7 +35,7 @@ def output_folder(out: Path, gid: str, opts: BuildOptions) -> Path:
     return out / gid / "ink-saver" if opts.ink_saver else out / gid
 
 
-def sheet_options(comp: Component, opts: BuildOptions) -> SheetOptions:
+def sheet_for(comp: Component, opts: BuildOptions) -> SheetOptions:
     kind = kinds.get(comp.kind)
     bleed = 0.0 if not kind.bleed else (comp.bleed if comp.bleed is not None else opts.bleed_mm)
     # Round pieces cut as circles need each its own bleed ring; cut square (the default) their

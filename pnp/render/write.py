@@ -1,4 +1,4 @@
-"""Stage 7, write: bytes -> file, atomically (temporary file in the same folder, fsync, rename),
+"""write: bytes -> file, atomically (temporary file in the same folder, fsync, rename),
 so an interrupted or failed build never leaves a truncated PDF behind."""
 
 from __future__ import annotations

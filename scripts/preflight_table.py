@@ -1,6 +1,6 @@
-"""Preflight figures of every bundled game, normal and --ink-saver, as the Markdown table in the
-README (section Preflight). Fails (exit 1) if any game's ink-saver coverage is more than half of
-its normal build's, or if any game has a preflight warning.
+"""Preflight figures of every bundled game, normal and --ink-saver, as the Markdown table in
+docs/printing.md (section Preflight figures of the bundled games). Fails (exit 1) if any game's
+ink-saver coverage is more than half of its normal build's, or if any game has a preflight warning.
 
     python scripts/preflight_table.py [--paper letter|a4]
 """

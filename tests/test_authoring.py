@@ -1,6 +1,6 @@
 """Authoring and CI (issue 10): `pnp schema`, `$schema` in every bundled file, schema
-documentation, the README's generated reference, `pnp check --format`, `pnp new` and its
-tutorial, pre-commit hook, shell completion and `pnp watch`."""
+documentation, the generated reference (docs/reference.md), `pnp check --format` (docs/ci.md),
+`pnp new` and the README's tutorial, pre-commit hook, shell completion and `pnp watch`."""
 
 from __future__ import annotations
 
@@ -97,12 +97,12 @@ def test_true_properties_are_documented_in_the_base_properties() -> None:
                         assert "description" in d["properties"][key], (name, def_name, key)
 
 
-def test_readme_reference_is_generated_from_the_schemas() -> None:
-    """`python scripts/schema_reference.py` would leave README.md as it is."""
+def test_reference_is_generated_from_the_schemas() -> None:
+    """`python scripts/schema_reference.py` would leave docs/reference.md as it is."""
     r = subprocess.run([sys.executable, str(REPO / "scripts" / "schema_reference.py"), "--check"],
                        capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 0, r.stderr
-    text = (REPO / "README.md").read_text("utf-8")
+    text = (REPO / "docs" / "reference.md").read_text("utf-8")
     for name in SCHEMA_NAMES:
         assert f"`{name}.schema.json`" in text
 
@@ -111,8 +111,8 @@ def test_readme_reference_is_generated_from_the_schemas() -> None:
 
 
 def _documented_json_keys() -> dict[str, set[str]]:
-    """The README's table of `pnp check --format json` keys, by the object they belong to."""
-    text = (REPO / "README.md").read_text("utf-8")
+    """docs/ci.md's table of `pnp check --format json` keys, by the object they belong to."""
+    text = (REPO / "docs" / "ci.md").read_text("utf-8")
     table = text.split("<!-- check-json-keys:start -->")[1].split("<!-- check-json-keys:end -->")[0]
     out: dict[str, set[str]] = {}
     for row in table.splitlines()[3:]:
@@ -295,7 +295,7 @@ def test_pre_commit_hook_definition() -> None:
     assert keys["entry"] == "pnp check --data ."
     assert keys["pass_filenames"] == "false"
     assert keys["files"] == r"\.(json)$"
-    assert "pnp-check" in (REPO / "README.md").read_text()
+    assert "- id: pnp-check" in (REPO / "docs" / "ci.md").read_text()
 
 
 def test_shell_completion_script() -> None:

@@ -85,7 +85,7 @@ def test_an_up_to_date_build_reads_no_data_and_renders_nothing(tmp_path: Path, m
 def test_a_build_defines_dataclasses_only_for_the_model(tmp_path: Path) -> None:
     """Every ``pnp`` process pays at import for each frozen dataclass it defines (CPython 3.11
     compiles six generated methods, ~0.45 ms a class): the game model and PieceLayout are
-    dataclasses, every other value type a msgspec Struct (docs/ARCHITECTURE.md, "Value types").
+    dataclasses, every other value type a msgspec Struct (docs/architecture.md, "Value types").
     A new dataclass on the build path would show here before it shows in bench/bench_floor.py."""
     script = ("import dataclasses, sys\nmade = []\nreal = dataclasses._process_class\n"
               "def record(cls, *a, **k):\n    made.append(cls.__module__ + '.' + cls.__qualname__)\n"

@@ -126,7 +126,7 @@ def list_cmd(data: str | None) -> None:
 @main.command("check")
 @click.argument("games", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True,
-              help="text: for people; json: the versioned pnp-check report on stdout (see the README); "
+              help="text: for people; json: the versioned pnp-check report on stdout (see docs/ci.md); "
               "github: errors, warnings and rule violations as GitHub Actions annotations.")
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the rules that pass.")
@@ -268,7 +268,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
 
 @main.command("preflight")
 @click.argument("games", nargs=-1)
-@click.option("--json", "as_json", is_flag=True, help="The versioned pnp-preflight report on stdout (see the README).")
+@click.option("--json", "as_json", is_flag=True, help="The versioned pnp-preflight report on stdout (see docs/ci.md).")
 @click.option("--ink-saver", is_flag=True,
               help="Check the low-ink variant (as `pnp build --ink-saver` makes it) and show its ink coverage "
               "against the normal build's.")

@@ -362,12 +362,10 @@ def test_the_contents_sheet_carries_the_preflight_summary(mini: DataRootCopy, tm
 
 def _without_reach(gc):
     """``gc`` with every layout's ``reach`` dropped: preflight then measures every line of text."""
-    import dataclasses
-
     from msgspec.structs import replace
 
     def strip(lay):
-        return None if lay is None else dataclasses.replace(lay, reach=())
+        return None if lay is None else replace(lay, reach=())
 
     plans = tuple(replace(p, fronts=tuple(strip(f) for f in p.fronts), backs=tuple(strip(b) for b in p.backs))
                   for p in gc.plans)

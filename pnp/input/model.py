@@ -1,4 +1,4 @@
-"""Stage 3, model: validated dicts -> frozen dataclasses (Game, Component, Item, Rule).
+"""Stage 3, model: validated dicts -> frozen msgspec Structs (Game, Component, Item, Rule).
 
 Also applies what the data declares: numbered ``series`` expand into items and errata replace
 text in the printed value of a field (the document's text stays in ``Item.document_fields``)."""
@@ -6,10 +6,12 @@ text in the printed value of a field (the document's text stays in ``Item.docume
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
+from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input import kinds
@@ -30,8 +32,7 @@ def frozen_map(d: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(d))
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(Struct, frozen=True):
     """Where an item comes from: the rulebook (a quote), an external published fact, or design."""
 
     kind: str  # "document" | "external" | "designed"
@@ -46,8 +47,7 @@ class Provenance:
         raise ValueError(f"source without a kind: {src!r}")  # the schema rules this out
 
 
-@dataclass(frozen=True)
-class FieldSpec:
+class FieldSpec(Struct, frozen=True):
     """One field a data file declares for its items."""
 
     name: str
@@ -57,15 +57,14 @@ class FieldSpec:
     enum: tuple[Any, ...] | None = None
 
 
-@dataclass(frozen=True)
-class Item:
+class Item(Struct, frozen=True):
     """One distinct piece of a component (printed ``copies`` times), with its printed field values."""
 
     id: str
     copies: int
     fields: Mapping[str, Any]  # printed values (errata applied)
     provenance: Provenance
-    document_fields: Mapping[str, Any] = field(default_factory=lambda: frozen_map({}))
+    document_fields: Mapping[str, Any] = msgspec.field(default_factory=lambda: frozen_map({}))
     errata: tuple[str, ...] = ()
     origin: tuple[str, tuple[str | int, ...]] = ("", ())  # (file, JSON path) for messages
 
@@ -79,8 +78,7 @@ class Item:
         return (self.document_fields if document else self.fields).get(name)
 
 
-@dataclass(frozen=True)
-class Component:
+class Component(Struct, frozen=True):
     """One deck, track, tile set, token set, board or mat of a game, with its items."""
 
     id: str
@@ -101,8 +99,7 @@ class Component:
         return sum(i.copies for i in self.items)
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(Struct, frozen=True):
     """One rulebook rule the checker verifies, with its quote."""
 
     id: str
@@ -113,8 +110,7 @@ class Rule:
     origin: tuple[str, tuple[str | int, ...]] = ("", ())
 
 
-@dataclass(frozen=True)
-class Erratum:
+class Erratum(Struct, frozen=True):
     """A correction applied to a printed value (the rules still judge the document's value)."""
 
     id: str
@@ -126,8 +122,7 @@ class Erratum:
     items: tuple[str, ...] | None = None
 
 
-@dataclass(frozen=True)
-class NotPrinted:
+class NotPrinted(Struct, frozen=True):
     """Something the game needs that is not printed (dice, a pencil)."""
 
     name: str
@@ -135,8 +130,7 @@ class NotPrinted:
     provenance: Provenance
 
 
-@dataclass(frozen=True)
-class Game:
+class Game(Struct, frozen=True):
     """One game: its manifest facts, components, rules, errata and what else it needs."""
 
     id: str
@@ -151,7 +145,7 @@ class Game:
     not_printed: tuple[NotPrinted, ...]
     folder: Path
     manifest_file: str
-    manifest: Doc | None = field(default=None, compare=False, repr=False)
+    manifest: Doc | None = None  # the parsed manifest, for messages that point into it
 
     def component(self, cid: str) -> Component | None:
         for c in self.components:

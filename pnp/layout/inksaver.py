@@ -22,7 +22,6 @@ Colour-coded things keep their symbols: only fills change; no icon, text or symb
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator, Mapping
 
 from msgspec.structs import replace
@@ -225,7 +224,7 @@ def light_front(lay: PieceLayout, ink: str) -> PieceLayout:
             p = _reink_symbol(p, back, ink)
         back.add(p)
         out.append(p)
-    return dataclasses.replace(lay, primitives=tuple(out))
+    return replace(lay, primitives=tuple(out))
 
 
 def _pale(colour: str, opacity: float) -> bool:
@@ -263,7 +262,7 @@ def outline_back(lay: PieceLayout, ink: str) -> PieceLayout:
         if contrast(colour, PAPER) < VISIBLE:
             colour = ink
         out.append(replace(p, paint=Paint(stroke=colour, stroke_width=OUTLINE_WIDTH, dash=paint.dash)))
-    return dataclasses.replace(lay, primitives=tuple(out))
+    return replace(lay, primitives=tuple(out))
 
 
 def ink_of(colors: Mapping[str, str]) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from threading import get_ident
 from typing import Any
 
@@ -50,13 +49,15 @@ def _constant_paint(d: Mapping[str, Any]) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class PieceLayout:
+class PieceLayout(Struct, frozen=True, eq=False):
     """One piece laid out: its primitives in piece coordinates, with what drew them.
 
-    A frozen dataclass, not a Struct like its parts: ``sources`` and ``reach`` (which hold
-    template elements, whose data are dicts) stay out of equality and hashing, and pieces are
-    compared and grouped by what they draw (identical backs, say)."""
+    Compared and hashed by identity (``eq=False``): ``sources`` holds template elements, whose
+    data are dicts, so a layout has no value hash, and two layouts are the same art when their
+    ``primitives`` are equal. That is the key everything that groups pieces by what they draw
+    uses: ``plan_component`` keeps one back object per distinct ``primitives``, the renderer one
+    form per distinct ``primitives``, and preview and the Tabletop Simulator export group backs
+    by them."""
 
     width: float  # trim, pt
     height: float
@@ -65,10 +66,10 @@ class PieceLayout:
     warnings: tuple[Diagnostic, ...] = ()
     # Which template element drew which primitives, in order: (element, number of primitives).
     # Empty for layouts not made from a template; preflight names elements with it.
-    sources: tuple[tuple[Element, int], ...] = field(default=(), compare=False, repr=False)
+    sources: tuple[tuple[Element, int], ...] = ()
     # For each of ``sources``: how far right (pt) a text element's lines reach as its text was
     # fitted (``pnp.text.Fit.right``), None for other elements; empty when sources is.
-    reach: tuple[float | None, ...] = field(default=(), compare=False, repr=False)
+    reach: tuple[float | None, ...] = ()
 
 
 class Context(Struct):

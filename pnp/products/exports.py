@@ -171,7 +171,8 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
     comp, game, fonts = plan.component, gc.game, session.fonts
     ds = distinct(plan)
     backs = [d.back for d in ds]
-    uniform = len(set(backs)) == 1 and backs[0] is not None
+    drawn = {b.primitives if b is not None else None for b in backs}  # the backs by what they draw
+    uniform = len(drawn) == 1 and backs[0] is not None
     hidden = backs[0] if uniform else _title_face(fonts, game, comp)
     per_sheet = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # the last slot is the hidden face
     chunks = [ds[i:i + per_sheet] for i in range(0, len(ds), per_sheet)]

@@ -61,11 +61,11 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     else:
         ds = distinct(plan)
         cells = [(d.front, d.item.id + (f"  x{d.item.copies}" if d.item.copies > 1 else "")) for d in ds]
-        users: dict[PieceLayout, list[str]] = {}
+        users: dict[tuple[Primitive, ...], tuple[PieceLayout, list[str]]] = {}  # by what the back draws
         for d in ds:
             if d.back is not None:
-                users.setdefault(d.back, []).append(d.item.id)
-        for b, ids in users.items():
+                users.setdefault(d.back.primitives, (d.back, []))[1].append(d.item.id)
+        for b, ids in users.values():
             more = f" +{len(ids) - 1}" if len(ids) > 1 else ""
             cells.append((b, "back" if len(users) == 1 else f"back of {ids[0]}{more}"))
         cols = _contact_cols(len(cells), pw + g, ph + cap + g)

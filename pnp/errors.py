@@ -21,6 +21,11 @@ def json_path(parts: Sequence[str | int]) -> str:
     return out
 
 
+def alternatives(words: Sequence[str]) -> str:
+    """``letter, a4 or universal``: the choices a message offers, the last after "or"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
 def counted(n: int, noun: str) -> str:
     """``1 piece``, ``2 pieces``: a count and its noun, plural unless one (nouns that take an s)."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -30,7 +30,6 @@ from pnp.units import MM
 
 ROOT = DataRoot(bundled_root())
 GAMES = ROOT.game_ids()
-INCH = 25.4 * MM
 SESSION = Session(ROOT)
 
 

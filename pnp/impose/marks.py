@@ -29,14 +29,13 @@ from msgspec.structs import replace
 from pnp.impose.sheet import Furniture, Page, SheetOptions
 from pnp.layout.fonts import FontBook
 from pnp.layout.primitives import Paint, Primitive, Rect, Text
-from pnp.units import MM
+from pnp.units import INCH, MM
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (pt)
 
 LABEL_SIZES = (6.5, 6.0, 5.5, 5.0, 4.5)  # pt, largest first
 LABEL_COLOR = "#404040"
 MARK_COLOR = "#000000"
-INCH = 25.4 * MM
 CM = 10 * MM
 PIECE_CLEARANCE = 0.3 * MM  # from a piece's bleed box
 CUT_CLEARANCE = 0.5 * MM  # from a cut line, a fold line or an alignment mark

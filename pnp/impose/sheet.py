@@ -45,7 +45,13 @@ from pnp.units import MM
 
 EPS = 1e-6  # pt; tolerance for "fits" comparisons and for deduplicating cut positions
 
-DUPLEX_MODES = ("long", "short", "none", "fold")
+FLIP_EDGES = ("long", "short")  # the duplex modes that print backs on the sheet's other side
+DUPLEX_MODES = (*FLIP_EDGES, "none", "fold")
+# A build's defaults (BuildOptions, the command line): Letter, long-edge duplex, 3 mm bleed
+DEFAULT_PAPER = "letter"  # a key of PAPERS
+DEFAULT_DUPLEX = "long"
+DEFAULT_BLEED_MM = 3.0  # beyond the trim, unless a component says otherwise
+MAX_BLEED_MM = 10.0  # the most a build or a printer profile may ask for (component.bleed's schema says so too)
 FOLD_GAP = 1 * MM  # between the fold line and the nearest bleed edge
 
 
@@ -80,6 +86,15 @@ PAPER_MARGINS: dict[str, float] = {"universal": mm(5)}
 UNIVERSAL_MIN_OUTER_BLEED = mm(2)
 
 
+def paper_named(name: str) -> Paper:
+    """The paper called ``name`` (a key of ``PAPERS``); an unknown name is a ValueError naming
+    the known ones. Every paper name becomes a size here (build options, the contents sheet)."""
+    paper = PAPERS.get(name)
+    if paper is None:
+        raise ValueError(f"unknown paper {name!r}, expected one of {', '.join(PAPERS)}")
+    return paper
+
+
 class Edges(Struct, frozen=True):
     """Per-side amounts, pt."""
 
@@ -91,8 +106,8 @@ class Edges(Struct, frozen=True):
 
 class SheetOptions(Struct, frozen=True):
     paper: Paper
-    duplex: str = "long"  # "long" | "short" | "none"
-    bleed: float = 3 * MM  # bleed beyond the trim on outer edges
+    duplex: str = DEFAULT_DUPLEX  # one of DUPLEX_MODES
+    bleed: float = DEFAULT_BLEED_MM * MM  # bleed beyond the trim on outer edges
     margin: float = 4 * MM  # min distance from page edge to any bleed/art
     mark_gap: float = 1 * MM  # gap between the outermost bleed edge and a crop mark's start
     overlap: float = 10 * MM  # glue overlap for pieces tiled over several pages

@@ -16,13 +16,14 @@ from pnp.input.model import Game, build_game
 from pnp.input.validate import item_validator, validate_doc, validate_value
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")  # \Z: "mini\n" is not a game id
+MANIFEST = "game.json"  # a game's manifest, in its folder card_data/<game>/
 
 
 def bundled_root() -> Path:
     """The bundled games: installed as ``pnp/bundled/``; in a source checkout, the repository."""
     pkg = Path(__file__).resolve().parents[1]  # the pnp package
     installed = pkg / "bundled"
-    if (installed / "card_data").is_dir():
+    if DataRoot(installed).card_data.is_dir():
         return installed
     return pkg.parent
 
@@ -40,8 +41,12 @@ class DataRoot(Struct, frozen=True):
     def templates(self) -> Path:
         return self.path / "templates"
 
+    @property
+    def fonts(self) -> Path:
+        return self.path / "fonts"
+
     def font_dirs(self) -> tuple[Path, ...]:
-        dirs = [self.path / "fonts", bundled_root() / "fonts"]
+        dirs = [self.fonts, DataRoot(bundled_root()).fonts]
         seen: list[Path] = []
         for d in dirs:
             if d.is_dir() and d.resolve() not in [s.resolve() for s in seen]:
@@ -51,7 +56,7 @@ class DataRoot(Struct, frozen=True):
     def template_dirs(self) -> tuple[Path, ...]:
         """Templates are looked up in the root first, then in the bundled shared templates."""
         dirs = [self.templates]
-        bundled = bundled_root() / "templates"
+        bundled = DataRoot(bundled_root()).templates
         if bundled.resolve() != self.templates.resolve():
             dirs.append(bundled)
         return tuple(dirs)
@@ -69,16 +74,16 @@ class DataRoot(Struct, frozen=True):
         if not self.card_data.is_dir():
             return []
         return sorted(d.name for d in self.card_data.iterdir()
-                      if (d / "game.json").is_file() and GAME_ID.match(d.name))
+                      if (d / MANIFEST).is_file() and GAME_ID.match(d.name))
 
 
 def check_game_id(root: DataRoot, gid: str) -> None:
     if not GAME_ID.match(gid):
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
                                     expected="lowercase letters, digits and hyphens, no path characters")])
-    if not (root.card_data / gid / "game.json").is_file():
+    if not (root.card_data / gid / MANIFEST).is_file():
         known = ", ".join(root.game_ids()) or "none"
-        raise DataError([Diagnostic(root.display(root.card_data / gid / "game.json"),
+        raise DataError([Diagnostic(root.display(root.card_data / gid / MANIFEST),
                                     f"no game {gid!r} in {root.path}", expected=f"one of: {known}",
                                     hint="run `pnp list` to see the games")])
 
@@ -86,11 +91,11 @@ def check_game_id(root: DataRoot, gid: str) -> None:
 def load_game(root: DataRoot, gid: str) -> Game:
     check_game_id(root, gid)
     folder = root.card_data / gid
-    if not _inside(folder / "game.json", folder):
-        raise DataError([Diagnostic(root.display(folder / "game.json"), "game.json is a link to a file outside "
+    if not _inside(folder / MANIFEST, folder):
+        raise DataError([Diagnostic(root.display(folder / MANIFEST), f"{MANIFEST} is a link to a file outside "
                                     "the game folder", expected="a file inside " + root.display(folder),
                                     hint="copy the file into the game folder instead of linking to it")])
-    manifest = load_json(folder / "game.json", root.display(folder / "game.json"))
+    manifest = load_json(folder / MANIFEST, root.display(folder / MANIFEST))
     diags = validate_doc(manifest, "game")
     m = manifest.data
     components: list[object] = m["components"] if not diags else []

@@ -57,6 +57,9 @@ class Template(Struct, frozen=True):
     light_palettes: Mapping[str, Mapping[str, str]] = field(default_factory=lambda: frozen_map({}))
 
 
+TEMPLATE_SUFFIX = ".json"  # template "golems/card" is the file golems/card.json in a templates folder
+
+
 class TemplateStore:
     def __init__(self, root: DataRoot):
         self.root = root
@@ -65,7 +68,7 @@ class TemplateStore:
 
     def path_of(self, name: str):
         for d in self.root.template_dirs():
-            p = d / f"{name}.json"
+            p = d / f"{name}{TEMPLATE_SUFFIX}"
             if p.is_file():
                 return p
         return None
@@ -75,7 +78,7 @@ class TemplateStore:
             return self._docs[name]
         path = self.path_of(name)
         if path is None:
-            where = self.root.display(self.root.templates / f"{name}.json")
+            where = self.root.display(self.root.templates / f"{name}{TEMPLATE_SUFFIX}")
             msg = f"template {name!r} not found ({where})"
             if referrer is not None:
                 raise DataError([referrer[0].diag(referrer[1], msg, expected="an existing template name",
@@ -104,7 +107,7 @@ class TemplateStore:
 
         known = []
         for d in self.root.template_dirs():
-            known += [str(p.relative_to(d).with_suffix("")) for p in d.glob("*/*.json")]
+            known += [str(p.relative_to(d).with_suffix("")) for p in d.glob(f"*/*{TEMPLATE_SUFFIX}")]
         close = difflib.get_close_matches(name, known, n=1)
         return f"did you mean {close[0]!r}?" if close else None
 

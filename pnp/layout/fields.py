@@ -19,6 +19,9 @@ BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "com
             "component.id", "token_cut")
 REPEAT_VARS = ("n", "index", "row", "col")
 TRACK_VARS = ("n", "index", "value")
+# --token-cut: round pieces in abutting square cut boxes (the default), or each cut round
+DEFAULT_TOKEN_CUT = "square"
+TOKEN_CUTS = (DEFAULT_TOKEN_CUT, "circle")
 _REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
 FILTERS: dict[str, Callable[[Any], Any]] = {}
 
@@ -107,7 +110,7 @@ class Env(Struct):
     component: Component
     game: Game
     extra: dict[str, Any] = msgspec.field(default_factory=dict)
-    token_cut: str = "square"  # the build's --token-cut, readable as the built-in {token_cut}
+    token_cut: str = DEFAULT_TOKEN_CUT  # the build's --token-cut, readable as the built-in {token_cut}
 
     def has(self, name: str) -> bool:
         return (name in self.extra or name in self.component.fields or name in BUILTINS)

@@ -11,6 +11,14 @@ from typing import Any
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
+# pnp's own text (sheet labels, contents and assembly pages, previews, the calibration sheet):
+# bundled TrueType fonts, so every PDF embeds its fonts (never Helvetica).
+UI_FONT = "Lato-Regular"
+UI_BOLD = "Lato-Bold"
+# The files of a fonts folder: a FontBook registers the TrueType ones (by stem); a build hashes
+# and watch polls both kinds (pnp.plan.digest), so an .otf added or changed is noticed too.
+FONT_SUFFIXES = (".ttf", ".otf")
+
 
 class FontError(Exception):
     """A font is missing or unusable; the message says which, ``expected``/``hint`` what to do."""

@@ -26,8 +26,8 @@ from collections.abc import Iterator, Mapping
 
 from msgspec.structs import replace
 
-from pnp.layout.piece import PieceLayout
-from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
+from pnp.layout.piece import TEXT_TYPES, PieceLayout
+from pnp.layout.primitives import PAPER, Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
 
 FULL_BLEED = 0.9  # share of the bleed box a fill must cover to count as full-bleed
 MIN_CONTRAST = 2.0  # WCAG contrast ratio below which light text or a light symbol is re-inked
@@ -36,7 +36,6 @@ OUTLINE_WIDTH = 0.6  # pt, the outlines of a back's shapes
 MAX_OUTLINE = 1.2  # pt, the widest stroke a back keeps (a broad band of colour is a fill in all but name)
 VISIBLE = 1.4  # contrast with white paper below which an outline is drawn in ink instead
 FAINT = 0.35  # a fill at most this opaque is decoration (shadow, glaze): dropped on backs
-PAPER = "#ffffff"
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1
 
@@ -185,7 +184,8 @@ def _symbol_spans(lay: PieceLayout) -> Iterator[bool]:
         return
     for el, n in lay.sources:
         kind = el.data.get("type")
-        yield from (kind in ("icon", "text", "richtext") for _ in range(n))
+        symbol = kind == "icon" or kind in TEXT_TYPES
+        yield from (symbol for _ in range(n))
 
 
 def _reink_symbol(p: Rect | Ellipse | Path | Line, back: _Backdrop, ink: str) -> Primitive:

@@ -23,10 +23,10 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
-from pnp.layout.fields import Env, LayoutError, _num, _suggest, regex
+from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest, regex
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
-from pnp.layout.primitives import Ellipse, Image, Line, Paint, Primitive, Rect, Text
+from pnp.layout.primitives import INK, PAPER, Ellipse, Image, Line, Paint, Primitive, Rect, Text
 from pnp.layout.primitives import Path as PathPrim
 from pnp.layout.shapes import _image_size, _polygon_ops, hex_points, icon_primitives, track_points
 from pnp.layout.text import Style, TextLayout
@@ -37,7 +37,7 @@ MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repe
 _HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
 _MISSING = object()
 _SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
-_TEXTS = frozenset(("text", "richtext"))
+TEXT_TYPES = frozenset(("text", "richtext"))  # the element types that lay out text
 
 
 def _constant_paint(d: Mapping[str, Any]) -> bool:
@@ -82,7 +82,7 @@ class Context(Struct):
     component: Component
     bleed: float  # pt
     warnings: list[Diagnostic] = msgspec.field(default_factory=list)
-    token_cut: str = "square"  # round pieces: "square" (cut boxes abut) | "circle"
+    token_cut: str = DEFAULT_TOKEN_CUT  # round pieces: "square" (cut boxes abut) | "circle"
     light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
     painters: dict[tuple[int, int], _Painter] = msgspec.field(default_factory=dict)
 
@@ -244,7 +244,7 @@ class _Painter:
                 self.drawn += len(out)
                 if out:
                     self.sources.append((el, len(out)))
-                    self.reach.append(self.text_right if kind in _TEXTS else None)
+                    self.reach.append(self.text_right if kind in TEXT_TYPES else None)
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
@@ -293,7 +293,7 @@ class _Painter:
         x2, y2 = self.pt(el.data["to"], dx, dy)
         paint = self.paint(el, env)
         if paint.stroke is None and "stroke" not in el.data:
-            paint = Paint(stroke="#000000", stroke_width=paint.stroke_width, opacity=paint.opacity, dash=paint.dash)
+            paint = Paint(stroke=INK, stroke_width=paint.stroke_width, opacity=paint.opacity, dash=paint.dash)
         return [Line(x1, y1, x2, y2, paint)]
 
     def style(self, el: Element, env: Env) -> Style:
@@ -312,7 +312,7 @@ class _Painter:
             got = self._styles[id(d)] = (d, base, {})
         base, made = got[1], got[2]
         # Only the colour can depend on the item; one Style per colour it resolves to.
-        color = (self.color(base["color"], env, "color") or "#000000") if "color" in base else None
+        color = (self.color(base["color"], env, "color") or INK) if "color" in base else None
         st = made.get(color)
         if st is None:
             fields = {**base, "color": color} if color is not None else base
@@ -384,7 +384,7 @@ class _Painter:
 
     def inline_icon(self, env: Env, st: Style):
         accent = self.tpl.colors.get("accent", st.color)
-        bg = self.tpl.colors.get("paper", "#ffffff")
+        bg = self.tpl.colors.get("paper", PAPER)
 
         def fn(name: str, size: float):
             spec = self.icon_spec(name)
@@ -406,8 +406,8 @@ class _Painter:
         name = env.sub(d["name"])
         spec = self.icon_spec(name)
         x, y, w, h = self.box(el, dx, dy)
-        fg = self.color(d.get("fg", "#000000"), env, "fg") or "#000000"
-        bg = self.color(d.get("bg", self.tpl.colors.get("paper", "#ffffff")), env, "bg") or "#ffffff"
+        fg = self.color(d.get("fg", INK), env, "fg") or INK
+        bg = self.color(d.get("bg", self.tpl.colors.get("paper", PAPER)), env, "bg") or PAPER
         accent = self.color(d.get("accent", self.tpl.colors.get("accent", fg)), env, "accent") or fg
         vw, vh = spec.get("viewbox", [100, 100])
         scale = min(w / vw, h / vh)

@@ -6,6 +6,8 @@ from __future__ import annotations
 from msgspec import Struct
 
 PathOps = tuple[tuple[str, tuple[float, ...]], ...]  # ("M", (x, y)), ("L", ...), ("C", ...), ("Z", ())
+INK = "#000000"  # text, lines and icons that name no colour
+PAPER = "#ffffff"  # the paper, behind everything (a template's "paper" colour unless it names one)
 
 
 class Paint(Struct, frozen=True):

@@ -20,15 +20,15 @@ from collections.abc import Callable
 
 from msgspec import Struct
 
-from pnp.layout.fonts import FontBook
-from pnp.layout.primitives import Primitive, Text
+from pnp.layout.fonts import UI_FONT, FontBook
+from pnp.layout.primitives import INK, Primitive, Text
 
 
 class Style(Struct, frozen=True):
-    font: str = "Lato-Regular"
+    font: str = UI_FONT
     size: float = 9.0
     leading: float = 1.2
-    color: str = "#000000"
+    color: str = INK
     align: str = "left"
     valign: str = "top"
     case: str = "none"

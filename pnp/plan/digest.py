@@ -33,8 +33,9 @@ from typing import TYPE_CHECKING, Any
 from msgspec.structs import asdict
 
 from pnp.input.model import Component, Game
-from pnp.input.project import DataRoot
-from pnp.input.templates import TemplateStore
+from pnp.input.project import DataRoot, bundled_root
+from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
+from pnp.layout.fonts import FONT_SUFFIXES
 from pnp.plan.component import ComponentPlan
 
 if TYPE_CHECKING:
@@ -136,7 +137,6 @@ def data_version(root: DataRoot, store: TemplateStore, game: Game, comp: Compone
             _update(h, f"{side}:{link}", _json_file(store.doc(link).path))
     _update(h, "images and fonts", _shared_for(root, store, game))
     return h.hexdigest()[:LENGTH]
-FONT_SUFFIXES = (".ttf", ".otf")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 _engine: str | None = None
@@ -268,17 +268,15 @@ class InputHasher:
     (``component_fingerprints``) decide what is rendered again."""
 
     def __init__(self, root: DataRoot):
-        from pnp.input.project import bundled_root  # light module
-
         self.root = root
         h = hashlib.sha256(engine_digest().encode())
-        dirs = {"root": root.path / "templates", "bundled": bundled_root() / "templates"}
+        dirs = {"root": root.templates, "bundled": DataRoot(bundled_root()).templates}
         seen: set[Path] = set()
         for label, d in dirs.items():
             if d.is_dir() and d.resolve() not in seen:
                 seen.add(d.resolve())
                 h.update(b"templates\0" + label.encode())
-                _stat_tree(h, d, (".json",))
+                _stat_tree(h, d, (TEMPLATE_SUFFIX,))
         for i, d in enumerate(root.font_dirs()):
             h.update(f"fonts{i}\0".encode())
             _stat_tree(h, d, FONT_SUFFIXES)

@@ -8,23 +8,32 @@ from pathlib import Path
 from msgspec import Struct
 
 from pnp.impose.marks import LABEL_ROOM
-from pnp.impose.sheet import PAPER_MARGINS, PAPERS, UNIVERSAL_MIN_OUTER_BLEED, SheetOptions
+from pnp.impose.sheet import (
+    DEFAULT_BLEED_MM,
+    DEFAULT_DUPLEX,
+    DEFAULT_PAPER,
+    PAPER_MARGINS,
+    UNIVERSAL_MIN_OUTER_BLEED,
+    SheetOptions,
+    paper_named,
+)
 from pnp.input import kinds
 from pnp.input.model import Component
+from pnp.layout.fields import DEFAULT_TOKEN_CUT
 from pnp.units import MM
 
 
 class BuildOptions(Struct, frozen=True):
     """The output options of a build (what changes the PDFs, and ``strict``)."""
 
-    paper: str = "letter"
-    duplex: str = "long"
-    bleed_mm: float = 3.0
+    paper: str = DEFAULT_PAPER
+    duplex: str = DEFAULT_DUPLEX
+    bleed_mm: float = DEFAULT_BLEED_MM
     strict: bool = False
     print_shop: bool = False  # --one-per-page: print-shop pages: each piece alone, page = trim + bleed
     back_offset: tuple[float, float] = (0.0, 0.0)  # mm, moves back pages' content (right, up)
     back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
-    token_cut: str = "square"  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)
+    token_cut: str = DEFAULT_TOKEN_CUT  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)
     ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
 
 
@@ -42,7 +51,7 @@ def sheet_for(comp: Component, opts: BuildOptions) -> SheetOptions:
     # square cut boxes abut like tiles and straight cuts suffice.
     circle = comp.shape == "round" and opts.token_cut == "circle"
     margin = PAPER_MARGINS.get(opts.paper)
-    return SheetOptions(paper=PAPERS[opts.paper], duplex=opts.duplex, bleed=bleed * MM,
+    return SheetOptions(paper=paper_named(opts.paper), duplex=opts.duplex, bleed=bleed * MM,
                         crop_marks=kind.placement == "grid" and kind.crop_marks,
                         abut=not circle,
                         cut_circles=circle and kind.crop_marks, label_room=LABEL_ROOM,

@@ -1,13 +1,10 @@
-"""The shared state of one run: the data root, its template store and its font book (and the font
-every sheet label uses)."""
+"""The shared state of one run: the data root, its template store and its font book."""
 
 from __future__ import annotations
 
 from pnp.input.project import DataRoot
 from pnp.input.templates import TemplateStore
 from pnp.layout.fonts import FontBook
-
-UI_FONT = "Lato-Regular"
 
 
 class Session:

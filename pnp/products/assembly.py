@@ -11,8 +11,9 @@ from collections.abc import Sequence
 
 from msgspec import Struct
 
-from pnp.impose.sheet import PAPERS, Paper
+from pnp.impose.sheet import FLIP_EDGES, PAPERS, Paper
 from pnp.input.model import Game
+from pnp.layout.fields import DEFAULT_TOKEN_CUT
 from pnp.plan.component import ComponentPlan, pages_for
 from pnp.units import MM
 
@@ -57,7 +58,7 @@ def paper_advice(paper: Paper) -> str:
 
 
 def sections(game: Game, plans: Sequence[ComponentPlan], duplex: str, paper: Paper, print_shop: bool = False,
-             token_cut: str = "square") -> list[Section]:
+             token_cut: str = DEFAULT_TOKEN_CUT) -> list[Section]:
     """What the assembly page says, section by section, for the components in ``plans``."""
     by_kind: dict[str, list[ComponentPlan]] = {}
     for p in plans:
@@ -99,7 +100,7 @@ def sections(game: Game, plans: Sequence[ComponentPlan], duplex: str, paper: Pap
                  "and trims them.",)
     elif not backed:
         sides = ("Nothing here has a back: print single-sided.",)
-    elif duplex in ("long", "short"):
+    elif duplex in FLIP_EDGES:
         edge = "long" if duplex == "long" else "short"
         usual = " (the usual setting)" if duplex == "long" else ""
         sides = (f"Print double-sided, flipped on the {edge} edge{usual}: {_names(backed)}. Each front page "

@@ -15,11 +15,11 @@ from collections.abc import Callable
 
 from msgspec import Struct
 
-from pnp.impose.sheet import Edges, Page, Paper, Slot
+from pnp.impose.sheet import FLIP_EDGES, Edges, Page, Paper, Slot
 from pnp.layout.fields import MINUS
-from pnp.layout.fonts import FontBook
+from pnp.layout.fonts import UI_BOLD, UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
-from pnp.layout.primitives import Line, Paint, Primitive, Text
+from pnp.layout.primitives import INK, Line, Paint, Primitive, Text
 from pnp.layout.text import Style, TextLayout
 from pnp.render.draw import BackCorrection, DocInfo, render
 from pnp.units import MM
@@ -30,9 +30,6 @@ DY_SHIFT = 20.0  # the DY rulers sit this far right of the page centre, mm
 SPREAD_X = 75.0  # the left/right DX rulers sit this far from the centre, mm
 SPREAD_Y = 95.0  # the top/bottom DY rulers
 REACH = 16.0  # half length of a back line, mm: it still crosses its ruler after a 15 mm shift
-INK = "#000000"
-FONT = "Lato-Regular"
-BOLD = "Lato-Bold"
 
 
 class Ruler(Struct, frozen=True):
@@ -75,7 +72,7 @@ def label(value_mm: float) -> str:
     return f"+{value_mm:g}" if value_mm > 0 else f"{MINUS}{-value_mm:g}"
 
 
-def _text(fonts: FontBook, x: float, y: float, s: str, size: float, font: str = FONT, align: str = "left") -> Text:
+def _text(fonts: FontBook, x: float, y: float, s: str, size: float, font: str = UI_FONT, align: str = "left") -> Text:
     w = fonts.width(s, font, size)
     dx = {"left": 0.0, "center": -w / 2, "right": -w}[align]
     return Text(x + dx, y, s, font, size, INK)
@@ -100,11 +97,11 @@ def _ruler(r: Ruler, sign: int, fonts: FontBook) -> list[Primitive]:
         else:
             out.append(Line(r.cx, r.cy + p, r.cx + length * MM, r.cy + p, thin))
             if o % 5 == 0:
-                out.append(_text(fonts, r.cx + 6 * MM, r.cy + p - fonts.cap_height(FONT, 6) / 2, label(sign * o), 6))
+                out.append(_text(fonts, r.cx + 6 * MM, r.cy + p - fonts.cap_height(UI_FONT, 6) / 2, label(sign * o), 6))
     if r.axis == "x":
-        out.append(_text(fonts, r.cx, r.cy - 4 * MM, r.name, 7, BOLD, "center"))
+        out.append(_text(fonts, r.cx, r.cy - 4 * MM, r.name, 7, UI_BOLD, "center"))
     else:
-        out.append(_text(fonts, r.cx - 2 * MM, r.cy - 2.5, r.name, 7, BOLD, "right"))
+        out.append(_text(fonts, r.cx - 2 * MM, r.cy - 2.5, r.name, 7, UI_BOLD, "right"))
     return out
 
 
@@ -119,7 +116,7 @@ def front_layout(paper: Paper, duplex: str, fonts: FontBook) -> PieceLayout:
     ax, bx = ("right", "left") if duplex == "long" else ("left", "right")
     ay, by = ("bottom", "top") if duplex == "long" else ("top", "bottom")
     prims.append(_text(fonts, 15 * MM, h - 18 * MM, f"pnp duplex calibration — {paper.name.title()}, "
-                       f"flip on the {edge} edge", 14, BOLD))
+                       f"flip on the {edge} edge", 14, UI_BOLD))
     steps = (
         f"**1.** Print both pages double-sided, flipping on the **{edge} edge**, at **100 %** (actual size, "
         "no fit-to-page). The bar below must measure 100 mm.\n"
@@ -134,7 +131,7 @@ def front_layout(paper: Paper, duplex: str, fonts: FontBook) -> PieceLayout:
         "**6.** Print again with the correction: every line should sit on 0."
     )
     tl = TextLayout(fonts)
-    body = Style(font=FONT, size=8.5, leading=1.3, color=INK, paragraph_space=0.2)
+    body = Style(font=UI_FONT, size=8.5, leading=1.3, color=INK, paragraph_space=0.2)
     box = (15 * MM, h / 2 + 38 * MM, w / 2 - 22 * MM, 70 * MM)
     text, _ = tl.fit(steps, body, box, markup=True, min_size=7)
     prims += text
@@ -145,7 +142,7 @@ def front_layout(paper: Paper, duplex: str, fonts: FontBook) -> PieceLayout:
     for i in range(11):
         prims.append(Line(x0 + i * 10 * MM, bar_y, x0 + i * 10 * MM, bar_y + (3 if i % 5 else 5) * MM,
                           Paint(stroke=INK, stroke_width=0.25)))
-    prims.append(_text(fonts, w / 2, bar_y - 4 * MM, "100 mm", 7, BOLD, "center"))
+    prims.append(_text(fonts, w / 2, bar_y - 4 * MM, "100 mm", 7, UI_BOLD, "center"))
     return PieceLayout(w, h, 0.0, tuple(prims))
 
 
@@ -163,15 +160,15 @@ def back_layout(paper: Paper, duplex: str, fonts: FontBook, note: str = "") -> P
         prims.append(Line(x1, y1, x2, y2, line))
     w, h = paper.width, paper.height
     prims.append(_text(fonts, w / 2, 20 * MM, "BACK of the pnp calibration sheet — hold it to the light "
-                       "and read the front", 9, BOLD, "center"))
+                       "and read the front", 9, UI_BOLD, "center"))
     if note:
-        prims.append(_text(fonts, w / 2, 14 * MM, note, 8, FONT, "center"))
+        prims.append(_text(fonts, w / 2, 14 * MM, note, 8, UI_FONT, "center"))
     return PieceLayout(w, h, 0.0, tuple(prims))
 
 
 def calibration_pdf(paper: Paper, duplex: str, fonts: FontBook,
                     correction: BackCorrection | None = None) -> bytes:
-    if duplex not in ("long", "short"):
+    if duplex not in FLIP_EDGES:
         raise ValueError("calibration needs a duplex flip edge: long or short")
     note = ""
     if correction is not None and not correction.identity:
@@ -183,6 +180,6 @@ def calibration_pdf(paper: Paper, duplex: str, fonts: FontBook,
     pages = (Page(1, "front", (Slot(0, "front", 0, 0, paper.width, paper.height, full),), ()),
              Page(2, "back", (Slot(0, "back", 0, 0, paper.width, paper.height, full),), ()))
     info = DocInfo(title=f"pnp duplex calibration ({paper.name}, {duplex} edge)", author="pnp",
-                   subject="Hold to the light and read the back offset", ui_font=FONT)
+                   subject="Hold to the light and read the back offset", ui_font=UI_FONT)
     return render(pages, paper, [front], [back], fonts, info, back_correction=correction)
 

@@ -10,22 +10,22 @@ from msgspec.structs import replace
 
 from pnp.errors import counted
 from pnp.impose.marks import scale_square
-from pnp.impose.sheet import PAPERS, Edges, Page, Paper, Slot
+from pnp.impose.sheet import DEFAULT_DUPLEX, DEFAULT_PAPER, PAPERS, Edges, Page, Paper, Slot, paper_named
 from pnp.input import kinds
 from pnp.input.model import Component, Game
 from pnp.input.project import DataRoot, bundled_root
-from pnp.layout.fonts import FontBook
+from pnp.layout.fonts import UI_BOLD, UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Line, Paint, Primitive, Rect
 from pnp.layout.text import Style, TextLayout
 from pnp.plan.component import ComponentPlan, pages_for
 from pnp.plan.digest import data_version
 from pnp.plan.options import BuildOptions
-from pnp.plan.session import UI_FONT, Session
+from pnp.plan.session import Session
 from pnp.products.assembly import sections
 from pnp.products.images import _info
 from pnp.render.draw import render
-from pnp.units import MM
+from pnp.units import INCH, MM
 from pnp.version import __version__
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -33,7 +33,6 @@ if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents
 
 # The contents and assembly pages are set in the UI font's family, which labels every sheet: they
 # add no font to a build (each further TrueType font costs 3-5 ms to load).
-HEAD_FONT = "Lato-Bold"
 
 
 # --------------------------------------------------------------------------- contents sheet
@@ -126,10 +125,10 @@ class _Sheet:
         self.prims.append(Rect(x, top - size, size, size, Paint(stroke=INK, stroke_width=0.6), radius=1.0))
 
     def heading(self, s: str, note: str = "") -> None:
-        st = self.style(HEAD_FONT, 14, ACCENT)
+        st = self.style(UI_BOLD, 14, ACCENT)
         h = self.text(s, st, self.m, self.w - 2 * self.m, self.y)
         if note:
-            self.text(note, self.style("Lato-Regular", 8.5, MUTED, align="right"), self.m, self.w - 2 * self.m,
+            self.text(note, self.style(UI_FONT, 8.5, MUTED, align="right"), self.m, self.w - 2 * self.m,
                       self.y - (h - 8.5 * self.k * 1.25) / 2 - 2 * self.k)
         self.y -= h + 2 * self.k
         self.rule(ACCENT, 0.8)
@@ -159,8 +158,8 @@ class _Sheet:
 def _derived_options(plans: Sequence[ComponentPlan]) -> BuildOptions:
     bleeds = [p.sheet.bleed / MM for p in plans if kinds.get(p.component.kind).bleed]
     sheet = plans[0].sheet if plans else None
-    paper = sheet.paper.name if sheet and sheet.paper.name in PAPERS else "letter"
-    return BuildOptions(paper=paper, duplex=sheet.duplex if sheet else "long",
+    paper = sheet.paper.name if sheet and sheet.paper.name in PAPERS else DEFAULT_PAPER
+    return BuildOptions(paper=paper, duplex=sheet.duplex if sheet else DEFAULT_DUPLEX,
                         bleed_mm=max(set(bleeds), key=bleeds.count) if bleeds else 0.0,
                         print_shop=any(p.placement == "print-shop" for p in plans),
                         token_cut="circle" if any(p.component.shape == "round" and not p.sheet.abut for p in plans)
@@ -182,7 +181,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     opts = opts or _derived_options(plans)
     fonts = fonts or (session.fonts if session else FontBook(DataRoot(bundled_root()).font_dirs()))
     pages = {p.component.id: (pages_per_component or {}).get(p.component.id) or len(pages_for(p)) for p in plans}
-    paper = plans[0].sheet.paper if plans and plans[0].sheet.paper.name == opts.paper else PAPERS[opts.paper]
+    paper = plans[0].sheet.paper if plans and plans[0].sheet.paper.name == opts.paper else paper_named(opts.paper)
     versions = ({p.component.id: data_version(session.root, session.store, game, p.component) for p in plans}
                 if session is not None else {})
     margin = 15 * MM
@@ -211,15 +210,14 @@ def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions
     for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
         s = _Sheet(fonts, paper.width, paper.height, margin, k)
         m, W = margin, paper.width - 2 * margin
-        inch = 25.4 * MM
-        title_w = W - inch - 10 * MM - 4 * MM  # the squares sit right of the title
+        title_w = W - INCH - 10 * MM - 4 * MM  # the squares sit right of the title
         top = s.y
-        s.y -= s.text(f"{game.title}: printing and assembly", s.style(HEAD_FONT, 20), m, title_w, s.y)
+        s.y -= s.text(f"{game.title}: printing and assembly", s.style(UI_BOLD, 20), m, title_w, s.y)
         s.gap(1.5)
         s.y -= s.text("How to print, cut and put together every part of this build, in order.",
                       s.style(UI_FONT, 9, MUTED), m, title_w, s.y)
-        s.y = min(s.y, top - inch) - 5 * MM * k
-        body = s.style("Lato-Regular", 9.5)
+        s.y = min(s.y, top - INCH) - 5 * MM * k
+        body = s.style(UI_FONT, 9.5)
         for sec in secs:
             s.heading(sec.heading)
             for para in sec.paragraphs:
@@ -229,8 +227,8 @@ def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions
         if s.y >= margin:
             break
     assert s is not None
-    x_in = paper.width - margin - inch
-    for x, side, lines in ((x_in, inch, ["1 in", "print at", "100 % /", "actual size"]),
+    x_in = paper.width - margin - INCH
+    for x, side, lines in ((x_in, INCH, ["1 in", "print at", "100 % /", "actual size"]),
                            (x_in - 3 * MM - 10 * MM, 10 * MM, ["1 cm"])):
         for p in scale_square(fonts, UI_FONT, side, lines):
             s.prims.append(replace(p, x=p.x + x, y=p.y + top - side))
@@ -242,7 +240,7 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
                    versions: Mapping[str, str] | None = None, preflight: str | None = None) -> _Sheet:
     s = _Sheet(fonts, paper.width, paper.height, margin, k)
     m, W = margin, paper.width - 2 * margin
-    s.y -= s.text(game.title, s.style(HEAD_FONT, 26), m, W, s.y)
+    s.y -= s.text(game.title, s.style(UI_BOLD, 26), m, W, s.y)
     if game.subtitle:
         s.y -= s.text(game.subtitle, s.style(UI_FONT, 12, MUTED), m, W, s.y)
     lo, hi = game.players
@@ -254,7 +252,7 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
         players = counted(lo, "player")
     byline = " · ".join(x for x in (f"by {game.designer}" if game.designer else "", players) if x)
     s.gap(1)
-    s.y -= s.text(byline, s.style("Lato-Regular", 10.5, MUTED), m, W, s.y)
+    s.y -= s.text(byline, s.style(UI_FONT, 10.5, MUTED), m, W, s.y)
     s.gap(1.5)
     s.text("Contents sheet: check off each part as you print, cut and gather it.",
            s.style(UI_FONT, 9, MUTED), m, W, s.y)
@@ -274,19 +272,19 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     for _, share, _ in cols:
         xs.append((x + pad / 2, W * share - pad))
         x += W * share
-    head = s.style("Lato-Bold", 7.5, MUTED, tracking=0.4)
+    head = s.style(UI_BOLD, 7.5, MUTED, tracking=0.4)
     s.row([(*xs[i], False, [(h.upper(), replace(head, align=a))]) for i, (h, _, a) in enumerate(cols) if h], pad=2)
     s.rule()
-    body = s.style("Lato-Regular", 9.5)
+    body = s.style(UI_FONT, 9.5)
     right = replace(body, align="right")
-    small = s.style("Lato-Regular", 7, MUTED)
+    small = s.style(UI_FONT, 7, MUTED)
     for i, p in enumerate(plans):
         c = p.component
         pieces = f"{c.pieces}" + (f" ({len(c.items)} distinct)" if len(c.items) != c.pieces else "")
         sides = ", fronts + backs" if any(pg.side == "back" for pg in pages_for(p)) else ""
         version = f" · data {versions[c.id]}" if versions and c.id in versions else ""
         s.row([
-            (*xs[1], True, [(c.title, s.style("Lato-Bold", 9.5)), (f"{c.id}.pdf{sides}{version}", small)]),
+            (*xs[1], True, [(c.title, s.style(UI_BOLD, 9.5)), (f"{c.id}.pdf{sides}{version}", small)]),
             (*xs[2], True, [(_kind_text(c), body)]),
             (*xs[3], False, [(f"{c.size[0]:g} x {c.size[1]:g} mm", body)]),
             (*xs[4], False, [(pieces, right)]),
@@ -325,8 +323,8 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
                                        "outline patterns; every colour-coded part keeps its symbol"))
     label_w = W * 0.16
     for label, text in settings:
-        s.row([(m, label_w - 4 * k, False, [(label, s.style("Lato-Bold", 9))]),
-               (m + label_w, W - label_w, True, [(text, s.style("Lato-Regular", 9))])], pad=2)
+        s.row([(m, label_w - 4 * k, False, [(label, s.style(UI_BOLD, 9))]),
+               (m + label_w, W - label_w, True, [(text, s.style(UI_FONT, 9))])], pad=2)
     s.gap(6)
 
     # -- not printed
@@ -338,15 +336,15 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     name_w = W * 0.33 - pad
     for i, n in enumerate(game.not_printed):
         qx = name_x + name_w + pad
-        s.row([(name_x, name_w, True, [(n.name, s.style("Lato-Bold", 9.5))]),
-               (qx, m + W - qx - pad / 2, True, [(n.quantity, s.style("Lato-Regular", 9.5))])],
+        s.row([(name_x, name_w, True, [(n.name, s.style(UI_BOLD, 9.5))]),
+               (qx, m + W - qx - pad / 2, True, [(n.quantity, s.style(UI_FONT, 9.5))])],
               check=True, shade=i % 2 == 1)
     s.rule()
 
     # -- footer
     src = game.document.get("title") if game.document else None
     foot = " · ".join(x for x in (f"Source: {src}" if src else "", f"made with pnp {__version__}") if x)
-    fst = Style("Lato-Regular", size=7 * k, color=MUTED, align="center", valign="bottom")
+    fst = Style(UI_FONT, size=7 * k, color=MUTED, align="center", valign="bottom")
     prims, _ = s.tl.fit(foot, fst, (m, margin - 8 * MM, W, 6 * MM), markup=False, wrap=False, min_size=4)
     s.prims.extend(prims)
     return s

@@ -13,7 +13,7 @@ from msgspec.structs import replace
 from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import Paper
 from pnp.input.model import Component, Game
-from pnp.layout.fonts import FontBook
+from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Paint, Primitive, Rect
 from pnp.layout.text import Style, TextLayout
@@ -128,7 +128,7 @@ def _title_face(fonts: FontBook, game: Game, comp: Component) -> PieceLayout:
     t, _ = tl.fit(comp.title, Style("Vollkorn-Bold", size=max(6.0, min(w, h) * 0.14), color="#f4efe6",
                                     align="center", valign="bottom"),
                   (m, h * 0.5, w - 2 * m, h * 0.4), markup=False, min_size=4)
-    g, _ = tl.fit(game.title, Style("Lato-Regular", size=max(5.0, min(w, h) * 0.08), color="#c9c0b0",
+    g, _ = tl.fit(game.title, Style(UI_FONT, size=max(5.0, min(w, h) * 0.08), color="#c9c0b0",
                                     align="center", valign="top"),
                   (m, h * 0.1, w - 2 * m, h * 0.36), markup=False, min_size=3)
     return PieceLayout(w, h, 0.0, (*prims, *t, *g))

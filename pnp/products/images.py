@@ -31,14 +31,13 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.model import Component, Game, Item
-from pnp.layout.fonts import FontBook
+from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.plan.component import ComponentPlan
-from pnp.plan.session import UI_FONT
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
 from pnp.render.write import write_atomic
-from pnp.units import MM
+from pnp.units import MM, MM_PER_INCH
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
     import pypdfium2 as pdfium
@@ -50,7 +49,7 @@ FORMAT_VERSION = 1
 
 def px(mm: float, dpi: float) -> int:
     """Millimetres to whole pixels at ``dpi``, rounding half up (never Python's half-to-even)."""
-    return math.floor(mm / 25.4 * dpi + 0.5 + 1e-9)
+    return math.floor(mm / MM_PER_INCH * dpi + 0.5 + 1e-9)
 
 
 # --------------------------------------------------------------------------- pieces

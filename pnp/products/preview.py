@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pnp.impose.sheet import Paper
 from pnp.input.model import Component
+from pnp.layout.fonts import UI_BOLD, UI_FONT
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Paint, Primitive, Rect
 from pnp.layout.primitives import Path as PathPrim
@@ -36,7 +37,7 @@ MASK_OVERLAP = 2.0  # pt the mask of a round piece reaches past its trim (no sea
 
 
 def _caption(tl: TextLayout, text: str, x: float, y: float, w: float, h: float, size: float = 7.0,
-             font: str = "Lato-Regular", color: str = "#3b3731", valign: str = "top") -> list[Primitive]:
+             font: str = UI_FONT, color: str = "#3b3731", valign: str = "top") -> list[Primitive]:
     prims, _ = tl.fit(text, Style(font, size=size, color=color, align="center", valign=valign),
                       (x, y, w, h), markup=False, wrap=False, min_size=3.5)
     return prims
@@ -76,7 +77,7 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     tl = TextLayout(fonts)
     overlay: list[Primitive] = [Rect(0, 0, width, height, Paint(fill=PREVIEW_BG))]
     overlay += _caption(tl, title, m, height - m - top + 2 * MM, width - 2 * m, top - 2 * MM, size=10,
-                        font="Lato-Bold", valign="bottom")
+                        font=UI_BOLD, valign="bottom")
     mask = _outside(comp, pw, ph)
     placed: list[tuple[PieceLayout, float, float] | tuple[PieceLayout, float, float, float]] = []
     for k, (lay, label) in enumerate(cells):

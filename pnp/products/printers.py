@@ -21,7 +21,8 @@ from typing import Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, alternatives
+from pnp.impose.sheet import DUPLEX_MODES, MAX_BLEED_MM, PAPERS
 
 KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
 
@@ -86,13 +87,13 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             raise DataError([Diagnostic(where, f"unknown key {unknown[0]!r}",
                                         expected="one of " + ", ".join(sorted(KEYS)))])
         paper, duplex, bleed = entry.get("paper"), entry.get("duplex"), entry.get("bleed")
-        if paper is not None and paper not in ("letter", "a4", "universal"):
-            raise DataError([Diagnostic(where, f"paper {paper!r}", expected="letter, a4 or universal")])
-        if duplex is not None and duplex not in ("long", "short", "none", "fold"):
-            raise DataError([Diagnostic(where, f"duplex {duplex!r}", expected="long, short, none or fold")])
+        if paper is not None and (not isinstance(paper, str) or paper not in PAPERS):  # a TOML list is unhashable
+            raise DataError([Diagnostic(where, f"paper {paper!r}", expected=alternatives(list(PAPERS)))])
+        if duplex is not None and duplex not in DUPLEX_MODES:
+            raise DataError([Diagnostic(where, f"duplex {duplex!r}", expected=alternatives(DUPLEX_MODES))])
         if bleed is not None and not (isinstance(bleed, int | float) and not isinstance(bleed, bool)
-                                      and 0 <= bleed <= 10):
-            raise DataError([Diagnostic(where, f"bleed {bleed!r}", expected="0 to 10 mm")])
+                                      and 0 <= bleed <= MAX_BLEED_MM):
+            raise DataError([Diagnostic(where, f"bleed {bleed!r}", expected=f"0 to {MAX_BLEED_MM:g} mm")])
         return Profile(
             name, str(path),
             _pair(entry["back_offset"], "back_offset", where, False) if "back_offset" in entry else None,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.project import GAME_ID
+from pnp.input.project import GAME_ID, MANIFEST, DataRoot
 from pnp.input.validate import schema_bytes
 from pnp.render.write import write_atomic
 
@@ -118,12 +118,12 @@ def scaffold(root: Path, gid: str) -> list[Path]:
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
                                     expected="lowercase letters, digits and hyphens, at most 64, "
                                     "starting with a letter or digit")])
-    game_dir, tpl_dir = root / "card_data" / gid, root / "templates" / gid
+    game_dir, tpl_dir = DataRoot(root).card_data / gid, DataRoot(root).templates / gid
     for d in (game_dir, tpl_dir):
         if d.exists():
             raise DataError([Diagnostic(str(d), f"game {gid!r} already exists here; nothing was written",
                                         expected="a new game id, or another --path")])
-    files = {game_dir / "game.json": GAME_JSON, game_dir / "deck.json": DECK_JSON,
+    files = {game_dir / MANIFEST: GAME_JSON, game_dir / "deck.json": DECK_JSON,
              tpl_dir / "style.json": STYLE_JSON, tpl_dir / "card.json": CARD_JSON, tpl_dir / "back.json": BACK_JSON}
     written = []
     for path, text in files.items():

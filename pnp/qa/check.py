@@ -8,10 +8,10 @@ from msgspec import Struct, field
 from pnp.errors import DataError, Diagnostic
 from pnp.input.model import Game
 from pnp.input.project import DataRoot, load_game
-from pnp.layout.fonts import FontError
+from pnp.layout.fonts import UI_FONT, FontError
 from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
 from pnp.plan.options import BuildOptions
-from pnp.plan.session import UI_FONT, Session
+from pnp.plan.session import Session
 from pnp.qa.rules import Report, check_game
 
 

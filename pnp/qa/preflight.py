@@ -48,7 +48,7 @@ from pnp.input.model import Game, Item
 from pnp.input.templates import Element
 from pnp.layout.fonts import FontBook
 from pnp.layout.inksaver import bbox
-from pnp.layout.piece import PieceLayout
+from pnp.layout.piece import TEXT_TYPES, PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Text
 from pnp.layout.shapes import _image_size
 from pnp.plan.component import ComponentPlan, LazyPieces, pages_for
@@ -62,8 +62,7 @@ COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
 TOLERANCE_MM = 0.05  # how far outside the safe zone still counts as on it
 SLACK = 1e-3  # rounding: a 0.25 pt stroke scaled from mm is 0.2499999
 REACH_SLACK = 1e-3  # pt: far more than the rounding between a line's width fitted and measured
-TEXT_TYPES = ("text", "richtext")
-BOXED_TYPES = (*TEXT_TYPES, "icon")  # kept inside the safe zone
+BOXED_TYPES = TEXT_TYPES | {"icon"}  # kept inside the safe zone
 
 
 def _spec(game: Game) -> Mapping[str, Any]:

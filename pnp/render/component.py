@@ -8,19 +8,20 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from pnp.impose.marks import SheetText, furnish
-from pnp.impose.sheet import Page
+from pnp.impose.sheet import FLIP_EDGES, Page
 from pnp.input.model import Game
+from pnp.layout.fonts import UI_FONT
 from pnp.plan.component import ComponentPlan, pages_for
 from pnp.plan.digest import data_version
 from pnp.plan.options import BuildOptions
-from pnp.plan.session import UI_FONT, Session
+from pnp.plan.session import Session
 from pnp.render.draw import BackCorrection, DocInfo, render
 from pnp.units import MM
 
 
 def viewer_duplex(pages: Sequence[Page], duplex: str) -> str:
     """The print dialog's preselected mode for these pages: a flip edge when there are back pages."""
-    return duplex if duplex in ("long", "short") and any(p.side == "back" for p in pages) else "simplex"
+    return duplex if duplex in FLIP_EDGES and any(p.side == "back" for p in pages) else "simplex"
 
 
 def furnished_pages(s: Session, game: Game, plan: ComponentPlan) -> tuple[Page, ...]:

@@ -27,6 +27,7 @@ from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
+from pnp.impose.marks import LABEL_COLOR, MARK_COLOR
 from pnp.impose.sheet import Furniture, Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout.fonts import FontBook
 from pnp.layout.piece import PieceLayout
@@ -36,7 +37,6 @@ from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, 
 rl_config.useA85 = 0
 
 CUT_WIDTH = 0.25  # pt, crop marks
-MARK_COLOR = "#000000"
 
 
 class DocInfo(Struct, frozen=True):
@@ -485,14 +485,14 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook, furni
             c.setLineWidth(0.5)
             c.setDash([4, 3], 0)
             c.line(m.x, m.y, m.x, m.y + m.h)
-            c.setFillColor(_color("#404040"))
+            c.setFillColor(_color(LABEL_COLOR))
             c.setFont(info.ui_font, 7)
             c.drawCentredString(m.x, m.y + m.h - 9, "fold")
             c.drawCentredString(m.x, m.y + 18, "fold")
             c.restoreState()
         elif m.kind == "align":
             c.saveState()
-            c.setStrokeColor(_color("#000000"))
+            c.setStrokeColor(_color(MARK_COLOR))
             c.setLineWidth(0.3)
             r = 4.0
             c.circle(m.x, m.y, r * 0.6, stroke=1, fill=0)
@@ -518,7 +518,7 @@ def _labels(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> None:
         xs = [s.x for s in under] + [s.x + s.w for s in under]
         cx = (min(xs) + max(xs)) / 2 if xs else c._pagesize[0] / 2
         c.saveState()
-        c.setFillColor(_color("#404040"))
+        c.setFillColor(_color(LABEL_COLOR))
         c.setFont(info.ui_font, 8)
         folded = any(s.side == "back" for s in page.slots)  # half a page wide: the label alone
         c.drawCentredString(cx, 10, page.label if folded else f"{info.title} — {page.label}")

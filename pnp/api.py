@@ -22,7 +22,7 @@ from msgspec import Struct
 from msgspec.structs import fields, replace
 
 from pnp.errors import DataError, Diagnostic
-from pnp.impose.sheet import PAPERS
+from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, paper_named
 from pnp.input.model import Component
 from pnp.input.project import DataRoot, bundled_root, check_game_id
 from pnp.layout.fonts import FontBook
@@ -60,7 +60,7 @@ def data_root(data: Data = None) -> DataRoot:
     if data is None:
         return DataRoot(bundled_root())
     p = Path(data)
-    if not (p / "card_data").is_dir():
+    if not DataRoot(p).card_data.is_dir():
         raise DataError([Diagnostic(str(p), "not a pnp data root: no card_data/ folder",
                                     expected="a folder holding card_data/<game>/game.json and templates/")])
     return DataRoot(p)
@@ -265,7 +265,7 @@ def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCh
 
 
 def export_png(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = 300, bleed_mm: float = 3.0) -> ExportReport:
+               dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM) -> ExportReport:
     """One PNG per distinct item and side of every component of ``game`` (or of ``component``),
     with bleed, RGB, in ``out/<game>/png/<component>/`` beside an ``index.json``."""
     try:
@@ -303,7 +303,7 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
     """``out/preview/<game>-<component>[-<item>].png``: one item, front and back side by side, or
     without ``item`` a contact sheet of every distinct item of ``component``."""
     try:
-        session, gc = _for_export(data, game, 3.0)
+        session, gc = _for_export(data, game, DEFAULT_BLEED_MM)
     except DataError as exc:
         return PreviewReport(errors=tuple(exc.diagnostics))
     try:
@@ -312,12 +312,12 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
         return PreviewReport(gc, errors=tuple(exc.diagnostics))
 
 
-def calibrate(paper: str = "letter", duplex: str = "long", *, out: str | os.PathLike[str] = "out",
+def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: str | os.PathLike[str] = "out",
               back_offset: tuple[float, float] = (0.0, 0.0), back_scale: tuple[float, float] = (1.0, 1.0)) -> Path:
     """Write ``out/calibration-<paper>-<duplex>.pdf``, the two-page duplex calibration sheet, drawn
     with a back correction (mm offset, scale) to check one. Returns its path."""
     fonts = FontBook(DataRoot(bundled_root()).font_dirs())
-    data = calibration_pdf(PAPERS[paper], duplex, fonts,
+    data = calibration_pdf(paper_named(paper), duplex, fonts,
                            BackCorrection(back_offset[0] * MM, back_offset[1] * MM, *back_scale))
     path = Path(out) / f"calibration-{paper}-{duplex}.pdf"
     write_atomic(path, data)

@@ -43,6 +43,7 @@ from pnp.cli.output import (
     report_text,
 )
 from pnp.errors import DataError, Diagnostic, OutputError, counted
+from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
 from pnp.input.project import load_game
 from pnp.input.validate import schema_bytes
@@ -187,12 +188,13 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.argument("games", nargs=-1)
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
-@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
-@click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long", show_default=True,
+@click.option("--paper", type=click.Choice(PAPER_CHOICES), default=DEFAULT_PAPER, show_default=True, help=PAPER_HELP)
+@click.option("--duplex", type=click.Choice(DUPLEX_MODES), default=DEFAULT_DUPLEX, show_default=True,
               help="long/short: each front page is followed by its back page, mirrored for that flip edge; "
               "fold: fronts and backs side by side on one page for printers without duplex (print "
               "single-sided, fold, glue, cut); none: fronts only.")
-@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM",
+@click.option("--bleed", "bleed", type=click.FloatRange(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
+              metavar="MM",
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
 @variant_options
@@ -320,8 +322,8 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
 
 
 @main.command("calibrate")
-@click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True, help=PAPER_HELP)
-@click.option("--duplex", type=click.Choice(["long", "short"]), default="long", show_default=True,
+@click.option("--paper", type=click.Choice(PAPER_CHOICES), default=DEFAULT_PAPER, show_default=True, help=PAPER_HELP)
+@click.option("--duplex", type=click.Choice(FLIP_EDGES), default=DEFAULT_DUPLEX, show_default=True,
               help="The flip edge you will print with.")
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; writes DIR/calibration-<paper>-<duplex>.pdf.")
@@ -345,7 +347,7 @@ def calibrate_cmd(ctx: click.Context, paper: str, duplex: str, out: str, back_of
     """
     v = apply_profile(ctx, printer, {"paper": paper, "duplex": duplex, "back_offset": back_offset,
                                      "back_scale": back_scale})
-    if v["duplex"] not in ("long", "short"):
+    if v["duplex"] not in FLIP_EDGES:
         raise click.BadParameter(f"the profile's duplex {v['duplex']!r} has no flip edge to calibrate")
     path = api.calibrate(v["paper"], v["duplex"], out=out, back_offset=v["back_offset"] or (0.0, 0.0),
                          back_scale=v["back_scale"] or (1.0, 1.0))
@@ -504,7 +506,8 @@ def export_group() -> None:
 @click.argument("component", required=False)
 @click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
               help="Resolution; each side is round(mm / 25.4 * dpi) px.")
-@click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True, metavar="MM",
+@click.option("--bleed", "bleed", type=click.FloatRange(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
+              metavar="MM",
               help="Bleed around each piece's art, in mm (a component's own bleed wins).")
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
 @data_option

@@ -8,6 +8,15 @@ from typing import Any
 
 import click
 
+from pnp.impose.sheet import (
+    DEFAULT_BLEED_MM,
+    DEFAULT_DUPLEX,
+    DEFAULT_PAPER,
+    DUPLEX_MODES,
+    MAX_BLEED_MM,
+    PAPERS,
+)
+from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BuildOptions
 from pnp.products.printers import load_profile
 
@@ -90,7 +99,7 @@ def variant_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                         "set, front and back pages alternating.")(fn)
 
 
-PAPER_CHOICES = ["letter", "a4", "universal"]
+PAPER_CHOICES = list(PAPERS)
 
 
 PAPER_HELP = ("universal: a 210 x 279.4 mm page (the A4/Letter intersection, content 5 mm inside) that prints "
@@ -98,7 +107,7 @@ PAPER_HELP = ("universal: a 210 x 279.4 mm page (the A4/Letter intersection, con
 
 
 def token_cut_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--token-cut", type=click.Choice(["square", "circle"]), default="square", show_default=True,
+    return click.option("--token-cut", type=click.Choice(TOKEN_CUTS), default=DEFAULT_TOKEN_CUT, show_default=True,
                         help="Round tokens: square: square cut boxes that abut like tiles, the token's background "
                         "filling the corners, so straight cuts suffice; circle: each with its own bleed ring, a "
                         "cut circle and guides for a punch or circle cutter.")(fn)
@@ -108,11 +117,11 @@ def paper_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--paper, --duplex, --bleed and --token-cut as `preflight` and `watch` take them (`build`
     words its --duplex help at length)."""
     fn = token_cut_option(fn)
-    fn = click.option("--bleed", "bleed", type=click.FloatRange(0, 10), default=3.0, show_default=True,
-                      metavar="MM")(fn)
-    fn = click.option("--duplex", type=click.Choice(["long", "short", "none", "fold"]), default="long",
+    fn = click.option("--bleed", "bleed", type=click.FloatRange(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM,
+                      show_default=True, metavar="MM")(fn)
+    fn = click.option("--duplex", type=click.Choice(DUPLEX_MODES), default=DEFAULT_DUPLEX,
                       show_default=True)(fn)
-    return click.option("--paper", type=click.Choice(PAPER_CHOICES), default="letter", show_default=True,
+    return click.option("--paper", type=click.Choice(PAPER_CHOICES), default=DEFAULT_PAPER, show_default=True,
                         help=PAPER_HELP)(fn)
 
 

@@ -51,7 +51,7 @@ DUPLEX_MODES = (*FLIP_EDGES, "none", "fold")
 DEFAULT_PAPER = "letter"  # a key of PAPERS
 DEFAULT_DUPLEX = "long"
 DEFAULT_BLEED_MM = 3.0  # beyond the trim, unless a component says otherwise
-MAX_BLEED_MM = 10.0  # the most a build or a printer profile may ask for (component.bleed's schema says so too)
+MAX_BLEED_MM = 10  # the most a build or a printer profile may ask for (component.bleed's schema says so too)
 FOLD_GAP = 1 * MM  # between the fold line and the nearest bleed edge
 
 

@@ -6,12 +6,20 @@ on a copy of the bundled Golems data."""
 
 from __future__ import annotations
 
+import copy
 import json
+import os
+from pathlib import Path
+from typing import Any
 
 import pytest
-from conftest import DataRootCopy, assert_no_traceback, diag_lines
+from conftest import REPO, DataRootCopy, assert_no_traceback, diag_lines
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
 
 from pnp.errors import DataError, Diagnostic
+from pnp.input.load import Doc
+from pnp.input.validate import item_validator, make_validator, validate_value, validator
 
 DECK = "card_data/mini/deck.json"
 GAME = "card_data/mini/game.json"
@@ -303,3 +311,159 @@ def test_golems_errors_in_manifest_and_data_files_in_one_run(golems: DataRootCop
     assert copies.line == golems.line_of("event-deck.json", '"copies": 1000000000')
     assert copies.expected == "a number <= 10000"
     assert got[("card_data/golems/game.json", ("desinger",))].hint == "did you mean 'designer'?"
+
+
+# -- pnp's JSON Schema dialect (moved from the removed tests/test_fastcheck.py) ---------------------
+
+@pytest.mark.parametrize(("sch", "value", "valid"), [
+    ({"type": "integer"}, 2.0, False),  # pnp: a count must not be a float
+    ({"type": "integer"}, True, False),
+    ({"type": "integer"}, 2, True),
+    ({"type": "number"}, False, False),
+    ({"pattern": "^[a-z]*$"}, "deck\n", False),  # pnp: a final $ is the end of the text
+    ({"pattern": "^[a-z]*$"}, "deck", True),
+    ({"pattern": "^[a-z]*\\$"}, "deck$", True),  # an escaped $ is a dollar sign
+    ({"pattern": "b"}, "abc", True),  # re.search, not re.match
+    ({"pattern": "^[a-z]*$"}, 5, True),  # a pattern says nothing about other types
+    ({"enum": [1]}, True, False), ({"enum": [1]}, 1.0, True), ({"const": [0]}, [False], False),
+    ({"const": {"a": [1, "x"]}}, {"a": [1.0, "x"]}, True),
+    ({"minLength": 2}, "é", False), ({"maxLength": 1}, "é", True),
+])
+def test_pnp_dialect(sch: dict[str, Any], value: Any, valid: bool) -> None:
+    assert make_validator(sch).is_valid(value) == valid
+
+
+def test_each_shipped_schema_has_one_validator_per_process() -> None:
+    assert validator("game") is validator("game")
+    assert validator("game") is not validator("template")
+
+
+def test_item_schema_verdicts() -> None:
+    """The schema made from a ``fields`` declaration: declared types, enums and bounds, the reserved
+    keys (id, copies, source, series) and no other key."""
+    fields = {"n": {"type": "integer", "description": "n", "min": 1, "max": 3},
+              "c": {"type": "string", "description": "c", "enum": ["red", "blue"], "required": True},
+              "t": {"type": "list", "description": "t"}}
+    v = item_validator(fields)
+    base = {"id": "x", "c": "red", "source": {"document": "d"}}
+    for item, valid in [(base, True), ({**base, "n": 2}, True), ({**base, "n": 4}, False),
+                        ({**base, "n": 2.0}, False), ({**base, "t": ["a", 1]}, False),
+                        ({**base, "source": {"designed": "d", "quote": "q"}}, False),
+                        ({**base, "source": {"document": "d", "quote": "q"}}, False),
+                        ({**base, "source": {"external": "e", "quote": "q"}}, True),
+                        ({**base, "id": "X"}, False), ({**base, "copies": 0}, False),
+                        ({**base, "series": {"field": "n", "from": 1, "to": 3}}, True),
+                        ({**base, "series": {"field": "z", "from": 1, "to": 3}}, False),
+                        ({**base, "other": 1}, False), ({"id": "x", "source": {"document": "d"}}, False)]:
+        assert v.is_valid(item) == valid, item
+
+
+# -- the bundled games, as they are and mutated -------------------------------------------------------
+
+def _bundled() -> list[tuple[str, Any]]:
+    files = sorted((REPO / "card_data").glob("*/*.json")) + sorted((REPO / "templates").glob("*/*.json"))
+    return [(str(p.relative_to(REPO)), json.loads(p.read_text("utf-8"))) for p in files]
+
+
+BUNDLED = _bundled()
+
+
+def _schema_name(name: str) -> str:
+    return "template" if name.startswith("templates/") else "game" if name.endswith("/game.json") else "component"
+
+
+def _items(data: dict[str, Any]) -> list[Any]:
+    """The items as pnp validates them: a series supplies its field (pnp/input/project.py)."""
+    out = []
+    for item in data["items"]:
+        series = item.get("series") if isinstance(item, dict) else None
+        if isinstance(series, dict) and isinstance(series.get("field"), str) and series["field"] not in item:
+            item = {**item, series["field"]: series.get("from")}
+        out.append(item)
+    return out
+
+
+def test_every_bundled_file_and_item_is_valid() -> None:
+    assert len(BUNDLED) > 50
+    for name, data in BUNDLED:
+        assert validator(_schema_name(name)).is_valid(data), name
+        if _schema_name(name) == "component":
+            v = item_validator(data["fields"])
+            assert all(v.is_valid(item) for item in _items(data)), name
+
+
+SCALARS = [None, True, False, 0, 1, -1, 2.0, 2.5, 10**20, "", "a", "a\n", "Deck", "#fff", "golems/card", "é"]
+KEYS = ["a", "type", "field", "designed", "document", "quote", "copies", "source", "series", "id", "size", "fill"]
+values = st.recursive(st.sampled_from(SCALARS) | st.integers(-3, 3) | st.text("ab#\n$-", max_size=3),
+                      lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.sampled_from(KEYS), kids,
+                                                                               max_size=4), max_leaves=12)
+
+
+def _paths(v: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [at]
+    if isinstance(v, dict):
+        for k, x in v.items():
+            out += _paths(x, (*at, k))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            out += _paths(x, (*at, i))
+    return out
+
+
+@st.composite
+def mutated(draw: st.DrawFn, data: Any) -> Any:
+    """`data` with 1-3 changes: a value replaced, a key removed, renamed or added, an array item
+    removed or repeated."""
+    data = copy.deepcopy(data)
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(_paths(data)))
+        parent = data
+        for p in path[:-1]:
+            parent = parent[p]
+        target = parent[path[-1]] if path else data
+        op = draw(st.sampled_from(["replace", "remove", "rename", "add", "repeat"]))
+        if op == "replace" and path:
+            parent[path[-1]] = draw(values)
+        elif op == "remove" and path:
+            del parent[path[-1]]
+        elif op == "rename" and path and isinstance(parent, dict):
+            parent[path[-1] + draw(st.sampled_from(["s", "_", "x"]))] = parent.pop(path[-1])
+        elif op == "add" and isinstance(target, dict):
+            target[draw(st.sampled_from(KEYS))] = draw(values)
+        elif op == "repeat" and isinstance(target, list) and target:
+            target.append(copy.deepcopy(target[draw(st.integers(0, len(target) - 1))]))
+    return data
+
+
+PROPERTY = settings(max_examples=int(os.environ.get("PNP_VALIDATE_EXAMPLES", "100")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _diagnosed(value: Any, v: Any) -> None:
+    """Every invalid value gets at least one diagnostic, each with a message and a path inside the
+    value; a valid value gets none."""
+    text = json.dumps(value, indent=2)
+    doc = Doc("mutated.json", Path("mutated.json"), value, text)
+    diags = validate_value(doc, value, v, ())
+    assert bool(diags) != v.is_valid(value)
+    for d in diags:
+        assert d.message and d.file == "mutated.json"
+        assert d.path in _paths(value) or d.path[:-1] in _paths(value)  # a value, or a key of an object
+
+
+@PROPERTY
+@given(st.data())
+def test_mutated_bundled_files_are_diagnosed(data: st.DataObject) -> None:
+    name, doc = data.draw(st.sampled_from(BUNDLED))
+    note(name)
+    _diagnosed(data.draw(mutated(doc)), validator(_schema_name(name)))
+
+
+@PROPERTY
+@given(st.data())
+def test_mutated_bundled_items_are_diagnosed(data: st.DataObject) -> None:
+    name, doc = data.draw(st.sampled_from([(n, d) for n, d in BUNDLED if _schema_name(n) == "component"]))
+    items = _items(doc)
+    item = data.draw(mutated(items[data.draw(st.integers(0, len(items) - 1))]))
+    note(f"{name}: {json.dumps(item)}")
+    _diagnosed(item, item_validator(doc["fields"]))

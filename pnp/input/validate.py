@@ -1,12 +1,13 @@
 """Stage 2, validate: loaded JSON -> the same data, or every problem as a Diagnostic.
 
-JSON Schema Draft 2020-12 schemas ship in ``pnp/schemas``. Items of a component are checked
+JSON Schema Draft 2020-12 schemas ship in ``pnp/input/schemas``; jsonschema checks every value
+against them and finds the errors, which ``_explain`` words. Items of a component are checked
 against a schema generated from the component file's own ``fields`` declaration, so an item
 with a misspelt field name fails with "unknown field" and a suggestion.
 
-Every value is first checked by ``pnp.fastcheck`` (the schemas compiled to Python closures);
-only a value it cannot call certainly valid goes through jsonschema, which alone finds and
-words the errors. Valid input therefore never imports jsonschema."""
+pnp changes two rules of the draft: ``integer`` excludes 2.0, and a final ``$`` in a
+``pattern`` is the very end of the text. Each shipped schema's validator is made once per
+process; an item validator once per component file."""
 
 from __future__ import annotations
 
@@ -15,17 +16,15 @@ import re
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
+from referencing import Registry, Resource
 
 from pnp.errors import Diagnostic, counted
-from pnp.input import fastcheck
 from pnp.input.load import Doc
-
-if TYPE_CHECKING:  # jsonschema is imported only when some input is not certainly valid
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import ValidationError
-    from referencing import Registry
-
 
 SCHEMA_NAMES = ("game", "component", "template", "condition")
 # the package pnp.schemas, read as plain files beside the modules (pnp is installed as files, so
@@ -49,28 +48,27 @@ def _is_integer(checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
-    # Python's `$` also matches before a final newline, so "deck\n" would pass "^[a-z0-9-]*$" and
-    # become a file name with a line break in it: a final `$` must be the very end of the text.
-    # (pnp.fastcheck applies the same rule.)
-    from jsonschema.exceptions import ValidationError
+@cache
+def strict_pattern(pattern: str) -> re.Pattern[str]:
+    """A schema ``pattern`` with pnp's meaning, compiled once: Python's `$` also matches before a
+    final newline, so "deck\\n" would pass "^[a-z0-9-]*$" and become a file name with a line
+    break in it; a final `$` must be the very end of the text (`\\Z`)."""
+    return re.compile(pattern[:-1] + r"\Z" if pattern.endswith("$") and not pattern.endswith("\\$") else pattern)
 
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
     if not validator.is_type(instance, "string"):
         return
-    if not re.search(fastcheck.strict_pattern(pattern), instance):
+    if not strict_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-@cache
-def validator_class() -> type[Draft202012Validator]:
-    """Draft 2020-12 with pnp's ``integer`` and ``pattern`` (imports jsonschema)."""
-    from jsonschema import Draft202012Validator, validators
-
-    return validators.extend(
-        Draft202012Validator,
-        validators={"pattern": _pattern},
-        type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-    )
+PnpDraft202012: type[Validator] = validators.extend(
+    Draft202012Validator,
+    validators={"pattern": _pattern},
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+"""Draft 2020-12 with pnp's ``integer`` and ``pattern``."""
 
 
 @cache
@@ -84,9 +82,8 @@ def schema_bytes() -> dict[str, bytes]:
 
 
 @cache
-def _registry() -> Registry:
-    from referencing import Registry, Resource
-
+def registry() -> Registry:
+    """The shipped schemas, by ``$id`` and by file name (their ``$ref``s use both)."""
     reg: Registry = Registry()
     for name in SCHEMA_NAMES:
         s = schema(name)
@@ -95,35 +92,15 @@ def _registry() -> Registry:
     return reg
 
 
-@cache
-def _compiler() -> fastcheck.Compiler:
-    """The fast checker's view of the shipped schemas, under the same names as ``_registry``."""
-    resources: dict[str, Any] = {}
-    for name in SCHEMA_NAMES:
-        s = schema(name)
-        resources[s["$id"]] = resources[f"{name}.schema.json"] = s
-    return fastcheck.Compiler(resources)
-
-
-class SchemaValidator:
-    """A schema, its fast check (compiled on creation) and its jsonschema validator (made on the
-    first value the fast check cannot call valid)."""
-
-    def __init__(self, sch: dict[str, Any]):
-        self.schema = sch
-        self.fast = _compiler().compile(sch)
-        self._full: Draft202012Validator | None = None
-
-    @property
-    def full(self) -> Draft202012Validator:
-        if self._full is None:
-            self._full = validator_class()(self.schema, registry=_registry())
-        return self._full
+def make_validator(sch: dict[str, Any]) -> Validator:
+    """A validator of ``sch`` (which may ``$ref`` the shipped schemas)."""
+    return PnpDraft202012(sch, registry=registry())
 
 
 @cache
-def validator(name: str) -> SchemaValidator:
-    return SchemaValidator(schema(name))
+def validator(name: str) -> Validator:
+    """The validator of a shipped schema, made once."""
+    return make_validator(schema(name))
 
 
 def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
@@ -131,12 +108,10 @@ def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
     return validate_value(doc, doc.data, validator(schema_name), ())
 
 
-def validate_value(doc: Doc, value: Any, v: SchemaValidator,
-                   prefix: tuple[str | int, ...]) -> list[Diagnostic]:
-    if v.fast(value) == fastcheck.VALID:
-        return []
+def validate_value(doc: Doc, value: Any, v: Validator, prefix: tuple[str | int, ...]) -> list[Diagnostic]:
+    """All errors of ``value`` (found at ``prefix`` in ``doc``) against validator ``v``."""
     out: list[Diagnostic] = []
-    for err in sorted(v.full.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
+    for err in sorted(v.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
         out.extend(_explain(doc, err, prefix, v.schema))
     # In reading order, top to bottom.
     return sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
@@ -185,8 +160,6 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         # nothing useful; prefer the errors of branches that accept the value's type.
         wrong_type = {e.relative_schema_path[0] for e in err.context if e.validator == "type" and not e.relative_path}
         same_type = [e for e in err.context if e.relative_schema_path[0] not in wrong_type]
-        from jsonschema.exceptions import best_match
-
         inner = best_match(same_type or err.context)
         if inner is None or inner.validator == "not":
             return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]
@@ -317,6 +290,7 @@ def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
 
 
-def item_validator(fields: dict[str, Any]) -> SchemaValidator:
-    return SchemaValidator(item_schema(fields))
+def item_validator(fields: dict[str, Any]) -> Validator:
+    """The validator of one item of a component file with this ``fields`` declaration."""
+    return make_validator(item_schema(fields))
 

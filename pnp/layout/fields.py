@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 import msgspec
 from msgspec import Struct
 
+from pnp.input.conditions import holds
 from pnp.input.model import Component, Game, Item
 
 MINUS = "\u2212"
@@ -160,13 +161,8 @@ class Env(Struct):
         return str(value)
 
     def test(self, cond: Mapping[str, Any]) -> bool:
-        if "all" in cond:
-            return all(self.test(c) for c in cond["all"])
-        if "any" in cond:
-            return any(self.test(c) for c in cond["any"])
-        if "not" in cond:
-            return not self.test(cond["not"])
-        return eval_field_cond(cond, self.get(cond["field"]))
+        """Whether a ``when`` condition holds for this item (pnp.input.conditions)."""
+        return holds(cond, self.get)
 
 
 @lru_cache(maxsize=4096)
@@ -193,29 +189,3 @@ def _compiled(text: str) -> str | tuple[str | tuple[str, tuple[str, ...]], ...]:
     if all(p.__class__ is str for p in parts):
         return "".join(parts)  # type: ignore[arg-type]
     return tuple(parts)
-
-
-@cache
-def regex(pattern: str) -> re.Pattern[str]:
-    """A condition's ``matches`` pattern, compiled once; a bad pattern is a ValueError."""
-    try:
-        return re.compile(pattern)
-    except re.error as exc:
-        raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
-
-
-def eval_field_cond(cond: Mapping[str, Any], value: Any) -> bool:
-    """The field tests shared by template ``when`` and rulebook ``where``."""
-    if "present" in cond and (value not in (None, "", [])) != cond["present"]:
-        return False
-    if "equals" in cond and value != cond["equals"]:
-        return False
-    if "in" in cond and value not in cond["in"]:
-        return False
-    if "matches" in cond and not (isinstance(value, str) and regex(cond["matches"]).fullmatch(value)):
-        return False
-    is_num = isinstance(value, int | float) and not isinstance(value, bool)
-    if "min" in cond and not (is_num and value >= cond["min"]):
-        return False
-    return not ("max" in cond and not (is_num and value <= cond["max"]))
-

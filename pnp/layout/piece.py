@@ -21,9 +21,10 @@ import msgspec
 from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
+from pnp.input.conditions import regex
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
-from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest, regex
+from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
 from pnp.layout.primitives import INK, PAPER, Ellipse, Image, Line, Paint, Primitive, Rect, Text

@@ -9,7 +9,7 @@ first byte is written, so a failing build leaves no partial output."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any, overload
 
@@ -21,6 +21,7 @@ from pnp.impose.grid import gutterfold, impose, one_per_page, plan_grid, print_s
 from pnp.impose.hex import impose_hex, plan_hex
 from pnp.impose.sheet import Grid, Page, PieceSpec, SheetOptions
 from pnp.input import kinds
+from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, field_refs
@@ -134,16 +135,6 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
                     out.append(el.doc.diag(el.path + (key,), f"unknown filter |{f} in {{{name}|...}}",
                                            expected="one of " + ", ".join(sorted(FILTERS))))
 
-    def check_cond(el: Element, cond: Mapping[str, Any], path: tuple[str | int, ...], scope: set[str]) -> None:
-        if "field" in cond and cond["field"] not in scope:
-            out.append(el.doc.diag(el.path + path + ("field",), f"unknown field {cond['field']!r} "
-                                   f"(component {comp.id})", expected="one of " + ", ".join(sorted(scope))))
-        for k in ("all", "any"):
-            for i, c in enumerate(cond.get(k, [])):
-                check_cond(el, c, path + (k, i), scope)
-        if "not" in cond:
-            check_cond(el, cond["not"], path + ("not",), scope)
-
     def walk(el: Element, scope: set[str]) -> None:
         d = el.data
         for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count", "first", "last"):
@@ -154,7 +145,10 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
                 out.append(el.doc.diag(el.path + (key, "by"), f"unknown field {v['by']!r} (component {comp.id})",
                                        expected="one of " + ", ".join(sorted(scope))))
         if "when" in d:
-            check_cond(el, d["when"], ("when",), scope)
+            for name, at in fields_read(d["when"], ("when",)):
+                if name not in scope:
+                    out.append(el.doc.diag(el.path + at, f"unknown field {name!r} (component {comp.id})",
+                                           expected="one of " + ", ".join(sorted(scope))))
         inner = scope | set(REPEAT_VARS) if d["type"] == "repeat" else scope | set(TRACK_VARS) \
             if d["type"] == "track" else scope
         for i in range(len(d.get("elements", []))):

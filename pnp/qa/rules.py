@@ -15,8 +15,8 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from pnp.errors import DataError, Diagnostic
+from pnp.input.conditions import describe, fields_read, holds
 from pnp.input.model import Component, Game, Item, Rule
-from pnp.layout.fields import eval_field_cond
 
 
 class Outcome(Struct, frozen=True):
@@ -96,13 +96,8 @@ class Checker:
         return comp, items
 
     def _check_fields(self, cond: Mapping[str, Any], fields: Mapping[str, Any], path: tuple[str | int, ...]) -> None:
-        if "field" in cond:
-            self._field(cond["field"], fields, path + ("field",))
-        for key in ("all", "any"):
-            for i, c in enumerate(cond.get(key, [])):
-                self._check_fields(c, fields, path + (key, i))
-        if "not" in cond:
-            self._check_fields(cond["not"], fields, path + ("not",))
+        for name, at in fields_read(cond, path):
+            self._field(name, fields, at)
 
     def _field(self, name: str, fields: Mapping[str, Any], path: tuple[str | int, ...]) -> None:
         if name not in fields and name not in ("id", "copies"):
@@ -110,13 +105,8 @@ class Checker:
                             "one of " + ", ".join(["id", "copies", *sorted(fields)]))
 
     def _test(self, cond: Mapping[str, Any], item: Item) -> bool:
-        if "all" in cond:
-            return all(self._test(c, item) for c in cond["all"])
-        if "any" in cond:
-            return any(self._test(c, item) for c in cond["any"])
-        if "not" in cond:
-            return not self._test(cond["not"], item)
-        return eval_field_cond(cond, item.get(cond["field"], document=True))
+        """Whether ``cond`` holds for the item as the document has it (before errata)."""
+        return holds(cond, lambda name: item.get(name, document=True))
 
     def value(self, v: Any, path: tuple[str | int, ...]) -> float:
         if isinstance(v, int | float):
@@ -200,7 +190,7 @@ class Checker:
         except ValueError as exc:
             raise _RefError(("require",), str(exc), "a valid regular expression") from None
         details = tuple(f"{comp.id}/{it.id}: {_fields_in(p['require'], it)}" for it in bad)
-        return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {_cond(p['require'])}",
+        return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {describe(p['require'])}",
                        f"{len(bad)} do not" if bad else "all do", details)
 
     def check_match(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
@@ -315,47 +305,13 @@ def _describe(v: Any) -> str:
 
 
 def _sel(s: Mapping[str, Any]) -> str:
-    return s["component"] + (" where " + _cond(s["where"]) if "where" in s else "")
-
-
-def _cond(c: Mapping[str, Any]) -> str:
-    if "all" in c:
-        return "(" + " and ".join(_cond(x) for x in c["all"]) + ")"
-    if "any" in c:
-        return "(" + " or ".join(_cond(x) for x in c["any"]) + ")"
-    if "not" in c:
-        return "not " + _cond(c["not"])
-    parts = []
-    f = c["field"]
-    if "equals" in c:
-        parts.append(f"{f}={c['equals']!r}")
-    if "in" in c:
-        parts.append(f"{f} in {c['in']!r}")
-    if "present" in c:
-        parts.append(f"{f} {'set' if c['present'] else 'unset'}")
-    if "min" in c:
-        parts.append(f"{f}>={c['min']}")
-    if "max" in c:
-        parts.append(f"{f}<={c['max']}")
-    if "matches" in c:
-        parts.append(f"{f} matches /{c['matches']}/")
-    return " and ".join(parts)
+    return s["component"] + (" where " + describe(s["where"]) if "where" in s else "")
 
 
 def _fields_in(c: Mapping[str, Any], it: Item) -> str:
-    names: list[str] = []
-
-    def walk(x: Mapping[str, Any]) -> None:
-        if "field" in x:
-            names.append(x["field"])
-        for k in ("all", "any"):
-            for y in x.get(k, []):
-                walk(y)
-        if "not" in x:
-            walk(x["not"])
-
-    walk(c)
-    return ", ".join(f"{n}={it.get(n, document=True)!r}" for n in dict.fromkeys(names))
+    """The values of the fields a condition reads, each once: ``suit='moon', power=1``."""
+    names = dict.fromkeys(name for name, _ in fields_read(c))
+    return ", ".join(f"{n}={it.get(n, document=True)!r}" for n in names)
 
 
 def check_game(game: Game) -> Report:

@@ -1,0 +1,201 @@
+"""pnp.input.conditions: the one evaluator (``holds``) and the one walker (``fields_read``) of the
+condition data behind template ``when`` and rulebook ``where``/``require``; and the three places
+that use them (layout, the template's static field check, the rulebook checker)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from conftest import DataRootCopy
+
+from pnp.errors import DataError
+from pnp.input.conditions import describe, field_test, fields_read, holds, regex
+from pnp.layout.primitives import Text
+from pnp.qa.check import check
+from pnp.qa.rules import check_game
+
+CARD = "templates/mini/card.json"
+ITEM = {"name": "Sun One", "suit": "sun", "power": 1, "tags": ["a", "b"], "blank": "", "none": []}
+
+
+def read(item: dict[str, Any]) -> Any:
+    return item.get
+
+
+# -- field tests -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("cond", "want"), [
+    ({"field": "suit", "equals": "sun"}, True),
+    ({"field": "suit", "equals": "moon"}, False),
+    ({"field": "power", "equals": 1.0}, True),  # Python equality: 1 == 1.0
+    ({"field": "tags", "equals": ["a", "b"]}, True),
+    ({"field": "suit", "in": ["moon", "sun"]}, True),
+    ({"field": "suit", "in": ["moon"]}, False),
+    ({"field": "suit", "present": True}, True),
+    ({"field": "suit", "present": False}, False),
+    ({"field": "blank", "present": False}, True),  # "" counts as absent
+    ({"field": "none", "present": False}, True),  # so does []
+    ({"field": "power", "min": 1}, True),
+    ({"field": "power", "min": 2}, False),
+    ({"field": "power", "max": 1}, True),
+    ({"field": "power", "max": 0.5}, False),
+    ({"field": "name", "min": 0}, False),  # min/max need a number
+    ({"field": "name", "matches": "Sun .*"}, True),
+    ({"field": "name", "matches": "Sun"}, False),  # the whole text must match
+    ({"field": "power", "matches": "1"}, False),  # matches needs text
+    ({"field": "power", "min": 1, "max": 3, "in": [1, 2]}, True),  # every test given must hold
+    ({"field": "power", "min": 1, "max": 3, "in": [2, 3]}, False),
+])
+def test_each_field_test(cond: dict[str, Any], want: bool) -> None:
+    assert holds(cond, read(ITEM)) is want
+    assert field_test(cond, ITEM.get(cond["field"])) is want
+
+
+def test_a_boolean_is_not_a_number() -> None:
+    assert not field_test({"field": "x", "min": 0}, True)
+    assert not field_test({"field": "x", "max": 1}, False)
+    assert field_test({"field": "x", "equals": True}, True)
+
+
+@pytest.mark.parametrize(("cond", "want"), [
+    ({"field": "gone", "present": False}, True),
+    ({"field": "gone", "present": True}, False),
+    ({"field": "gone", "equals": None}, True),
+    ({"field": "gone", "equals": ""}, False),
+    ({"field": "gone", "min": 0}, False),
+    ({"field": "gone", "max": 0}, False),
+    ({"field": "gone", "matches": ".*"}, False),
+    ({"not": {"field": "gone", "in": ["x"]}}, True),
+])
+def test_a_missing_field_reads_as_none(cond: dict[str, Any], want: bool) -> None:
+    assert holds(cond, read(ITEM)) is want
+
+
+# -- all / any / not --------------------------------------------------------------------------
+
+SUN = {"field": "suit", "equals": "sun"}
+MOON = {"field": "suit", "equals": "moon"}
+STRONG = {"field": "power", "min": 5}
+
+
+@pytest.mark.parametrize(("cond", "want"), [
+    ({"all": [SUN, {"field": "power", "equals": 1}]}, True),
+    ({"all": [SUN, STRONG]}, False),
+    ({"all": []}, True),
+    ({"any": [MOON, STRONG]}, False),
+    ({"any": [MOON, SUN]}, True),
+    ({"any": []}, False),
+    ({"not": SUN}, False),
+    ({"not": {"not": SUN}}, True),
+    ({"all": [{"any": [MOON, {"not": STRONG}]}, {"not": {"all": [SUN, STRONG]}}]}, True),
+    ({"any": [{"all": [SUN, STRONG]}, {"all": [MOON, {"not": STRONG}]}]}, False),
+])
+def test_all_any_not_and_nesting(cond: dict[str, Any], want: bool) -> None:
+    assert holds(cond, read(ITEM)) is want
+
+
+def test_all_and_any_stop_at_the_deciding_condition() -> None:
+    reads: list[str] = []
+
+    def counting(name: str) -> Any:
+        reads.append(name)
+        if name == "boom":
+            raise KeyError(name)
+        return ITEM.get(name)
+
+    assert holds({"any": [SUN, {"field": "boom", "present": True}]}, counting)
+    assert not holds({"all": [MOON, {"field": "boom", "present": True}]}, counting)
+    assert reads == ["suit", "suit"]
+    with pytest.raises(KeyError):
+        holds({"all": [SUN, {"field": "boom", "present": True}]}, counting)
+
+
+def test_a_bad_pattern_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match=r"^invalid regular expression '\(': "):
+        holds({"field": "name", "matches": "("}, read(ITEM))
+    with pytest.raises(ValueError):
+        regex("[a-")
+    assert regex("a+") is regex("a+")  # compiled once
+
+
+# -- the walker --------------------------------------------------------------------------------
+
+def test_fields_read_names_each_field_with_its_path_in_written_order() -> None:
+    cond = {"all": [{"field": "suit", "equals": "sun"},
+                    {"any": [{"field": "power", "min": 2}, {"not": {"field": "name", "present": True}}]},
+                    {"not": {"all": [{"field": "suit", "in": ["moon"]}]}}]}
+    assert list(fields_read(cond, ("elements", 3, "when"))) == [
+        ("suit", ("elements", 3, "when", "all", 0, "field")),
+        ("power", ("elements", 3, "when", "all", 1, "any", 0, "field")),
+        ("name", ("elements", 3, "when", "all", 1, "any", 1, "not", "field")),
+        ("suit", ("elements", 3, "when", "all", 2, "not", "all", 0, "field")),
+    ]
+
+
+def test_fields_read_of_a_field_test_and_of_empty_lists() -> None:
+    assert list(fields_read({"field": "x", "present": True})) == [("x", ("field",))]
+    assert list(fields_read({"any": []}, ("where",))) == []
+    assert list(fields_read({"not": {"all": []}})) == []
+
+
+def test_describe() -> None:
+    assert describe({"field": "power", "min": 1, "max": 3}) == "power>=1 and power<=3"
+    assert describe({"all": [SUN, {"not": {"any": [{"field": "tags", "in": ["a"]}, {"field": "x", "present": False}]}},
+                             {"field": "name", "matches": "S.*"}]}) == \
+        "(suit='sun' and not (tags in ['a'] or x unset) and name matches /S.*/)"
+
+
+# -- where they are used ---------------------------------------------------------------------------
+
+def layout_errors(root: DataRootCopy) -> list[Any]:
+    with pytest.raises(DataError) as info:
+        check(root.root, root.game)
+    return list(info.value.diagnostics)
+
+
+def test_template_when_with_nesting_decides_what_is_drawn(mini: DataRootCopy) -> None:
+    # The power line is drawn for a sun card with power, or for any card without a suit.
+    mini.replace(CARD, '"when": {"field": "power", "present": true}',
+                 '"when": {"any": [{"all": [{"field": "suit", "equals": "sun"}, {"field": "power", "present": true}]},'
+                 ' {"not": {"field": "suit", "present": true}}]}')
+    gc = check(mini.root, mini.game)
+    comp, plan = gc.game.components[0], gc.plans[0]
+    ids = [it.id for it in comp.items for _ in range(it.copies)]
+    drawn = {i: [p.text for p in f.primitives if isinstance(p, Text)] for i, f in zip(ids, plan.fronts, strict=True)}
+    assert "Power 1" in drawn["sun-1"]
+    assert not any(t.startswith("Power") for t in drawn["moon-1"])
+    assert "Power" in drawn["joker"]
+
+
+def test_every_unknown_field_of_a_nested_when_is_reported_at_its_path(mini: DataRootCopy) -> None:
+    mini.replace(CARD, '"when": {"field": "power", "present": true}',
+                 '"when": {"all": [{"field": "pwr", "present": true}, {"not": {"field": "siut", "equals": "sun"}}]}')
+    got = [(d.path, d.message) for d in layout_errors(mini)]
+    assert got == [(("elements", 3, "when", "all", 0, "field"), "unknown field 'pwr' (component deck)"),
+                   (("elements", 3, "when", "all", 1, "not", "field"), "unknown field 'siut' (component deck)")]
+
+
+def _add_rule(mini: DataRootCopy, rule: dict[str, Any]) -> None:
+    mini.edit("game.json", lambda m: m["rulebook"].append(
+        {"id": "r", "description": "d", "quote": "q", **rule}))
+
+
+def test_rule_where_and_require(mini: DataRootCopy) -> None:
+    _add_rule(mini, {"check": "each",
+                     "select": {"component": "deck", "where": {"not": {"field": "suit", "present": False}}},
+                     "require": {"any": [{"field": "suit", "equals": "sun"}, {"field": "power", "min": 2}]}})
+    (out,) = [o for o in check_game(mini.load()).outcomes if o.rule.id == "r"]
+    assert not out.passed
+    assert out.expected == "every selected item (2) meets (suit='sun' or power>=2)"
+    assert out.details == ("deck/moon-1: suit='moon', power=1",)
+
+
+def test_rule_where_with_an_unknown_nested_field_is_an_input_error(mini: DataRootCopy) -> None:
+    _add_rule(mini, {"check": "equal", "values": [
+        {"items": {"component": "deck", "where": {"all": [SUN, {"not": {"field": "pwoer", "min": 1}}]}}}, 0]})
+    with pytest.raises(DataError) as info:
+        check_game(mini.load())
+    (d,) = info.value.diagnostics
+    assert d.message == "rule 'r': unknown field 'pwoer'"
+    assert d.path == ("rulebook", 2, "values", 0, "items", "where", "all", 1, "not", "field")

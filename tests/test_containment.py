@@ -328,6 +328,7 @@ def _pdf_ok(data: bytes) -> bool:
     return data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF") and len(PdfReader(BytesIO(data)).pages) > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("timing", ["inside-a-write", "after-the-first-pdf"])
 def test_a_killed_build_leaves_each_pdf_old_or_complete(tmp_path: Path, timing: str) -> None:
     """Build golems over the output of an earlier (A4) build, SIGKILL it partway: every PDF is the

@@ -25,6 +25,8 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from pypdf import PdfReader
 
+pytestmark = pytest.mark.slow  # every test here runs dozens of checks and builds
+
 EXAMPLES = int(os.environ.get("PNP_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -169,6 +169,7 @@ def test_every_bundled_palette_used_for_fills_has_a_light_variant() -> None:
     assert missing == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gid", BUNDLED.game_ids())
 def test_the_variant_needs_at_most_half_the_ink(gid: str) -> None:
     s = Session(BUNDLED)

@@ -77,6 +77,7 @@ def test_card_panel_reads_back_at_its_template_size(letter: dict[str, Path]) -> 
     assert sizes.count((56.0, 81.0)) == 9
 
 
+@pytest.mark.slow
 def test_cut_lines_never_touch_a_piece_or_its_bleed(letter: dict[str, Path]) -> None:
     s = Session(ROOT)
     gc = check(ROOT, "golems", BuildOptions(), s)

@@ -220,6 +220,7 @@ def test_cut_lines_along_shared_edges_cross_nothing() -> None:
     assert cut_crossings(page, (612, 792)) == []
 
 
+@pytest.mark.slow
 def test_imposed_pages_of_every_bundled_game_pass_every_threshold() -> None:
     s = Session(BUNDLED)
     for gid in BUNDLED.game_ids():
@@ -374,6 +375,7 @@ def _without_reach(gc):
     return replace(gc, plans=plans)
 
 
+@pytest.mark.slow
 def test_bounding_text_by_its_fitted_reach_changes_no_figure_and_no_warning(mini: DataRootCopy) -> None:
     # Preflight skips measuring a text's lines when the reach its fitter found (plus a hair) keeps
     # it inside the safe zone; measured or not, every figure and warning is the same. On the

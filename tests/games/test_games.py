@@ -162,12 +162,32 @@ def test_build_writes_a_pdf_per_component_and_the_contents(bundled: Bundled, gid
     assert (b.folder / f"{gid}-contents.pdf").read_bytes().startswith(b"%PDF-")
 
 
-def _placements(page: Any, reader: PdfReader) -> list[tuple[float, float, float, float]]:
+Box = tuple[float, float, float, float]
+
+
+class ReadPage(NamedTuple):
+    """A PDF page read back: its media box's size and where it places pieces."""
+
+    width: float
+    height: float
+    placements: list[Box]
+
+
+@cache
+def read_back(path: Path) -> list[ReadPage]:
+    """A built PDF's pages, read once however many tests look at them."""
+    reader = PdfReader(path)
+    return [ReadPage(float(p.mediabox.width), float(p.mediabox.height), _placements(p, reader)) for p in reader.pages]
+
+
+def _placements(page: Any, reader: PdfReader) -> list[Box]:
     """The clip boxes (x0, y0, x1, y1, pt) under which the page places its pieces, in drawing
     order: each piece is drawn inside its own top-level ``q ... Q``, clipped to its slot (a
     rectangle, or a hexagon's outline) before anything else; drawings inside a piece clip only
     one level deeper."""
-    depth, pts, out = 0, [], []
+    depth = 0
+    pts: list[tuple[float, float]] = []
+    out: list[Box] = []
     for operands, op in ContentStream(page.get_contents(), reader).operations:
         if op == b"q":
             depth, pts = depth + 1, []
@@ -185,7 +205,7 @@ def _placements(page: Any, reader: PdfReader) -> list[tuple[float, float, float,
     return out
 
 
-def _slot_boxes(plan: ComponentPlan, page: Page) -> list[tuple[tuple[int, bool], tuple[float, ...]]]:
+def _slot_boxes(plan: ComponentPlan, page: Page) -> list[tuple[tuple[int, bool], Box]]:
     """The model's pieces on an imposed page: ((piece, a tile part?), its clip box), in drawing order."""
     out = []
     for sl in page.slots:
@@ -210,18 +230,17 @@ def test_sheets_read_back_as_imposed(bundled: Bundled, gid: str) -> None:
     for plan in b.checked.plans:
         cid = plan.component.id
         pages = pages_for(plan)
-        reader = PdfReader(b.paths[cid])
-        assert len(reader.pages) == len(pages) == b.written[cid].pages, cid
+        read = read_back(b.paths[cid])
+        assert len(read) == len(pages) == b.written[cid].pages, cid
         on_fronts: set[int] = set()
         on_backs: set[int] = set()
-        for pdf_page, page in zip(reader.pages, pages, strict=True):
+        for pdf_page, page in zip(read, pages, strict=True):
             paper = page.paper or plan.sheet.paper
-            assert float(pdf_page.mediabox.width) == pytest.approx(paper.width, abs=0.01), cid
-            assert float(pdf_page.mediabox.height) == pytest.approx(paper.height, abs=0.01), cid
-            got = _placements(pdf_page, reader)
+            assert pdf_page.width == pytest.approx(paper.width, abs=0.01), cid
+            assert pdf_page.height == pytest.approx(paper.height, abs=0.01), cid
             want = _slot_boxes(plan, page)
-            assert len(got) == len(want), (cid, page.number)
-            for g, (_, w) in zip(got, want, strict=True):
+            assert len(pdf_page.placements) == len(want), (cid, page.number)
+            for g, (_, w) in zip(pdf_page.placements, want, strict=True):
                 assert g == pytest.approx(w, abs=0.01), (cid, page.number)
             (on_fronts if page.side == "front" else on_backs).update(p for (p, _), _ in want)
         assert on_fronts == set(range(plan.component.pieces)), cid
@@ -235,16 +254,14 @@ def test_backs_land_behind_their_fronts(bundled: Bundled, gid: str) -> None:
     b = bundled.built(gid)
     backs = 0
     for plan in b.checked.plans:
-        reader = PdfReader(b.paths[plan.component.id])
-        front: dict[tuple[int, bool], tuple[float, ...]] = {}
-        for pdf_page, page in zip(reader.pages, pages_for(plan), strict=True):
-            w = float(pdf_page.mediabox.width)
-            placed = {key: box for (key, _), box in zip(_slot_boxes(plan, page), _placements(pdf_page, reader),
-                                                        strict=True)}
+        front: dict[tuple[int, bool], Box] = {}
+        for pdf_page, page in zip(read_back(b.paths[plan.component.id]), pages_for(plan), strict=True):
+            placed = {key: box for (key, _), box in zip(_slot_boxes(plan, page), pdf_page.placements, strict=True)}
             if page.side == "front":
                 front = placed
                 continue
             for key, (x0, y0, x1, y1) in placed.items():
+                w = pdf_page.width
                 assert front[key] == pytest.approx((w - x1, y0, w - x0, y1), abs=0.01), (plan.component.id, key)
                 backs += 1
     assert backs == sum(1 for p in b.checked.plans for lay in p.backs if lay is not None)
@@ -299,6 +316,7 @@ def test_every_font_is_embedded_and_no_helvetica(bundled: Bundled, gid: str) -> 
 PRINT_SHOP = BuildOptions(one_per_page=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gid", GAMES)
 def test_one_piece_per_page_at_its_trim_size(bundled: Bundled, gid: str) -> None:
     """--one-per-page: a page per piece and side, its trim box the piece's size and its media box

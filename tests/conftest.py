@@ -22,7 +22,9 @@ from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check
 
 REPO = Path(__file__).resolve().parents[1]
-TEST_DATA = Path(__file__).resolve().parent / "data"
+TESTS = Path(__file__).resolve().parent  # the test modules sit in folders below, by package
+TEST_DATA = TESTS / "data"
+BAD_INPUTS = TESTS / "bad_inputs"
 BUNDLED = DataRoot(bundled_root())
 GAMES = BUNDLED.game_ids()  # every bundled game: a new one is in every suite that uses this
 

@@ -282,7 +282,7 @@ def test_a_build_reads_only_the_game_templates_and_fonts(tmp_path: Path) -> None
         r = run_cli("build", "--data", root, "mini", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     allowed = [root / "card_data" / "mini", root / "card_data" / "golems", root / "templates",
-               bundled_root() / "templates", bundled_root() / "fonts", Path(__file__).resolve().parents[1] / "pnp",
+               bundled_root() / "templates", bundled_root() / "fonts", REPO / "pnp",
                out]
     libraries = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     ignored = ("/dev/", "/proc/", "/sys/", "/etc/localtime", "/usr/share/zoneinfo")

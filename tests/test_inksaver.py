@@ -9,6 +9,7 @@ from pathlib import Path
 import pdfplumber
 import pypdfium2 as pdfium
 import pytest
+from conftest import DataRootCopy
 
 from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.input.templates import TemplateStore
@@ -20,7 +21,6 @@ from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
 from pnp.qa.check import check
 from pnp.qa.preflight import preflight_game
-from tests.conftest import DataRootCopy
 
 BASE = "templates/mini/base.json"
 CARD = "templates/mini/card.json"

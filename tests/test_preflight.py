@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import DataRootCopy, assert_no_traceback
 from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
@@ -21,7 +22,6 @@ from pnp.qa.check import check
 from pnp.qa.figures import Thresholds
 from pnp.qa.preflight import cut_crossings, inspect, page_coverage, preflight_game
 from pnp.units import MM
-from tests.conftest import DataRootCopy, assert_no_traceback
 
 CARD = "templates/mini/card.json"
 BUNDLED = DataRoot(bundled_root())

@@ -1,5 +1,5 @@
 """Read the built Golems PDFs back: sizes, cut lines, duplex positions, boxes, determinism, opacity.
-(Every bundled game's PDFs are read back for what all must do, fonts among it, in test_games.py.)"""
+(Every bundled game's PDFs are read back for what all must do, fonts among it, in tests/games/test_games.py.)"""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ never exit 3, never a partial or invalid PDF, never a temporary file left behind
 
 The normal suite runs a few dozen examples per test; a longer run:
 
-    PNP_FUZZ_EXAMPLES=2000 python -m pytest tests/test_fuzz.py
+    PNP_FUZZ_EXAMPLES=2000 python -m pytest tests/input/test_fuzz.py
 """
 
 from __future__ import annotations

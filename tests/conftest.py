@@ -1,5 +1,6 @@
 """Shared fixtures: a copy of the bundled Golems data in a temporary data root, for tests that
-mutate JSON and then run ``pnp check --data ROOT golems`` (CLI) or the library on it."""
+mutate JSON and then run ``pnp check --data ROOT golems`` (CLI) or the library on it; and the
+bundled games, loaded, checked and built once per session for the tests that only read them."""
 
 from __future__ import annotations
 
@@ -14,10 +15,18 @@ from click.testing import CliRunner, Result
 
 from pnp.cli import main
 from pnp.input.model import Game
-from pnp.input.project import DataRoot, load_game
+from pnp.input.project import DataRoot, bundled_root, load_game
+from pnp.pipeline.build import Written, build
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import GameCheck, check
 
 REPO = Path(__file__).resolve().parents[1]
-TEST_DATA = Path(__file__).resolve().parent / "data"
+TESTS = Path(__file__).resolve().parent  # the test modules sit in folders below, by package
+TEST_DATA = TESTS / "data"
+BAD_INPUTS = TESTS / "bad_inputs"
+BUNDLED = DataRoot(bundled_root())
+GAMES = BUNDLED.game_ids()  # every bundled game: a new one is in every suite that uses this
 
 
 def run_cli(*args: str | Path) -> Result:
@@ -110,12 +119,18 @@ class DataRootCopy:
         return self.cli("check", self.game, *extra)
 
 
-def _copy(tmp_path: Path, templates: bool) -> DataRootCopy:
+def bundled_copy(tmp_path: Path, game: str = "golems", templates: bool = False) -> DataRootCopy:
+    """``tmp_path/root`` holding a copy of a bundled game's ``card_data/<game>`` (and, with
+    ``templates``, its ``templates/<game>``); the rest falls back to the bundled files."""
     root = tmp_path / "root"
-    shutil.copytree(REPO / "card_data" / "golems", root / "card_data" / "golems")
+    shutil.copytree(BUNDLED.card_data / game, root / "card_data" / game)
     if templates:
-        shutil.copytree(REPO / "templates" / "golems", root / "templates" / "golems")
-    return DataRootCopy(root)
+        shutil.copytree(BUNDLED.templates / game, root / "templates" / game)
+    return DataRootCopy(root, game)
+
+
+def _copy(tmp_path: Path, templates: bool) -> DataRootCopy:
+    return bundled_copy(tmp_path, "golems", templates)
 
 
 @pytest.fixture
@@ -142,3 +157,71 @@ def mini(tmp_path: Path) -> DataRootCopy:
 def diag_lines(text: str) -> list[str]:
     """The diagnostic lines (``file:line:col: $...``) of an error output."""
     return [ln for ln in text.splitlines() if ": $" in ln]
+
+
+# -- the bundled games, read-only ---------------------------------------------------------------
+
+def game_json(game: str, name: str) -> Any:
+    """A bundled game's data file, ``card_data/<game>/<name>``, as JSON."""
+    return json.loads((BUNDLED.card_data / game / name).read_text(encoding="utf-8"))
+
+
+def template_json(game: str, name: str) -> Any:
+    """A bundled game's template, ``templates/<game>/<name>.json``, as JSON."""
+    return json.loads((BUNDLED.templates / game / f"{name}.json").read_text(encoding="utf-8"))
+
+
+def rulebook_text(game: str) -> str | None:
+    """The text of the document a bundled game transcribes (``shared/seeds/<file>`` beside the
+    repository), or None where it is not there (a bare checkout, a worktree)."""
+    seed = REPO.parent / "shared" / "seeds" / game_json(game, "game.json")["document"]["file"]
+    return seed.read_text(encoding="utf-8") if seed.is_file() else None
+
+
+class Built:
+    """One build of a bundled game: its check and the PDFs written, by component id."""
+
+    def __init__(self, checked: GameCheck, written: list[Written], folder: Path):
+        self.checked = checked
+        self.written = {w.component.id: w for w in written}
+        self.paths = {cid: w.path for cid, w in self.written.items()}
+        self.folder = folder
+
+
+class Bundled:
+    """The bundled games, each loaded, checked and built (per set of options) at most once per
+    test session. Tests only read what they get here; a test that edits data uses a copy
+    (``bundled_copy``)."""
+
+    def __init__(self, tmp: pytest.TempPathFactory):
+        self._tmp = tmp
+        self._games: dict[str, Game] = {}
+        self._checked: dict[tuple[str, BuildOptions], GameCheck] = {}
+        self._built: dict[tuple[str, BuildOptions], Built] = {}
+
+    def game(self, gid: str) -> Game:
+        if gid not in self._games:
+            self._games[gid] = load_game(BUNDLED, gid)
+        return self._games[gid]
+
+    def checked(self, gid: str, opts: BuildOptions | None = None) -> GameCheck:
+        """``check()`` with every piece laid out (the default options unless given)."""
+        key = (gid, opts or BuildOptions())
+        if key not in self._checked:
+            self._checked[key] = check(BUNDLED, gid, key[1])
+        return self._checked[key]
+
+    def built(self, gid: str, opts: BuildOptions | None = None) -> Built:
+        """The game built with ``opts`` (default: letter, long-edge duplex, 3 mm bleed)."""
+        key = (gid, opts or BuildOptions())
+        if key not in self._built:
+            out = self._tmp.mktemp(f"built-{gid}")
+            s = Session(BUNDLED)
+            gc = check(BUNDLED, gid, key[1], s)
+            self._built[key] = Built(gc, list(build(BUNDLED, gc, out, s)), out / gid)
+        return self._built[key]
+
+
+@pytest.fixture(scope="session")
+def bundled(tmp_path_factory: pytest.TempPathFactory) -> Bundled:
+    return Bundled(tmp_path_factory)

@@ -9,7 +9,7 @@ text and resolved font (plain text: just the words' strings); each size tried me
 word once through FontBook's width table for that (font, size), and ``_place`` reuses those
 widths and builds one Text per stretch of a line. A size is skipped without measuring when it
 provably cannot fit. Every float is computed with the same operations in the same order as the
-straightforward algorithm, so the output is byte-identical to it (tests/test_text.py compares
+straightforward algorithm, so the output is byte-identical to it (tests/layout/test_text.py compares
 the two); results for texts without inline icons are memoised per ``TextLayout``."""
 
 from __future__ import annotations

@@ -165,6 +165,7 @@ def _chars_in(page, box: tuple[float, float, float, float]) -> str:
                    and ph - c["top"] <= y + h + 0.5)
 
 
+@pytest.mark.slow
 def test_every_sheet_reads_back_its_label_clear_of_pieces_and_cut_lines(golems_letter: dict[str, Path]) -> None:
     gc = _check("golems")
     for plan in gc.plans:
@@ -291,6 +292,7 @@ def _pixel(pdf: Path, page: int, x: float, y: float, scale: float = 4.0) -> tupl
         doc.close()
 
 
+@pytest.mark.slow
 def test_square_cut_corners_carry_the_token_colour_circle_cut_leaves_paper(tmp_path: Path) -> None:
     """A point in the corner of the 20 mm mana coin's cut box (0.3 mm and 0.9 mm in from the
     corner, 13.3 mm from the centre, off the diagonal guide tick): the coin's copper when cut
@@ -308,6 +310,7 @@ def test_square_cut_corners_carry_the_token_colour_circle_cut_leaves_paper(tmp_p
             assert px == (255, 255, 255)
 
 
+@pytest.mark.slow
 def test_circle_cut_draws_punch_guides_outside_the_trim(tmp_path: Path) -> None:
     r = run_cli("build", "cyberiad", "--token-cut", "circle", "--out", tmp_path)
     assert r.exit_code == 0, r.stderr
@@ -395,6 +398,7 @@ def test_data_version_changes_when_a_font_is_saved_again_by_a_font_editor(tmp_pa
 # --------------------------------------------------------------------------- assembly page
 
 
+@pytest.mark.slow
 def test_contents_pdf_has_the_assembly_page_with_scale_squares(tmp_path: Path) -> None:
     r = run_cli("build", "time-capsules", "--duplex", "fold", "--token-cut", "circle", "--out", tmp_path)
     assert r.exit_code == 0, r.stderr

@@ -1,42 +1,32 @@
 """Time Capsules: component counts, the named artifacts' documented numbers, the capsule box net
 (folded in 3-D: every fold joins two equal edges, the tabs sit on the side walls' ends and the net
-closes into a box of the stated inner size), the board and solo card agreeing with their data,
-every document quote found in the rulebook, and `pnp check` catching mutations."""
+closes into a box of the stated inner size), and the board and solo card agreeing with their data.
+What every bundled game must do (rules passing, quotes found, layout without warnings, mutations
+caught, the build read back) is in test_games.py."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import shutil
 from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
+from conftest import Bundled, game_json, template_json
 
-from pnp.cli import main
 from pnp.input.model import Game
-from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.layout.primitives import Text
-from pnp.qa.check import GameCheck, check
-from pnp.qa.rules import check_game
+from pnp.qa.check import GameCheck
 from pnp.units import MM
 
 GAME = "time-capsules"
-ROOT = DataRoot(bundled_root())
-DATA = bundled_root() / "card_data" / GAME
-TEMPLATES = bundled_root() / "templates" / GAME
-SEED = bundled_root().parent / "shared" / "seeds" / "002_744a184535a7f826.txt"
 PLAYERS = ["Cyan", "Magenta", "Orange", "Silver"]
 EPS = 1e-6
 
 
 @pytest.fixture(scope="module")
-def game() -> Game:
-    return load_game(ROOT, GAME)
+def game(bundled: Bundled) -> Game:
+    return bundled.game(GAME)
 
 
 def items(game: Game, comp: str) -> list[Any]:
@@ -50,16 +40,10 @@ def pieces(game: Game, comp: str, **where: Any) -> int:
 
 
 def template(name: str) -> dict[str, Any]:
-    return json.loads((TEMPLATES / f"{name}.json").read_text(encoding="utf-8"))
+    return template_json(GAME, name)
 
 
 # -- counts -------------------------------------------------------------------------------------------
-
-def test_every_rule_passes(game: Game) -> None:
-    report = check_game(game)
-    assert report.ok, [o.rule.id for o in report.violations]
-    assert len(report.outcomes) >= 50
-
 
 def test_component_counts(game: Game) -> None:
     assert {c.id: sum(i.copies for i in c.items) for c in game.components} == {
@@ -118,7 +102,7 @@ def test_capsules_four_colours_by_four_numbers(game: Game) -> None:
 
 
 def test_bill_of_materials(game: Game) -> None:
-    manifest = json.loads((DATA / "game.json").read_text(encoding="utf-8"))
+    manifest = game_json(GAME, "game.json")
     bom = {b["name"]: b["quantity"] for b in manifest["not_printed"]}
     dice = next(q for n, q in bom.items() if n.startswith("Dice"))
     counts = {int(k): int(v) for v, k in re.findall(r"(\d+) d(\d+)", dice)}
@@ -186,30 +170,6 @@ def test_bioobjects_have_two_rewards(game: Game) -> None:
     for b in items(game, "bioobjects"):
         assert b.get("active_reward") and b.get("inactive_reward")
         assert b.get("active_reward") != b.get("inactive_reward")
-
-
-# -- the document quotes ---------------------------------------------------------------------------------
-
-def _norm(s: str) -> str:
-    return re.sub(r"\s+", " ", s.replace("**", "")).strip()
-
-
-def test_every_document_quote_is_in_the_rulebook() -> None:
-    if not SEED.is_file():
-        pytest.skip("the rulebook text (shared/seeds) is not beside this repository")
-    doc = _norm(SEED.read_text(encoding="utf-8"))
-    quotes = []
-    manifest = json.loads((DATA / "game.json").read_text(encoding="utf-8"))
-    quotes += [r["quote"] for r in manifest["rulebook"]]
-    quotes += [b["source"]["document"] for b in manifest["not_printed"] if "document" in b["source"]]
-    for f in DATA.glob("*.json"):
-        if f.name != "game.json":
-            quotes += [i["source"]["document"] for i in json.loads(f.read_text(encoding="utf-8"))["items"]
-                       if "document" in i["source"]]
-    assert len(quotes) > 60
-    for q in quotes:
-        for part in q.split(" ... "):
-            assert _norm(part) in doc, part
 
 
 # -- the capsule box net ---------------------------------------------------------------------------------
@@ -409,13 +369,8 @@ def test_solo_card_maps_every_die_face_once_per_side(game: Game) -> None:
 
 
 @pytest.fixture(scope="module")
-def checked() -> GameCheck:
-    return check(ROOT, GAME)
-
-
-def test_layout_every_component_without_warnings(checked: GameCheck) -> None:
-    assert not checked.warnings, [w.message for w in checked.warnings]
-    assert {p.component.id for p in checked.plans} == {c.id for c in checked.game.components}
+def checked(bundled: Bundled) -> GameCheck:
+    return bundled.checked(GAME)
 
 
 def test_board_layout_shows_the_loop_and_rounds(checked: GameCheck) -> None:
@@ -430,92 +385,3 @@ def test_board_layout_shows_the_loop_and_rounds(checked: GameCheck) -> None:
     plan = next(p for p in checked.plans if p.component.id == "mats")
     assert plan.grid is None  # 300 mm wide: tiled over pages by the engine
     assert plan.fronts[0].width == pytest.approx(300 * MM)
-
-
-# -- mutations are caught by `pnp check` ------------------------------------------------------------------
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A data root holding only card_data/time-capsules: templates and fonts fall back to the bundled ones."""
-    r = tmp_path / "root"
-    shutil.copytree(DATA, r / "card_data" / GAME)
-    return r
-
-
-def edit(root: Path, name: str, fn: Callable[[dict[str, Any]], Any]) -> None:
-    p = root / "card_data" / GAME / name
-    data = json.loads(p.read_text(encoding="utf-8"))
-    fn(data)
-    p.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-
-
-def by_id(data: dict[str, Any], item: str) -> dict[str, Any]:
-    return next(i for i in data["items"] if i["id"] == item)
-
-
-def drop(data: dict[str, Any], item: str) -> None:
-    data["items"].remove(by_id(data, item))
-
-
-MUTATIONS = [
-    ("artifacts.json", lambda d: drop(d, "rift-cannon"),
-     {"artifacts-100", "artifacts-two-stacks", "artifacts-four-colours"}),
-    ("artifacts.json", lambda d: by_id(d, "microfusion-device").__setitem__("cost", 11), {"microfusion-device"}),
-    ("artifacts.json", lambda d: by_id(d, "microfusion-device").__setitem__("copies", 1),
-     {"microfusion-device", "artifacts-100", "artifacts-two-stacks", "artifacts-four-colours", "artifacts-5-copies",
-      "named-artifacts-present"}),
-    ("artifacts.json", lambda d: by_id(d, "recon-drone").__setitem__("vp", 3), {"recon-drone"}),
-    ("artifacts.json", lambda d: by_id(d, "knowledge-base").__setitem__("cost", 8), {"knowledge-base"}),
-    ("artifacts.json", lambda d: by_id(d, "quantum-lens-set1").pop("set"),
-     {"short-game-set-1", "short-game-four-sets"}),
-    ("artifacts.json", lambda d: by_id(d, "rift-cannon").__setitem__("back_colour", "teal"),
-     {"artifacts-two-stacks", "artifacts-stack-back-colour", "artifacts-back-colour-stack"}),
-    ("artifacts.json", lambda d: by_id(d, "spore-archive").__setitem__("colour", "blue"),
-     {"artifacts-colour-condition-counts-itself", "artifacts-four-colours"}),
-    ("fluctuations.json", lambda d: by_id(d, "infinite-feedback").__setitem__("cost", 2), {"infinite-feedback"}),
-    ("fluctuations.json", lambda d: drop(d, "time-loop"), {"fluctuations-36", "named-fluctuations-present"}),
-    ("bioobjects.json", lambda d: by_id(d, "star-seed").__setitem__("copies", 3), {"bioobjects-20"}),
-    ("batteries.json", lambda d: by_id(d, "battery-5").__setitem__("copies", 9), {"batteries-80"}),
-    ("batteries.json", lambda d: (by_id(d, "battery-1").__setitem__("copies", 20),
-                                  by_id(d, "battery-3").__setitem__("copies", 50)), {"supply-batteries-1"}),
-    ("computers.json", lambda d: (by_id(d, "computer-6").__setitem__("copies", 7),
-                                  by_id(d, "computer-8").__setitem__("copies", 41)), {"supply-computers-6"}),
-    ("crystals.json", lambda d: by_id(d, "chronocrystal").__setitem__("copies", 39), {"crystals-40"}),
-    ("breaks.json", lambda d: by_id(d, "temporal-break").__setitem__("copies", 41), {"breaks-40"}),
-    ("mats.json", lambda d: by_id(d, "orange").__setitem__("action_5", "Spend **4X qubits** to receive X VPs"),
-     {"mats-standard-actions"}),
-    ("mats.json", lambda d: drop(d, "silver"), {"mats-4", "mats-one-per-colour", "capsules-colours-are-players"}),
-    ("capsules.json", lambda d: drop(d, "magenta-4"),
-     {"capsules-16", "capsules-4-per-colour", "capsules-numbered-1-4", "setup-per-player",
-      "setup-computers-per-player", "setup-total-batteries", "setup-total-computers"}),
-    ("capsules.json", lambda d: by_id(d, "cyan-2").__setitem__("inner_height", 12), {"capsule-holds-7"}),
-    ("capsules.json", lambda d: by_id(d, "silver-3").__setitem__("setup_computers", 0),
-     {"capsule-setup", "setup-computers-per-player", "setup-total-computers"}),
-    ("track.json", lambda d: d["items"][0].__setitem__("vp_last", 80), {"vp-track-0-80-loop"}),
-    ("track.json", lambda d: d["items"][0].__setitem__("round_last", 12), {"round-track-1-10"}),
-    ("track.json", lambda d: d["items"][0].__setitem__("short_game_round", 2), {"short-game-round-3"}),
-    ("track.json", lambda d: d["items"][0].__setitem__("solo_normal", 45), {"solo-start-spaces"}),
-    ("solo.json", lambda d: d["items"][0].__setitem__("front_side", "6-10"), {"solo-card-sides"}),
-]
-
-
-@pytest.mark.parametrize("name,mutate,rules", MUTATIONS, ids=[f"{m[0]}:{sorted(m[2])[0]}" for m in MUTATIONS])
-def test_mutation_fails_exactly_these_rules(root: Path, name: str, mutate: Callable[[dict[str, Any]], Any],
-                                            rules: set[str]) -> None:
-    edit(root, name, mutate)
-    report = check_game(load_game(DataRoot(root), GAME))
-    assert {o.rule.id for o in report.violations} == rules
-
-
-@pytest.mark.parametrize("name,mutate,rule", [
-    ("artifacts.json", lambda d: by_id(d, "microfusion-device").__setitem__("vp", 4), "microfusion-device"),
-    ("capsules.json", lambda d: drop(d, "orange-1"), "capsules-16"),
-    ("track.json", lambda d: d["items"][0].__setitem__("vp_loop", 100), "vp-track-0-80-loop"),
-])
-def test_pnp_check_exits_1_naming_the_rule(root: Path, name: str, mutate: Callable[[dict[str, Any]], Any],
-                                          rule: str) -> None:
-    assert CliRunner().invoke(main, ["check", "--data", str(root), GAME]).exit_code == 0
-    edit(root, name, mutate)
-    r = CliRunner().invoke(main, ["check", "--data", str(root), GAME])
-    assert r.exit_code == 1, r.output
-    assert rule in r.output

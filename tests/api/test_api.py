@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import REPO, TESTS, run_cli
 from pypdf import PdfReader
 
 import pnp
@@ -15,7 +16,7 @@ from pnp import api
 from pnp.errors import Diagnostic
 from pnp.units import MM
 
-MINI = Path(__file__).resolve().parent / "data" / "mini"
+MINI = TESTS / "data" / "mini"
 
 
 @pytest.fixture
@@ -117,8 +118,6 @@ def test_build_is_incremental(mini: Path, tmp_path: Path) -> None:
 
 
 def test_build_the_same_files_as_the_command(mini: Path, tmp_path: Path) -> None:
-    from tests.conftest import run_cli
-
     pnp.build(data=mini, out=tmp_path / "lib", jobs=1, duplex="short", ink_saver=True)
     assert run_cli("build", "--data", mini, "--out", tmp_path / "cli", "--duplex", "short", "--ink-saver",
                    "--jobs", "1").exit_code == 0
@@ -198,7 +197,7 @@ def test_the_api_doc_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[
     """docs/api.md's example is code that works, not prose."""
     import re
 
-    doc = (Path(__file__).resolve().parents[1] / "docs" / "api.md").read_text()
+    doc = (REPO / "docs" / "api.md").read_text()
     (example,) = re.findall(r"```python\n(.*?)```", doc, re.S)
     exec(compile(example, "docs/api.md", "exec"), {})
     printed = capsys.readouterr().out

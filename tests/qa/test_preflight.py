@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import DataRootCopy, assert_no_traceback
 from PIL import Image
 from reportlab.pdfgen.canvas import Canvas
 
@@ -21,7 +22,6 @@ from pnp.qa.check import check
 from pnp.qa.figures import Thresholds
 from pnp.qa.preflight import cut_crossings, inspect, page_coverage, preflight_game
 from pnp.units import MM
-from tests.conftest import DataRootCopy, assert_no_traceback
 
 CARD = "templates/mini/card.json"
 BUNDLED = DataRoot(bundled_root())
@@ -220,6 +220,7 @@ def test_cut_lines_along_shared_edges_cross_nothing() -> None:
     assert cut_crossings(page, (612, 792)) == []
 
 
+@pytest.mark.slow
 def test_imposed_pages_of_every_bundled_game_pass_every_threshold() -> None:
     s = Session(BUNDLED)
     for gid in BUNDLED.game_ids():
@@ -372,6 +373,7 @@ def _without_reach(gc):
     return replace(gc, plans=plans)
 
 
+@pytest.mark.slow
 def test_bounding_text_by_its_fitted_reach_changes_no_figure_and_no_warning(mini: DataRootCopy) -> None:
     # Preflight skips measuring a text's lines when the reach its fitter found (plus a hair) keeps
     # it inside the safe zone; measured or not, every figure and warning is the same. On the

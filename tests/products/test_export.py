@@ -218,6 +218,7 @@ def slot_image(folder: Path, deck: dict[str, Any], item: str) -> Image.Image:
         return img.crop((col * fw, row * fh, (col + 1) * fw, (row + 1) * fh))
 
 
+@pytest.mark.slow
 def test_tts_sheets_agree_with_the_json_and_the_png_export(tmp_path: Path, golems_png: Path) -> None:
     ok("export", "tts", "golems", "wizard", "--out", tmp_path)
     ok("export", "tts", "golems", "golem-deck", "--out", tmp_path)

@@ -1,11 +1,10 @@
 """Aether Captains: Capek Golems: the 54-card deck (12 golem parts + 39 game cards + 3 track cards),
-the document's example card, the marker arithmetic, the rulebook rules catching mutations, the
-track reading as one continuous track across the three cards, and one PDF per component."""
+the document's example card, the marker arithmetic, and the track reading as one continuous track
+across the three cards (laid out, and read back from the print-shop PDF). What every bundled game
+must do (rules passing, mutations caught, the build read back) is in test_games.py."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from collections import Counter
 from itertools import pairwise
 from pathlib import Path
@@ -13,22 +12,15 @@ from typing import Any
 
 import pdfplumber
 import pytest
-from click.testing import CliRunner, Result
+from conftest import Bundled
 
-from pnp.cli import main
 from pnp.input.model import Game
-from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.layout.primitives import Ellipse, Text
-from pnp.pipeline.build import build
 from pnp.plan.options import BuildOptions
-from pnp.plan.session import Session
-from pnp.qa.check import GameCheck, check
-from pnp.qa.rules import check_game
+from pnp.qa.check import GameCheck
 from pnp.units import MM
 
 GAME = "capek-golems"
-ROOT = DataRoot(bundled_root())
-DATA = bundled_root() / "card_data" / GAME
 INQUIRIES = {"Parts Machining", "Organ Replacement", "Steam Engine Dynamics", "Ventilation Systems Integration",
              "Aetheric Sublimation", "Brain Surgery"}
 PITCH = 88 / 9  # mm between track spaces (template capek-golems/track)
@@ -36,13 +28,13 @@ SPACE = 8.4  # mm, diameter of a track space
 
 
 @pytest.fixture(scope="module")
-def game() -> Game:
-    return load_game(ROOT, GAME)
+def game(bundled: Bundled) -> Game:
+    return bundled.game(GAME)
 
 
 @pytest.fixture(scope="module")
-def checked() -> GameCheck:
-    return check(ROOT, GAME)
+def checked(bundled: Bundled) -> GameCheck:
+    return bundled.checked(GAME)
 
 
 def items(game: Game, comp: str) -> list[Any]:
@@ -56,12 +48,6 @@ def pieces(game: Game, comp: str) -> int:
 
 
 # -- counts and the document's example ------------------------------------------------------------
-
-def test_every_rule_passes(game: Game) -> None:
-    report = check_game(game)
-    assert report.ok, [o.rule.id for o in report.violations]
-    assert len(report.outcomes) >= 20
-
 
 def test_deck_is_12_plus_39_plus_3(game: Game) -> None:
     assert pieces(game, "golem-parts") == 12
@@ -125,64 +111,6 @@ def test_balance_described(game: Game) -> None:
     assert sum(i.get("outrage") for i in deck if i.get("field_research") > 0) == 48
 
 
-# -- mutations are caught by `pnp check` ------------------------------------------------------------
-
-def run(*args: str | Path) -> Result:
-    return CliRunner().invoke(main, [str(a) for a in args])
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    """A data root holding only card_data/capek-golems: templates and fonts fall back to the bundled ones."""
-    r = tmp_path / "root"
-    shutil.copytree(DATA, r / "card_data" / GAME)
-    return r
-
-
-def edit(root: Path, name: str, fn) -> None:
-    p = root / "card_data" / GAME / name
-    data = json.loads(p.read_text(encoding="utf-8"))
-    fn(data)
-    p.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
-
-
-def by_id(data: dict, item: str) -> dict:
-    return next(i for i in data["items"] if i["id"] == item)
-
-
-def test_unchanged_copy_passes(root: Path) -> None:
-    r = run("check", "--data", root, GAME, "--strict")
-    assert r.exit_code == 0, r.output
-
-
-@pytest.mark.parametrize("name,mutate,rules", [
-    ("game-deck.json", lambda d: d["items"].pop(7), ["deck-54", "game-cards-39", "inquiry-colours-6"]),
-    ("golem-parts.json", lambda d: d["items"].pop(), ["deck-54", "golem-parts-12", "golem-parts-six-parts",
-                                                       "golem-markers-20-per-player"]),
-    ("game-deck.json", lambda d: by_id(d, "brain-surgery-c").__setitem__("gold", 4), ["gold-1-to-3"]),
-    ("track.json", lambda d: by_id(d, "left").__setitem__("last", 7), ["track-contiguous", "track-26-spaces"]),
-    ("track.json", lambda d: by_id(d, "right").__setitem__("last", 24), ["track-ends-at-25", "track-26-spaces"]),
-    ("track.json", lambda d: by_id(d, "middle").__setitem__("auction_low", 3), ["auction-4-lots",
-                                                                                 "auction-prices-descend"]),
-    ("golem-parts.json", lambda d: by_id(d, "torso").__setitem__("set_b_inquiry", "Brain Surgery"),
-     ["golem-parts-document-example"]),
-    ("golem-parts.json", lambda d: by_id(d, "head").__setitem__("field_research", 6),
-     ["golem-markers-20-per-player", "golem-markers-40", "golem-markers-at-most-6"]),
-])
-def test_mutation_is_caught(root: Path, name: str, mutate, rules: list[str]) -> None:
-    edit(root, name, mutate)
-    r = run("check", "--data", root, GAME)
-    assert r.exit_code == 1, r.output
-    for rule in rules:
-        assert rule in r.output
-
-
-def test_failed_rules_are_exactly_the_mutated_ones(root: Path) -> None:
-    edit(root, "game-deck.json", lambda d: by_id(d, "parts-machining-a").__setitem__("gold", 4))
-    report = check_game(load_game(DataRoot(root), GAME))
-    assert [o.rule.id for o in report.violations] == ["gold-1-to-3"]
-
-
 # -- the track: three cards, one continuous track ---------------------------------------------------
 
 def space_centres(checked: GameCheck) -> list[list[tuple[float, str]]]:
@@ -218,11 +146,8 @@ def test_track_pitch_is_the_same_across_the_seams(checked: GameCheck) -> None:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    out = tmp_path_factory.mktemp("cg")
-    s = Session(ROOT)
-    gc = check(ROOT, GAME, BuildOptions(print_shop=True, bleed_mm=0), s)
-    return {w.component.id: w.path for w in build(ROOT, gc, out, s)}
+def built(bundled: Bundled) -> dict[str, Path]:
+    return bundled.built(GAME, BuildOptions(print_shop=True, bleed_mm=0)).paths
 
 
 def test_track_pdf_read_back(built: dict[str, Path]) -> None:
@@ -242,20 +167,3 @@ def test_track_pdf_read_back(built: dict[str, Path]) -> None:
     strip = [x + 88 * k for k, r in enumerate(rows) for x in r]
     assert [b - a for a, b in pairwise(strip)] == pytest.approx([PITCH] * 25, abs=0.02)
     assert rows[0][0] == pytest.approx(PITCH / 2, abs=0.02)  # half a pitch from the outer edge
-
-
-def test_one_pdf_per_component(built: dict[str, Path]) -> None:
-    assert sorted(built) == ["game-deck", "golem-parts", "summary", "track"]
-    for p in built.values():
-        data = p.read_bytes()
-        assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
-    with pdfplumber.open(built["game-deck"]) as pdf:
-        assert len(pdf.pages) == 2 * 39  # a front and a back per card
-    with pdfplumber.open(built["golem-parts"]) as pdf:
-        assert len(pdf.pages) == 2 * 12
-
-
-def test_old_standard_is_embedded(built: dict[str, Path]) -> None:
-    with pdfplumber.open(built["game-deck"]) as pdf:
-        fonts = {c["fontname"].split("+")[-1] for c in pdf.pages[0].chars}
-    assert any("OldStandard" in f for f in fonts), fonts

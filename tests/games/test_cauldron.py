@@ -1,50 +1,42 @@
 """Cauldron: the published counts (seven decks, 44 hex Fields, 132 Ingredient tokens, 7 characters
 and tokens, 10 Used tokens, 5 d6), the named cards' documented content, the Cobweb / Spider Web
 erratum, the Fields' hexagon geometry read back from the layout primitives, the purchase costs as
-printed, the Magik track template against its data, the rulebook rules catching mutated copies of
-the data, and a build that writes every component."""
+printed, and the Magik track template against its data. What every bundled game must do (rules
+passing, quotes found, glyphs present, mutations caught, the build read back) is in test_games.py."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import shutil
 from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, DataRootCopy, assert_no_traceback, run_cli
+from conftest import Bundled, game_json, rulebook_text, template_json
 
-from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.layout.primitives import Path as PathPrim
 from pnp.layout.primitives import Text
 from pnp.plan import component
 from pnp.qa import check
-from pnp.qa.rules import check_game
 from pnp.units import MM
 
-GAME_DIR = REPO / "card_data" / "cauldron"
-TEMPLATES = REPO / "templates" / "cauldron"
-MANIFEST = json.loads((GAME_DIR / "game.json").read_text(encoding="utf-8"))
-SEED = REPO.parent / "shared" / "seeds" / MANIFEST["document"]["file"]
+GAME = "cauldron"
+MANIFEST = game_json(GAME, "game.json")
 ING = ["Frog Legs", "Toadstool", "Cobweb", "Mandrake Root", "Blood Crystal", "Dragon Egg", "Snake Skin"]
 RARE = ING[3:]
 
 
 def data(name: str) -> dict[str, Any]:
-    return json.loads((GAME_DIR / f"{name}.json").read_text(encoding="utf-8"))
+    return game_json(GAME, f"{name}.json")
 
 
 def template(name: str) -> dict[str, Any]:
-    return json.loads((TEMPLATES / f"{name}.json").read_text(encoding="utf-8"))
+    return template_json(GAME, name)
 
 
 @pytest.fixture(scope="module")
-def checked() -> check.GameCheck:
-    return check.check(DataRoot(bundled_root()), "cauldron")
+def checked(bundled: Bundled) -> check.GameCheck:
+    return bundled.checked(GAME)
 
 
 def plan(checked: check.GameCheck, cid: str) -> component.ComponentPlan:
@@ -132,21 +124,6 @@ def test_potion_yields_follow_one_formula() -> None:
             assert it["magik"] == want, it["name"]
 
 
-def test_every_document_quote_is_verbatim() -> None:
-    if not SEED.is_file():
-        pytest.skip(f"rulebook text not available at {SEED}")
-    doc = re.sub(r"\s+", " ", SEED.read_text(encoding="utf-8"))
-    quotes = [r["quote"] for r in MANIFEST["rulebook"]]
-    for f in GAME_DIR.glob("*.json"):
-        if f.name != "game.json":
-            quotes += [it["source"]["document"] for it in json.loads(f.read_text())["items"]
-                       if "document" in it["source"]]
-    assert len(quotes) > 60
-    for q in quotes:
-        for part in q.split(" [...] "):
-            assert re.sub(r"\s+", " ", part).strip() in doc, part
-
-
 # -- hex geometry -----------------------------------------------------------------------------------
 
 def _hexagons(prims: Any) -> list[list[tuple[float, float]]]:
@@ -216,22 +193,6 @@ def test_field_and_token_show_the_same_icon(checked: check.GameCheck) -> None:
             assert all(c in fills for c in icon_colours if c and c.startswith("#"))
 
 
-def test_every_printed_character_has_a_glyph(checked: check.GameCheck) -> None:
-    """A character a font lacks is dropped silently from the PDF (a star on the type line once was)."""
-    from reportlab.pdfbase.ttfonts import TTFontFile
-
-    cmaps: dict[str, Any] = {}
-    missing = set()
-    for p in checked.plans:
-        for piece in {id(x): x for x in (*p.fronts, *p.backs) if x is not None}.values():
-            for t in piece.primitives:
-                if isinstance(t, Text):
-                    if t.font not in cmaps:
-                        cmaps[t.font] = TTFontFile(str(REPO / "fonts" / f"{t.font}.ttf")).charToGlyph
-                    missing |= {(p.component.id, t.font, ch) for ch in t.text if ord(ch) not in cmaps[t.font]}
-    assert not missing
-
-
 # -- costs as printed -------------------------------------------------------------------------------
 
 DOC_COSTS = ["Cellars: 1st Cellar \u2013 3M, 2nd cellar \u2013 4M",
@@ -242,8 +203,9 @@ DOC_COSTS = ["Cellars: 1st Cellar \u2013 3M, 2nd cellar \u2013 4M",
 
 
 def test_reference_card_prints_the_costs_as_the_document_gives_them(checked: check.GameCheck) -> None:
-    if SEED.is_file():
-        doc = re.sub(r"\s+", " ", SEED.read_text(encoding="utf-8"))
+    text = rulebook_text(GAME)
+    if text is not None:
+        doc = re.sub(r"\s+", " ", text)
         assert all(c in doc for c in DOC_COSTS)
     back = printed(plan(checked, "reference").backs[0].primitives)
     for cost in DOC_COSTS:
@@ -279,122 +241,3 @@ def test_track_template_follows_its_data(checked: check.GameCheck) -> None:
     effects = [(track[f"fx{k}_space"], track[f"fx{k}_name"]) for k in range(1, 11)]
     assert len({s for s, _ in effects}) == 10 and ("Rituals of Power" in {n for _, n in effects})
     assert all(track["start"] < s < track["win"] for s, _ in effects)
-
-
-# -- rules and mutations ----------------------------------------------------------------------------
-
-def test_every_rule_passes(checked: check.GameCheck) -> None:
-    report = check_game(checked.game)
-    assert report.ok, [o.rule.id for o in report.violations]
-    assert len(report.outcomes) >= 50
-
-
-@pytest.mark.parametrize("strict", [False, True])
-def test_cli_check_exits_0(strict: bool) -> None:
-    result = run_cli("check", "cauldron", *(["--strict"] if strict else []))
-    assert_no_traceback(result)
-    assert result.exit_code == 0, result.stdout + result.stderr
-
-
-def _item(item_id: str, **values: Any) -> Callable[[dict[str, Any]], None]:
-    def fn(d: dict[str, Any]) -> None:
-        next(it for it in d["items"] if it["id"] == item_id).update(values)
-    return fn
-
-
-def _drop(item_id: str) -> Callable[[dict[str, Any]], None]:
-    def fn(d: dict[str, Any]) -> None:
-        d["items"] = [it for it in d["items"] if it["id"] != item_id]
-    return fn
-
-
-def _track(**values: Any) -> Callable[[dict[str, Any]], None]:
-    return lambda d: d["items"][0].update(values)
-
-
-def _both(*fns: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
-    def fn(d: dict[str, Any]) -> None:
-        for f in fns:
-            f(d)
-    return fn
-
-
-MISSPELT = ["Frog Leg", "Toadstool", "Cobweb", "Mandrake Root", "Blood Crystal"]
-MUTATIONS = {
-    "omen removed": ("omens.json", _drop("dry-spell"), ["omens-46"]),
-    "easy potion unmarked, oil recipe changed": (
-        "basic-potions.json",
-        _both(_item("swamp-tonic", easy=False), _item("oil-of-earthquakes", ingredients=["Cobweb", "Dragon Egg"])),
-        ["easy-potions-6", "oil-of-earthquakes"]),
-    "misspelt ingredient": ("advanced-potions.json", _item("grand-elixir", ingredients=MISSPELT),
-                            ["advanced-potions-ingredients-exist"]),
-    "too few cobweb fields": ("fields.json", _item("cobweb", copies=5),
-                              ["fields-44", "common-fields-8", "starting-fields-enough", "three-tokens-per-field"]),
-    "field of another size": ("fields.json", _item("dragon-egg", across_flats=45), ["fields-one-size"]),
-    "token type missing": ("ingredients.json", _drop("snake-skin"),
-                           ["ingredients-132", "rare-ingredients-15", "field-token-types"]),
-    "character token missing": ("character-tokens.json", _drop("witch"), ["characters-7", "character-token-per-card"]),
-    "witch harvests one": ("characters.json",
-                           _item("witch", ability1_text="When you Harvest, take one Ingredient Token."),
-                           ["witch-little-helpers"]),
-    "fizzle not instant": ("basic-spells.json", _item("fizzle", instant=False), ["fizzle"]),
-    "track start, zones and rituals changed": (
-        "magik-track.json", _track(start=3, enthusiasm_max=12, alchemy_min=24, fx5_name="Rite of Power"),
-        ["track-start-2", "track-enthusiasm-10", "track-alchemy-25", "rituals-of-power"]),
-    "used tokens short": ("used-tokens.json", _item("used", copies=9), ["used-tokens-10"]),
-    "costs changed": ("reference.json", _item("reference", field_cost=2, second_cellar_cost=5),
-                      ["cost-field-3", "cost-second-cellar-4"]),
-}
-
-
-@pytest.fixture(scope="module")
-def copy_root(tmp_path_factory: pytest.TempPathFactory) -> DataRootCopy:
-    root = DataRootCopy(tmp_path_factory.mktemp("cauldron") / "root", "cauldron")
-    shutil.copytree(GAME_DIR, root.game_dir)  # only the data: templates fall back to the bundled ones
-    result = root.check()
-    assert result.exit_code == 0, result.stdout + result.stderr
-    return root
-
-
-def _mutated(root: DataRootCopy, label: str) -> tuple[list[str], Callable[[], Any]]:
-    data_file, mutate, rule_ids = MUTATIONS[label]
-    original = root.text(data_file)
-    root.edit(data_file, mutate)
-    return rule_ids, lambda: root.file(data_file).write_text(original, encoding="utf-8")
-
-
-@pytest.mark.parametrize("label", list(MUTATIONS))
-def test_mutation_fails_its_rules(copy_root: DataRootCopy, label: str) -> None:
-    """Every mutation fails exactly the rules it should (the checker alone, without laying out pieces)."""
-    rule_ids, restore = _mutated(copy_root, label)
-    try:
-        report = check_game(load_game(DataRoot(copy_root.path), "cauldron"))
-    finally:
-        restore()
-    assert set(rule_ids) <= {o.rule.id for o in report.violations}
-
-
-@pytest.mark.parametrize("label", ["easy potion unmarked, oil recipe changed", "too few cobweb fields",
-                                   "track start, zones and rituals changed", "costs changed"])
-def test_mutation_makes_pnp_check_exit_1(copy_root: DataRootCopy, label: str) -> None:
-    rule_ids, restore = _mutated(copy_root, label)
-    try:
-        result = copy_root.check()
-    finally:
-        restore()
-    assert_no_traceback(result)
-    assert result.exit_code == 1, result.stdout + result.stderr
-    for rule_id in rule_ids:
-        assert f"FAIL {rule_id}" in result.stdout, (rule_id, result.stdout)
-
-
-# -- the build --------------------------------------------------------------------------------------
-
-def test_build_renders_every_component(tmp_path: Path) -> None:
-    result = run_cli("build", "cauldron", "--out", tmp_path)
-    assert_no_traceback(result)
-    assert result.exit_code == 0, result.stdout + result.stderr
-    for comp in MANIFEST["components"]:
-        pdf = tmp_path / "cauldron" / f"{comp['id']}.pdf"
-        assert pdf.read_bytes().startswith(b"%PDF"), comp["id"]
-    assert (tmp_path / "cauldron" / "cauldron-contents.pdf").is_file()

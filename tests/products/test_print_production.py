@@ -107,6 +107,7 @@ def test_calibrate_cli_writes_two_pages(tmp_path: Path) -> None:
     assert float(r.pages[0].mediabox.width) == pytest.approx(PAPERS["a4"].width, abs=0.01)
 
 
+@pytest.mark.slow
 def test_back_offset_moves_back_pages_only(tmp_path: Path) -> None:
     plain, moved = tmp_path / "plain", tmp_path / "moved"
     for out, extra in ((plain, []), (moved, ["--back-offset", "2,-1"])):
@@ -164,6 +165,7 @@ def test_one_per_page_boxes(tmp_path: Path) -> None:
         assert not [ln for ln in pdf.pages[0].lines if abs(ln["linewidth"] - 0.25) < 1e-6]  # no crop marks
 
 
+@pytest.mark.slow
 def test_back_scale_scales_back_pages_about_the_centre(tmp_path: Path) -> None:
     plain, scaled = tmp_path / "plain", tmp_path / "scaled"
     for out, extra in ((plain, []), (scaled, ["--back-scale", "1.01,0.99"])):

@@ -5,7 +5,7 @@ never exit 3, never a partial or invalid PDF, never a temporary file left behind
 
 The normal suite runs a few dozen examples per test; a longer run:
 
-    PNP_FUZZ_EXAMPLES=2000 python -m pytest tests/test_fuzz.py
+    PNP_FUZZ_EXAMPLES=2000 python -m pytest tests/input/test_fuzz.py
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from conftest import REPO, TEST_DATA, assert_no_traceback, run_cli
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from pypdf import PdfReader
+
+pytestmark = pytest.mark.slow  # every test here runs dozens of checks and builds
 
 EXAMPLES = int(os.environ.get("PNP_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,

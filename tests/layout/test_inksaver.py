@@ -9,6 +9,7 @@ from pathlib import Path
 import pdfplumber
 import pypdfium2 as pdfium
 import pytest
+from conftest import DataRootCopy
 
 from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.input.templates import TemplateStore
@@ -20,7 +21,6 @@ from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
 from pnp.qa.check import check
 from pnp.qa.preflight import preflight_game
-from tests.conftest import DataRootCopy
 
 BASE = "templates/mini/base.json"
 CARD = "templates/mini/card.json"
@@ -169,6 +169,7 @@ def test_every_bundled_palette_used_for_fills_has_a_light_variant() -> None:
     assert missing == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gid", BUNDLED.game_ids())
 def test_the_variant_needs_at_most_half_the_ink(gid: str) -> None:
     s = Session(BUNDLED)

@@ -23,10 +23,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
-from conftest import TEST_DATA, assert_no_traceback, run_cli
+from conftest import BAD_INPUTS, TEST_DATA, assert_no_traceback, run_cli
 from PIL import Image
 
-CASES_DIR = Path(__file__).resolve().parent / "bad_inputs"
+CASES_DIR = BAD_INPUTS
 DECK = "card_data/mini/deck.json"
 GAME = "card_data/mini/game.json"
 CARD = "templates/mini/card.json"

@@ -36,6 +36,7 @@ def test_there_are_bundled_games() -> None:
     assert "golems" in GAMES
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gid", GAMES)
 def test_two_builds_are_byte_identical(gid: str, tmp_path: Path) -> None:
     chk = run_cli("check", gid)

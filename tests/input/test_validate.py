@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.load import Doc
+from pnp.input.load import Doc, load_json
 from pnp.input.validate import item_validator, make_validator, validate_value, validator
 
 DECK = "card_data/mini/deck.json"
@@ -467,3 +467,21 @@ def test_mutated_bundled_items_are_diagnosed(data: st.DataObject) -> None:
     item = data.draw(mutated(items[data.draw(st.integers(0, len(items) - 1))]))
     note(f"{name}: {json.dumps(item)}")
     _diagnosed(item, item_validator(doc["fields"]))
+
+
+def test_the_compiled_check_decides_validity_and_jsonschema_the_messages(mini: DataRootCopy) -> None:
+    """jsonschema-rs answers "valid?"; what it rejects, jsonschema explains. A document with a
+    number like 2.0 skips the compiled check (the draft calls 2.0 an integer, pnp does not)."""
+    v = validator("component")
+    good = load_json(mini.file("deck.json"), "deck.json")
+    assert v.fast.is_valid(good.data) and v.is_valid(good.data) and validate_value(good, good.data, v, ()) == []
+    bad = {**good.data, "items": "none"}
+    assert not v.fast.is_valid(bad) and validate_value(good, bad, v, ())
+    two = {"id": "a", "copies": 2.0, "source": {"designed": "x"}}
+    iv = item_validator({})
+    assert iv.fast.is_valid(two)  # the draft's integer
+    doc = Doc("d.json", Path("d.json"), {"items": [two]})
+    assert doc.integral_floats
+    (d,) = validate_value(doc, two, iv, ("items", 0))
+    assert d.path == ("items", 0, "copies") and d.expected == "integer"
+    assert not Doc("d.json", Path("d.json"), {"a": [1, 2.5, {"b": 3}]}).integral_floats

@@ -250,7 +250,7 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         desc = _describe(err.schema)
         return [doc.diag(path, "too many values", expected=f"{n} values" + (f": {desc}" if desc else ""))]
     return [doc.diag(path, err.message, expected=_describe(err.schema)
-                     or "a value of the form the README describes (Data format, Templates)")]
+                     or "a value of the form docs/data-format.md and docs/templates.md describe")]
 
 
 def _deref(sch: Any, root: dict[str, Any] | None) -> Any:

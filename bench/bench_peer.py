@@ -1,7 +1,8 @@
 """Peer benchmark: the same deck built by pnp and by decksmith (a pip-installable card generator:
 a YAML layout + a CSV of card data -> one raster PNG per card, then `decksmith export` lays the
 PNGs 9-up on A4 pages of a PDF). Whole-process wall time of each tool, median of several runs,
-in the same run; prints the ratio decksmith / pnp. Target (issue 8): pnp at least 20x faster.
+in the same run; prints the ratio decksmith / pnp. Target (docs/performance.md): pnp at least 20x
+faster.
 
 decksmith is not a dependency of pnp: the script installs it with pip into its own venv
 (bench/.venv-decksmith, git-ignored, reused by later runs).

@@ -1,11 +1,12 @@
 """Scale benchmark: a synthetic deck of N distinct cards (frame, title, two paragraphs) built by
 pnp and drawn with bare reportlab, at several sizes: whole-process time, the ratio, and peak RSS
-of each (issue 8 targets: 10,000 cards within 1.5x the floor's time, pnp under 150 MB, growth
-linear).
+of each (targets, docs/performance.md: 10,000 cards within 1.5x the floor's time, pnp's peak
+RSS at most 150 MB, growth linear).
 
     python bench/bench_scale.py [--sizes 1000,10000,50000] [--repeat 3]
 
-Each size runs floor and pnp alternately ``--repeat`` times: the median time, the largest peak RSS.
+Each size runs floor and pnp alternately ``--repeat`` times: the median wall time, the ratio of the
+median CPU times (user + system: steadier than wall time on a busy machine), the largest peak RSS.
 """
 
 from __future__ import annotations
@@ -14,20 +15,13 @@ import argparse
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import compile_bytecode, floor_script, machine, make_data_root, peak_rss_mb
+from common import compile_bytecode, floor_script, machine, make_data_root, usage
 
 from pnp.input.project import bundled_root
-
-
-def timed_rss(cmd: list[str]) -> tuple[float, float]:
-    t = time.perf_counter()
-    rss = peak_rss_mb(cmd)
-    return time.perf_counter() - t, rss
 
 
 def main() -> None:
@@ -38,7 +32,8 @@ def main() -> None:
     compile_bytecode()
     fonts = str(bundled_root() / "fonts")
     print(f"machine: {machine()}")
-    print(f"{'cards':>7} {'floor s':>8} {'pnp s':>8} {'ratio':>6} {'floor MB':>9} {'pnp MB':>7} {'pnp us/card':>12}")
+    print(f"{'cards':>7} {'floor s':>8} {'pnp s':>8} {'ratio':>6} {'CPU ratio':>9} {'floor MB':>9} {'pnp MB':>7} "
+          f"{'pnp us/card':>12}")
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
         script = floor_script(t / "floor.py")
@@ -47,12 +42,13 @@ def main() -> None:
             floor_cmd = [sys.executable, str(script), str(n), str(t / f"floor{n}.pdf"), fonts]
             pnp_cmd = [sys.executable, "-m", "pnp", "build", "bench", "--data", str(root), "--out", str(t / f"out{n}"),
                        "--duplex", "none", "--bleed", "0", "--force"]  # --force: every run renders (no cache)
-            runs = [(timed_rss(floor_cmd), timed_rss(pnp_cmd)) for _ in range(a.repeat)]  # interleaved
+            runs = [(usage(floor_cmd), usage(pnp_cmd)) for _ in range(a.repeat)]  # interleaved
             floor_t = statistics.median(f[0] for f, _ in runs)
             pnp_t = statistics.median(p[0] for _, p in runs)
-            floor_mb, pnp_mb = max(f[1] for f, _ in runs), max(p[1] for _, p in runs)
-            print(f"{n:>7} {floor_t:>8.2f} {pnp_t:>8.2f} {pnp_t / floor_t:>6.2f} {floor_mb:>9.0f} {pnp_mb:>7.0f} "
-                  f"{pnp_t / n * 1e6:>12.0f}")
+            cpu_ratio = statistics.median(p[1] for _, p in runs) / statistics.median(f[1] for f, _ in runs)
+            floor_mb, pnp_mb = max(f[2] for f, _ in runs), max(p[2] for _, p in runs)
+            print(f"{n:>7} {floor_t:>8.2f} {pnp_t:>8.2f} {pnp_t / floor_t:>6.2f} {cpu_ratio:>9.2f} {floor_mb:>9.0f} "
+                  f"{pnp_mb:>7.0f} {pnp_t / n * 1e6:>12.0f}")
 
 
 if __name__ == "__main__":

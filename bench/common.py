@@ -89,32 +89,42 @@ def floor_script(path: Path) -> Path:
 
 
 def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Wall time (s) and peak RSS (MB) of one child process."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall time (s) and CPU time (user + system, s) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env={**os.environ, **(env or {})})
     wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(after, before) / 1024
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+def usage(cmd: list[str]) -> tuple[float, float, float]:
+    """Wall time (s), CPU time (user + system, s) and peak RSS (MB) of one fresh child process,
+    measured in a wrapper process that runs only that child (its RUSAGE_CHILDREN is that child's)."""
+    wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
+               "stdout=subprocess.DEVNULL); r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+               "print(r.ru_utime + r.ru_stime, r.ru_maxrss)")
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", wrapper, *cmd], check=True, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    cpu, rss = out.stdout.split()
+    return wall, float(cpu), int(rss) / 1024
 
 
 def peak_rss_mb(cmd: list[str]) -> float:
-    """Peak RSS of a fresh child (ru_maxrss of RUSAGE_CHILDREN is a running maximum, so measure
-    in a wrapper process that runs exactly one child)."""
-    wrapper = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, "
-               "stdout=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
-    out = subprocess.run([sys.executable, "-c", wrapper, *cmd], check=True, capture_output=True, text=True)
-    return int(out.stdout.strip()) / 1024
+    """Peak RSS (MB) of one fresh child process."""
+    return usage(cmd)[2]
 
 
-def median_times(cmds: list[list[str]], repeat: int) -> list[float]:
-    """The median wall time of each command, the commands run in turn (one of each, ``repeat``
-    times over), so that a machine slowing down or speeding up mid-run weighs on all alike."""
-    times: list[list[float]] = [[] for _ in cmds]
+def median_times(cmds: list[list[str]], repeat: int) -> list[tuple[float, float]]:
+    """The median wall time and median CPU time of each command, the commands run in turn (one of
+    each, ``repeat`` times over), so that a machine slowing down or speeding up mid-run weighs on
+    all alike."""
+    times: list[list[tuple[float, float]]] = [[] for _ in cmds]
     for _ in range(repeat):
         for ts, cmd in zip(times, cmds, strict=True):
-            ts.append(run(cmd)[0])
-    return [statistics.median(ts) for ts in times]
+            ts.append(run(cmd))
+    return [(statistics.median(w for w, _ in ts), statistics.median(c for _, c in ts)) for ts in times]
 
 
 def compile_bytecode() -> None:

@@ -70,18 +70,9 @@ def main() -> None:
 
 def run() -> None:
     """The ``pnp`` command, as the console script and ``python -m pnp`` start it (tests call
-    ``main`` itself). The garbage collector is set for a short-lived process: the youngest
-    generation is collected after 10,000 new objects instead of 700 (a build makes millions of
-    short-lived objects, which reference counting frees; cycles are rare), and at the end
-    everything is frozen, so the interpreter skips the full collection it would run on the way
-    out. (Drawing freezes what exists before it: ``pipeline._collector_for_drawing``.) Measured:
-    -15 ms of 160 for a 54-card build, -5 % at 10,000 cards (bench/bench_floor.py,
-    bench/bench_scale.py)."""
-    gc.set_threshold(10_000, 10, 10)
-    try:
-        main()
-    finally:
-        gc.freeze()
+    ``main`` itself), with the garbage collector set for a short-lived process (docs/performance.md)."""
+    gc.set_threshold(10_000, 10, 10)  # the young generation collected every 10,000 allocations, not 700
+    main()
 
 
 @main.command("list")

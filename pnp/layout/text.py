@@ -4,7 +4,7 @@ shrink-to-fit. Pure: uses font metrics only, never a canvas.
 Rich-text markup: ``**bold**``, ``*italic*``, ``{icon:NAME}``, a line break for each newline and
 a paragraph gap for a blank line. ``\\*`` is a literal asterisk.
 
-Speed (issue 8): ``fit`` parses a text once into words whose runs already carry their cased
+Speed: ``fit`` parses a text once into words whose runs already carry their cased
 text and resolved font (plain text: just the words' strings); each size tried measures every
 word once through FontBook's width table for that (font, size), and ``_place`` reuses those
 widths and builds one Text per stretch of a line. A size is skipped without measuring when it

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents
     pass
 
 # The contents and assembly pages are set in the UI font's family, which labels every sheet: they
-# add no font to a build (each further TrueType font costs 3-5 ms to load).
+# add no font to a build (each further TrueType font would be one more file to load and parse).
 
 
 # --------------------------------------------------------------------------- contents sheet

@@ -1,11 +1,9 @@
 """One component's plan -> its PDF bytes: the imposed pages furnished with labels and scale marks,
-drawn by ``pnp.render.draw`` with the garbage collector set for drawing."""
+drawn by ``pnp.render.draw``."""
 
 from __future__ import annotations
 
-import gc as garbage_collector
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 from pnp.impose.marks import SheetText, furnish
 from pnp.impose.sheet import FLIP_EDGES, Page
@@ -33,39 +31,8 @@ def furnished_pages(s: Session, game: Game, plan: ComponentPlan) -> tuple[Page, 
     return furnish(pages, plan.sheet, text, s.fonts, UI_FONT)
 
 
-DRAWING_GC_THRESHOLD = 20_000  # allocations between two young-generation collections while drawing
-
-
-@contextmanager
-def _collector_for_drawing() -> Iterator[None]:
-    """The garbage collector set for drawing a component. Everything alive when the drawing
-    starts (the game's data and model, its templates) outlives it: frozen (``gc.freeze``), it
-    is not walked again by every full collection. The drawing makes and drops millions of
-    small objects that reference counting frees (layouts, primitives and PDF operators make no
-    cycles): the young generation is collected every 20,000 allocations instead of 700. Both
-    are undone afterwards; left as they are when objects are frozen already (a caller's own
-    setting)."""
-    if garbage_collector.get_freeze_count():
-        yield
-        return
-    thresholds = garbage_collector.get_threshold()
-    garbage_collector.freeze()
-    garbage_collector.set_threshold(max(thresholds[0], DRAWING_GC_THRESHOLD), *thresholds[1:])
-    try:
-        yield
-    finally:
-        garbage_collector.set_threshold(*thresholds)
-        garbage_collector.unfreeze()
-
-
 def render_component(s: Session, game: Game, plan: ComponentPlan,
                      opts: BuildOptions | None = None) -> tuple[bytes, int]:
-    with _collector_for_drawing():
-        return _render_component(s, game, plan, opts)
-
-
-def _render_component(s: Session, game: Game, plan: ComponentPlan,
-                      opts: BuildOptions | None = None) -> tuple[bytes, int]:
     pages = furnished_pages(s, game, plan)
     info = DocInfo(title=f"{game.title} — {plan.component.title}", author=game.designer,
                    subject=f"pnp print sheet: {game.id}/{plan.component.id}", ui_font=UI_FONT,

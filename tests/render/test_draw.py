@@ -62,27 +62,6 @@ def test_text_fast_path_gives_reportlabs_bytes(monkeypatch: pytest.MonkeyPatch) 
     assert fast == plain
 
 
-def test_drawing_sets_the_garbage_collector_and_puts_it_back() -> None:
-    import gc
-
-    from pnp.render import component
-
-    before = gc.get_threshold()
-    assert gc.get_freeze_count() == 0
-    with pytest.raises(RuntimeError), component._collector_for_drawing():
-        assert gc.get_freeze_count() > 0  # what was alive before is frozen
-        assert gc.get_threshold() == (max(before[0], component.DRAWING_GC_THRESHOLD), *before[1:])
-        raise RuntimeError("a failing render")
-    assert (gc.get_threshold(), gc.get_freeze_count()) == (before, 0)
-    gc.freeze()  # a caller's own freezing is left alone
-    try:
-        with component._collector_for_drawing():
-            assert gc.get_threshold() == before
-        assert gc.get_freeze_count() > 0
-    finally:
-        gc.unfreeze()
-
-
 def test_marks_shared_by_sheets_are_stored_once_and_labels_stay_on_each_page(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Cut lines and scale marks that repeat from sheet to sheet are one form XObject (drawn
     from every such page); each page keeps its own label ("sheet i of n")."""

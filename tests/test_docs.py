@@ -15,10 +15,6 @@ README = REPO / "README.md"
 DOCS = [README, *sorted((REPO / "docs").glob("*.md"))]
 SETUP = ["pip install . && pnp build", "pip install '.[test]' && python -m pytest"]
 
-# Written on other branches of issue 17 (the library front door, the import-graph test, the
-# performance notes): a link or name in this set may be missing here; once they are merged this
-# set can be emptied.
-ELSEWHERE = {"docs/performance.md"}
 
 
 def _prose(text: str) -> str:
@@ -85,9 +81,6 @@ def test_every_relative_link_resolves() -> None:
                 continue  # https:, mailto:
             file, _, anchor = target.partition("#")
             dest = (doc.parent / file).resolve() if file else doc
-            rel = dest.relative_to(REPO).as_posix() if dest.is_relative_to(REPO) else str(dest)
-            if rel in ELSEWHERE and not dest.exists():
-                continue
             assert dest.exists(), f"{doc.relative_to(REPO)}: link to {target}: no such file"
             if anchor:
                 assert anchor in _anchors(dest), f"{doc.relative_to(REPO)}: link to {target}: no such heading"
@@ -101,7 +94,7 @@ def test_every_path_and_name_the_docs_mention_exists() -> None:
     for doc in DOCS:
         text = doc.read_text("utf-8")
         for path in re.findall(r"`((?:pnp|tests|scripts)/[^`\s]*)`", text):
-            if any(c in path for c in "*<") or "..." in path or path in ELSEWHERE:
+            if any(c in path for c in "*<") or "..." in path:
                 continue
             assert (REPO / path).exists(), f"{doc.relative_to(REPO)} names {path}, which is not there"
         for name in re.findall(r"`(pnp(?:\.\w+)+)", text):

@@ -1,7 +1,7 @@
 """Sheets that explain themselves: labels and scale marks placed outside every piece.
 
 A pure stage between impose and draw (font metrics only, like layout). For every imposed page
-:func:`furnish` adds :class:`pnp.impose.Furniture`:
+:func:`furnish` adds :class:`pnp.impose.sheet.Furniture`:
 
 * a **label**: game · component · front/back · sheet i of n · (the tile part or gutterfold note)
   · data version. It is set in the largest size from ``LABEL_SIZES`` that fits, in one piece or
@@ -52,7 +52,7 @@ class SheetText(Struct, frozen=True):
 
     game: str  # the game's title
     component: str  # the component's title
-    version: str  # pnp.version.data_version
+    version: str  # pnp.plan.digest.data_version
 
 
 def sheet_numbers(pages: Sequence[Page]) -> tuple[list[int], int]:

@@ -207,7 +207,7 @@ class Page(Struct, frozen=True):
     marks: tuple[Mark, ...] = ()
     label: str | None = None  # e.g. "Part row 1, column 2 of 2 x 2" for a tiled piece
     paper: Paper | None = None  # this page's own size (print-shop pages); None: the options' paper
-    # Sheet labels and scale marks placed outside every piece and cut line (pnp.sheetmarks);
+    # Sheet labels and scale marks placed outside every piece and cut line (pnp.impose.marks);
     # empty until the pipeline furnishes the page.
     furniture: tuple[Furniture, ...] = ()
 

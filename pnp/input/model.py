@@ -1,4 +1,4 @@
-"""Stage 3, model: validated dicts -> frozen msgspec Structs (Game, Component, Item, Rule).
+"""model: validated dicts -> frozen msgspec Structs (Game, Component, Item, Rule).
 
 Also applies what the data declares: numbered ``series`` expand into items and errata replace
 text in the printed value of a field (the document's text stays in ``Item.document_fields``)."""

@@ -1,4 +1,4 @@
-"""Stage 2, validate: loaded JSON -> the same data, or every problem as a Diagnostic.
+"""validate: loaded JSON -> the same data, or every problem as a Diagnostic.
 
 JSON Schema Draft 2020-12 schemas ship in ``pnp/input/schemas``; jsonschema checks every value
 against them and finds the errors, which ``_explain`` words. Items of a component are checked

@@ -69,7 +69,7 @@ class PieceLayout(Struct, frozen=True, eq=False):
     # Empty for layouts not made from a template; preflight names elements with it.
     sources: tuple[tuple[Element, int], ...] = ()
     # For each of ``sources``: how far right (pt) a text element's lines reach as its text was
-    # fitted (``pnp.text.Fit.right``), None for other elements; empty when sources is.
+    # fitted (``pnp.layout.text.Fit.right``), None for other elements; empty when sources is.
     reach: tuple[float | None, ...] = ()
 
 

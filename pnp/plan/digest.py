@@ -8,7 +8,7 @@ made from, so a printed sheet can be matched to the data it came from.
 * every template file of the front's and the back's ``extends`` chains (by name);
 * the image files in the game's folder (by path inside the folder);
 * every font file of the data root's font folders and the bundled ones (by file name), each by
-  its identity (``pnp.cache.font_digest``: size, table directory with every table's checksum,
+  its identity (``pnp.plan.digest.font_digest``: size, table directory with every table's checksum,
   and the head table's whole-file checksum adjustment — not the megabytes of glyphs).
 
 JSON is hashed as parsed data, re-serialised with sorted keys, so re-indenting a file or a

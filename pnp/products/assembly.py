@@ -1,7 +1,7 @@
 """The assembly page's words: how to print, cut and put together a game's components, from
 what the build made of them (kinds, shapes, backs, duplex mode, token cut, tiled parts).
 
-Pure text: :func:`sections` returns headings and paragraphs; ``pnp.export`` lays them out as
+Pure text: :func:`sections` returns headings and paragraphs; ``pnp.products.contents`` lays them out as
 the second page of the contents PDF, under a 1 in and a 1 cm scale square. The advice is
 generic print-and-play practice (pnp's, not the game's rulebook)."""
 

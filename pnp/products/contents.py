@@ -174,7 +174,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     printed (per component: title, kind, size, pieces, pieces per sheet, pages, and with a
     ``session`` its data version), the paper, duplex and bleed settings, and what is needed but
     not printed (``game.not_printed``). Page 2, the assembly page (:func:`assembly_page`). Laid
-    out with ``TextLayout`` into primitives and drawn by ``pnp.draw.render`` like any piece.
+    out with ``TextLayout`` into primitives and drawn by ``pnp.render.draw.render`` like any piece.
     ``opts`` and ``pages_per_component`` default to what the plans say. The low-ink variant
     (``--ink-saver``) says so in the settings; ``preflight`` (the build's one-line preflight
     summary) is printed there too."""
@@ -202,7 +202,7 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
 
 def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, paper: Paper,
                   fonts: FontBook) -> list[Primitive]:
-    """The assembly page (``pnp.assembly.sections``) with a 1 in and a 1 cm scale square at the
+    """The assembly page (``pnp.products.assembly.sections``) with a 1 in and a 1 cm scale square at the
     top right, shrunk like the contents sheet until it fits."""
     secs = sections(game, plans, opts.duplex, paper, opts.print_shop, opts.token_cut)
     margin = 15 * MM

@@ -9,12 +9,12 @@
 * ``render_contents``: the one-page contents sheet ``pnp build`` writes beside the PDFs: what was
   printed, the paper and cut settings, and what is needed but not printed.
 
-One drawing path: every raster image is pnp's own PDF (``pnp.draw.render``: the print-shop pages
-of ``pipeline.render_component``, or a page composed of slots holding piece layouts) rasterised by
+One drawing path: every raster image is pnp's own PDF (``pnp.render.draw.render``: the print-shop pages
+of ``pnp.render.component.render_component``, or a page composed of slots holding piece layouts) rasterised by
 PDFium (pypdfium2). Nothing is drawn a second way. Each page is rendered straight into a bitmap of
 its exact pixel size, the page mapped onto it per axis, so the size is
 ``round(mm / 25.4 * dpi)`` on each axis (63.5 x 88.9 mm + 3.175 mm bleed at 300 dpi:
-825 x 1125) with no resampling. All files are written atomically (``pnp.write.write_atomic``)."""
+825 x 1125) with no resampling. All files are written atomically (``pnp.render.write.write_atomic``)."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def compose(paper: Paper, placed: Sequence[tuple[PieceLayout, float, float] | tu
             fonts: FontBook, info: DocInfo) -> bytes:
     """A one-page PDF of size ``paper`` with each layout's trim at (x, y) (pt, origin bottom-left),
     clipped to its trim (grown by an optional fourth value, pt); drawn in order by
-    ``pnp.draw.render``."""
+    ``pnp.render.draw.render``."""
     layouts = [p[0] for p in placed]
     slots = tuple(Slot(i, "front", p[1], p[2], p[0].width, p[0].height, Edges(*[p[3] if len(p) > 3 else 0.0] * 4))
                   for i, p in enumerate(placed))

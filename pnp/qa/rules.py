@@ -1,4 +1,4 @@
-"""Stage 8, check: model + rulebook rules -> Violations. Pure.
+"""rules: model + rulebook rules -> outcomes (passed, or a violation with expected and actual). Pure.
 
 Rules judge the data as the document has it (before errata), since they quote the document.
 

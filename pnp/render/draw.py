@@ -505,7 +505,7 @@ def _cuts_and_marks(c: Canvas, page: Page, info: DocInfo, fonts: FontBook, furni
 
 
 def _labels(c: Canvas, page: Page, info: DocInfo, fonts: FontBook) -> None:
-    """The sheet labels (pnp.sheetmarks), or a page's own label where it has no furniture."""
+    """The sheet labels (pnp.impose.marks), or a page's own label where it has no furniture."""
     if page.furniture:
         labels = [f for f in page.furniture if f.kind == "label"]
         if labels:
@@ -554,7 +554,7 @@ def _punch_guide(c: Canvas, m: Mark) -> None:
 
 
 def _furniture(c: Canvas, furniture: Sequence[Furniture], fonts: FontBook) -> None:
-    """Sheet labels and scale marks (pnp.sheetmarks), each in its own frame."""
+    """Sheet labels and scale marks (pnp.impose.marks), each in its own frame."""
     d = _Drawer(c, fonts)
     for f in furniture:
         x, y, w, _ = f.box

@@ -16,7 +16,7 @@ from click.testing import CliRunner, Result
 from pnp.cli import main
 from pnp.input.model import Game
 from pnp.input.project import DataRoot, bundled_root, load_game
-from pnp.pipeline.build import Written, build
+from pnp.pipeline.build import Written, build_checked
 from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check
@@ -218,7 +218,7 @@ class Bundled:
             out = self._tmp.mktemp(f"built-{gid}")
             s = Session(BUNDLED)
             gc = check(BUNDLED, gid, key[1], s)
-            self._built[key] = Built(gc, list(build(BUNDLED, gc, out, s)), out / gid)
+            self._built[key] = Built(gc, list(build_checked(BUNDLED, gc, out, s)), out / gid)
         return self._built[key]
 
 

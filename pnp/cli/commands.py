@@ -36,6 +36,7 @@ from pnp.cli.output import (
     JSON_FORMAT_VERSION,
     diag_annotation,
     fail_input,
+    game_problems,
     guarded,
     internal_error,
     preflight_text,
@@ -154,9 +155,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
                     click.echo(diag_annotation(d))
                 click.echo(f"{g.id}: {len(g.errors)} input problems")
             else:
-                for d in g.errors:
-                    click.echo(d.format(), err=True)
-                click.echo(f"{g.id}: {len(g.errors)} input problems", err=True)
+                game_problems(g.id, g.errors)
             continue
         gc = g.checked
         if as_json:
@@ -297,9 +296,7 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
             if as_json:
                 results.append({"id": g.id, "ok": False, "errors": [d.as_json() for d in g.errors]})
             else:
-                for d in g.errors:
-                    click.echo(d.format(), err=True)
-                click.echo(f"{g.id}: {len(g.errors)} input problems", err=True)
+                game_problems(g.id, g.errors)
             continue
         pre = g.preflight
         if as_json:

@@ -28,6 +28,13 @@ def fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnosti
     sys.exit(code)
 
 
+def game_problems(gid: str, diags: tuple[Diagnostic, ...]) -> None:
+    """One game's input problems, and their count, on stderr (the other games carry on)."""
+    for d in diags:
+        click.echo(d.format(), err=True)
+    click.echo(f"{gid}: {len(diags)} input problems", err=True)
+
+
 def internal_error(exc: Exception) -> str:
     """The one line a bug in pnp prints instead of a traceback (exit 3; `pnp watch` carries on)."""
     return (f"pnp: internal error: {type(exc).__name__}: {exc} "

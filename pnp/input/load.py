@@ -27,21 +27,6 @@ class Doc(Struct, frozen=True, dict=True):
     text: str = ""
 
     @cached_property
-    def integral_floats(self) -> bool:
-        """The data holds a number written like 2.0 (see ``pnp.input.validate.Schema``)."""
-        stack = [self.data]
-        while stack:
-            v = stack.pop()
-            if isinstance(v, float):
-                if v.is_integer():
-                    return True
-            elif isinstance(v, dict):
-                stack.extend(v.values())
-            elif isinstance(v, list):
-                stack.extend(v)
-        return False
-
-    @cached_property
     def _maps(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
         """Positions of every value and key, computed on the first message that needs one
         (building the map costs as much as parsing, and valid files never need it)."""

@@ -14,18 +14,19 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError, best_match
-from jsonschema.protocols import Validator
-from referencing import Registry, Resource
 
 from pnp.errors import Diagnostic, counted
 from pnp.input.load import Doc
+
+if TYPE_CHECKING:  # jsonschema is loaded when there is an error to word (see Schema)
+    from jsonschema.exceptions import ValidationError
+    from jsonschema.protocols import Validator
+    from referencing import Registry
 
 SCHEMA_NAMES = ("game", "component", "template", "condition")
 # the package pnp.schemas, read as plain files beside the modules (pnp is installed as files, so
@@ -59,18 +60,21 @@ def strict_pattern(pattern: str) -> re.Pattern[str]:
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[ValidationError]:
+    from jsonschema.exceptions import ValidationError
+
     if not validator.is_type(instance, "string"):
         return
     if not strict_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-PnpDraft202012: type[Validator] = validators.extend(
-    Draft202012Validator,
-    validators={"pattern": _pattern},
-    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
-)
-"""Draft 2020-12 with pnp's ``integer`` and ``pattern``."""
+@cache
+def pnp_draft() -> type[Validator]:
+    """jsonschema's Draft 2020-12 with pnp's ``integer`` and ``pattern``."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, validators={"pattern": _pattern},
+                             type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
 
 
 @cache
@@ -86,6 +90,8 @@ def schema_bytes() -> dict[str, bytes]:
 @cache
 def registry() -> Registry:
     """The shipped schemas, by ``$id`` and by file name (their ``$ref``s use both)."""
+    from referencing import Registry, Resource
+
     reg: Registry = Registry()
     for name in SCHEMA_NAMES:
         s = schema(name)
@@ -94,25 +100,56 @@ def registry() -> Registry:
     return reg
 
 
+class _NoFloat:
+    """jsonschema-rs keyword ``pnpInteger``, set beside every ``"type": "integer"`` of the schemas it
+    compiles: pnp's integer excludes 2.0 there too (``_is_integer``)."""
+
+    def __init__(self, parent_schema: Any, value: Any, schema_path: Any):
+        pass
+
+    def validate(self, instance: Any) -> None:
+        if isinstance(instance, float):
+            raise ValueError("a number like 2.0 is not an integer for pnp")
+
+
+def _compiled_form(node: Any) -> Any:
+    """``node`` with ``pnpInteger`` beside each type that admits integers but not other numbers."""
+    if isinstance(node, list):
+        return [_compiled_form(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _compiled_form(v) for k, v in node.items()}
+    t = node.get("type")
+    types = [t] if isinstance(t, str) else t if isinstance(t, list) else []
+    if "integer" in types and "number" not in types:
+        out["pnpInteger"] = True
+    return out
+
+
 @cache
 def compiled_registry() -> jsonschema_rs.Registry:
     """The shipped schemas for jsonschema-rs, by ``$id`` (relative ``$ref``s resolve against it)."""
-    return jsonschema_rs.Registry([(schema(n)["$id"], schema(n)) for n in SCHEMA_NAMES])
+    return jsonschema_rs.Registry([(schema(n)["$id"], _compiled_form(schema(n))) for n in SCHEMA_NAMES])
 
 
 class Schema:
     """One JSON Schema, checked by two libraries that read it alike. jsonschema-rs compiles it
     (in Rust) and answers "valid?" for every value, about 200 times faster than jsonschema; a
     value it rejects goes to jsonschema, which finds every error with its path for the messages
-    (``_explain``). A document holding an integral float such as ``2.0`` also goes to jsonschema:
-    the draft counts 2.0 as an integer, pnp does not (``_is_integer``). Both read a final ``$`` in
-    a pattern as the very end of the text."""
+    (``_explain``): jsonschema is loaded then, so valid data never needs it. Both read pnp's two
+    rules: a final ``$`` in a pattern is the very end of the text (Rust's regex reads it so;
+    ``strict_pattern`` for jsonschema), and 2.0 is no integer (``_NoFloat`` for jsonschema-rs;
+    ``_is_integer`` for jsonschema)."""
 
     def __init__(self, sch: dict[str, Any]):
         self.schema = sch
-        self.full: Validator = PnpDraft202012(sch, registry=registry())
         # an item schema has no $id of its own: it refers to the shipped schemas by file name
-        self.fast = jsonschema_rs.Draft202012Validator({"$id": ITEM_ID, **sch}, registry=compiled_registry())
+        self.fast = jsonschema_rs.Draft202012Validator({"$id": ITEM_ID, **_compiled_form(sch)},
+                                                       registry=compiled_registry(), keywords={"pnpInteger": _NoFloat})
+
+    @cached_property
+    def full(self) -> Validator:
+        return pnp_draft()(self.schema, registry=registry())
 
     def iter_errors(self, value: Any) -> Iterator[ValidationError]:
         return self.full.iter_errors(value)
@@ -140,7 +177,7 @@ def validate_doc(doc: Doc, schema_name: str) -> list[Diagnostic]:
 
 def validate_value(doc: Doc, value: Any, v: Schema, prefix: tuple[str | int, ...]) -> list[Diagnostic]:
     """All errors of ``value`` (found at ``prefix`` in ``doc``) against validator ``v``."""
-    if not doc.integral_floats and v.fast.is_valid(value):
+    if v.fast.is_valid(value):
         return []
     out: list[Diagnostic] = []
     for err in sorted(v.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
@@ -192,6 +229,8 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         # nothing useful; prefer the errors of branches that accept the value's type.
         wrong_type = {e.relative_schema_path[0] for e in err.context if e.validator == "type" and not e.relative_path}
         same_type = [e for e in err.context if e.relative_schema_path[0] not in wrong_type]
+        from jsonschema.exceptions import best_match
+
         inner = best_match(same_type or err.context)
         if inner is None or inner.validator == "not":
             return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]

@@ -185,10 +185,12 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
     return written
 
 
-def build(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
+def build_checked(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
           progress: Callable[[str], None] | None = None, jobs: int = 1) -> Iterator[Written]:
     """Render every component of an already checked game, then write them all to
-    out/<game>/<component>.pdf with the contents sheet (all or nothing on bad input)."""
+    out/<game>/<component>.pdf with the contents sheet (all or nothing on bad input). Not
+    incremental and no build record: the step below ``pnp.api.build`` for a game checked with
+    options of one's own (the tests use it)."""
     (game,) = render_games(root, [checked], out, session, jobs=jobs, progress=progress)
     commit([game])
     for f in game.files:

@@ -19,7 +19,7 @@ from pnp.impose.marks import find_spot
 from pnp.impose.sheet import PAPERS, PieceSpec, SheetOptions
 from pnp.input.project import DataRoot, bundled_root
 from pnp.layout.primitives import Ellipse, Rect
-from pnp.pipeline.build import build
+from pnp.pipeline.build import build_checked
 from pnp.plan.component import pages_for
 from pnp.plan.digest import data_version
 from pnp.plan.options import BuildOptions
@@ -148,7 +148,7 @@ def test_build_universal_writes_pages_of_the_universal_size(tmp_path: Path) -> N
 def golems_letter(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("golems")
     gc = _check("golems")
-    return {w.component.id: w.path for w in build(ROOT, gc, out, SESSION)}
+    return {w.component.id: w.path for w in build_checked(ROOT, gc, out, SESSION)}
 
 
 def _cut_lines(page) -> list[tuple[float, float, float, float]]:

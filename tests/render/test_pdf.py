@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from pnp.impose.sheet import PAPERS
 from pnp.input.project import DataRoot, bundled_root
-from pnp.pipeline.build import build
+from pnp.pipeline.build import build_checked
 from pnp.plan.component import pages_for
 from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
@@ -26,7 +26,7 @@ ROOT = DataRoot(bundled_root())
 def _build(out: Path, opts: BuildOptions) -> dict[str, Path]:
     s = Session(ROOT)
     gc = check(ROOT, "golems", opts, s)
-    return {w.component.id: w.path for w in build(ROOT, gc, out, s)}
+    return {w.component.id: w.path for w in build_checked(ROOT, gc, out, s)}
 
 
 @pytest.fixture(scope="module")

@@ -46,7 +46,18 @@ class RenderedFile(Struct, frozen=True):
     data: bytes | None
     pages: int
     warnings: tuple[Diagnostic, ...] = ()
-    preflight: Any = None  # pnp.figures.ComponentPreflight: rendered now, or recorded by the last build
+    preflight: Any = None  # pnp.qa.figures.ComponentPreflight: rendered now, or recorded by the last build
+
+    @property
+    def size(self) -> int:
+        """The PDF's bytes: rendered now, or the file on disk (reused)."""
+        return len(self.data) if self.data is not None else self.path.stat().st_size
+
+    @property
+    def grid_text(self) -> str:
+        """"3x3": the grid of a sheet, or "" when the component is not on a grid."""
+        grid = self.plan.grid
+        return f"{grid.cols}x{grid.rows}" if grid else ""
 
 
 class RenderedGame(Struct, frozen=True):
@@ -64,6 +75,11 @@ class RenderedGame(Struct, frozen=True):
     @property
     def contents_path(self) -> Path:
         return self.folder / f"{self.checked.game.id}-contents.pdf"
+
+    @property
+    def not_printed(self) -> tuple[str, ...]:
+        """What else the game needs, one "name (quantity)" each."""
+        return tuple(f"{n.name} ({n.quantity})" for n in self.checked.game.not_printed)
 
 
 # Rendering in worker processes: the parent's checked games are inherited through fork, so a
@@ -194,6 +210,6 @@ def build_checked(root: DataRoot, checked: GameCheck, out: Path, session: Sessio
     (game,) = render_games(root, [checked], out, session, jobs=jobs, progress=progress)
     commit([game])
     for f in game.files:
-        size = len(f.data) if f.data is not None else f.path.stat().st_size
+        size = f.size
         yield Written(f.plan.component, f.path, f.pages, len(f.plan.fronts), size, f.plan.grid)
 

@@ -109,18 +109,16 @@ def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings
     for f in g.files:
         cid = f.plan.component.id
         data = f.data if f.data is not None else f.path.read_bytes()
-        grid = f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else ""
         if f.data is not None and f.preflight is not None:
             figures = f.preflight.as_json()
         else:
             cf = previous.components.get(cid) if previous is not None else None
             figures = dict(cf.preflight) if cf is not None else {}
-        comps[cid] = CachedFile(f.path.name, digest(data), prints[cid], f.pages, len(f.plan.fronts), grid,
+        comps[cid] = CachedFile(f.path.name, digest(data), prints[cid], f.pages, len(f.plan.fronts), f.grid_text,
                                 len(data), tuple(warnings[cid]), figures)
     check_warn = tuple(w.format() for w in g.checked.warnings)
-    not_printed = tuple(f"{n.name} ({n.quantity})" for n in g.checked.game.not_printed)
     return Record(inputs, comps, CachedFile(g.contents_path.name, digest(g.contents)),
-                  check_warn + tuple(w for ws in warnings.values() for w in ws), not_printed)
+                  check_warn + tuple(w for ws in warnings.values() for w in ws), g.not_printed)
 
 
 def load(folder: Path) -> Record | None:
@@ -246,14 +244,11 @@ class BuildReport(Struct, frozen=True):
 
 
 def _from_rendered(g: RenderedGame) -> GameBuild:
-    files = tuple(BuiltFile(f.plan.component.id, f.path, len(f.plan.fronts), f.pages,
-                            f"{f.plan.grid.cols}x{f.plan.grid.rows}" if f.plan.grid else "",
-                            len(f.data) if f.data is not None else f.path.stat().st_size, f.data is not None)
-                  for f in g.files)
+    files = tuple(BuiltFile(f.plan.component.id, f.path, len(f.plan.fronts), f.pages, f.grid_text, f.size,
+                            f.data is not None) for f in g.files)
     figures = [f.preflight for f in g.files if f.preflight is not None]  # rendered now, or as recorded
     game = g.checked.game
-    return GameBuild(game.id, g.folder, files, g.contents_path,
-                     tuple(f"{n.name} ({n.quantity})" for n in game.not_printed),
+    return GameBuild(game.id, g.folder, files, g.contents_path, g.not_printed,
                      summary(figures) if figures else None, game.title)
 
 

@@ -16,6 +16,7 @@ from pnp.api import (
     check,
     export_png,
     export_tts,
+    find_data_root,
     preflight,
     preview,
     watch,
@@ -23,5 +24,5 @@ from pnp.api import (
 from pnp.version import __version__
 
 __all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataRoot", "ExportReport", "PreflightReport",
-           "PreviewReport", "__version__", "build", "calibrate", "check", "export_png", "export_tts", "preflight",
-           "preview", "watch"]
+           "PreviewReport", "__version__", "build", "calibrate", "check", "export_png", "export_tts", "find_data_root",
+           "preflight", "preview", "watch"]

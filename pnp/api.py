@@ -14,7 +14,7 @@ duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_sa
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from msgspec.structs import fields, replace
 from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, paper_named
 from pnp.input.model import Component
-from pnp.input.project import DataRoot, bundled_root, check_game_id
+from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
 from pnp.pipeline.incremental import BuildReport, build_games
@@ -46,7 +46,7 @@ from pnp.units import MM
 
 __all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataRoot", "ExportReport", "GameChecked",
            "GamePreflighted", "PreflightReport", "PreviewReport", "Watch", "build", "calibrate", "check", "data_root",
-           "export_png", "export_tts", "game_ids", "options", "preflight", "preview", "watch"]
+           "export_png", "export_tts", "find_data_root", "game_ids", "options", "preflight", "preview", "watch"]
 
 Data = str | os.PathLike[str] | DataRoot | None
 Games = str | Sequence[str] | None
@@ -64,6 +64,15 @@ def data_root(data: Data = None) -> DataRoot:
         raise DataError([Diagnostic(str(p), "not a pnp data root: no card_data/ folder",
                                     expected="a folder holding card_data/<game>/game.json and templates/")])
     return DataRoot(p)
+
+
+def find_data_root(start: str | os.PathLike[str] | None = None) -> DataRoot:
+    """The data root a command run in ``start`` (default: the working folder) works on, found as
+    git finds ``.git``: the nearest folder at or above it holding ``card_data/``; where there is
+    none, the bundled games. (The ``pnp`` command uses this when ``--data`` is not given; the
+    functions here take ``data=None`` to mean the bundled games, wherever they are called from.)"""
+    found = find_root(Path(start) if start is not None else Path.cwd())
+    return DataRoot(found if found is not None else bundled_root())
 
 
 def game_ids(root: DataRoot, games: Games = None) -> list[str]:
@@ -144,20 +153,21 @@ def check(games: Games = None, *, data: Data = None, strict: bool = False, layou
 
 
 def build(games: Games = None, *, data: Data = None, out: str | os.PathLike[str] = "out", force: bool = False,
-          jobs: int | None = None, **opts: Any) -> BuildReport:
+          jobs: int | None = None, progress: Callable[[int, int], None] | None = None, **opts: Any) -> BuildReport:
     """Check and render every component of each game to ``out/<game>/<component>.pdf``, with a
     contents sheet per game, incrementally: a game whose inputs did not change since the last
     build into ``out`` is not rendered again, and after an edit only the components it touches
     are (``force``: render everything). Rulebook violations stop a build before anything is
     rendered; any input problem (or, with ``strict``, any warning) before anything is written.
-    ``jobs``: worker processes (None: one per core; the bytes are the same either way)."""
+    ``jobs``: worker processes (None: one per core; the bytes are the same either way).
+    ``progress(done, total)``: called as each component is rendered (for a progress bar)."""
     o = options(**opts)
     try:
         root = data_root(data)
         ids = game_ids(root, games)
     except DataError as exc:
         return BuildReport(o, Path(out), errors=tuple(exc.diagnostics))
-    return build_games(root, ids, Path(out), o, force=force, jobs=jobs)
+    return build_games(root, ids, Path(out), o, force=force, jobs=jobs, progress=progress)
 
 
 # --------------------------------------------------------------------------- preflight
@@ -331,5 +341,8 @@ def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", 
           **opts: Any) -> Watch:
     """A watcher of ``game``: each ``poll()`` rebuilds what changed since the last one (as
     ``build`` with the same options would write it) and returns the lines to show. Raises
-    DataError for a bad data root."""
-    return Watch(data_root(data), game, Path(out), options(**opts), jobs=jobs or default_jobs())
+    DataError for a bad data root or a game it does not hold (a typo ends here, not in a watch
+    of nothing)."""
+    root = data_root(data)
+    check_game_id(root, game)
+    return Watch(root, game, Path(out), options(**opts), jobs=jobs or default_jobs())

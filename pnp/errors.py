@@ -26,9 +26,25 @@ def alternatives(words: Sequence[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def counted(n: int, noun: str) -> str:
-    """``1 piece``, ``2 pieces``: a count and its noun, plural unless one (nouns that take an s)."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 piece``, ``2 pieces``, ``1 copy``, ``3 copies``: a count and its noun, plural unless
+    one. Every count a message prints goes through this (tests/cli/test_wording.py holds them
+    to it)."""
+    if n == 1:
+        return f"{n} {noun}"
+    return f"{n} {plural or _PLURALS.get(noun) or noun + 's'}"
+
+
+_PLURALS = {"copy": "copies", "sheet of paper": "sheets of paper", "die": "dice", "index": "indexes"}
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str | None:
+    """``did you mean 'golems'?`` for the known name closest to a mistyped one (None: none is
+    close). Every lookup of a name the user typed words its miss with this."""
+    import difflib  # only a message needs it
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else None
 
 
 class Diagnostic(Struct, frozen=True):

@@ -4,6 +4,7 @@ bundled games, loaded, checked and built once per session for the tests that onl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from collections.abc import Callable
@@ -29,13 +30,17 @@ BUNDLED = DataRoot(bundled_root())
 GAMES = BUNDLED.game_ids()  # every bundled game: a new one is in every suite that uses this
 
 
-def run_cli(*args: str | Path) -> Result:
-    """Invoke the click app in-process; stdout and stderr are kept apart."""
+def run_cli(*args: str | Path, cwd: Path | None = None) -> Result:
+    """Invoke the click app in-process, in the folder ``cwd`` (default: the working folder);
+    stdout and stderr are kept apart. Messages name files relative to the working folder: the
+    fixtures that make a data root run their test in it, as a designer works in their project."""
     try:
         runner = CliRunner(mix_stderr=False)  # click < 8.2
     except TypeError:
         runner = CliRunner()
-    return runner.invoke(main, [str(a) for a in args])
+    argv = [str(a) for a in args]
+    with contextlib.chdir(cwd or Path.cwd()):
+        return runner.invoke(main, argv)
 
 
 def assert_no_traceback(result: Result) -> None:
@@ -111,7 +116,8 @@ class DataRootCopy:
         return load_game(self.root, self.game)
 
     def cli(self, *args: str | Path) -> Result:
-        """``pnp COMMAND --data ROOT ARGS...``: the first arg is the command."""
+        """``pnp COMMAND --data ROOT ARGS...`` run in ROOT, as a designer runs it in their project
+        (so messages name files relative to ROOT): the first arg is the command."""
         cmd, *rest = args
         return run_cli(cmd, "--data", self.path, *rest)
 
@@ -133,24 +139,33 @@ def _copy(tmp_path: Path, templates: bool) -> DataRootCopy:
     return bundled_copy(tmp_path, "golems", templates)
 
 
+# The fixtures below run their test in the data root they make, as a designer works in their
+# project: messages name files relative to the working folder, so here relative to the root.
+
+
 @pytest.fixture
-def golems(tmp_path: Path) -> DataRootCopy:
+def golems(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataRootCopy:
     """``ROOT/card_data/golems`` only: templates come from the bundled fallback."""
-    return _copy(tmp_path, templates=False)
+    copy = _copy(tmp_path, templates=False)
+    monkeypatch.chdir(copy.path)
+    return copy
 
 
 @pytest.fixture
-def golems_with_templates(tmp_path: Path) -> DataRootCopy:
+def golems_with_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataRootCopy:
     """``ROOT/card_data/golems`` and ``ROOT/templates/golems`` (``shared/`` still falls back)."""
-    return _copy(tmp_path, templates=True)
+    copy = _copy(tmp_path, templates=True)
+    monkeypatch.chdir(copy.path)
+    return copy
 
 
 @pytest.fixture
-def mini(tmp_path: Path) -> DataRootCopy:
+def mini(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataRootCopy:
     """A copy of ``tests/data/mini``: a one-deck game (5 cards, 2 rules) with its own templates
     (``mini/base`` <- ``mini/card``, ``mini/back``); fast to check and to build."""
     root = tmp_path / "mini-root"
     shutil.copytree(TEST_DATA / "mini", root)
+    monkeypatch.chdir(root)
     return DataRootCopy(root, "mini")
 
 

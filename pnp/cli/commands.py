@@ -26,27 +26,31 @@ from pnp.cli.options import (
     apply_profile,
     build_options,
     data_option,
+    data_root,
     out_option,
     paper_options,
     print_options,
+    root_line,
     token_cut_option,
     variant_options,
 )
 from pnp.cli.output import (
     JSON_FORMAT_VERSION,
+    build_text,
     diag_annotation,
     fail_input,
     game_problems,
     guarded,
     internal_error,
     preflight_text,
+    progress_bar,
     report_github,
     report_text,
 )
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
-from pnp.input.project import load_game
+from pnp.input.project import DataRoot, bundled_root, find_root, load_game, shown_path
 from pnp.input.validate import schema_bytes
 from pnp.products.scaffold import scaffold
 from pnp.qa.check import GameCheck
@@ -91,10 +95,11 @@ def list_cmd(data: str | None) -> None:
     """
 
     try:
-        root = api.data_root(data)
+        root = data_root(data)
         ids = api.game_ids(root)
     except DataError as exc:
         fail_input(exc.diagnostics)
+    click.echo(root_line(root, data))
     problems: list[Diagnostic] = []
     for gid in ids:
         try:
@@ -106,12 +111,14 @@ def list_cmd(data: str | None) -> None:
                 click.echo("  " + d.format(), err=True)
             problems.extend(exc.diagnostics)
             continue
-        players = f"{game.players[0]}-{game.players[1]}" if game.players[1] else f"{game.players[0]}+"
-        click.echo(f"{game.id}: {game.title} ({players} players) — {sum(c.pieces for c in game.components)} pieces")
-        for c in game.components:
-            shape = f" {c.shape}" if c.shape not in ("rect",) else ""
-            click.echo(f"  {c.id:<16} {c.kind + shape:<14} {c.size[0]:g} x {c.size[1]:g} mm  "
-                       f"{c.pieces:>4} pieces  ({len(c.items)} distinct)")
+        lo, hi = game.players
+        players = counted(lo, "player") if hi == lo else f"{lo}-{hi} players" if hi else f"{lo}+ players"
+        click.echo(f"{game.id}: {game.title} ({players}) — {counted(sum(c.pieces for c in game.components), 'piece')}")
+        rows = [(c.id, c.kind + (f" {c.shape}" if c.shape != "rect" else ""), f"{c.size[0]:g} x {c.size[1]:g} mm",
+                 counted(c.pieces, "piece"), f"({len(c.items)} distinct)") for c in game.components]
+        w = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
+        for r in rows:  # each column as wide as its longest entry: a long id or size never shifts the rest
+            click.echo(f"  {r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}  {r[4]}")
         for n in game.not_printed:
             click.echo(f"  not printed: {n.name} ({n.quantity})")
     click.echo("\nkinds: " + ", ".join(f"{k.name} ({'/'.join(k.shapes)})" for k in kinds.KINDS.values()))
@@ -144,7 +151,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
     """
     as_json = as_json or fmt == "json"
     github = fmt == "github" and not as_json
-    report = api.check(games or None, data=data, strict=strict)
+    report = api.check(games or None, data=data_root(data), strict=strict)
     if report.errors:
         fail_input(report.errors)
     results: list[dict[str, Any]] = []
@@ -156,7 +163,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
             elif github:
                 for d in g.errors:
                     click.echo(diag_annotation(d))
-                click.echo(f"{g.id}: {len(g.errors)} input problems")
+                click.echo(f"{g.id}: {counted(len(g.errors), 'input problem')}")
             else:
                 game_problems(g.id, g.errors)
             continue
@@ -194,6 +201,9 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @token_cut_option
 @click.option("--force", is_flag=True,
               help="Render every component again, ignoring what the last build into --out recorded.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="A line per file written (pieces, pages, grid, size), what else each game needs, and the "
+              "preflight figures; without it, one line per game.")
 @print_options
 @data_option
 @click.pass_context
@@ -201,7 +211,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
-              data: str | None) -> None:
+              data: str | None, verbose: bool) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -226,7 +236,11 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     """
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
                          print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut)
-    report = api.build(games or None, data=data, out=out, force=force, jobs=jobs, **asdict(opts))
+    root = data_root(data)
+    click.echo(root_line(root, data))
+    with progress_bar("rendering") as progress:
+        report = api.build(games or None, data=root, out=out, force=force, jobs=jobs, progress=progress,
+                           **asdict(opts))
     if report.errors:
         fail_input(report.errors)
     if report.failed:
@@ -238,27 +252,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
         fail_input(report.warnings)
     for w in report.warnings:
         click.echo(w if isinstance(w, str) else w.format(), err=True)
-    variant = " (ink saver)" if opts.ink_saver else ""
-    for g in report.games:
-        if g.up_to_date:
-            click.echo(f"{g.id}: up to date (nothing changed since the last build into {g.folder})")
-        else:
-            click.echo(f"{g.id}: {g.title}{variant}")
-        for f in g.files:
-            grid = f", {f.grid} per sheet" if f.grid else ""
-            same = "" if f.rendered else " (unchanged)"
-            click.echo(f"  {f.path}  {counted(f.pieces, 'piece')}, {counted(f.pages, 'page')}{grid}, "
-                       f"{f.bytes / 1024:.0f} KB{same}")
-        for line in g.not_printed:
-            click.echo(f"  also needed (not printed): {line}")
-        click.echo(f"  {g.contents}  what was printed and what else you need")
-        if g.preflight:
-            click.echo(f"  preflight: {g.preflight} (ink coverage: pnp preflight {g.id})")
-    files = [f for g in report.games for f in g.files]
-    total = sum(f.rendered for f in files)
-    kept = f", {len(files) - total} unchanged" if len(files) > total else ""
-    click.echo(f"pnp: wrote {total} PDFs to {Path(out)}/{kept} (paper {opts.paper}, duplex {opts.duplex}, "
-               f"bleed {opts.bleed_mm:g} mm{', ink saver' if opts.ink_saver else ''})")
+    build_text(report, verbose)
 
 
 @main.command("preflight")
@@ -289,8 +283,8 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
       pnp preflight --ink-saver          # every game: the variant's saving
       pnp preflight golems --paper a4 --json > preflight.json
     """
-    report = api.preflight(games or None, data=data, paper=paper, duplex=duplex, bleed_mm=bleed, ink_saver=ink_saver,
-                           token_cut=token_cut, strict=strict)
+    report = api.preflight(games or None, data=data_root(data), paper=paper, duplex=duplex, bleed_mm=bleed,
+                           ink_saver=ink_saver, token_cut=token_cut, strict=strict)
     if report.errors:
         fail_input(report.errors)
     results: list[dict[str, Any]] = []
@@ -376,7 +370,7 @@ def schema_cmd(out: str) -> None:
 @click.argument("game")
 @click.option("--path", "path", default=None, metavar="DIR",
               help="Data root to create the game in: DIR/card_data/GAME and DIR/templates/GAME "
-              "(default: the current folder, or --data).")
+              "[default: --data, else the data root found from the working folder, else the working folder].")
 @data_option
 @guarded
 def new_cmd(game: str, path: str | None, data: str | None) -> None:
@@ -384,18 +378,32 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
     cards, a style, a card front and a back, plus schemas/ for editors. `pnp check` and
     `pnp build` accept it as it is. An existing game is never overwritten (exit 2).
 
+    Without --path or --data the game goes into the data root pnp finds from the working folder
+    (the nearest folder at or above it holding card_data/), else into the working folder. It
+    prints the next commands as they work from where you are.
+
     \b
     Examples:
-      pnp new mygame --path mygames
-      pnp check mygame --data mygames && pnp build mygame --data mygames
+      pnp new mygame                     # ./card_data/mygame, ./templates/mygame
+      pnp check mygame && pnp build mygame
+      pnp new mygame --path mygames      # then: pnp check mygame --data mygames
     """
 
-    root = Path(path or data or ".")
+    root = Path(path or data or find_root(Path.cwd()) or ".")
     files = scaffold(root, game)
     for f in files:
-        click.echo(str(f))
-    where = f" --data {root}" if str(root) != "." else ""
-    click.echo(f"pnp: created game {game!r}; next: pnp check {game}{where} && pnp build {game}{where}")
+        click.echo(shown_path(f))
+    # The next command, as it works from here: --data only when the new root is not the one
+    # pnp finds from the working folder.
+    here = find_root(Path.cwd())
+    where = "" if here is not None and here.resolve() == root.resolve() else f" --data {shown_path(root)}"
+    click.echo(f"pnp: created game {game!r} in {shown_path(root / 'card_data' / game)}; "
+               f"next: pnp check {game}{where} && pnp build {game}{where}")
+    bundled = DataRoot(bundled_root())
+    if game in bundled.game_ids() and root.resolve() != bundled.path.resolve():
+        click.echo(f"note: a bundled game is also called {game!r}; `pnp ... {game}` run in "
+                   f"{shown_path(root)} (or with --data {shown_path(root)}) means yours, and the bundled one "
+                   f"stays as it is (--data {shown_path(bundled.path)})")
 
 
 @main.command("watch")
@@ -433,10 +441,11 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, print_shop=one_per_page,
                          ink_saver=ink_saver, token_cut=token_cut)
     try:
-        watcher = api.watch(game, data=data, out=out, jobs=jobs, **asdict(opts))
+        watcher = api.watch(game, data=data_root(data), out=out, jobs=jobs, **asdict(opts))
     except DataError as exc:
         fail_input(exc.diagnostics)
-    click.echo(f"pnp: watching {game} in {watcher.root.path} (every {interval:g} s; Ctrl-C to stop)")
+    click.echo(root_line(watcher.root, data))
+    click.echo(f"pnp: watching {game} (every {interval:g} s; Ctrl-C to stop)")
     try:
         while True:
             try:
@@ -516,16 +525,16 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
       pnp export png golems golem-deck --dpi 600
       pnp export png mygame deck --bleed 3.175 --data ~/my-games
     """
-    report = api.export_png(game, component, data=data, out=out, dpi=dpi, bleed_mm=bleed)
+    report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed)
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     total = 0
     for e in report.exported:
         items = len(e.component.items)
-        click.echo(f"  {e.folder}/  {len(e.files)} PNGs ({counted(items, 'item')}), "
+        click.echo(f"  {e.folder}/  {counted(len(e.files), 'PNG')} ({counted(items, 'item')}), "
                    f"{e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
         total += len(e.files)
-    click.echo(f"pnp: wrote {total} PNGs to {Path(out) / gc.game.id / 'png'}/ ({dpi} dpi)")
+    click.echo(f"pnp: wrote {counted(total, 'PNG')} to {shown_path(Path(out) / gc.game.id / 'png')}/ ({dpi} dpi)")
 
 
 @export_group.command("tts")
@@ -547,11 +556,12 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
       pnp export tts golems
       pnp export tts golems golem-deck --out tts
     """
-    report = api.export_tts(game, component, data=data, out=out, dpi=dpi)
+    report = api.export_tts(game, component, data=data_root(data), out=out, dpi=dpi)
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     for e in report.exported:
-        click.echo(f"  {e.folder}/  {len(e.files)} images, faces {e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
+        click.echo(f"  {e.folder}/  {counted(len(e.files), 'image')}, faces {e.size_px[0]} x {e.size_px[1]} px; "
+                   f"{e.index.name}")
     if report.skipped:
         click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
     click.echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
@@ -576,7 +586,7 @@ def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str,
       pnp preview golems golem-deck
       pnp preview golems golem-deck flesh --dpi 300
     """
-    report = api.preview(game, component, item, data=data, out=out, dpi=dpi)
+    report = api.preview(game, component, item, data=data_root(data), out=out, dpi=dpi)
     checked_for_export(report, allow_violations=True)
     click.echo(str(report.path))
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from pnp import api
 from pnp.impose.sheet import (
     DEFAULT_BLEED_MM,
     DEFAULT_DUPLEX,
@@ -16,6 +17,7 @@ from pnp.impose.sheet import (
     MAX_BLEED_MM,
     PAPERS,
 )
+from pnp.input.project import DataRoot, bundled_root, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BuildOptions
 from pnp.products.printers import load_profile
@@ -126,8 +128,29 @@ def paper_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def data_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--data", "data", metavar="PATH", default=None,
-                        help="Data root holding card_data/<game>/ and templates/ (default: the bundled games).")(fn)
+    return click.option("--data", "data", metavar="PATH", default=None, envvar="PNP_DATA",
+                        help="Data root holding card_data/<game>/ and templates/ [default: the nearest folder at or "
+                        "above the working folder that holds card_data/, else the bundled games; env PNP_DATA].")(fn)
+
+
+def data_root(data: str | None) -> DataRoot:
+    """The data root a command works on: --data (or PNP_DATA) when given, else the nearest folder
+    at or above the working folder holding card_data/, else the bundled games. Raises DataError
+    for a --data folder without card_data/."""
+    return api.data_root(data) if data else api.find_data_root()
+
+
+def root_line(root: DataRoot, data: str | None) -> str:
+    """The line that says which data root a command uses, and why."""
+    where = shown_path(root.path)
+    if data:
+        ctx = click.get_current_context(silent=True)
+        source = ctx.get_parameter_source("data") if ctx is not None else None
+        env = source is not None and source.name == "ENVIRONMENT"
+        return f"pnp: data root {where} ({'PNP_DATA' if env else '--data'})"
+    if root.path == bundled_root():
+        return f"pnp: data root {where}: the bundled games (no card_data/ at or above the working folder)"
+    return f"pnp: data root {where} (its card_data/ is the nearest at or above the working folder)"
 
 
 def out_option(what: str) -> Callable[..., Any]:

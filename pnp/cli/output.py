@@ -6,7 +6,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any, NoReturn
 
@@ -14,6 +15,7 @@ import click
 from msgspec.structs import replace
 
 from pnp.errors import DataError, Diagnostic, OutputError, counted
+from pnp.input.project import shown_path
 from pnp.plan.options import BuildOptions
 from pnp.qa.check import GameCheck
 
@@ -32,7 +34,7 @@ def game_problems(gid: str, diags: tuple[Diagnostic, ...]) -> None:
     """One game's input problems, and their count, on stderr (the other games carry on)."""
     for d in diags:
         click.echo(d.format(), err=True)
-    click.echo(f"{gid}: {len(diags)} input problems", err=True)
+    click.echo(f"{gid}: {counted(len(diags), 'input problem')}", err=True)
 
 
 def internal_error(exc: Exception) -> str:
@@ -72,7 +74,7 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
 def report_text(gc: GameCheck, verbose: bool) -> None:
     r = gc.report
     passed = sum(o.passed for o in r.outcomes)
-    click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail")
+    click.echo(f"{gc.game.id}: {counted(len(r.outcomes), 'rule')}, {passed} pass, {len(r.outcomes) - passed} fail")
     for o in r.outcomes:
         if o.passed and not verbose and not o.oddities:
             continue
@@ -86,9 +88,17 @@ def report_text(gc: GameCheck, verbose: bool) -> None:
             click.echo(f"       rulebook: \"{o.rule.quote}\"")
         for odd in o.oddities:
             click.echo(f"       document oddity (excepted): {odd}")
+    width = max((len(p.component) for p in r.provenance), default=0)
     for p in r.provenance:
-        click.echo(f"  {p.component:<16} {p.pieces:>4} pieces, {p.items:>3} items: "
-                   f"{p.document} document, {p.external} external, {p.designed} designed")
+        kinds = [f"{n} {k}" for n, k in ((p.document, "document"), (p.external, "external"),
+                                         (p.designed, "designed"), (p.unstated, "no source")) if n]
+        click.echo(f"  {p.component:<{width}}  {counted(p.pieces, 'piece'):>11}, {counted(p.items, 'item'):>9}: "
+                   + (", ".join(kinds) or "none"))
+    if r.provenance:
+        click.echo("  (items' sources: document = quoted from the rulebook, external = a published fact from "
+                   "elsewhere, designed = made to fill a gap" + (", no source = not stated"
+                                                                  if any(p.unstated for p in r.provenance) else "")
+                   + ")")
     for w in gc.warnings:
         click.echo(w.format(), err=True)
 
@@ -127,7 +137,7 @@ def report_github(gc: GameCheck, strict: bool) -> None:
     for w in gc.warnings:
         click.echo(diag_annotation(replace(w, severity="error") if strict else w))
     passed = sum(o.passed for o in r.outcomes)
-    click.echo(f"{gc.game.id}: {len(r.outcomes)} rules, {passed} pass, {len(r.outcomes) - passed} fail, "
+    click.echo(f"{gc.game.id}: {counted(len(r.outcomes), 'rule')}, {passed} pass, {len(r.outcomes) - passed} fail, "
                f"{counted(len(gc.warnings), 'warning')}")
 
 
@@ -152,7 +162,7 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
                    f" {margin:>8}")
     pages = sum(c.pages for c in pre.components)
     cov = pre.coverage
-    line = f"  ink coverage: {cov * 100:.1f} % per page (mean of {pages} pages)" if cov is not None else ""
+    line = f"  ink coverage: {cov * 100:.1f} % per page (mean of {counted(pages, 'page')})" if cov is not None else ""
     if cov is not None and pre.normal_coverage:
         ratio = cov / pre.normal_coverage
         line += f"; normal build {pre.normal_coverage * 100:.1f} %: {ratio:.2f}x, {(1 - ratio) * 100:.0f} % less ink"
@@ -174,9 +184,10 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
         click.echo(f"  rules text minimum {t.rules_text_pt:g} pt for this game: {t.reason}")
     outside = sum(c.outside_safe for c in pre.components)
     click.echo(f"  safe zone ({t.safe_mm:g} mm inside the trim): "
-               + (f"{outside} text or icon elements outside" if outside else "kept"))
+               + (f"{counted(outside, 'text or icon element')} outside" if outside else "kept"))
     cuts = sum(c.cut_crossings for c in pre.components)
-    click.echo("  cut lines: " + (f"{cuts} cross a piece" if cuts else "none crosses a piece"))
+    click.echo("  cut lines: " + (f"{counted(cuts, 'cut line')} {'crosses' if cuts == 1 else 'cross'} a piece"
+                                  if cuts else "none crosses a piece"))
     if pre.margin_mm is not None:
         click.echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
                    f"(minimum {t.margin_mm:g} mm)")
@@ -191,6 +202,76 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
         click.echo(d.format(), err=True)
     n = len(pre.findings)
     click.echo(f"  {counted(n, 'warning')}")
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, after: float = 1.0) -> Iterator[Callable[[int, int], None] | None]:
+    """A ``progress(done, total)`` callback that shows click's progress bar on stderr once the
+    work has taken ``after`` seconds, only on a terminal (None when stderr is piped or a file)."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    start = time.monotonic()
+    bar: Any = None
+
+    def tick(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            if time.monotonic() - start < after or done >= total:
+                return
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - bar.pos)
+
+    try:
+        yield tick
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+def build_text(report: Any, verbose: bool) -> None:
+    """What a build wrote: one line per game (what was written, the preflight verdict) and a
+    total; ``verbose`` adds a line per file, what else the game needs and the preflight figures."""
+    opts = report.opts
+    written = set(report.written)
+    width = max((len(g.id) for g in report.games), default=0)
+    total_written = total_files = 0
+    for g in report.games:
+        files = [f.path for f in g.files] + [g.contents]
+        new = [f for f in files if f in written]
+        total_written += len(new)
+        total_files += len(files)
+        folder = shown_path(g.folder) + "/"
+        if g.up_to_date:
+            what = f"up to date, {counted(len(files), 'PDF')} in {folder}"
+        elif not new:
+            what = f"checked again, {counted(len(files), 'PDF')} in {folder} unchanged"
+        else:
+            kept = f", {len(files) - len(new)} unchanged" if len(new) < len(files) else ""
+            what = f"wrote {counted(len(new), 'PDF')} to {folder}{kept}"
+        pages = sum(f.pages for f in g.files)
+        line = f"{g.id + ':':<{width + 1}} {what} ({counted(pages, 'page')})"
+        if g.preflight_warnings is not None:
+            line += ("; preflight ok" if not g.preflight_warnings else
+                     f"; preflight: {counted(g.preflight_warnings, 'warning')} (pnp preflight {g.id})")
+        click.echo(line)
+        if verbose:
+            for f in g.files:
+                grid = f", {f.grid} per sheet" if f.grid else ""
+                same = "" if f.rendered else " (unchanged)"
+                click.echo(f"  {shown_path(f.path)}  {counted(f.pieces, 'piece')}, {counted(f.pages, 'page')}{grid}, "
+                           f"{f.bytes / 1024:.0f} KB{same}")
+            click.echo(f"  {shown_path(g.contents)}  the contents sheet: what was printed and what else you need")
+            for need in g.not_printed:
+                click.echo(f"  also needed (not printed): {need}")
+            if g.preflight:
+                click.echo(f"  preflight: {g.preflight}")
+    kept = f"; {total_files - total_written} unchanged" if total_files > total_written else ""
+    variant = ", ink saver" if opts.ink_saver else ""
+    click.echo(f"pnp: wrote {counted(total_written, 'PDF')} to {shown_path(report.out)}/{kept} (paper {opts.paper}, "
+               f"duplex {opts.duplex}, bleed {opts.bleed_mm:g} mm{variant})"
+               + ("" if verbose else "; -v lists every file"))
 
 
 JSON_FORMAT_VERSION = 1

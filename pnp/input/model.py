@@ -35,12 +35,14 @@ def frozen_map(d: Mapping[str, Any]) -> Mapping[str, Any]:
 class Provenance(Struct, frozen=True):
     """Where an item comes from: the rulebook (a quote), an external published fact, or design."""
 
-    kind: str  # "document" | "external" | "designed"
+    kind: str  # "document" | "external" | "designed" | "unstated" (no source given)
     text: str  # the quote, the reference, or the design note
     quote: str | None = None  # an external reference's quote
 
     @staticmethod
-    def from_json(src: Mapping[str, str]) -> Provenance:
+    def from_json(src: Mapping[str, str] | None) -> Provenance:
+        if src is None:  # a game whose manifest does not ask for sources
+            return Provenance("unstated", "")
         for kind in ("document", "external", "designed"):
             if kind in src:
                 return Provenance(kind, src[kind], src.get("quote"))
@@ -214,7 +216,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
         id=m["id"], title=m["title"], subtitle=m.get("subtitle", ""), designer=m.get("designer", ""),
         players=(players["min"], players.get("max")), document=frozen_map(m["document"]),
         components=tuple(components), rules=rules, errata=errata,
-        not_printed=tuple(NotPrinted(n["name"], n["quantity"], Provenance.from_json(n["source"]))
+        not_printed=tuple(NotPrinted(n["name"], n["quantity"], Provenance.from_json(n.get("source")))
                           for n in m.get("not_printed", [])),
         folder=folder, manifest_file=manifest.display, manifest=manifest,
     )
@@ -236,7 +238,7 @@ def _expand_items(doc: Doc, diags: list[Diagnostic]) -> list[Item]:
     for ii, raw in enumerate(doc.data["items"]):
         path: tuple[str | int, ...] = ("items", ii)
         base = {k: v for k, v in raw.items() if k not in ("id", "copies", "source", "series")}
-        prov = Provenance.from_json(raw["source"])
+        prov = Provenance.from_json(raw.get("source"))
         copies = raw.get("copies", 1)
         if "series" in raw:
             s = raw["series"]

@@ -4,12 +4,13 @@ heavy imports (the incremental build's up-to-date path uses it)."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input import kinds
 from pnp.input.load import Doc, load_json
 from pnp.input.model import Game, build_game
@@ -26,6 +27,16 @@ def bundled_root() -> Path:
     if DataRoot(installed).card_data.is_dir():
         return installed
     return pkg.parent
+
+
+def find_root(start: Path) -> Path | None:
+    """The data root a command run in ``start`` works on, found as git finds ``.git``: the
+    nearest folder at or above ``start`` that holds ``card_data/`` (None: there is none)."""
+    start = Path(os.path.abspath(start))
+    for folder in (start, *start.parents):
+        if (folder / "card_data").is_dir():
+            return folder
+    return None
 
 
 class DataRoot(Struct, frozen=True):
@@ -62,13 +73,10 @@ class DataRoot(Struct, frozen=True):
         return tuple(dirs)
 
     def display(self, p: Path) -> str:
-        # The path as written first: a link inside the root is shown where it is, not where it points.
-        for path, root in ((p, self.path), (p.resolve(), self.path.resolve())):
-            try:
-                return str(path.relative_to(root))
-            except ValueError:
-                pass
-        return str(p)
+        """``p`` as messages show it: relative to the working folder when inside it, else
+        absolute, so terminals and editors can open it from where the command ran. The path as
+        written, not resolved: a link is shown where it is, not where it points."""
+        return shown_path(p)
 
     def game_ids(self) -> list[str]:
         if not self.card_data.is_dir():
@@ -77,15 +85,28 @@ class DataRoot(Struct, frozen=True):
                       if (d / MANIFEST).is_file() and GAME_ID.match(d.name))
 
 
+def shown_path(p: Path | str) -> str:
+    """A path as a message shows it: relative to the working folder when inside it, else absolute."""
+    full = os.path.abspath(p)
+    try:
+        cwd = os.getcwd()
+    except OSError:  # the working folder was removed
+        return full
+    if full == cwd:
+        return "."
+    return full[len(cwd) + 1:] if full.startswith(cwd.rstrip(os.sep) + os.sep) else full
+
+
 def check_game_id(root: DataRoot, gid: str) -> None:
     if not GAME_ID.match(gid):
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
                                     expected="lowercase letters, digits and hyphens, no path characters")])
     if not (root.card_data / gid / MANIFEST).is_file():
-        known = ", ".join(root.game_ids()) or "none"
+        ids = root.game_ids()
+        hint = did_you_mean(gid, ids) or "`pnp list` lists the games"
         raise DataError([Diagnostic(root.display(root.card_data / gid / MANIFEST),
-                                    f"no game {gid!r} in {root.path}", expected=f"one of: {known}",
-                                    hint="run `pnp list` to see the games")])
+                                    f"no game {gid!r} in {root.display(root.card_data)}",
+                                    expected=f"one of: {', '.join(ids) or 'none'}", hint=hint)])
 
 
 def load_game(root: DataRoot, gid: str) -> Game:
@@ -110,6 +131,7 @@ def load_game(root: DataRoot, gid: str) -> Game:
         diags.append(manifest.diag(("id",), f"game id {m['id']!r} differs from its folder name {gid!r}",
                                    expected=repr(gid)))
     data_docs: dict[str, Doc] = {}
+    require_source = isinstance(m, dict) and m.get("provenance") == "required"
     for ci, c in enumerate(components):
         if not isinstance(c, dict):
             continue
@@ -131,7 +153,7 @@ def load_game(root: DataRoot, gid: str) -> Game:
             continue
         file_diags = validate_doc(doc, "component")
         if not file_diags:
-            v = item_validator(doc.data["fields"])
+            v = item_validator(doc.data["fields"], require_source)
             for ii, item in enumerate(doc.data["items"]):
                 series = item.get("series") if isinstance(item, dict) else None
                 if isinstance(series, dict) and isinstance(series.get("field"), str) and series["field"] not in item:

@@ -14,7 +14,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input.load import Doc, load_json
 from pnp.input.model import frozen_map
 from pnp.input.project import DataRoot
@@ -103,13 +103,10 @@ class TemplateStore:
         return doc
 
     def _suggest(self, name: str) -> str | None:
-        import difflib
-
         known = []
         for d in self.root.template_dirs():
             known += [str(p.relative_to(d).with_suffix("")) for p in d.glob(f"*/*{TEMPLATE_SUFFIX}")]
-        close = difflib.get_close_matches(name, known, n=1)
-        return f"did you mean {close[0]!r}?" if close else None
+        return did_you_mean(name, known)
 
     def get(self, name: str, referrer: tuple[Doc, tuple[str | int, ...]] | None = None) -> Template:
         if name in self._resolved:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pnp.errors import Diagnostic, counted
+from pnp.errors import Diagnostic, counted, did_you_mean
 from pnp.input.load import Doc
 
 if TYPE_CHECKING:  # jsonschema is loaded when there is an error to word (see Schema)
@@ -240,10 +240,7 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
         out = []
         for key in extras:
-            import difflib  # only a message needs it
-
-            close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            hint = f"did you mean {close[0]!r}?" if close else None
+            hint = did_you_mean(key, allowed)
             out.append(doc.diag(path + (key,), f"unknown field {key!r}",
                                 expected="one of " + ", ".join(allowed) if allowed else None,
                                 hint=hint, key=True))
@@ -328,8 +325,9 @@ _TYPE_SCHEMA: dict[str, dict[str, Any]] = {
 }
 
 
-def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
-    """The JSON Schema of one item, from a component file's ``fields`` declaration."""
+def item_schema(fields: dict[str, Any], require_source: bool = True) -> dict[str, Any]:
+    """The JSON Schema of one item, from a component file's ``fields`` declaration
+    (``require_source``: the game's manifest says ``"provenance": "required"``)."""
     props: dict[str, Any] = {
         "id": {"type": "string", "pattern": "^[a-z0-9][a-z0-9-]*$", "maxLength": 80,
                "x-field": "the item's id, unique in the file: lowercase letters, digits and hyphens"},
@@ -343,7 +341,7 @@ def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
                            "to": {"type": "integer", "minimum": -MAX_SERIES, "maximum": MAX_SERIES}},
         },
     }
-    required = ["id", "source"]
+    required = ["id", "source"] if require_source else ["id"]
     for name, spec in fields.items():
         # "x-field" (ignored by the validator) names the field in a "missing required field" message.
         s = {**_TYPE_SCHEMA[spec["type"]], "x-field": f'{spec["type"]}, {spec["description"]}'}
@@ -361,7 +359,7 @@ def item_schema(fields: dict[str, Any]) -> dict[str, Any]:
     return {"type": "object", "additionalProperties": False, "required": required, "properties": props}
 
 
-def item_validator(fields: dict[str, Any]) -> Schema:
+def item_validator(fields: dict[str, Any], require_source: bool = True) -> Schema:
     """The validator of one item of a component file with this ``fields`` declaration."""
-    return make_validator(item_schema(fields))
+    return make_validator(item_schema(fields, require_source))
 

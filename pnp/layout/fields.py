@@ -11,6 +11,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
+from pnp.errors import did_you_mean
 from pnp.input.conditions import holds
 from pnp.input.model import Component, Game, Item
 
@@ -77,10 +78,8 @@ def _letter(v: Any) -> Any:
 
 
 def _suggest(name: str, known: Any) -> str:
-    import difflib  # only a message needs it
-
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = did_you_mean(name, known)
+    return f" ({close})" if close else ""
 
 
 def _num(v: float) -> str:

@@ -11,6 +11,8 @@ from typing import Any
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
+from pnp.errors import did_you_mean
+
 # pnp's own text (sheet labels, contents and assembly pages, previews, the calibration sheet):
 # bundled TrueType fonts, so every PDF embeds its fonts (never Helvetica).
 UI_FONT = "Lato-Regular"
@@ -57,7 +59,7 @@ class FontBook:
         if path is None:
             raise FontError(f"font {name!r} not found (looked in {', '.join(str(d) for d in self.dirs)})",
                             expected="one of " + (", ".join(self.names()) or "the bundled fonts"),
-                            hint=_did_you_mean(name, self.names())
+                            hint=did_you_mean(name, self.names())
                             or f"put {name}.ttf into the data root's fonts/ folder, or use an available font")
         if not path.is_file():  # a folder, or a pipe that would block the read forever
             raise FontError(f"font {name!r} ({path}) is not a regular file", expected="a .ttf file",
@@ -136,13 +138,6 @@ class FontBook:
     def has_glyph(self, font: str, ch: str) -> bool:
         f = pdfmetrics.getFont(self.ensure(font))
         return ord(ch) in f.face.charWidths
-
-
-def _did_you_mean(name: str, known: list[str]) -> str | None:
-    import difflib  # only a message needs it
-
-    close = difflib.get_close_matches(name, known, n=1)
-    return f"did you mean {close[0]!r}?" if close else None
 
 
 @cache

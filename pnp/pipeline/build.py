@@ -109,13 +109,14 @@ def default_jobs() -> int:
 
 def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, session: Session | None = None,
                  jobs: int = 1, reuse: Callable[[GameCheck, ComponentPlan], bool] | None = None,
-                 progress: Callable[[str], None] | None = None,
+                 progress: Callable[[int, int], None] | None = None,
                  reused_figures: Callable[[GameCheck, ComponentPlan], Any] | None = None) -> list[RenderedGame]:
     """Render every component of already checked games, in memory: nothing is written (see
     ``commit``). Components for which ``reuse`` says yes are not rendered (their PDF on disk is
     current; ``reused_figures`` gives their recorded preflight figures). With ``jobs`` > 1
     components render in that many worker processes; the bytes are the same either way. The
     contents sheet carries the preflight summary when every component's figures are known.
+    ``progress(done, total)`` is called after each component is rendered.
     Raises DataError with every component's layout errors."""
     global _TASKS
     s = session or Session(root)
@@ -130,19 +131,19 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
         try:
             with mp.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
                 for i, data, npages, diags, figures in pool.imap_unordered(_render_task, order):
-                    if progress:
-                        progress(tasks[i][1].component.id)
                     results[i] = (data, npages, diags, figures)
+                    if progress:
+                        progress(len(results), len(tasks))
         finally:
             _TASKS = None
     else:
         _TASKS = (s, tasks)
         try:
             for i in range(len(tasks)):
-                if progress:
-                    progress(tasks[i][1].component.id)
                 _, data, npages, diags, figures = _render_task(i)
                 results[i] = (data, npages, diags, figures)
+                if progress:
+                    progress(len(results), len(tasks))
         finally:
             _TASKS = None
     errors = [d for i in range(len(tasks)) if results[i][0] is None for d in results[i][2]]
@@ -202,7 +203,7 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
 
 
 def build_checked(root: DataRoot, checked: GameCheck, out: Path, session: Session | None = None,
-          progress: Callable[[str], None] | None = None, jobs: int = 1) -> Iterator[Written]:
+          progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> Iterator[Written]:
     """Render every component of an already checked game, then write them all to
     out/<game>/<component>.pdf with the contents sheet (all or nothing on bad input). Not
     incremental and no build record: the step below ``pnp.api.build`` for a game checked with

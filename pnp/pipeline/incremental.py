@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +129,9 @@ def load(folder: Path) -> Record | None:
         if d.get("format") != FORMAT or d.get("version") != VERSION:
             return None
         comps = {k: CachedFile(**{**v, "warnings": tuple(v.get("warnings", ()))}) for k, v in d["components"].items()}
+        order = d.get("order")  # the manifest's order (the keys above are sorted)
+        if isinstance(order, list) and sorted(order) == sorted(comps):
+            comps = {k: comps[k] for k in order}
         return Record(d["inputs"], comps, CachedFile(**d["contents"]), tuple(d.get("warnings", ())),
                       tuple(d.get("not_printed", ())))
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
@@ -140,7 +143,8 @@ def dump(record: Record) -> bytes:
         return asdict(c)
 
     d = {"format": FORMAT, "version": VERSION, "inputs": record.inputs,
-         "components": {k: f(v) for k, v in record.components.items()}, "contents": f(record.contents),
+         "components": {k: f(v) for k, v in record.components.items()}, "order": list(record.components),
+         "contents": f(record.contents),
          "warnings": list(record.warnings), "not_printed": list(record.not_printed)}
     return (json.dumps(d, indent=1, sort_keys=True) + "\n").encode()
 
@@ -159,6 +163,7 @@ def remove(folder: Path) -> None:
 
 def render_changed(session: Session, checked: Sequence[GameCheck], out: Path,
                    records: Mapping[str, Record | None], fonts: str, jobs: int = 1,
+                   progress: Callable[[int, int], None] | None = None,
                    ) -> tuple[list[RenderedGame], dict[str, dict[str, str]]]:
     """Render, in memory, the components of ``checked`` games whose fingerprint differs from
     the one their game's record (``records``, by game id) holds, or whose PDF is missing or
@@ -178,7 +183,8 @@ def render_changed(session: Session, checked: Sequence[GameCheck], out: Path,
         rec = records.get(gc.game.id)
         return rec.figures(plan.component.id) if rec is not None else None
 
-    rendered = render_games(session.root, checked, out, session, jobs=jobs, reuse=reuse, reused_figures=recorded)
+    rendered = render_games(session.root, checked, out, session, jobs=jobs, reuse=reuse, reused_figures=recorded,
+                            progress=progress)
     return rendered, prints
 
 
@@ -210,6 +216,7 @@ class GameBuild(Struct, frozen=True):
     not_printed: tuple[str, ...]  # "name (quantity)"
     preflight: str | None  # the one-line preflight summary (pnp.qa.figures.summary)
     title: str | None = None  # None when the game was up to date (nothing was loaded)
+    preflight_warnings: int | None = None  # None: not known (no figures recorded)
 
     @property
     def up_to_date(self) -> bool:
@@ -249,7 +256,8 @@ def _from_rendered(g: RenderedGame) -> GameBuild:
     figures = [f.preflight for f in g.files if f.preflight is not None]  # rendered now, or as recorded
     game = g.checked.game
     return GameBuild(game.id, g.folder, files, g.contents_path, g.not_printed,
-                     summary(figures) if figures else None, game.title)
+                     summary(figures) if figures else None, game.title,
+                     sum(f.warnings for f in figures) if figures else None)
 
 
 def _from_record(gid: str, folder: Path, rec: Record) -> GameBuild:
@@ -257,14 +265,15 @@ def _from_record(gid: str, folder: Path, rec: Record) -> GameBuild:
                   for cid, cf in rec.components.items())
     figures = [p for cid in rec.components if (p := rec.figures(cid)) is not None]
     return GameBuild(gid, folder, files, folder / f"{gid}-contents.pdf", rec.not_printed,
-                     summary(figures) if figures else None)
+                     summary(figures) if figures else None, None, sum(f.warnings for f in figures) if figures else None)
 
 
 def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, *, force: bool = False,
-                jobs: int | None = None) -> BuildReport:
+                jobs: int | None = None, progress: Callable[[int, int], None] | None = None) -> BuildReport:
     """Build games ``gids`` into ``out`` incrementally (``force``: ignore the build records):
     check the games whose inputs changed, render the components whose fingerprint changed, and
-    write them all with their records, or, on any problem, nothing."""
+    write them all with their records, or, on any problem, nothing. ``progress(done, total)``
+    is called as each component is rendered."""
     report = BuildReport(opts, out)
     try:
         for gid in gids:
@@ -297,7 +306,8 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
         # Nothing will be drawn, so the pieces' own errors would go unseen: they come first.
         return replace(report, errors=tuple(d for gc in checked for d in layout_errors(gc)), failed=failed)
     try:
-        rendered, prints = render_changed(session, checked, out, records, hashes.fonts(), jobs or default_jobs())
+        rendered, prints = render_changed(session, checked, out, records, hashes.fonts(), jobs or default_jobs(),
+                                           progress)
     except DataError as exc:
         return replace(report, errors=tuple(exc.diagnostics))
     warnings: list[Diagnostic | str] = [w for gc in checked for w in gc.warnings]

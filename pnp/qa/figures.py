@@ -153,7 +153,8 @@ def summary(components: Sequence[ComponentPreflight]) -> str:
     outside = sum(c.outside_safe for c in components)
     parts.append(f"{outside} outside the safe zone" if outside else "safe zone kept")
     cuts = sum(c.cut_crossings for c in components)
-    parts.append(f"{cuts} cuts cross pieces" if cuts else "no cut crosses a piece")
+    parts.append((f"{counted(cuts, 'cut')} {'crosses a piece' if cuts == 1 else 'cross pieces'}") if cuts
+                 else "no cut crosses a piece")
     n = sum(c.warnings for c in components)
     parts.append(counted(n, "warning"))
     return ", ".join(parts)

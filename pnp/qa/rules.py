@@ -44,6 +44,7 @@ class ProvenanceSummary(Struct, frozen=True):
     designed: int
     items: int
     pieces: int
+    unstated: int = 0  # items without a source (a game that does not ask for them)
 
 
 class Report(Struct, frozen=True):
@@ -334,6 +335,7 @@ def check_game(game: Game) -> Report:
     prov = []
     for c in game.components:
         k = Counter(i.provenance.kind for i in c.items)
-        prov.append(ProvenanceSummary(c.id, k["document"], k["external"], k["designed"], len(c.items), c.pieces))
+        prov.append(ProvenanceSummary(c.id, k["document"], k["external"], k["designed"], len(c.items), c.pieces,
+                                      k["unstated"]))
     return Report(game, tuple(outcomes), tuple(prov))
 

@@ -61,7 +61,8 @@ def test_check_reports_bad_input_with_file_line_and_path(mini: Path) -> None:
     assert game.checked is None
     (d,) = game.errors
     assert isinstance(d, Diagnostic)
-    assert d.file == "card_data/mini/deck.json" and d.line is not None and d.line > 1
+    # Named as from the working folder (the repository; the data root is outside it: absolute).
+    assert d.file == str(mini / "card_data" / "mini" / "deck.json") and d.line is not None and d.line > 1
     assert d.path == ("items", 1, "copies") and "integer" in (d.expected or d.message)
 
 
@@ -138,7 +139,7 @@ def test_build_stops_on_rule_violations_and_bad_input(mini: Path, tmp_path: Path
     _edit_deck(mini, lambda d: d["items"].append({"id": 7}))
     report = pnp.build(data=mini, out=out, jobs=1)
     assert report.exit_code == 2 and report.errors and not out.exists()
-    assert any(d.file == "card_data/mini/deck.json" for d in report.errors)
+    assert any(d.file == str(mini / "card_data" / "mini" / "deck.json") for d in report.errors)
 
 
 def test_build_strict_fails_on_warnings_and_writes_nothing(mini: Path, tmp_path: Path) -> None:

@@ -204,7 +204,7 @@ def test_new_game_checks_and_builds_as_it_is(tmp_path: Path) -> None:
     report = json.loads(run_cli("check", "mygame", "--data", root, "--json").stdout)["games"][0]
     assert [r["id"] for r in report["rules"]] == ["deck-3"]
     assert report["provenance"] == [{"component": "deck", "document": 0, "external": 0, "designed": 3,
-                                     "items": 3, "pieces": 3}]
+                                     "items": 3, "pieces": 3, "unstated": 0}]
     # Every file names its schema, which is there.
     for f in [*root.glob("card_data/*/*.json"), *root.glob("templates/*/*.json")]:
         assert (f.parent / json.loads(f.read_text())["$schema"]).is_file()

@@ -31,5 +31,8 @@ def test_all_good_via_cli_exit_0_with_provenance(golems: DataRootCopy) -> None:
     assert r.exit_code == 0, r.stderr
     assert r.stdout.startswith("golems: 34 rules, 34 pass, 0 fail\n")
     assert r.stdout.count("  PASS ") == 34
-    assert "  chits              64 pieces,  64 items: 0 document, 0 external, 64 designed" in r.stdout
-    assert "  terrain            64 pieces,  20 items: 20 document, 0 external, 0 designed" in r.stdout
+    assert "  chits         64 pieces,  64 items: 64 designed\n" in r.stdout
+    assert "  terrain       64 pieces,  20 items: 20 document\n" in r.stdout
+    assert "  board           1 piece,    1 item: 1 document\n" in r.stdout
+    assert "(items' sources: document = quoted from the rulebook, external = a published fact from elsewhere, " \
+           "designed = made to fill a gap)" in r.stdout

@@ -50,9 +50,16 @@ def test_list_shows_every_golems_component_with_kind_size_and_count() -> None:
         total += pieces
         w, h = (63, 88) if c["size"] == "poker" else c["size"]
         kind = c["kind"] + (f" {c['shape']}" if c.get("shape", "rect") != "rect" else "")
-        want = f"  {c['id']:<16} {kind:<14} {w:g} x {h:g} mm  {pieces:>4} pieces  ({distinct} distinct)"
-        assert want in lines
+        want = [c["id"], *kind.split(), f"{w:g}", "x", f"{h:g}", "mm", str(pieces),
+                "piece" if pieces == 1 else "pieces", f"({distinct}", "distinct)"]
+        assert any(ln.split() == want for ln in lines), want
     assert lines[0] == f"golems: Golems (2-4 players) — {total} pieces"
+    # columns line up, however long an id or a size: kind, size and "(N distinct)" each start
+    # at one place on every line
+    rows = lines[1:1 + len(manifest["components"])]
+    for start in (lambda ln: ln.index(" " + ln.split()[1] + " ", len(ln.split()[0]) + 2),
+                  lambda ln: ln.index(" x ") - len(ln.split(" x ")[0].split()[-1]), lambda ln: ln.index("(")):
+        assert len({start(ln) for ln in rows}) == 1, rows
     listed = [m.group(1) for ln in lines
               if (m := re.match(r"  (\S+) +(card|tile|token|board|mat|track|sheet)\b", ln))]
     assert listed == [c["id"] for c in manifest["components"]]
@@ -61,9 +68,10 @@ def test_list_shows_every_golems_component_with_kind_size_and_count() -> None:
 
 def test_list_known_counts() -> None:
     out = run_cli("list").stdout
-    assert "  terrain          tile square    38 x 38 mm    64 pieces  (20 distinct)" in out
-    assert "  golem-deck       card rounded   63 x 88 mm    48 pieces  (24 distinct)" in out
-    assert "  chits            token round    16 x 16 mm    64 pieces  (64 distinct)" in out
+    assert "  terrain     tile square   38 x 38 mm    64 pieces  (20 distinct)" in out
+    assert "  golem-deck  card rounded  63 x 88 mm    48 pieces  (24 distinct)" in out
+    assert "  chits       token round   16 x 16 mm    64 pieces  (64 distinct)" in out
+    assert "  board       board         320 x 320 mm    1 piece  (1 distinct)" in out
 
 
 def test_list_with_a_broken_game_exits_2(mini: DataRootCopy) -> None:
@@ -107,7 +115,7 @@ def test_check_json_all_good(golems: DataRootCopy) -> None:
         assert rule["quote"]
     prov = {p["component"]: p for p in game["provenance"]}
     assert prov["chits"] == {"component": "chits", "document": 0, "external": 0, "designed": 64,
-                             "items": 64, "pieces": 64}
+                             "items": 64, "pieces": 64, "unstated": 0}
 
 
 def test_check_json_with_a_violation(golems: DataRootCopy) -> None:
@@ -165,19 +173,19 @@ def test_build_writes_one_pdf_per_component(mini: DataRootCopy, tmp_path: Path) 
     assert files_under(out) == [out / "mini" / ".pnp-build.json", out / "mini" / "deck.pdf",
                                 out / "mini" / "mini-contents.pdf"]
     assert (out / "mini" / "deck.pdf").read_bytes().startswith(b"%PDF-")
-    assert f"pnp: wrote 1 PDFs to {out}/" in r.stdout
+    assert f"pnp: wrote 2 PDFs to {out}/" in r.stdout  # the deck and the contents sheet
 
 
 def test_build_golems_writes_ten_pdfs(tmp_path: Path) -> None:
     out = tmp_path / "x"
-    r = run_cli("build", "golems", "--out", out, "--duplex", "none")
+    r = run_cli("build", "golems", "--out", out, "--duplex", "none", "-v")
     assert r.exit_code == 0, r.stderr
     manifest = json.loads((REPO / "card_data" / "golems" / "game.json").read_text())
     assert [p.name for p in files_under(out)] == sorted(
         [f"{c['id']}.pdf" for c in manifest["components"]] + ["golems-contents.pdf", ".pnp-build.json"])
     assert len(files_under(out)) == 12  # ten components, the contents sheet and the build record
     # One piece, one page in the singular; the rest in the plural, again when nothing changed.
-    for stdout in (r.stdout, run_cli("build", "golems", "--out", out, "--duplex", "none").stdout):
+    for stdout in (r.stdout, run_cli("build", "golems", "--out", out, "--duplex", "none", "-v").stdout):
         assert f"{out / 'golems' / 'reference.pdf'}  1 piece, 1 page, " in stdout, stdout
         assert f"{out / 'golems' / 'board.pdf'}  1 piece, 4 pages, " in stdout, stdout
         assert f"{out / 'golems' / 'golem-deck.pdf'}  48 pieces, 6 pages, 3x3 per sheet, " in stdout, stdout
@@ -263,7 +271,9 @@ def test_unknown_game_lists_the_known_ones() -> None:
     assert "no game 'golem'" in r.stderr
     known = sorted(d.name for d in (REPO / "card_data").iterdir() if (d / "game.json").is_file())
     assert "golems" in known
-    assert f"(expected one of: {', '.join(known)}); run `pnp list` to see the games" in r.stderr
+    assert f"(expected one of: {', '.join(known)}); did you mean 'golems'?" in r.stderr
+    r = run_cli("check", "zzz")
+    assert "; `pnp list` lists the games" in r.stderr
 
 
 def test_data_root_without_card_data(tmp_path: Path) -> None:
@@ -277,7 +287,8 @@ def test_data_root_uses_its_own_game(golems: DataRootCopy) -> None:
     # The same id in another root: the copy's data is used, not the bundled one.
     golems.edit("event-deck.json", lambda d: d["items"][0].update(copies=1))
     assert golems.check().exit_code == 1
-    assert run_cli("check", "golems").exit_code == 0
+    assert run_cli("check", "golems", cwd=REPO).exit_code == 0  # the repository's own card_data
+    assert run_cli("check", "golems").exit_code == 1  # run in the copy: found without --data
 
 
 # -- help ------------------------------------------------------------------------------------------

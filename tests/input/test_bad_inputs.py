@@ -188,8 +188,10 @@ def assert_reported(result: Result, case: Case) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_bad_input(case: Case, tmp_path: Path, previous_build: dict[str, bytes]) -> None:
+def test_bad_input(case: Case, tmp_path: Path, previous_build: dict[str, bytes],
+                   monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_root(case, tmp_path)
+    monkeypatch.chdir(root)  # messages name files relative to the working folder
     strict = ("--strict",) if case.strict else ()
 
     # check: the message, as text ...
@@ -226,9 +228,11 @@ def test_bad_input(case: Case, tmp_path: Path, previous_build: dict[str, bytes])
     assert snapshot(out) == previous_build
 
 
-def test_text_that_does_not_fit_is_only_a_warning_without_strict(tmp_path: Path) -> None:
+def test_text_that_does_not_fit_is_only_a_warning_without_strict(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     case = next(c for c in CASES if c.name == "text-does-not-fit")
     root = make_root(case, tmp_path)
+    monkeypatch.chdir(root)
     r = run_cli("check", "--data", root, "mini")
     assert r.exit_code == 0
     assert_no_traceback(r)

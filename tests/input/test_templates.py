@@ -30,6 +30,12 @@ def store_error(store: TemplateStore, name: str) -> tuple[Diagnostic, ...]:
     return info.value.diagnostics
 
 
+@pytest.fixture(autouse=True)
+def in_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages name files relative to the working folder: run where the data root is."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture
 def chain(tmp_path: Path) -> TemplateStore:
     """t/base <- t/mid <- t/child."""

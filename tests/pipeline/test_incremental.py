@@ -46,15 +46,15 @@ def rendered(stdout: str) -> set[str]:
 
 def test_a_rebuild_with_nothing_changed_writes_nothing(golems: DataRootCopy, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    first = golems.cli("build", "golems", "--out", out)
+    first = golems.cli("build", "-v", "golems", "--out", out)
     assert first.exit_code == 0, first.stderr
     before, files = stamps(out), tree(out)
-    again = golems.cli("build", "golems", "--out", out)
+    again = golems.cli("build", "-v", "golems", "--out", out)
     assert again.exit_code == 0, again.stderr
     assert_no_traceback(again)
     assert stamps(out) == before and tree(out) == files
     assert "golems: up to date" in again.stdout
-    assert "pnp: wrote 0 PDFs" in again.stdout and "10 unchanged" in again.stdout
+    assert "pnp: wrote 0 PDFs" in again.stdout and "11 unchanged" in again.stdout
     assert rendered(again.stdout) == set()
 
 
@@ -66,19 +66,19 @@ def test_an_up_to_date_build_reads_no_data_and_renders_nothing(tmp_path: Path, m
 
     mini = REPO / "tests" / "data" / "mini"
     out = tmp_path / "out"
-    assert run_cli("build", "mini", "--data", mini, "--out", out).exit_code == 0
+    assert run_cli("build", "-v", "mini", "--data", mini, "--out", out).exit_code == 0
 
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("an up-to-date build must not get here")
 
     monkeypatch.setattr(pnp.input.project, "load_json", forbidden)
     monkeypatch.setattr(pnp.render.component, "render", forbidden)
-    r = run_cli("build", "mini", "--data", mini, "--out", out)
+    r = run_cli("build", "-v", "mini", "--data", mini, "--out", out)
     assert r.exit_code == 0, r.stdout + r.stderr
     assert "mini: up to date" in r.stdout
     monkeypatch.undo()
     monkeypatch.setattr(pnp.render.component, "render", forbidden)
-    r = run_cli("build", "mini", "--data", mini, "--out", out, "--force")
+    r = run_cli("build", "-v", "mini", "--data", mini, "--out", out, "--force")
     assert r.exit_code == 3 and "must not get here" in r.stderr  # the patch does bite
 
 
@@ -101,10 +101,10 @@ def test_a_build_defines_no_dataclass(tmp_path: Path) -> None:
 
 def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tmp_path: Path) -> None:
     out, clean = tmp_path / "out", tmp_path / "clean"
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
     before = stamps(out / "golems")
     golems.edit("event-deck.json", lambda d: d["items"][0].update(name=d["items"][0]["name"] + " Edited"))
-    r = golems.cli("build", "golems", "--out", out)
+    r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert rendered(r.stdout) == {"event-deck"}, r.stdout
     after = stamps(out / "golems")
@@ -112,7 +112,7 @@ def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tm
     # (the contents sheet lists each component's data version, so it is rewritten too)
     assert changed == {"event-deck.pdf", "golems-contents.pdf", ".pnp-build.json"}, changed
     # Byte-identical to a clean build of the edited data.
-    assert golems.cli("build", "golems", "--out", clean, "--force").exit_code == 0
+    assert golems.cli("build", "-v", "golems", "--out", clean, "--force").exit_code == 0
     assert tree(out) == tree(clean)
 
 
@@ -122,11 +122,11 @@ def test_a_touched_file_makes_the_build_look_but_render_nothing(golems: DataRoot
     import os
 
     out = tmp_path / "out"
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
     before = stamps(out / "golems")
     deck = golems.file("event-deck.json")
     os.utime(deck, ns=(deck.stat().st_atime_ns, deck.stat().st_mtime_ns + 5_000_000_000))
-    r = golems.cli("build", "golems", "--out", out)
+    r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert "up to date" not in r.stdout  # it looked
     assert rendered(r.stdout) == set(), r.stdout  # and rendered nothing
@@ -140,7 +140,7 @@ def test_a_same_size_edit_with_its_old_time_put_back_is_still_seen(golems: DataR
     import os
 
     out = tmp_path / "out"
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
     deck = golems.file("event-deck.json")
     st = deck.stat()
     text = deck.read_text(encoding="utf-8")
@@ -150,18 +150,18 @@ def test_a_same_size_edit_with_its_old_time_put_back_is_still_seen(golems: DataR
     deck.write_text(text.replace(f'"{name}"', f'"{edited}"'), encoding="utf-8")
     os.utime(deck, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert deck.stat().st_size == st.st_size and deck.stat().st_mtime_ns == st.st_mtime_ns
-    r = golems.cli("build", "golems", "--out", out)
+    r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert rendered(r.stdout) == {"event-deck"}, r.stdout
 
 
 def test_a_changed_or_missing_pdf_is_rendered_again(golems: DataRootCopy, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
     files = tree(out)
     (out / "golems" / "mana.pdf").write_bytes(b"%PDF-1.4 scribbled over")
     (out / "golems" / "chits.pdf").unlink()
-    r = golems.cli("build", "golems", "--out", out)
+    r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert rendered(r.stdout) == {"mana", "chits"}, r.stdout
     assert tree(out) == files
@@ -169,20 +169,20 @@ def test_a_changed_or_missing_pdf_is_rendered_again(golems: DataRootCopy, tmp_pa
 
 def test_other_options_render_everything_again(golems: DataRootCopy, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
-    r = golems.cli("build", "golems", "--out", out, "--paper", "a4")
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
+    r = golems.cli("build", "-v", "golems", "--out", out, "--paper", "a4")
     assert r.exit_code == 0, r.stderr
     assert len(rendered(r.stdout)) == 10
-    r = golems.cli("build", "golems", "--out", out, "--paper", "a4", "--strict")  # strict: same bytes
+    r = golems.cli("build", "-v", "golems", "--out", out, "--paper", "a4", "--strict")  # strict: same bytes
     assert r.exit_code == 0 and "up to date" in r.stdout
 
 
 def test_a_damaged_record_is_ignored(golems: DataRootCopy, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
     files = tree(out / "golems")
     (out / "golems" / incremental.CACHE_NAME).write_text("{not json")
-    r = golems.cli("build", "golems", "--out", out)
+    r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert len(rendered(r.stdout)) == 10  # nothing trusted
     assert tree(out / "golems") == files
@@ -193,15 +193,15 @@ def test_cached_warnings_are_repeated_and_strict_still_fails(mini: DataRootCopy,
     again, and --strict fails on them without writing anything."""
     mini.edit("deck.json", lambda d: d["items"][2].update(name="An extremely long joker name that cannot fit"))
     out = tmp_path / "out"
-    first = mini.cli("build", "mini", "--out", out)
+    first = mini.cli("build", "-v", "mini", "--out", out)
     assert first.exit_code == 0, first.stderr
     warning = [ln for ln in first.stderr.splitlines() if "does not fit" in ln]
     assert warning
     before = stamps(out)
-    again = mini.cli("build", "mini", "--out", out)
+    again = mini.cli("build", "-v", "mini", "--out", out)
     assert again.exit_code == 0 and "up to date" in again.stdout
     assert [ln for ln in again.stderr.splitlines() if "does not fit" in ln] == warning
-    strict = mini.cli("build", "mini", "--out", out, "--strict")
+    strict = mini.cli("build", "-v", "mini", "--out", out, "--strict")
     assert strict.exit_code == 2
     assert_no_traceback(strict)
     assert warning[0] in strict.stderr and "nothing was written" in strict.stderr
@@ -211,8 +211,8 @@ def test_cached_warnings_are_repeated_and_strict_still_fails(mini: DataRootCopy,
 @pytest.mark.parametrize("gid", ["golems", "cauldron"])
 def test_jobs_do_not_change_a_byte(gid: str, tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
-    r1 = run_cli("build", gid, "--out", one, "--jobs", "1")
-    r2 = run_cli("build", gid, "--out", two, "--jobs", "2")
+    r1 = run_cli("build", "-v", gid, "--out", one, "--jobs", "1")
+    r2 = run_cli("build", "-v", gid, "--out", two, "--jobs", "2")
     assert r1.exit_code == 0 and r2.exit_code == 0, r1.stderr + r2.stderr
     assert tree(one) == tree(two)
     assert rendered(r1.stdout) == rendered(r2.stdout)
@@ -227,7 +227,7 @@ def test_layout_errors_found_while_drawing_stop_the_build_with_nothing_written(m
     tpl["elements"].append({"type": "rect", "box": [1, 1, 2, 2], "fill": {"palette": "suits", "by": "suit"}})
     mini.write("templates/mini/card.json", tpl)
     out = tmp_path / "out"
-    r = mini.cli("build", "mini", "--out", out)
+    r = mini.cli("build", "-v", "mini", "--out", out)
     assert_no_traceback(r)
     assert r.exit_code == 2 and "nothing was written" in r.stderr
     assert "palette 'suits' has no colour for suit=" in r.stderr and "item joker" in r.stderr, r.stderr
@@ -254,7 +254,7 @@ def test_streamed_fronts_keep_only_a_few_layouts(tmp_path: Path) -> None:
 
 def test_the_record_names_every_pdf_with_its_hash(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    assert run_cli("build", "golems", "--out", out).exit_code == 0
+    assert run_cli("build", "-v", "golems", "--out", out).exit_code == 0
     record = json.loads((out / "golems" / incremental.CACHE_NAME).read_text())
     assert record["format"] == "pnp-build-cache"
     names = {c["file"] for c in record["components"].values()} | {record["contents"]["file"]}
@@ -275,7 +275,7 @@ def test_input_errors_in_pieces_come_before_rule_violations(golems: DataRootCopy
     golems.edit("golem-deck.json", empty_name)
     chk = golems.check()
     out = tmp_path / "out"
-    b = golems.cli("build", "golems", "--out", out)
+    b = golems.cli("build", "-v", "golems", "--out", out)
     assert_no_traceback(b)
     assert chk.exit_code == b.exit_code == 2, (chk.exit_code, b.exit_code, b.stderr)
     assert "unknown icon 'shape-'" in chk.stderr and "unknown icon 'shape-'" in b.stderr
@@ -289,9 +289,9 @@ def test_every_file_of_the_game_folder_counts_even_in_a_folder_named_bundled(gol
     extra.parent.mkdir()
     extra.write_text("one")
     out = tmp_path / "out"
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
     extra.write_text("two")
-    again = golems.cli("build", "golems", "--out", out)
+    again = golems.cli("build", "-v", "golems", "--out", out)
     assert again.exit_code == 0 and "up to date" not in again.stdout, again.stdout
 
 
@@ -348,10 +348,10 @@ def test_an_edited_font_renders_again(golems: DataRootCopy, tmp_path: Path) -> N
     fonts = golems.path / "fonts"
     fonts.mkdir()
     (fonts / "Lato-Regular.ttf").write_bytes((bundled_root() / "fonts" / "Lato-Regular.ttf").read_bytes())
-    assert golems.cli("build", "golems", "--out", out).exit_code == 0
-    again = golems.cli("build", "golems", "--out", out)
+    assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
+    again = golems.cli("build", "-v", "golems", "--out", out)
     assert "golems: up to date" in again.stdout
     _edited_font(bundled_root() / "fonts" / "Lato-Regular.ttf", fonts / "Lato-Regular.ttf", b"name")
-    r = golems.cli("build", "golems", "--out", out)
+    r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert rendered(r.stdout) == {c["id"] for c in golems.read("game.json")["components"]}, r.stdout

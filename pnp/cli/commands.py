@@ -25,6 +25,9 @@ from pnp.cli.options import (
     PAPER_HELP,
     apply_profile,
     build_options,
+    complete_components,
+    complete_games,
+    complete_items,
     data_option,
     data_root,
     out_option,
@@ -127,7 +130,7 @@ def list_cmd(data: str | None) -> None:
 
 
 @main.command("check")
-@click.argument("games", nargs=-1)
+@click.argument("games", nargs=-1, shell_complete=complete_games)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "github"]), default="text", show_default=True,
               help="text: for people; json: the versioned pnp-check report on stdout (see docs/ci.md); "
               "github: errors, warnings and rule violations as GitHub Actions annotations.")
@@ -185,7 +188,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 
 
 @main.command("build")
-@click.argument("games", nargs=-1)
+@click.argument("games", nargs=-1, shell_complete=complete_games)
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
 @click.option("--paper", type=click.Choice(PAPER_CHOICES), default=DEFAULT_PAPER, show_default=True, help=PAPER_HELP)
@@ -256,7 +259,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
 
 
 @main.command("preflight")
-@click.argument("games", nargs=-1)
+@click.argument("games", nargs=-1, shell_complete=complete_games)
 @click.option("--json", "as_json", is_flag=True, help="The versioned pnp-preflight report on stdout (see docs/ci.md).")
 @click.option("--ink-saver", is_flag=True,
               help="Check the low-ink variant (as `pnp build --ink-saver` makes it) and show its ink coverage "
@@ -407,7 +410,7 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
 
 
 @main.command("watch")
-@click.argument("game")
+@click.argument("game", shell_complete=complete_games)
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
 @click.option("--interval", type=click.FloatRange(0.05, 3600), default=1.0, show_default=True, metavar="S",
@@ -502,8 +505,8 @@ def export_group() -> None:
 
 
 @export_group.command("png")
-@click.argument("game")
-@click.argument("component", required=False)
+@click.argument("game", shell_complete=complete_games)
+@click.argument("component", required=False, shell_complete=complete_components)
 @click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
               help="Resolution; each side is round(mm / 25.4 * dpi) px.")
 @click.option("--bleed", "bleed", type=click.FloatRange(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
@@ -538,8 +541,8 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
 
 
 @export_group.command("tts")
-@click.argument("game")
-@click.argument("component", required=False)
+@click.argument("game", shell_complete=complete_games)
+@click.argument("component", required=False, shell_complete=complete_components)
 @click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
               help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px.")
 @out_option("sheets go to DIR/<game>/tts/<component>/")
@@ -569,9 +572,9 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
 
 
 @main.command("preview")
-@click.argument("game")
-@click.argument("component")
-@click.argument("item", required=False)
+@click.argument("game", shell_complete=complete_games)
+@click.argument("component", shell_complete=complete_components)
+@click.argument("item", required=False, shell_complete=complete_items)
 @click.option("--dpi", type=click.IntRange(36, 600), default=150, show_default=True)
 @out_option("writes DIR/preview/<game>-<component>[-<item>].png")
 @data_option

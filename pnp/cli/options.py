@@ -3,10 +3,14 @@ variants, printer profiles and back corrections, the data root."""
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
+from click.shell_completion import CompletionItem
 
 from pnp import api
 from pnp.impose.sheet import (
@@ -17,7 +21,7 @@ from pnp.impose.sheet import (
     MAX_BLEED_MM,
     PAPERS,
 )
-from pnp.input.project import DataRoot, bundled_root, shown_path
+from pnp.input.project import GAME_ID, DataRoot, bundled_root, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BuildOptions
 from pnp.products.printers import load_profile
@@ -150,8 +154,66 @@ def root_line(root: DataRoot, data: str | None) -> str:
         return f"pnp: data root {where} ({'PNP_DATA' if env else '--data'})"
     if root.path == bundled_root():
         return f"pnp: data root {where}: the bundled games (no card_data/ at or above the working folder)"
-    return f"pnp: data root {where} (its card_data/ is the nearest at or above the working folder)"
+    return f"pnp: data root {where} (found from the working folder)"
 
 
 def out_option(what: str) -> Callable[..., Any]:
     return click.option("--out", "out", default="out", show_default=True, metavar="DIR", help=f"Output folder; {what}.")
+
+
+# --------------------------------------------------------------------------- shell completion
+# Click completes commands and options itself; these complete the names a command takes, read
+# straight from the data root's JSON (no validation: a half-edited game still completes).
+
+
+def _completion_root(ctx: click.Context) -> DataRoot | None:
+    try:
+        return data_root(ctx.params.get("data") or os.environ.get("PNP_DATA") or None)
+    except Exception:  # a completion never fails loudly: it offers nothing
+        return None
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _entries(root: DataRoot, game: str) -> list[dict[str, Any]]:
+    m = _json(root.card_data / game / "game.json") if GAME_ID.match(game or "") else None
+    comps = m.get("components") if isinstance(m, dict) else None
+    return [c for c in comps if isinstance(c, dict) and isinstance(c.get("id"), str)] if isinstance(comps, list) else []
+
+
+def complete_games(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    root = _completion_root(ctx)
+    return [CompletionItem(g) for g in (root.game_ids() if root else []) if g.startswith(incomplete)]
+
+
+def complete_components(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    root = _completion_root(ctx)
+    game = ctx.params.get("game")
+    if root is None or not isinstance(game, str):
+        return []
+    return [CompletionItem(c["id"], help=c.get("title")) for c in _entries(root, game)
+            if c["id"].startswith(incomplete)]
+
+
+def complete_items(ctx: click.Context, param: click.Parameter, incomplete: str) -> list[CompletionItem]:
+    root = _completion_root(ctx)
+    game, component = ctx.params.get("game"), ctx.params.get("component")
+    if root is None or not isinstance(game, str) or not isinstance(component, str):
+        return []
+    entry = next((c for c in _entries(root, game) if c["id"] == component), None)
+    data = _json(root.card_data / game / entry["data"]) if entry and isinstance(entry.get("data"), str) else None
+    ids: list[str] = []
+    for raw in (data.get("items") if isinstance(data, dict) else None) or []:
+        if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+            continue
+        s = raw.get("series")
+        if isinstance(s, dict) and isinstance(s.get("from"), int) and isinstance(s.get("to"), int):
+            ids += [f"{raw['id']}-{n}" for n in range(s["from"], min(s["to"], s["from"] + 999) + 1)]
+        else:
+            ids.append(raw["id"])
+    return [CompletionItem(i) for i in ids if i.startswith(incomplete)]

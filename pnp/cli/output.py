@@ -262,11 +262,11 @@ def build_text(report: Any, verbose: bool) -> None:
                 same = "" if f.rendered else " (unchanged)"
                 click.echo(f"  {shown_path(f.path)}  {counted(f.pieces, 'piece')}, {counted(f.pages, 'page')}{grid}, "
                            f"{f.bytes / 1024:.0f} KB{same}")
-            click.echo(f"  {shown_path(g.contents)}  the contents sheet: what was printed and what else you need")
+            click.echo(f"  {shown_path(g.contents)}  what was printed and what else you need")
             for need in g.not_printed:
                 click.echo(f"  also needed (not printed): {need}")
             if g.preflight:
-                click.echo(f"  preflight: {g.preflight}")
+                click.echo(f"  preflight: {g.preflight} (ink coverage: pnp preflight {g.id})")
     kept = f"; {total_files - total_written} unchanged" if total_files > total_written else ""
     variant = ", ink saver" if opts.ink_saver else ""
     click.echo(f"pnp: wrote {counted(total_written, 'PDF')} to {shown_path(report.out)}/{kept} (paper {opts.paper}, "

@@ -156,9 +156,13 @@ class Game(Struct, frozen=True):
         return None
 
 
-def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Game:
+def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: frozenset[int] = frozenset(),
+               skip_items: Mapping[int, set[int]] | None = None) -> Game:
     """Assemble the model from a validated manifest and validated component files
-    (``data_docs`` maps component id -> its data Doc). Raises DataError for cross-file problems."""
+    (``data_docs`` maps component id -> its data Doc). Raises DataError for cross-file problems.
+    ``skip`` (manifest indices) and ``skip_items`` (manifest index -> item indices) leave out the
+    parts already found invalid, for a check that goes on with the rest."""
+    skip_items = skip_items or {}
     m = manifest.data
     diags: list[Diagnostic] = []
     errata = tuple(
@@ -168,7 +172,10 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
     )
     used_errata: set[str] = set()
     components = []
-    for c in m["components"]:
+    partial = {c["id"] for ci, c in enumerate(m["components"]) if ci in skip_items and isinstance(c, dict)}
+    for ci, c in enumerate(m["components"]):
+        if ci in skip:
+            continue
         doc = data_docs[c["id"]]
         size = NAMED_SIZES[c["size"]] if isinstance(c["size"], str) else (float(c["size"][0]), float(c["size"][1]))
         fields = {
@@ -179,7 +186,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
         if doc.data["component"] != c["id"]:
             diags.append(doc.diag(("component",), f"file holds component {doc.data['component']!r} "
                                   f"but the manifest uses it for {c['id']!r}", expected=repr(c["id"])))
-        items = _expand_items(doc, diags)
+        items = _expand_items(doc, diags, skip_items.get(ci, set()))
         my_errata = [e for e in errata if e.component == c["id"]]
         items = [_apply_errata(it, my_errata, used_errata) for it in items]
         components.append(Component(
@@ -191,11 +198,15 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
         ))
     seen: dict[str, int] = {}
     for ci, c in enumerate(m["components"]):
+        if ci in skip:
+            continue
         if c["id"] in seen:
             diags.append(manifest.diag(("components", ci, "id"), f"duplicate component id {c['id']!r}",
                                        expected="unique ids"))
         seen[c["id"]] = ci
     for ei, e in enumerate(errata):
+        if (skip and e.component not in seen) or e.component in partial:
+            continue  # its component, or some of its items, were left out: nothing to say here
         if e.component not in seen:
             diags.append(manifest.diag(("errata", ei, "component"), f"unknown component {e.component!r}",
                                        expected="one of " + ", ".join(seen)))
@@ -225,9 +236,10 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
 MAX_PIECES = 100_000  # per component (copies x series); 10 000 pieces build in about a second
 
 
-def _expand_items(doc: Doc, diags: list[Diagnostic]) -> list[Item]:
+def _expand_items(doc: Doc, diags: list[Diagnostic], skip: set[int] | frozenset[int] = frozenset()) -> list[Item]:
+    raws = [(ii, raw) for ii, raw in enumerate(doc.data["items"]) if ii not in skip]
     pieces = sum(max(raw["series"]["to"] - raw["series"]["from"] + 1, 0) * raw.get("copies", 1)
-                 if "series" in raw else raw.get("copies", 1) for raw in doc.data["items"])
+                 if "series" in raw else raw.get("copies", 1) for _, raw in raws)
     if pieces > MAX_PIECES:
         diags.append(doc.diag(("items",), f"{pieces} pieces in one component",
                               expected=f"at most {MAX_PIECES} pieces (copies x series lengths)",
@@ -235,7 +247,7 @@ def _expand_items(doc: Doc, diags: list[Diagnostic]) -> list[Item]:
         return []
     out: list[Item] = []
     where: dict[str, tuple[str | int, ...]] = {}
-    for ii, raw in enumerate(doc.data["items"]):
+    for ii, raw in raws:
         path: tuple[str | int, ...] = ("items", ii)
         base = {k: v for k, v in raw.items() if k not in ("id", "copies", "source", "series")}
         prov = Provenance.from_json(raw.get("source"))

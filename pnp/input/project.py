@@ -110,6 +110,19 @@ def check_game_id(root: DataRoot, gid: str) -> None:
 
 
 def load_game(root: DataRoot, gid: str) -> Game:
+    """The game ``gid`` of ``root``, loaded and validated. Raises DataError with every problem."""
+    game, diags = load_game_partial(root, gid)
+    if diags or game is None:
+        raise DataError(diags)
+    return game
+
+
+def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagnostic]]:
+    """The game and every problem of its files. Where there are problems, the game holds the
+    parts that have none (components whose manifest entry and data file are valid, items that
+    are valid), so a check can go on to their templates and report all problems in one run; it
+    is None when what is wrong leaves no game to build (the manifest outside its components, a
+    cross-file problem)."""
     check_game_id(root, gid)
     folder = root.card_data / gid
     if not _inside(folder / MANIFEST, folder):
@@ -132,9 +145,13 @@ def load_game(root: DataRoot, gid: str) -> Game:
                                    expected=repr(gid)))
     data_docs: dict[str, Doc] = {}
     require_source = isinstance(m, dict) and m.get("provenance") == "required"
+    skip: set[int] = set()  # components left out of a partial game
+    bad_items: dict[int, set[int]] = {}  # component -> its items left out
     for ci, c in enumerate(components):
         if not isinstance(c, dict):
+            skip.add(ci)
             continue
+        before = len(diags)
         diags.extend(kinds.check_component(manifest, ci, c))
         path = folder / c["data"]
         if not _inside(path, folder):
@@ -162,9 +179,23 @@ def load_game(root: DataRoot, gid: str) -> Game:
                 file_diags.extend(validate_value(doc, item, v, ("items", ii)))
         diags.extend(file_diags)
         data_docs[c["id"]] = doc
-    if diags:
-        raise DataError(diags)
-    return build_game(manifest, data_docs, folder)
+        if len(diags) > before:  # the manifest entry or the data file as a whole is wrong: left out
+            if all(d.path[:1] == ("items",) and len(d.path) > 1 and isinstance(d.path[1], int) for d in file_diags) \
+                    and len(diags) - before == len(file_diags):
+                bad_items[ci] = {int(d.path[1]) for d in file_diags}
+            else:
+                skip.add(ci)
+    skip.update(ci for ci in range(len(components)) if ci not in skip and components[ci] is not None
+                and isinstance(components[ci], dict) and components[ci]["id"] not in data_docs)  # type: ignore[index]
+    if not diags:
+        return build_game(manifest, data_docs, folder), []
+    if not components or any(d.file != manifest.display or d.path[:1] != ("components",) or len(d.path) < 2
+                             for d in diags if d.file == manifest.display):
+        return None, diags  # the manifest itself is wrong beyond its component entries
+    try:
+        return build_game(manifest, data_docs, folder, frozenset(skip), bad_items), diags
+    except DataError as exc:
+        return None, diags + list(exc.diagnostics)
 
 
 def _inside(path: Path, folder: Path) -> bool:

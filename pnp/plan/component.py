@@ -16,7 +16,7 @@ from typing import Any, overload
 from msgspec import Struct
 from msgspec.structs import replace
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.impose.grid import gutterfold, impose, one_per_page, plan_grid, print_shop
 from pnp.impose.hex import impose_hex, plan_hex
 from pnp.impose.sheet import Grid, Page, PieceSpec, SheetOptions
@@ -129,11 +129,12 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
         for name, filters in field_refs(s):
             if name not in scope:
                 out.append(el.doc.diag(el.path + (key,), f"unknown field {{{name}}} (component {comp.id})",
-                                       expected="one of " + ", ".join(sorted(scope))))
+                                       expected="one of " + ", ".join(sorted(scope)), hint=did_you_mean(name, scope)))
             for f in filters:
                 if f not in FILTERS:
                     out.append(el.doc.diag(el.path + (key,), f"unknown filter |{f} in {{{name}|...}}",
-                                           expected="one of " + ", ".join(sorted(FILTERS))))
+                                           expected="one of " + ", ".join(sorted(FILTERS)),
+                                           hint=did_you_mean(f, FILTERS)))
 
     def walk(el: Element, scope: set[str]) -> None:
         d = el.data
@@ -143,12 +144,26 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
                 check_str(el, key, v, scope)
             elif isinstance(v, dict) and "by" in v and v["by"] not in scope:
                 out.append(el.doc.diag(el.path + (key, "by"), f"unknown field {v['by']!r} (component {comp.id})",
-                                       expected="one of " + ", ".join(sorted(scope))))
+                                       expected="one of " + ", ".join(sorted(scope)),
+                                       hint=did_you_mean(v["by"], scope)))
+        # Names the template chain defines, written as they are (no {field}): wrong for every item,
+        # so reported here with the rest, not at the first piece that draws them.
+        style = d.get("style")
+        if isinstance(style, str) and style not in tpl.styles:
+            out.append(el.doc.diag(el.path + ("style",), f"unknown style {style!r} (component {comp.id})",
+                                   expected="one of " + ", ".join(sorted(tpl.styles)),
+                                   hint=did_you_mean(style, tpl.styles)))
+        icon = d.get("name")
+        if d.get("type") == "icon" and isinstance(icon, str) and "{" not in icon and icon not in tpl.icons:
+            out.append(el.doc.diag(el.path + ("name",), f"unknown icon {icon!r} (component {comp.id})",
+                                   expected="an icon defined in the template chain (" + ", ".join(tpl.chain) + ")",
+                                   hint=did_you_mean(icon, tpl.icons)))
         if "when" in d:
             for name, at in fields_read(d["when"], ("when",)):
                 if name not in scope:
                     out.append(el.doc.diag(el.path + at, f"unknown field {name!r} (component {comp.id})",
-                                           expected="one of " + ", ".join(sorted(scope))))
+                                           expected="one of " + ", ".join(sorted(scope)),
+                                           hint=did_you_mean(name, scope)))
         inner = scope | set(REPEAT_VARS) if d["type"] == "repeat" else scope | set(TRACK_VARS) \
             if d["type"] == "track" else scope
         for i in range(len(d.get("elements", []))):
@@ -194,7 +209,10 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     fronts are laid out later, while they are drawn (their warnings then come from
     ``front_warnings``); backs are always laid out here, one layout per distinct content."""
     manifest = game.manifest
-    ci = [c.id for c in game.components].index(comp.id)
+    # its entry in the manifest (a check of a game with bad parts plans only the good ones)
+    entries = manifest.data.get("components", []) if manifest is not None and isinstance(manifest.data, dict) else []
+    ci = next((i for i, c in enumerate(entries) if isinstance(c, dict) and c.get("id") == comp.id),
+              [c.id for c in game.components].index(comp.id))
     front = s.store.get(comp.template, (manifest, ("components", ci, "template")) if manifest else None)
     back = s.store.get(comp.back, (manifest, ("components", ci, "back")) if manifest else None) if comp.back else None
     diags: list[Diagnostic] = []

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.model import Component, Game, Item
 from pnp.layout.fonts import UI_FONT, FontBook
@@ -80,9 +80,10 @@ def select_plans(gc: GameCheck, component: str | None) -> list[ComponentPlan]:
     for p in gc.plans:
         if p.component.id == component:
             return [p]
-    ids = ", ".join(p.component.id for p in gc.plans)
+    ids = [p.component.id for p in gc.plans]
     raise DataError([Diagnostic(gc.game.manifest_file, f"no component {component!r} in game {gc.game.id}",
-                                expected=f"one of: {ids}", hint="run `pnp list` to see the components")])
+                                expected=f"one of: {', '.join(ids)}",
+                                hint=did_you_mean(component, ids) or "`pnp list` lists the components")])
 
 
 def select_item(plan: ComponentPlan, item: str) -> Distinct:
@@ -90,9 +91,9 @@ def select_item(plan: ComponentPlan, item: str) -> Distinct:
     for d in ds:
         if d.item.id == item:
             return d
-    ids = ", ".join(d.item.id for d in ds)
+    ids = [d.item.id for d in ds]
     raise DataError([Diagnostic(plan.component.data_file, f"no item {item!r} in component {plan.component.id}",
-                                expected=f"one of: {ids}")])
+                                expected=f"one of: {', '.join(ids)}", hint=did_you_mean(item, ids))])
 
 
 def _bleed_mm(plan: ComponentPlan) -> float:

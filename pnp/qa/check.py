@@ -7,7 +7,7 @@ from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.model import Game
-from pnp.input.project import DataRoot, load_game
+from pnp.input.project import DataRoot, load_game_partial
 from pnp.layout.fonts import UI_FONT, FontError
 from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
 from pnp.plan.options import BuildOptions
@@ -33,10 +33,13 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     their errors and warnings then come from ``render_game``."""
     opts = opts or BuildOptions()
     s = session or Session(root)
-    game = load_game(root, gid)
+    # A game with bad parts is still checked as far as its good parts go (their templates and
+    # layouts), so one run reports every problem; it is never built.
+    game, errors = load_game_partial(root, gid)
+    if game is None:
+        raise DataError(errors)
     plans = []
     warnings: list[Diagnostic] = []
-    errors: list[Diagnostic] = []
     for comp in game.components:
         try:
             plan, w = plan_component(s, game, comp, opts, lazy=not layout)

@@ -232,16 +232,24 @@ def _tutorial_blocks() -> list[Any]:
     a one-key object)."""
     text = (REPO / "README.md").read_text("utf-8")
     section = text.split("## Your first game in five minutes")[1].split("\n## ")[0]
-    assert "pnp new mygame --path mygames" in section
+    assert "$ mkdir mygames && cd mygames\n$ pnp new mygame\n" in section
     blocks = [b.split("```")[0] for b in section.split("```json\n")[1:]]
     return [json.loads("{" + b + "}" if b.startswith('"') else b) for b in blocks]
 
 
-def test_tutorial_steps(tmp_path: Path) -> None:
-    """Runs the README's tutorial: its exact JSON edits, checking and building after each."""
+def test_tutorial_steps(tmp_path: Path, monkeypatch: Any) -> None:
+    """Runs the README's tutorial, in the folder it makes, without --data: its exact JSON edits,
+    checking and building after each; the next commands `pnp new` prints work as printed."""
     field, cost_el, icons, spark_el, events_comp, events_file, rule = _tutorial_blocks()
-    root, out = tmp_path / "mygames", tmp_path / "out"
-    assert run_cli("new", "mygame", "--path", root).exit_code == 0
+    root, out = tmp_path / "mygames", tmp_path / "mygames" / "out"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    r = run_cli("new", "mygame")
+    assert r.exit_code == 0
+    said = r.stdout.splitlines()[-1]
+    assert said == "pnp: created game 'mygame' in card_data/mygame; next: pnp check mygame && pnp build mygame"
+    for command in said.split("next: ")[1].split(" && "):
+        assert run_cli(*command.split()[1:]).exit_code == 0, command
     _check_and_build(root, out)
     game_dir, tpl_dir = root / "card_data" / "mygame", root / "templates" / "mygame"
 
@@ -256,10 +264,10 @@ def test_tutorial_steps(tmp_path: Path) -> None:
     edit(tpl_dir / "card.json", lambda d: d["elements"].append(cost_el))
     _check_and_build(root, out)
     edit(game_dir / "deck.json", lambda d: d["items"][0].update(cots=1))
-    r = run_cli("check", "mygame", "--data", root)
+    r = run_cli("check", "mygame")
     assert r.exit_code == 2 and "did you mean 'cost'?" in r.stderr
     edit(game_dir / "deck.json", lambda d: (d["items"][0].pop("cots"), d["items"][0].update(cost=12)))
-    assert run_cli("check", "mygame", "--data", root).exit_code == 2
+    assert run_cli("check", "mygame").exit_code == 2
     edit(game_dir / "deck.json", lambda d: d["items"][0].update(cost=1))
     # 2. An icon, in the style and on the card.
     edit(tpl_dir / "style.json", lambda d: d.update(icons))
@@ -274,9 +282,9 @@ def test_tutorial_steps(tmp_path: Path) -> None:
     edit(game_dir / "game.json", lambda d: d["rulebook"].append(rule))
     _check_and_build(root, out)
     edit(game_dir / "events.json", lambda d: d["items"][0].update(copies=4))
-    r = run_cli("check", "mygame", "--data", root)
+    r = run_cli("check", "mygame")
     assert r.exit_code == 1 and "FAIL events-5" in r.stdout and "Shuffle the five event cards." in r.stdout
-    assert run_cli("build", "mygame", "--data", root, "--out", out).exit_code == 1
+    assert run_cli("build", "mygame").exit_code == 1
     edit(game_dir / "events.json", lambda d: d["items"][0].update(copies=3))
     _check_and_build(root, out)
 

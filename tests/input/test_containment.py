@@ -21,11 +21,12 @@ from pnp.input.project import bundled_root
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of tests/data/mini, plus an ``outside`` folder next to it that nothing may read."""
     r = tmp_path / "root"
     shutil.copytree(TEST_DATA / "mini", r)
     (tmp_path / "outside").mkdir()
+    monkeypatch.chdir(r)  # messages name files relative to the working folder
     return r
 
 

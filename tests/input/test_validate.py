@@ -54,6 +54,7 @@ def test_missing_required_field(mini: DataRootCopy) -> None:
 
 
 def test_missing_source(mini: DataRootCopy) -> None:
+    mini.edit("game.json", lambda d: d.update(provenance="required"))  # optional unless the game asks
     mini.replace("deck.json", ',\n      "source": {"designed": "one joker so the deck has an odd count"}', "")
     assert formatted(mini) == [f"{DECK}:25:5: $.items[2]: missing required field 'source' "
                                '(expected "source": where it comes from: {"document": QUOTE}, {"external": REF} '

@@ -73,7 +73,7 @@ def test_full_bleed_fills_are_dropped(mini: DataRootCopy, tmp_path: Path) -> Non
     assert gone.paint.fill is None and gone.paint.stroke is None
     # read back: a point inside the trim, below the band, is the paper colour normally and white in the variant
     for flag, folder in (("", "n"), ("--ink-saver", "i")):
-        args = ["build", "mini", "--out", tmp_path / folder] + ([flag] if flag else [])
+        args = ["build", "-v", "mini", "--out", tmp_path / folder] + ([flag] if flag else [])
         assert mini.cli(*args).exit_code == 0
     n = pdfium.PdfDocument(tmp_path / "n" / "mini" / "deck.pdf")
     i = pdfium.PdfDocument(tmp_path / "i" / "mini" / "ink-saver" / "deck.pdf")
@@ -132,8 +132,8 @@ def test_a_child_redefining_a_colour_drops_the_inherited_light_variant(mini: Dat
 
 def test_ink_saver_build_sits_beside_the_normal_one_and_the_contents_say_so(mini: DataRootCopy,
                                                                             tmp_path: Path) -> None:
-    assert mini.cli("build", "mini", "--out", tmp_path).exit_code == 0
-    r = mini.cli("build", "mini", "--ink-saver", "--out", tmp_path)
+    assert mini.cli("build", "-v", "mini", "--out", tmp_path).exit_code == 0
+    r = mini.cli("build", "-v", "mini", "--ink-saver", "--out", tmp_path)
     assert r.exit_code == 0, r.stderr
     assert f"{tmp_path / 'mini' / 'ink-saver' / 'mini-contents.pdf'}  what was printed" in r.stdout
     assert "bleed 3 mm, ink saver)" in r.stdout

@@ -23,6 +23,12 @@ from pnp.units import MM
 BLEED = 3 * MM
 
 
+@pytest.fixture(autouse=True)
+def in_the_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages name files relative to the working folder: run where make_game's root is."""
+    monkeypatch.chdir(tmp_path)
+
+
 def make_game(root: Path, elements: list[dict], items: list[dict], fields: dict | None = None,
               size: list[float] | None = None, kind: str = "card", extra_tpl: dict | None = None) -> DataRoot:
     """A one-component game in a temporary data root."""

@@ -298,15 +298,15 @@ def test_preflight_strict_fails_on_a_warning(mini: DataRootCopy) -> None:
 
 
 def test_build_prints_the_preflight_summary_and_strict_refuses_warnings(mini: DataRootCopy, tmp_path: Path) -> None:
-    r = mini.cli("build", "mini", "--out", tmp_path / "ok")
+    r = mini.cli("build", "-v", "mini", "--out", tmp_path / "ok")
     assert r.exit_code == 0, r.stderr
     assert "  preflight: text >= 9 pt, strokes" not in r.stdout  # the mini deck draws no strokes
     assert "  preflight: text >= 9 pt, no images, margins >= " in r.stdout
     assert "safe zone kept, no cut crosses a piece, 0 warnings (ink coverage: pnp preflight mini)" in r.stdout
     add_element(mini, {"type": "rect", "box": [10, 30, 20, 5], "stroke": "ink", "stroke_width": 0.1})
-    r = mini.cli("build", "mini", "--out", tmp_path / "warn")
+    r = mini.cli("build", "-v", "mini", "--out", tmp_path / "warn")
     assert r.exit_code == 0 and "warning: templates/mini/card.json" in r.stderr
-    r = mini.cli("build", "mini", "--strict", "--out", tmp_path / "strict")
+    r = mini.cli("build", "-v", "mini", "--strict", "--out", tmp_path / "strict")
     assert r.exit_code == 2 and "thinner than 0.25 pt" in r.stderr
     assert not (tmp_path / "strict").exists()
 
@@ -319,19 +319,19 @@ def _summary(stdout: str) -> str:
 def test_an_up_to_date_build_prints_the_recorded_figures_and_strict_still_fails(mini: DataRootCopy,
                                                                                 tmp_path: Path) -> None:
     add_element(mini, {"type": "rect", "box": [10, 30, 20, 5], "stroke": "ink", "stroke_width": 0.1})
-    first = mini.cli("build", "mini", "--out", tmp_path)
+    first = mini.cli("build", "-v", "mini", "--out", tmp_path)
     assert first.exit_code == 0 and "thinner than 0.25 pt" in first.stderr
-    again = mini.cli("build", "mini", "--out", tmp_path)
+    again = mini.cli("build", "-v", "mini", "--out", tmp_path)
     assert "up to date" in again.stdout
     assert _summary(again.stdout) == _summary(first.stdout)
     assert "strokes >= 0.10 pt" in _summary(first.stdout) and "1 warning (" in _summary(first.stdout)
     assert "thinner than 0.25 pt" in again.stderr
-    assert mini.cli("build", "mini", "--out", tmp_path, "--strict").exit_code == 2
+    assert mini.cli("build", "-v", "mini", "--out", tmp_path, "--strict").exit_code == 2
 
 
 def test_worker_processes_report_the_same_figures(golems: DataRootCopy, tmp_path: Path) -> None:
-    one = golems.cli("build", "golems", "--jobs", "1", "--out", tmp_path / "one")
-    two = golems.cli("build", "golems", "--jobs", "2", "--out", tmp_path / "two")
+    one = golems.cli("build", "-v", "golems", "--jobs", "1", "--out", tmp_path / "one")
+    two = golems.cli("build", "-v", "golems", "--jobs", "2", "--out", tmp_path / "two")
     assert one.exit_code == two.exit_code == 0
     assert _summary(one.stdout) == _summary(two.stdout)
     assert _summary(one.stdout).startswith("  preflight: text >= 5 pt, rules text >= 8 pt (min 8), strokes >= 0.32 pt")
@@ -343,7 +343,7 @@ def test_the_contents_sheet_carries_the_preflight_summary(mini: DataRootCopy, tm
     import pdfplumber
 
     out = tmp_path / "out"
-    r = mini.cli("build", "mini", "--out", out)
+    r = mini.cli("build", "-v", "mini", "--out", out)
     assert r.exit_code == 0, r.stderr
     line = next(ln for ln in r.stdout.splitlines() if ln.startswith("  preflight: ")).removeprefix("  preflight: ")
     line = line.split(" (ink coverage")[0]
@@ -353,8 +353,8 @@ def test_the_contents_sheet_carries_the_preflight_summary(mini: DataRootCopy, tm
     assert " ".join(line.replace(">=", "\u2265").split()) in text, (line, text)
     # Contents bytes from recorded figures (nothing re-rendered) equal a clean build's.
     mini.edit("game.json", lambda d: d["rulebook"][0].update(description="All five cards."))
-    again = mini.cli("build", "mini", "--out", out)
-    clean = mini.cli("build", "mini", "--out", tmp_path / "clean", "--force")
+    again = mini.cli("build", "-v", "mini", "--out", out)
+    clean = mini.cli("build", "-v", "mini", "--out", tmp_path / "clean", "--force")
     assert again.exit_code == 0 and clean.exit_code == 0
     assert "deck.pdf" in again.stdout and "(unchanged)" in again.stdout, again.stdout
     assert (out / "mini" / "mini-contents.pdf").read_bytes() == (tmp_path / "clean" / "mini" /

@@ -275,9 +275,11 @@ def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCh
 
 
 def export_png(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM) -> ExportReport:
+               dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM,
+               progress: Callable[[int, int], None] | None = None) -> ExportReport:
     """One PNG per distinct item and side of every component of ``game`` (or of ``component``),
-    with bleed, RGB, in ``out/<game>/png/<component>/`` beside an ``index.json``."""
+    with bleed, RGB, in ``out/<game>/png/<component>/`` beside an ``index.json``.
+    ``progress(done, total)``: called as each component is exported."""
     try:
         session, gc = _for_export(data, game, bleed_mm)
     except DataError as exc:
@@ -285,8 +287,13 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
     if not gc.report.ok:
         return ExportReport(gc)
     try:
-        select_plans(gc, component)  # an unknown component: an input error before any output
-        return ExportReport(gc, tuple(_export_png(session, gc, Path(out), dpi, component)))
+        total = len(select_plans(gc, component))  # an unknown component: an input error before any output
+        done: list[Exported] = []
+        for e in _export_png(session, gc, Path(out), dpi, component):
+            done.append(e)
+            if progress is not None:
+                progress(len(done), total)
+        return ExportReport(gc, tuple(done))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))
 

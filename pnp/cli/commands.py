@@ -23,6 +23,7 @@ from pnp import api
 from pnp.cli.options import (
     PAPER_CHOICES,
     PAPER_HELP,
+    again,
     apply_profile,
     build_options,
     complete_components,
@@ -249,7 +250,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     if report.failed:
         for gc in report.failed:
             report_text(gc, False)
-        click.echo("pnp: rulebook violations; nothing was rendered (run `pnp check` for details).", err=True)
+        ids = [gc.game.id for gc in report.failed]
+        click.echo(f"pnp: rulebook violations; nothing was rendered (`{again('check', *ids)}` for details).", err=True)
         sys.exit(1)
     if opts.strict and report.warnings:
         fail_input(report.warnings)
@@ -484,9 +486,11 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
     if not gc.report.ok:
         report_text(gc, False)
         if not allow_violations:
-            click.echo("pnp: rulebook violations; nothing was exported (run `pnp check` for details).", err=True)
+            click.echo(f"pnp: rulebook violations; nothing was exported (`{again('check', gc.game.id)}` for details).",
+                       err=True)
             sys.exit(1)
-        click.echo("pnp: rulebook violations (previewing anyway; run `pnp check` for details).", err=True)
+        click.echo(f"pnp: rulebook violations (previewing anyway; `{again('check', gc.game.id)}` for details).",
+                   err=True)
     if report.errors:
         fail_input(report.errors)
     return gc
@@ -528,7 +532,9 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
       pnp export png golems golem-deck --dpi 600
       pnp export png mygame deck --bleed 3.175 --data ~/my-games
     """
-    report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed)
+    with progress_bar("exporting") as progress:
+        report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed,
+                                progress=progress)
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     total = 0

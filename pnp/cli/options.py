@@ -144,6 +144,16 @@ def data_root(data: str | None) -> DataRoot:
     return api.data_root(data) if data else api.find_data_root()
 
 
+def again(*words: str) -> str:
+    """A pnp command to suggest, as it works verbatim from here: with the --data the user gave
+    (a root found from the working folder, or PNP_DATA, is found again)."""
+    ctx = click.get_current_context(silent=True)
+    data = ctx.params.get("data") if ctx is not None else None
+    source = ctx.get_parameter_source("data") if ctx is not None and data else None
+    given = data and source is not None and source.name == "COMMANDLINE"
+    return " ".join(("pnp", *words, *(("--data", shown_path(data)) if given else ())))
+
+
 def root_line(root: DataRoot, data: str | None) -> str:
     """The line that says which data root a command uses, and why."""
     where = shown_path(root.path)

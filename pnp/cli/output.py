@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import click
 from msgspec.structs import replace
 
+from pnp.cli.options import again
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.input.project import shown_path
 from pnp.plan.options import BuildOptions
@@ -254,7 +255,7 @@ def build_text(report: Any, verbose: bool) -> None:
         line = f"{g.id + ':':<{width + 1}} {what} ({counted(pages, 'page')})"
         if g.preflight_warnings is not None:
             line += ("; preflight ok" if not g.preflight_warnings else
-                     f"; preflight: {counted(g.preflight_warnings, 'warning')} (pnp preflight {g.id})")
+                     f"; preflight: {counted(g.preflight_warnings, 'warning')} ({again('preflight', g.id)})")
         click.echo(line)
         if verbose:
             for f in g.files:
@@ -266,7 +267,7 @@ def build_text(report: Any, verbose: bool) -> None:
             for need in g.not_printed:
                 click.echo(f"  also needed (not printed): {need}")
             if g.preflight:
-                click.echo(f"  preflight: {g.preflight} (ink coverage: pnp preflight {g.id})")
+                click.echo(f"  preflight: {g.preflight} (ink coverage: {again('preflight', g.id)})")
     kept = f"; {total_files - total_written} unchanged" if total_files > total_written else ""
     variant = ", ink saver" if opts.ink_saver else ""
     click.echo(f"pnp: wrote {counted(total_written, 'PDF')} to {shown_path(report.out)}/{kept} (paper {opts.paper}, "

@@ -145,3 +145,56 @@ def test_provenance_is_optional_unless_the_manifest_asks(mini: DataRootCopy) -> 
 @pytest.mark.parametrize("game", ["capek-golems", "cauldron", "cyberiad", "golems", "time-capsules"])
 def test_the_bundled_games_ask_for_sources(game: str) -> None:
     assert json.loads((REPO / "card_data" / game / "game.json").read_text())["provenance"] == "required"
+
+
+def test_suggested_commands_carry_the_data_root_given(golems: DataRootCopy, tmp_path: Path) -> None:
+    golems.edit("terrain.json", lambda d: d["items"][-1].update(copies=23))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = run_cli("build", "golems", "--data", golems.path, "--out", tmp_path / "out", cwd=elsewhere)
+    assert r.exit_code == 1
+    suggested = r.stderr.split("`")[1]
+    assert suggested == f"pnp check golems --data {golems.path}"
+    assert run_cli(*suggested.split()[1:], cwd=elsewhere).exit_code == 1  # it runs, and finds the violation
+
+
+def test_build_and_export_report_progress(tmp_path: Path) -> None:
+    import pnp
+
+    seen: list[tuple[int, int]] = []
+    report = pnp.build("golems", out=tmp_path / "out", jobs=1, progress=lambda d, t: seen.append((d, t)))
+    assert report.ok and seen == [(n, 10) for n in range(1, 11)]  # one call per component rendered
+    seen.clear()
+    assert pnp.build("golems", out=tmp_path / "out", progress=lambda d, t: seen.append((d, t))).ok
+    assert seen == []  # up to date: nothing rendered
+    report = pnp.export_png("golems", "wizard", out=tmp_path / "png", dpi=36,
+                            progress=lambda d, t: seen.append((d, t)))
+    assert report.ok and seen == [(1, 1)]
+
+
+def test_the_progress_bar_shows_only_on_a_terminal_after_a_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import sys
+
+    from pnp.cli.output import progress_bar
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    with progress_bar("x") as tick:
+        assert tick is None  # piped: no bar at all
+    err = Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    with progress_bar("rendering", after=0.0) as tick:
+        assert tick is not None
+        for n in range(1, 5):
+            tick(n, 5)
+    assert "rendering" in err.getvalue()
+    quick = Tty()
+    monkeypatch.setattr(sys, "stderr", quick)
+    with progress_bar("rendering", after=60.0) as tick:
+        assert tick is not None
+        tick(1, 5)
+    assert quick.getvalue() == ""  # under a second: nothing drawn

@@ -302,7 +302,7 @@ def test_build_prints_the_preflight_summary_and_strict_refuses_warnings(mini: Da
     assert r.exit_code == 0, r.stderr
     assert "  preflight: text >= 9 pt, strokes" not in r.stdout  # the mini deck draws no strokes
     assert "  preflight: text >= 9 pt, no images, margins >= " in r.stdout
-    assert "safe zone kept, no cut crosses a piece, 0 warnings (ink coverage: pnp preflight mini)" in r.stdout
+    assert "safe zone kept, no cut crosses a piece, 0 warnings (ink coverage: pnp preflight mini --data .)" in r.stdout
     add_element(mini, {"type": "rect", "box": [10, 30, 20, 5], "stroke": "ink", "stroke_width": 0.1})
     r = mini.cli("build", "-v", "mini", "--out", tmp_path / "warn")
     assert r.exit_code == 0 and "warning: templates/mini/card.json" in r.stderr

@@ -24,7 +24,8 @@ main{padding:1em}h2{margin:1.2em 0 .4em}a{color:#6b3d12}
 .gallery{display:flex;flex-wrap:wrap;gap:14px}
 figure{margin:0;background:#fff;padding:6px;border-radius:4px;box-shadow:0 1px 2px #0002}
 figure img{display:block;max-height:200px;width:auto}figure.round img{border-radius:50%}
-figure .sides{display:flex;gap:4px}figure.big img{max-height:420px}figcaption{font-size:.85em;text-align:center;max-width:260px}
+figure .sides{display:flex;gap:4px}figure.big img{max-height:420px}
+figcaption{font-size:.85em;text-align:center;max-width:260px}
 .sheets img{max-height:260px;border:1px solid #bbb;background:#fff}
 pre{white-space:pre-wrap;margin:.3em 0}
 .errors{background:#fde8e6;border-left:4px solid #b3261e;padding:.5em 1em}
@@ -82,7 +83,8 @@ def problems(view: GameView) -> str:
             "</h3>", f'</h3><p class="stale">{escape(stale)}</p>', 1))
     rules = view.rule_lines()
     if view.checked is not None and not view.checked.report.ok:
-        out.append(_lines("rules-fail", "Rulebook violations (pnp check)", rules))
+        last = " of the last good version" if view.errors else ""
+        out.append(_lines("rules-fail", f"Rulebook violations{last} (pnp check)", rules))
     out.append(_lines("warnings", "Warnings", view.warning_lines()))
     return "".join(out)
 

@@ -79,8 +79,8 @@ class Server:
 
     def start(self) -> Server:
         self.poll()
-        for target in (self._poll_forever, self.httpd.serve_forever):
-            t = threading.Thread(target=target, daemon=True, name=f"pnp-serve-{target.__name__}")
+        for target in (self._poll_forever, lambda: self.httpd.serve_forever(poll_interval=0.1)):
+            t = threading.Thread(target=target, daemon=True, name="pnp-serve")
             t.start()
             self._threads.append(t)
         return self

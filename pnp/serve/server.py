@@ -186,6 +186,8 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             self.send_header("Connection", "close")
             self.end_headers()
             self.close_connection = True
+            if self.command == "HEAD":
+                return
             seen = server.version
             self.wfile.write(b"retry: 1000\n\n")
             self.wfile.flush()

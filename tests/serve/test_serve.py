@@ -190,6 +190,23 @@ def test_an_input_error_shows_check_text_beside_the_last_good_pictures(served: t
     assert 'class="errors"' not in text(server, "/game/mini")
 
 
+def test_a_game_broken_from_the_start_shows_its_problems(mini: DataRootCopy, tmp_path: Path) -> None:
+    mini.replace("deck.json", '"suit": "sun"', '"suit": "star"')
+    server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
+                   interval=3600, log=lambda line: None)
+    try:
+        assert "mini</a> — input problems" in text(server, "/")
+        page = text(server, "/game/mini")
+        assert "Nothing could be rendered yet." in page and "<figure" not in page
+        assert "card_data/mini/deck.json:" in page and "$.items[0].suit" in page
+        assert get(server, "/game/mini/deck/sun-1")[0] == 404
+        mini.replace("deck.json", '"suit": "star"', '"suit": "sun"')
+        assert server.poll()
+        assert len(IMG.findall(text(server, "/game/mini"))) == 6
+    finally:
+        server.close()
+
+
 def test_a_rule_violation_shows_check_text(served: tuple[Server, DataRootCopy]) -> None:
     server, mini = served
     mini.replace("deck.json", '"name": "Joker"', '"name": "Sun One"')

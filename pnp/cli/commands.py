@@ -494,16 +494,18 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
                  for g in api.game_ids(root, list(games) or None)]
     except DataError as exc:
         fail_input(exc.diagnostics)
-    try:
-        server = serve(views, host, port, interval, log=lambda line: click.echo(line, err=True))
-    except OSError as exc:
-        click.echo(f"pnp: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
-    click.echo(f"pnp: serving {', '.join(v.id for v in views)} at {server.url} (Ctrl-C to stop)")
-    try:
+    server = None
+    try:  # Ctrl-C at any moment, the first render included, stops it cleanly
+        try:
+            server = serve(views, host, port, interval, log=lambda line: click.echo(line, err=True))
+        except OSError as exc:
+            click.echo(f"pnp: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+        click.echo(f"pnp: serving {', '.join(v.id for v in views)} at {server.url} (Ctrl-C to stop)")
         server.stopping.wait()
     except KeyboardInterrupt:
-        server.close()
+        if server is not None:
+            server.close()
         click.echo("pnp: stopped serving")
 
 # --------------------------------------------------------------------------- exports and previews

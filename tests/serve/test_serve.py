@@ -5,6 +5,7 @@ changed piece re-rendered), errors in the words of `pnp check` beside the last g
 from __future__ import annotations
 
 import html
+import io
 import http.client
 import re
 import signal
@@ -165,6 +166,33 @@ def test_a_template_edit_rerenders_the_fronts_not_the_back(served: tuple[Server,
     assert [(b[3], b[0] != a[0]) for b, a in zip(before, after, strict=True)] == [
         ("sun-1 (front)", True), ("sun-1 (back)", False), ("moon-1 (front)", True), ("moon-1 (back)", False),
         ("joker (front)", False), ("joker (back)", False)]
+
+
+def test_an_image_edited_in_place_rerenders_the_pieces_that_show_it(mini: DataRootCopy, tmp_path: Path) -> None:
+    from PIL import Image
+
+    art = mini.game_dir / "art" / "sun.png"
+    art.parent.mkdir()
+    Image.new("RGB", (90, 50), (200, 30, 30)).save(art)
+    mini.edit("templates/mini/card.json", lambda t: t["elements"].append(
+        {"type": "image", "box": [4, 30, 36, 20], "src": "art/sun.png"}))
+    server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
+                   interval=3600, log=lambda line: None)
+    try:
+        before = IMG.findall(text(server, "/game/mini"))
+        Image.new("RGB", (90, 50), (30, 30, 200)).save(art)  # same path: the primitives do not change
+        assert server.poll()
+        assert server.views["mini"].rendered == 3  # the three fronts show it; the back does not
+        after = IMG.findall(text(server, "/game/mini"))
+        assert [(b[3], b[0] != a[0]) for b, a in zip(before, after, strict=True)] == [
+            ("sun-1 (front)", True), ("sun-1 (back)", False), ("moon-1 (front)", True), ("moon-1 (back)", False),
+            ("joker (front)", True), ("joker (back)", False)]
+        png = get(server, after[0][0])[2]
+        with Image.open(io.BytesIO(png)) as img:
+            # the middle of the image box (4 + 18 mm across, 30 + 10 mm down) at 110 dpi
+            assert img.convert("RGB").getpixel((round(22 / 25.4 * 110), round(40 / 25.4 * 110))) == (30, 30, 200)
+    finally:
+        server.close()
 
 
 def test_an_input_error_shows_check_text_beside_the_last_good_pictures(served: tuple[Server, DataRootCopy]) -> None:

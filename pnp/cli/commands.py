@@ -46,7 +46,7 @@ from pnp.cli.output import (
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
-from pnp.input.project import load_game
+from pnp.input.project import check_game_id, load_game
 from pnp.input.validate import schema_bytes
 from pnp.products.scaffold import scaffold
 from pnp.qa.check import GameCheck
@@ -489,6 +489,8 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
 
     try:
         root = api.data_root(data)
+        for g in games:  # a mistyped id stops here (a watch would only report it on the page)
+            check_game_id(root, g)
         views = [GameView(api.watch(g, data=root, out=out, jobs=1, paper=paper, duplex=duplex, bleed_mm=bleed,
                                          token_cut=token_cut))
                  for g in api.game_ids(root, list(games) or None)]

@@ -5,8 +5,8 @@ changed piece re-rendered), errors in the words of `pnp check` beside the last g
 from __future__ import annotations
 
 import html
-import io
 import http.client
+import io
 import re
 import signal
 import socket
@@ -251,10 +251,13 @@ def test_a_rule_violation_shows_check_text(served: tuple[Server, DataRootCopy]) 
     assert "<strong>FAIL names-unique</strong>" in item
 
 
-def test_cli_refuses_a_bad_data_root_and_a_busy_port(tmp_path: Path, mini: DataRootCopy) -> None:
+def test_cli_refuses_a_bad_data_root_an_unknown_game_and_a_busy_port(tmp_path: Path, mini: DataRootCopy) -> None:
     result = run_cli("serve", "--data", tmp_path / "nowhere")
     assert_no_traceback(result)
     assert result.exit_code == 2 and "not a pnp data root" in result.stderr
+    result = run_cli("serve", "--data", mini.path, "mini", "nope")
+    assert_no_traceback(result)
+    assert result.exit_code == 2 and "no game 'nope'" in result.stderr
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
         busy.listen()

@@ -83,7 +83,7 @@ class GameView:
         self.watch = watch
         self.id = watch.game
         self.pngs: dict[str, bytes] = {}  # name -> PNG bytes
-        self._sides: dict[Key, Side] = {}
+        self._sides: dict[Key, tuple[str, tuple[int, int]]] = {}  # what a side draws -> (PNG name, size)
         self.components: tuple[ComponentView, ...] = ()
         self.checked: GameCheck | None = None  # the last good check (kept while the input is broken)
         self.errors: tuple[Diagnostic, ...] = ()
@@ -112,34 +112,30 @@ class GameView:
             return True
         session = Session(self.watch.root)
         salt = fonts_digest(self.watch.root)
-        sides: dict[Key, Side] = {}
+        sides: dict[Key, tuple[str, tuple[int, int]]] = {}
         pngs: dict[str, bytes] = {}
         views = []
         self.rendered = 0
         rec = self.watch.record
         for plan in gc.plans:
             ds = distinct(plan)
-            todo: dict[Key, tuple[str, PieceLayout]] = {}
-            for d in ds:
-                for side, lay in (("front", d.front), ("back", d.back)):
-                    if lay is None:
-                        continue
-                    k = _key(lay, salt)
-                    if k in sides or k in todo:
-                        continue
-                    old = self._sides.get(k)
-                    if old is not None:
-                        sides[k], pngs[old.png] = old, self.pngs[old.png]
-                    else:
-                        todo[k] = (side, lay)
-            for (k, (side, _)), (data, size) in zip(todo.items(), rasterise(plan, [v[1] for v in todo.values()],
-                                                                            session.fonts, gc), strict=True):
+            keyed = [[(side, lay, _key(lay, salt)) for side, lay in (("front", d.front), ("back", d.back))
+                      if lay is not None] for d in ds]
+            todo: dict[Key, PieceLayout] = {}  # sides drawn as never before: rasterised below
+            for _, lay, k in (x for xs in keyed for x in xs):
+                if k in sides or k in todo:
+                    continue
+                old = self._sides.get(k)
+                if old is not None:
+                    sides[k], pngs[old[0]] = old, self.pngs[old[0]]
+                else:
+                    todo[k] = lay
+            for k, (data, size) in zip(todo, rasterise(plan, list(todo.values()), session.fonts, gc), strict=True):
                 name = hashlib.sha256(data).hexdigest()[:20]
-                pngs[name], sides[k] = data, Side(side, name, size)
+                pngs[name], sides[k] = data, (name, size)
             self.rendered += len(todo)
-            pieces = tuple(Piece(d.item, tuple(Side(s, sides[_key(lay, salt)].png, sides[_key(lay, salt)].size)
-                                               for s, lay in (("front", d.front), ("back", d.back)) if lay is not None))
-                           for d in ds)
+            pieces = tuple(Piece(d.item, tuple(Side(side, *sides[k]) for side, _, k in xs))
+                           for d, xs in zip(ds, keyed, strict=True))
             cid = plan.component.id
             cf = rec.components.get(cid) if rec is not None else None
             views.append(ComponentView(plan, pieces, cf.file if cf else None, cf.sha256 if cf else None,

@@ -10,9 +10,10 @@ from pathlib import Path
 PNP = Path(__file__).resolve().parents[1] / "pnp"
 # Lowest first. errors, units and version are the base every stage may use; pnp/__init__.py
 # re-exports the front door (pnp.api); the CLI sits on top.
-STAGES = ["base", "input", "layout", "impose", "plan", "render", "qa", "products", "pipeline", "api", "cli", "main"]
+STAGES = ["base", "input", "layout", "impose", "plan", "render", "qa", "products", "pipeline", "api", "serve", "cli",
+          "main"]
 BASE = {"pnp.errors", "pnp.units", "pnp.version"}
-PACKAGES = ["input", "layout", "impose", "plan", "render", "qa", "products", "pipeline", "cli"]
+PACKAGES = ["input", "layout", "impose", "plan", "render", "qa", "products", "pipeline", "serve", "cli"]
 
 
 def _modules() -> dict[str, Path]:

@@ -54,7 +54,7 @@ from pnp.cli.output import (
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
-from pnp.input.project import DataRoot, bundled_root, find_root, load_game, shown_path
+from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root, load_game, shown_path
 from pnp.input.validate import schema_bytes
 from pnp.products.scaffold import scaffold
 from pnp.qa.check import GameCheck
@@ -469,6 +469,61 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
     except KeyboardInterrupt:
         click.echo("pnp: stopped watching")
         sys.exit(0)
+
+
+
+@main.command("serve")
+@click.argument("games", nargs=-1)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="TCP port (0: any free one).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; only this machine can see the page unless you name another.")
+@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+              help="Output folder; the PDFs are written to DIR/<game>/<component>.pdf as `pnp watch` writes them.")
+@click.option("--interval", type=click.FloatRange(0.05, 3600), default=0.5, show_default=True, metavar="S",
+              help="Seconds between polls of the files.")
+@paper_options
+@data_option
+@guarded
+def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: float, paper: str, duplex: str,
+              bleed: float, token_cut: str, data: str | None) -> None:
+    """A live preview page of GAMES (default: every game): each component's pieces (front and
+    back) and sheets as pnp renders them, its preflight figures, the errors and rule violations as
+    `pnp check` words them, and per item its fields, source, file:line and the rules that name it.
+    Saving a data, template, image or font file rebuilds what changed (the files `pnp watch`
+    writes) and updates open pages. Ctrl-C stops it.
+
+    \b
+    Examples:
+      pnp serve golems                 # then open http://127.0.0.1:8000/
+      pnp serve --data ~/my-games mygame --port 8080
+    """
+    from pnp.serve.gallery import GameView
+    from pnp.serve.server import serve
+
+    try:
+        root = data_root(data)
+        click.echo(root_line(root, data))
+        for g in games:  # a mistyped id stops here (a watch would only report it on the page)
+            check_game_id(root, g)
+        views = [GameView(api.watch(g, data=root, out=out, jobs=1, paper=paper, duplex=duplex, bleed_mm=bleed,
+                                         token_cut=token_cut))
+                 for g in api.game_ids(root, list(games) or None)]
+    except DataError as exc:
+        fail_input(exc.diagnostics)
+    server = None
+    try:  # Ctrl-C at any moment, the first render included, stops it cleanly
+        try:
+            server = serve(views, host, port, interval, log=lambda line: click.echo(line, err=True))
+        except OSError as exc:
+            click.echo(f"pnp: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+            sys.exit(2)
+        click.echo(f"pnp: serving {', '.join(v.id for v in views)} at {server.url} (Ctrl-C to stop)")
+        server.stopping.wait()
+    except KeyboardInterrupt:
+        if server is not None:
+            server.close()
+        click.echo("pnp: stopped serving")
 
 
 # --------------------------------------------------------------------------- exports and previews

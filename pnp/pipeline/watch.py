@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pnp.errors import DataError, counted
+from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.project import DataRoot, check_game_id
 from pnp.input.templates import TEMPLATE_SUFFIX
 from pnp.layout.fonts import FONT_SUFFIXES
@@ -26,7 +26,7 @@ from pnp.pipeline.incremental import Record, dump, load, record_game, remove, re
 from pnp.plan.digest import InputHasher, fonts_digest, tree_files
 from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
-from pnp.qa.check import check
+from pnp.qa.check import GameCheck, check
 from pnp.render.write import write_atomic
 
 
@@ -42,6 +42,10 @@ class Watch:
         # poll the last build's record): which components are current, their figures and warnings.
         self.record: Record | None = None
         self.polled = False
+        # The last poll's checked game, kept while later polls fail (the last good one), and the
+        # input problems of the last poll (none when it checked): what `pnp serve` shows.
+        self.checked: GameCheck | None = None
+        self.errors: tuple[Diagnostic, ...] = ()
 
     def files(self) -> list[Path]:
         """The game folder, every template folder and every font folder (a new template file that
@@ -69,7 +73,9 @@ class Watch:
             check_game_id(self.root, self.game)
             gc = check(self.root, self.game, self.opts, session)
         except DataError as exc:
+            self.errors = tuple(exc.diagnostics)
             return _problems(self.game, exc)
+        self.checked, self.errors = gc, ()
         lines = [w.format() for w in gc.warnings]
         for o in gc.report.outcomes:
             if not o.passed:
@@ -81,6 +87,7 @@ class Watch:
             (g,), prints = render_changed(session, [gc], self.out, {gc.game.id: rec}, fonts_digest(self.root),
                                           self.jobs)
         except DataError as exc:
+            self.errors = tuple(exc.diagnostics)
             return lines + _problems(self.game, exc)
         lines += [w.format() for w in g.warnings]
         # The record goes before the first file changes (and comes back below once they are

@@ -1,0 +1,223 @@
+"""The HTTP side of `pnp serve`: a standard-library ``ThreadingHTTPServer`` bound to 127.0.0.1
+unless asked otherwise, a poller thread that refreshes each game (``GameView.refresh``), and
+server-sent events (``/events``) that tell open pages something changed.
+
+What is served: the pages (``pnp.serve.pages``), piece PNGs by content name, sheet PNGs
+rasterised from the PDFs in the output folder, and those PDFs themselves: only names the build
+record lists, read from the game's output folder. No other file is ever opened for a request;
+anything else is a 404 page. A failure inside a request is a 500 with one line, never a
+traceback in the page."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from pnp.serve import pages
+from pnp.serve.gallery import GameView
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+PING_S = 15.0  # a comment on the event stream this often, so a closed page is noticed
+
+PNG_NAME = re.compile(r"/png/([0-9a-f]{20})\.png")
+SHEET = re.compile(r"/sheet/([^/]+)/([^/]+)/([0-9]{1,5})\.png")
+
+
+class Server:
+    """A running `pnp serve`: ``start()`` refreshes every game once and serves in the
+    background; ``close()`` stops it. ``url`` is where it listens."""
+
+    def __init__(self, views: Sequence[GameView], host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+                 interval: float = 0.5, log: Callable[[str], None] | None = None):
+        self.views = {v.id: v for v in views}
+        self.interval = interval
+        self.log = log or (lambda line: print(line, file=sys.stderr))
+        self.version = 0  # bumped whenever any game's page changed
+        self.changed = threading.Condition()
+        self.stopping = threading.Event()
+        self.httpd = ThreadingHTTPServer((host, port), _handler(self))
+        self.httpd.daemon_threads = True
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def poll(self) -> bool:
+        """Refresh every game once; True (and the open pages told) when any changed. A bug in a
+        refresh is logged in one line and the server carries on."""
+        any_changed = False
+        for v in self.views.values():
+            try:
+                changed = v.refresh()
+            except Exception as exc:  # never let one poll stop the server
+                self.log(f"pnp: internal error while refreshing {v.id}: {type(exc).__name__}: {exc} "
+                         "(this is a bug in pnp)")
+                continue
+            if changed:
+                any_changed = True
+                for line in v.watch_lines():
+                    self.log(f"{v.id}: {line}" if not line.startswith(v.id) else line)
+        if any_changed:
+            with self.changed:
+                self.version += 1
+                self.changed.notify_all()
+        return any_changed
+
+    def _poll_forever(self) -> None:
+        while not self.stopping.wait(self.interval):
+            self.poll()
+
+    def start(self) -> Server:
+        self.poll()
+        for target in (self._poll_forever, lambda: self.httpd.serve_forever(poll_interval=0.1)):
+            t = threading.Thread(target=target, daemon=True, name="pnp-serve")
+            t.start()
+            self._threads.append(t)
+        return self
+
+    def close(self) -> None:
+        self.stopping.set()
+        with self.changed:
+            self.changed.notify_all()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        for t in self._threads:
+            t.join(timeout=5)
+
+    def wait_for_change(self, seen: int, timeout: float) -> int:
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != seen or self.stopping.is_set(), timeout)
+            return self.version
+
+
+def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        server_version = "pnp-serve"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal shows the builds
+            pass
+
+        def do_HEAD(self) -> None:
+            self.do_GET()
+
+        def do_GET(self) -> None:
+            try:
+                self._route(unquote(urlsplit(self.path).path))
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            except Exception as exc:
+                server.log(f"pnp: internal error serving {self.path!r}: {type(exc).__name__}: {exc} "
+                           "(this is a bug in pnp)")
+                with contextlib.suppress(OSError):
+                    self._send(HTTPStatus.INTERNAL_SERVER_ERROR, b"internal error (see the terminal)\n",
+                               "text/plain; charset=utf-8")
+
+        def _send(self, status: HTTPStatus, body: bytes, ctype: str, cache: str = "no-store") -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", cache)
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        def _html(self, body: bytes) -> None:
+            self._send(HTTPStatus.OK, body, "text/html; charset=utf-8")
+
+        def _not_found(self, path: str) -> None:
+            self._send(HTTPStatus.NOT_FOUND, pages.not_found(path, str(server.version)), "text/html; charset=utf-8")
+
+        def _route(self, path: str) -> None:
+            parts = path.split("/")[1:]
+            views = server.views
+            if path == "/":
+                with _locked(views.values()):
+                    self._html(pages.index(list(views.values()), str(server.version)))
+                return
+            if path == "/events":
+                self._events()
+                return
+            if m := PNG_NAME.fullmatch(path):
+                for v in views.values():
+                    data = v.pngs.get(m.group(1))
+                    if data is not None:
+                        self._send(HTTPStatus.OK, data, "image/png", "public, max-age=31536000, immutable")
+                        return
+            elif m := SHEET.fullmatch(path):
+                v = views.get(m.group(1))
+                data = v.sheet_png(m.group(2), int(m.group(3))) if v is not None else None
+                if data is not None:
+                    self._send(HTTPStatus.OK, data, "image/png", "public, max-age=3600")
+                    return
+            elif len(parts) == 3 and parts[0] == "out" and (v := views.get(parts[1])) is not None:
+                data = v.output_pdf(parts[2])
+                if data is not None:
+                    self._send(HTTPStatus.OK, data, "application/pdf")
+                    return
+            elif len(parts) in (2, 4) and parts[0] == "game" and (v := views.get(parts[1])) is not None:
+                with v.lock:
+                    version = f"{server.version}.{v.version}"
+                    if len(parts) == 2:
+                        self._html(pages.game(v, version))
+                        return
+                    c = v.component(parts[2])
+                    p = next((p for p in c.pieces if p.item.id == parts[3]), None) if c is not None else None
+                    if c is not None and p is not None:
+                        self._html(pages.item(v, c, p, version))
+                        return
+            self._not_found(path)
+
+        def _events(self) -> None:
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            if self.command == "HEAD":
+                return
+            seen = server.version
+            self.wfile.write(b"retry: 1000\n\n")
+            self.wfile.flush()
+            while not server.stopping.is_set():
+                now = server.wait_for_change(seen, PING_S)
+                if server.stopping.is_set():
+                    return
+                self.wfile.write(f"data: {now}\n\n".encode() if now != seen else b": ping\n\n")
+                self.wfile.flush()
+                seen = now
+
+    return Handler
+
+
+class _locked:
+    """Hold several games' locks (in a fixed order) while a page reads them."""
+
+    def __init__(self, views: Any):
+        self.views = sorted(views, key=lambda v: v.id)
+
+    def __enter__(self) -> None:
+        for v in self.views:
+            v.lock.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        for v in reversed(self.views):
+            v.lock.release()
+
+
+def serve(views: Sequence[GameView], host: str = DEFAULT_HOST, port: int = DEFAULT_PORT,
+          interval: float = 0.5, log: Callable[[str], None] | None = None) -> Server:
+    """Start serving ``views`` (each game's first render happens before this returns)."""
+    return Server(views, host, port, interval, log).start()

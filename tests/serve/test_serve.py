@@ -1,0 +1,299 @@
+"""`pnp serve` over HTTP, without a browser: what the pages list, that every picture is a PNG
+of the size the page says, 404s for everything else, live updates (the event stream, only the
+changed piece re-rendered), errors in the words of `pnp check` beside the last good pictures."""
+
+from __future__ import annotations
+
+import html
+import http.client
+import io
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DataRootCopy, assert_no_traceback, run_cli
+
+from pnp import api
+from pnp.serve.gallery import GameView
+from pnp.serve.server import Server, serve
+
+IMG = re.compile(r'<img src="(/png/[0-9a-f]{20}\.png)" width="(\d+)" height="(\d+)" alt="([^"]+)"')
+
+
+def get(server: Server, path: str) -> tuple[int, str, bytes]:
+    host, port = server.httpd.server_address[:2]
+    conn = http.client.HTTPConnection(host, port, timeout=10)
+    try:
+        conn.request("GET", path)  # sent as given: no client-side normalising of ../
+        r = conn.getresponse()
+        return r.status, r.getheader("Content-Type") or "", r.read()
+    finally:
+        conn.close()
+
+
+def text(server: Server, path: str) -> str:
+    status, _, body = get(server, path)
+    assert status == 200, (path, status)
+    return body.decode()
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.fixture
+def served(mini: DataRootCopy, tmp_path: Path) -> Iterator[tuple[Server, DataRootCopy]]:
+    view = GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))
+    server = serve([view], port=0, interval=3600, log=lambda line: None)  # the tests poll themselves
+    try:
+        yield server, mini
+    finally:
+        server.close()
+
+
+def test_binds_loopback_by_default(served: tuple[Server, DataRootCopy]) -> None:
+    server, _ = served
+    assert server.httpd.server_address[0] == "127.0.0.1"
+    assert server.url.startswith("http://127.0.0.1:")
+
+
+def test_pages_list_components_and_every_piece_with_its_pictures(served: tuple[Server, DataRootCopy]) -> None:
+    server, _ = served
+    index = text(server, "/")
+    assert '<a href="/game/mini">Mini (mini)</a> — checks' in index
+    assert "(deck: 5 pieces, 3 distinct)" in index
+    page = text(server, "/game/mini")
+    imgs = IMG.findall(page)
+    # three items, front and back each (the back is one picture shared by all three)
+    assert [alt for *_, alt in imgs] == ["sun-1 (front)", "sun-1 (back)", "moon-1 (front)", "moon-1 (back)",
+                                         "joker (front)", "joker (back)"]
+    assert len({src for src, *_ in imgs}) == 4
+    for src, w, h, _ in imgs:
+        status, ctype, body = get(server, src)
+        assert (status, ctype) == (200, "image/png")
+        assert png_size(body) == (int(w), int(h)) == (191, 273)  # mini card 44 x 63 mm at 110 dpi: 190.6 x 272.8
+    assert "Rulebook: mini: 2 rules, 2 pass, 0 fail" in page
+    # the sheets as printed: one picture per page of the PDF the build wrote
+    sheets = re.findall(r'src="(/sheet/mini/deck/(\d+)\.png\?v=[0-9a-f]{12})"', page)
+    assert [n for _, n in sheets] == ["1", "2"]
+    for src, _ in sheets:
+        status, ctype, body = get(server, src)
+        assert (status, ctype) == (200, "image/png")
+        assert png_size(body) == (340, 440)  # US Letter (the default paper) at 40 dpi
+    status, ctype, body = get(server, "/out/mini/deck.pdf")
+    assert (status, ctype) == (200, "application/pdf") and body.startswith(b"%PDF")
+
+
+def test_item_page_fields_source_place_and_rules(served: tuple[Server, DataRootCopy]) -> None:
+    server, mini = served
+    page = text(server, "/game/mini/deck/joker")
+    line = mini.line_of("deck.json", '"id": "joker"') - 1  # the item's object opens a line above its id
+    assert f'<code class="where">card_data/mini/deck.json:{line}:5</code>' in page
+    assert "<tr><th>name</th><td>Joker</td></tr>" in page
+    assert "<strong>designed</strong>: one joker so the deck has an odd count" in page
+    assert re.findall(r"<strong>(PASS|FAIL) ([\w-]+)</strong>", page) == [("PASS", "deck-5"), ("PASS", "names-unique")]
+
+
+NOT_SERVED = [
+    "/nope", "/png/../../etc/passwd", "/../../../etc/passwd", "/png/0123456789abcdef0123.png",
+    "/out/mini/.pnp-build.json", "/out/mini/../../mini-root/card_data/mini/game.json", "/out/mini/%2e%2e%2fgame.json",
+    "/out/other/deck.pdf", "/out/mini/deck.json", "/sheet/mini/deck/3.png", "/sheet/mini/deck/0.png",
+    "/sheet/mini/nope/1.png", "/game/mini/deck/nope", "/game/nope", "/game/mini/deck", "/game/mini/deck/joker/x",
+    "/card_data/mini/deck.json", "/%00", "/game/mini/%ff%fe"]
+
+
+def test_anything_else_is_a_404_page(served: tuple[Server, DataRootCopy]) -> None:
+    server, _ = served
+    for path in NOT_SERVED:
+        status, ctype, body = get(server, path)
+        assert (status, ctype) == (404, "text/html; charset=utf-8"), path
+        assert b"<h1>Not found</h1>" in body and b"Traceback" not in body
+
+
+def test_an_edit_rerenders_only_the_changed_piece_and_tells_the_open_pages(
+        served: tuple[Server, DataRootCopy]) -> None:
+    server, mini = served
+    view = server.views["mini"]
+    before = IMG.findall(text(server, "/game/mini"))
+    events: list[str] = []
+    host, port = server.httpd.server_address[:2]
+    sock = socket.create_connection((host, port), timeout=10)
+    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+    got = threading.Event()
+
+    def read() -> None:
+        buf = b""
+        while b"\ndata: " not in buf:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            buf += chunk
+        events.append(buf.decode())
+        got.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    mini.replace("deck.json", '"name": "Joker"', '"name": "Wild Joker"')
+    assert server.poll()
+    assert got.wait(10), "no event after the edit"
+    sock.close()
+    assert "text/event-stream" in events[0] and f"\ndata: {server.version}\n" in events[0]
+    assert view.rendered == 1  # the joker's front; the other fronts and the shared back are reused
+    after = IMG.findall(text(server, "/game/mini"))
+    changed = [(b[3], b[0] != a[0]) for b, a in zip(before, after, strict=True)]
+    assert changed == [("sun-1 (front)", False), ("sun-1 (back)", False), ("moon-1 (front)", False),
+                       ("moon-1 (back)", False), ("joker (front)", True), ("joker (back)", False)]
+    assert not server.poll()  # nothing changed since: no event, no work
+
+
+def test_a_template_edit_rerenders_the_fronts_not_the_back(served: tuple[Server, DataRootCopy]) -> None:
+    server, mini = served
+    before = IMG.findall(text(server, "/game/mini"))
+    mini.replace("templates/mini/card.json", '"box": [18, 20, 8, 8]', '"box": [18, 22, 8, 8]')
+    assert server.poll()
+    assert server.views["mini"].rendered == 2  # the two fronts with a suit mark; the joker has none
+    after = IMG.findall(text(server, "/game/mini"))
+    assert [(b[3], b[0] != a[0]) for b, a in zip(before, after, strict=True)] == [
+        ("sun-1 (front)", True), ("sun-1 (back)", False), ("moon-1 (front)", True), ("moon-1 (back)", False),
+        ("joker (front)", False), ("joker (back)", False)]
+
+
+def test_an_image_edited_in_place_rerenders_the_pieces_that_show_it(mini: DataRootCopy, tmp_path: Path) -> None:
+    from PIL import Image
+
+    art = mini.game_dir / "art" / "sun.png"
+    art.parent.mkdir()
+    Image.new("RGB", (90, 50), (200, 30, 30)).save(art)
+    mini.edit("templates/mini/card.json", lambda t: t["elements"].append(
+        {"type": "image", "box": [4, 30, 36, 20], "src": "art/sun.png"}))
+    server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
+                   interval=3600, log=lambda line: None)
+    try:
+        before = IMG.findall(text(server, "/game/mini"))
+        Image.new("RGB", (90, 50), (30, 30, 200)).save(art)  # same path: the primitives do not change
+        assert server.poll()
+        assert server.views["mini"].rendered == 3  # the three fronts show it; the back does not
+        after = IMG.findall(text(server, "/game/mini"))
+        assert [(b[3], b[0] != a[0]) for b, a in zip(before, after, strict=True)] == [
+            ("sun-1 (front)", True), ("sun-1 (back)", False), ("moon-1 (front)", True), ("moon-1 (back)", False),
+            ("joker (front)", True), ("joker (back)", False)]
+        png = get(server, after[0][0])[2]
+        with Image.open(io.BytesIO(png)) as img:
+            # the middle of the image box (4 + 18 mm across, 30 + 10 mm down) at 110 dpi
+            assert img.convert("RGB").getpixel((round(22 / 25.4 * 110), round(40 / 25.4 * 110))) == (30, 30, 200)
+    finally:
+        server.close()
+
+
+def test_an_input_error_shows_check_text_beside_the_last_good_pictures(served: tuple[Server, DataRootCopy]) -> None:
+    server, mini = served
+    good = IMG.findall(text(server, "/game/mini"))
+    moon = '\n      "source": {"document": "Moon'
+    mini.replace("deck.json", '"power": 1,' + moon, '"power": 12,' + moon)
+    assert server.poll()
+    page = text(server, "/game/mini")
+    result = run_cli("check", "--data", mini.path, "mini")
+    assert result.exit_code == 2
+    expected = result.stderr.strip().splitlines()
+    assert len(expected) == 2 and expected[0].startswith("card_data/mini/deck.json:")
+    shown = re.search(r'<section class="errors">.*?<pre>(.*?)</pre>', page, re.S)
+    assert shown is not None and html.unescape(shown.group(1)).splitlines() == expected
+    assert "The pictures below are from the last good version." in page
+    assert IMG.findall(page) == good  # still shown, and still served
+    for src, *_ in good:
+        assert get(server, src)[0] == 200
+    # fixed: the error goes
+    mini.replace("deck.json", '"power": 12,', '"power": 1,')
+    assert server.poll()
+    assert 'class="errors"' not in text(server, "/game/mini")
+
+
+def test_a_game_broken_from_the_start_shows_its_problems(mini: DataRootCopy, tmp_path: Path) -> None:
+    mini.replace("deck.json", '"suit": "sun"', '"suit": "star"')
+    server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
+                   interval=3600, log=lambda line: None)
+    try:
+        assert "mini</a> — input problems" in text(server, "/")
+        page = text(server, "/game/mini")
+        assert "Nothing could be rendered yet." in page and "<figure" not in page
+        assert "card_data/mini/deck.json:" in page and "$.items[0].suit" in page
+        assert get(server, "/game/mini/deck/sun-1")[0] == 404
+        mini.replace("deck.json", '"suit": "star"', '"suit": "sun"')
+        assert server.poll()
+        assert len(IMG.findall(text(server, "/game/mini"))) == 6
+    finally:
+        server.close()
+
+
+def test_a_rule_violation_shows_check_text(served: tuple[Server, DataRootCopy]) -> None:
+    server, mini = served
+    mini.replace("deck.json", '"name": "Joker"', '"name": "Sun One"')
+    assert server.poll()
+    page = text(server, "/game/mini")
+    result = run_cli("check", "--data", mini.path, "mini")
+    assert result.exit_code == 1
+    shown = re.search(r'<section class="rules-fail">.*?<pre>(.*?)</pre>', page, re.S)
+    assert shown is not None
+    check_lines = [ln for ln in result.stdout.splitlines()  # no provenance
+                   if not re.match(r"  \S+ +\d+ pieces?,", ln) and not ln.startswith("  (items' sources")]
+    assert html.unescape(shown.group(1)).splitlines() == check_lines
+    assert "FAIL names-unique" in shown.group(1)
+    item = text(server, "/game/mini/deck/joker")
+    assert "<strong>FAIL names-unique</strong>" in item
+
+
+def test_cli_refuses_a_bad_data_root_an_unknown_game_and_a_busy_port(tmp_path: Path, mini: DataRootCopy) -> None:
+    result = run_cli("serve", "--data", tmp_path / "nowhere")
+    assert_no_traceback(result)
+    assert result.exit_code == 2 and "not a pnp data root" in result.stderr
+    result = run_cli("serve", "--data", mini.path, "mini", "nope")
+    assert_no_traceback(result)
+    assert result.exit_code == 2 and "no game 'nope'" in result.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = run_cli("serve", "--data", mini.path, "--out", tmp_path / "out", "--port", port, "mini")
+    assert_no_traceback(result)
+    assert result.exit_code == 2 and f"pnp: cannot listen on 127.0.0.1:{port}" in result.stderr
+
+
+def test_urllib_sees_the_page(served: tuple[Server, DataRootCopy]) -> None:
+    server, _ = served
+    with urllib.request.urlopen(server.url + "game/mini", timeout=10) as r:
+        assert r.status == 200
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(server.url + "missing", timeout=10)
+    assert exc.value.code == 404
+
+
+@pytest.mark.slow
+def test_the_command_serves_until_ctrl_c(mini: DataRootCopy, tmp_path: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "pnp", "serve", "mini", "--data", str(mini.path), "--port", "0",
+                             "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "pnp: data root . (--data)\n"  # run in the root (the fixture's)
+        line = proc.stdout.readline()
+        m = re.fullmatch(r"pnp: serving mini at (http://127\.0\.0\.1:\d+/) \(Ctrl-C to stop\)\n", line)
+        assert m is not None, line
+        with urllib.request.urlopen(m.group(1) + "game/mini", timeout=10) as r:
+            assert r.status == 200 and b'data-item="joker"' in r.read()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert out == "pnp: stopped serving\n"
+    assert err.splitlines() == [f"mini: rebuilt deck: {tmp_path / 'out'}/mini/deck.pdf (5 pieces, 2 pages)",
+                                f"mini: rebuilt contents: {tmp_path / 'out'}/mini/mini-contents.pdf"]

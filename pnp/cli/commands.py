@@ -473,7 +473,7 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
 
 
 @main.command("serve")
-@click.argument("games", nargs=-1)
+@click.argument("games", nargs=-1, shell_complete=complete_games)
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
               help="TCP port (0: any free one).")
 @click.option("--host", default="127.0.0.1", show_default=True,

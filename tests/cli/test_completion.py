@@ -58,3 +58,7 @@ def test_the_documented_activation_scripts_exist(shell: str) -> None:
     r = CliRunner().invoke(main, [], prog_name="pnp", env={"_PNP_COMPLETE": f"{shell}_source"})
     assert r.exit_code == 0 and "_PNP_COMPLETE" in r.output
     assert f"_PNP_COMPLETE={shell}_source pnp" in (REPO / "README.md").read_text()
+
+
+def test_serve_completes_games_too() -> None:
+    assert complete("pnp serve gol", cwd=REPO) == ["golems"]

@@ -194,14 +194,16 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @token_cut_option
 @click.option("--force", is_flag=True,
               help="Render every component again, ignoring what the last build into --out recorded.")
+@click.option("--refresh", is_flag=True, help="Fetch published sheets first (as `pnp fetch`); a failed fetch "
+              "keeps the cached copy, which the build then uses.")
 @print_options
 @data_option
 @click.pass_context
 @guarded
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
-              back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
-              data: str | None) -> None:
+              refresh: bool, back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None,
+              printer: str | None, data: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -226,6 +228,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
     """
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
                          print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut)
+    if refresh:
+        fetched_text(api.fetch(games or None, data=data))
     report = api.build(games or None, data=data, out=out, force=force, jobs=jobs, **asdict(opts))
     if report.errors:
         fail_input(report.errors)
@@ -370,6 +374,35 @@ def schema_cmd(out: str) -> None:
     for name, data in schema_bytes().items():
         write_atomic(folder / name, data)
         click.echo(str(folder / name))
+
+
+@main.command("fetch")
+@click.argument("games", nargs=-1)
+@data_option
+@guarded
+def fetch_cmd(games: tuple[str, ...], data: str | None) -> None:
+    """Update the cached copy of each published sheet of GAMES (default: all): a component whose
+    `data` is the http(s) URL of a published CSV. Builds read the cached copy, in the game folder,
+    offline too. A failed fetch keeps the cached copy and says so (exit 1).
+
+    \b
+    Examples:
+      pnp fetch mygame --data mygames
+      pnp build mygame --data mygames --refresh      # fetch, then build
+    """
+    report = api.fetch(games or None, data=data)
+    fetched_text(report)
+    sys.exit(report.exit_code)
+
+
+def fetched_text(report: api.FetchReport) -> None:
+    """Print a fetch's outcome per published sheet (failures on stderr); input errors exit 2."""
+    if report.errors:
+        fail_input(report.errors)
+    for f in report.fetched:
+        click.echo(f"{f.component}: {f.url} -> {f.path}: {f.message}", err=not f.ok)
+    if not report.fetched:
+        click.echo("pnp: no published sheets (no component's data is an http(s) URL)")
 
 
 @main.command("new")
@@ -556,6 +589,30 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
         click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
     click.echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
                f"to {Path(out) / gc.game.id / 'tts'}/")
+
+
+@export_group.command("data")
+@click.argument("game")
+@click.argument("component")
+@click.option("--format", "fmt", type=click.Choice(["csv", "xlsx"]), default="csv", show_default=True,
+              help="csv: UTF-8 (with a byte order mark, for Excel); xlsx: one worksheet.")
+@out_option("the sheet goes to DIR/<game>/data/<component>.csv or .xlsx")
+@data_option
+@guarded
+def export_data_cmd(game: str, component: str, fmt: str, out: str, data: str | None) -> None:
+    """COMPONENT's items as a sheet, one row per item (id, copies, the fields, source.* and
+    series.* columns), which pnp reads back as the same items: point the component's `data` at
+    it and move its `fields` into game.json (see docs/data-format.md).
+
+    \b
+    Examples:
+      pnp export data golems golem-deck
+      pnp export data golems golem-deck --format xlsx --out sheets
+    """
+    report = api.export_data(game, component, data=data, out=out, fmt=fmt)
+    if report.errors:
+        fail_input(report.errors)
+    click.echo(f"pnp: wrote {report.path} ({counted(report.rows, 'row')}, {counted(len(report.columns), 'column')})")
 
 
 @main.command("preview")

@@ -10,7 +10,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input import kinds
+from pnp.input import kinds, tables
 from pnp.input.load import Doc, load_json
 from pnp.input.model import Game, build_game
 from pnp.input.validate import item_validator, validate_doc, validate_value
@@ -114,6 +114,19 @@ def load_game(root: DataRoot, gid: str) -> Game:
         if not isinstance(c, dict):
             continue
         diags.extend(kinds.check_component(manifest, ci, c))
+        if tables.is_sheet(c["data"]):
+            path = folder / tables.file_name(c)
+            if not _inside(path, folder):
+                diags.append(manifest.diag(("components", ci, "data"), f"data file {path.name!r} is a link to a "
+                                           "file outside the game folder", expected="a file name in "
+                                           + root.display(folder)))
+                continue
+            try:
+                data_docs[c["id"]] = tables.load_sheet(folder, c, root.display(path), manifest, ("components", ci))
+            except DataError as exc:
+                diags.extend(exc.diagnostics)
+            continue
+        diags.extend(tables.check_fields_not_in_json(manifest, ("components", ci), c))
         path = folder / c["data"]
         if not _inside(path, folder):
             diags.append(manifest.diag(("components", ci, "data"), f"data file {c['data']!r} is a link to a file "

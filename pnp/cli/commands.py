@@ -410,9 +410,11 @@ def fetched_text(report: api.FetchReport) -> None:
 @click.option("--path", "path", default=None, metavar="DIR",
               help="Data root to create the game in: DIR/card_data/GAME and DIR/templates/GAME "
               "(default: the current folder, or --data).")
+@click.option("--csv", "sheet", is_flag=True,
+              help="Keep the deck's cards in a spreadsheet, deck.csv (one row per card), its fields in game.json.")
 @data_option
 @guarded
-def new_cmd(game: str, path: str | None, data: str | None) -> None:
+def new_cmd(game: str, path: str | None, sheet: bool, data: str | None) -> None:
     """Scaffold a minimal, valid game GAME: a manifest with one rulebook rule, a deck of three
     cards, a style, a card front and a back, plus schemas/ for editors. `pnp check` and
     `pnp build` accept it as it is. An existing game is never overwritten (exit 2).
@@ -420,11 +422,12 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
     \b
     Examples:
       pnp new mygame --path mygames
+      pnp new mygame --path mygames --csv        # the cards in mygames/card_data/mygame/deck.csv
       pnp check mygame --data mygames && pnp build mygame --data mygames
     """
 
     root = Path(path or data or ".")
-    files = scaffold(root, game)
+    files = scaffold(root, game, sheet=sheet)
     for f in files:
         click.echo(str(f))
     where = f" --data {root}" if str(root) != "." else ""

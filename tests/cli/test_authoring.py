@@ -12,6 +12,7 @@ from typing import Any
 
 from conftest import REPO, run_cli
 
+from pnp.input.project import DataRoot, load_game
 from pnp.input.validate import SCHEMA_NAMES, schema, schema_bytes
 
 BUNDLED_JSON = sorted([*REPO.glob("card_data/*/*.json"), *REPO.glob("templates/*/*.json")])
@@ -208,6 +209,23 @@ def test_new_game_checks_and_builds_as_it_is(tmp_path: Path) -> None:
     # Every file names its schema, which is there.
     for f in [*root.glob("card_data/*/*.json"), *root.glob("templates/*/*.json")]:
         assert (f.parent / json.loads(f.read_text())["$schema"]).is_file()
+
+
+def test_new_csv_game_keeps_its_cards_in_a_sheet(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    r = run_cli("new", "mygame", "--path", root, "--csv")
+    assert r.exit_code == 0, r.stderr
+    folder = root / "card_data" / "mygame"
+    assert sorted(p.name for p in folder.iterdir()) == ["deck.csv", "game.json"]
+    _check_and_build(root, tmp_path / "out")
+    game = load_game(DataRoot(root), "mygame")
+    assert [i.id for i in game.components[0].items] == ["scout", "trader", "guard"]
+    assert game.components[0].items[1].fields["text"] == "Gain 2 {icon:coin}."
+    # An added row is a new card: the count rule now fails (exit 1), naming the count.
+    with (folder / "deck.csv").open("a", encoding="utf-8") as f:
+        f.write("Spy,2,Look at a hand.\n")
+    r = run_cli("check", "mygame", "--data", root)
+    assert r.exit_code == 1 and "deck-3" in r.stdout
 
 
 def test_new_refuses_to_overwrite_and_bad_ids(tmp_path: Path) -> None:

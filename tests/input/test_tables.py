@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import DataRootCopy, assert_no_traceback
 
 import pnp
 from pnp.errors import DataError
 from pnp.input.tables import column_letter, slug
-from tests.conftest import DataRootCopy, assert_no_traceback
 
 FIELDS = {
     "name": {"type": "string", "required": True, "description": "Card name"},

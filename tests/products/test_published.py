@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import DataRootCopy, assert_no_traceback, run_cli
 
 import pnp
-from tests.conftest import DataRootCopy, assert_no_traceback, run_cli
 
 SHEET = "id,name,suit,power,source.designed\nsun-1,Sun One,sun,1,d\nmoon-1,Moon One,moon,2,d\n"
 FIELDS = {"name": {"type": "string", "required": True, "description": "Card name"},

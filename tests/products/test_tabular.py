@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import BUNDLED, GAMES, DataRootCopy, assert_no_traceback, run_cli
 
 import pnp
-from tests.conftest import BUNDLED, GAMES, DataRootCopy, assert_no_traceback, run_cli
 
 
 def sheet_root(tmp_path: Path, fmt: str, games: list[str]) -> Path:

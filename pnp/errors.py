@@ -46,7 +46,9 @@ class Diagnostic(Struct, frozen=True):
     # Set for sheets only: their messages say file:ROW:COLUMN and no JSON path.
     cell: str | None = None
 
-    def format(self) -> str:
+    @property
+    def where(self) -> str:
+        """``file:line:col``, or a sheet's ``file:row:C (header)``."""
         where = self.file
         if self.line is not None:
             where += f":{self.line}"
@@ -54,8 +56,11 @@ class Diagnostic(Struct, frozen=True):
                 where += f":{self.cell}"
             elif self.col is not None and self.cell is None:
                 where += f":{self.col}"
+        return where
+
+    def format(self) -> str:
         # a sheet's cell is named by row and column: no JSON path
-        text = f"{where}: " + (f"{json_path(self.path)}: " if self.cell is None else "") + self.message
+        text = f"{self.where}: " + (f"{json_path(self.path)}: " if self.cell is None else "") + self.message
         if self.expected:
             text += f" (expected {self.expected})"
         if self.hint:

@@ -470,7 +470,7 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
             except _Bad as bad:
                 col = seen[name]
                 cell_diags.append(Diagnostic(shown, bad.message, path_parts, r, col,
-                                             f"{bad.expected} ({kinds[name]} field{_about(spec)})", bad.hint,
+                                             bad.expected + _about(kinds[name], spec), bad.hint,
                                              cell=f"{column_letter(col)} ({name})"))
                 bad_cells.add(path_parts)
                 v = _text(value)
@@ -510,9 +510,9 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     return doc
 
 
-def _about(spec: Mapping[str, Any]) -> str:
+def _about(kind: str, spec: Mapping[str, Any]) -> str:
     desc = spec.get("description") if isinstance(spec, Mapping) else None
-    return f": {desc}" if desc else ""
+    return f"; {kind} field: {desc}" if desc else ""
 
 
 # -- item values -> cells (the writer's side of the convention) ---------------------------------

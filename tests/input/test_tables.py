@@ -86,10 +86,10 @@ def test_every_cell_error_at_once_named_by_row_and_column(mini: DataRootCopy) ->
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [d.format() for d in exc.value.diagnostics] == [
-        "card_data/mini/deck.csv:2:D (power): 'three' is not a number (expected a whole number like 3 (integer "
-        "field: Power)); write digits only (no units or thousands separators), with '.' as the decimal mark",
+        "card_data/mini/deck.csv:2:D (power): 'three' is not a number (expected a whole number like 3; integer "
+        "field: Power); write digits only (no units or thousands separators), with '.' as the decimal mark",
         "card_data/mini/deck.csv:2:E (wild): 'maybe' is not true or false (expected true or false (also yes/no, "
-        "y/n, 1/0) (boolean field: Wild card))",
+        "y/n, 1/0); boolean field: Wild card)",
         "card_data/mini/deck.csv:3: missing required field 'name' (expected string, Card name); fill in column "
         "B (name) in this row",
         "card_data/mini/deck.csv:3:C (suit): value \"star\" is not allowed (expected one of \"sun\", \"moon\")",
@@ -97,8 +97,8 @@ def test_every_cell_error_at_once_named_by_row_and_column(mini: DataRootCopy) ->
         "card_data/mini/deck.csv:4: missing required field 'source' (expected where it comes from: {\"document\": "
         "QUOTE}, {\"external\": REF} or {\"designed\": WHY}); fill in a source.designed cell (or source.document "
         "with the quote), or give the component a default \"source\" in game.json",
-        "card_data/mini/deck.csv:4:D (power): 2.5 is not a whole number (expected a whole number like 3 (integer "
-        "field: Power))",
+        "card_data/mini/deck.csv:4:D (power): 2.5 is not a whole number (expected a whole number like 3; integer "
+        "field: Power)",
     ]
     assert exc.value.diagnostics[0].as_json()["cell"] == "D (power)"
 

@@ -389,6 +389,9 @@ def load_sheet(folder: Path, entry: Mapping[str, Any], shown: str, manifest: Doc
         raise DataError([manifest.diag(at + ("data",), f"no cached copy of the published sheet ({file_name(entry)})",
                                        expected="a copy fetched once while online",
                                        hint=f"run `pnp fetch {folder.name}` (or `pnp build --refresh`)")])
+    if "cache" in entry and not is_url(data):
+        raise DataError([manifest.diag(at + ("cache",), "'cache' is for a published sheet (data an http(s) URL)",
+                                       expected=f"no 'cache': the sheet {file_name(entry)!r} is read as it is")])
     fields = entry.get("fields")
     if not isinstance(fields, dict):
         raise DataError([manifest.diag(at, "a component whose data is a sheet declares its fields in game.json",

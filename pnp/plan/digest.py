@@ -4,7 +4,8 @@ made from, so a printed sheet can be matched to the data it came from.
 ``data_version`` hashes (SHA-256, first 10 hex digits), in this order:
 
 * the game's title, subtitle and designer, the component's manifest entry and its errata;
-* the component's data file;
+* the component's data file (a sheet: the JSON data file it is equivalent to, so a sheet made by
+  ``pnp export data`` prints the version its JSON printed; ``pnp.input.tables.equivalent_entry``);
 * every template file of the front's and the back's ``extends`` chains (by name);
 * the image files in the game's folder (by path inside the folder);
 * every font file of the data root's font folders and the bundled ones (by file name), each by

@@ -232,3 +232,21 @@ def test_helpers() -> None:
     assert [column_letter(n) for n in (1, 3, 26, 27, 52, 703)] == ["A", "C", "Z", "AA", "AZ", "AAA"]
     assert slug("  Fire Bolt! ") == "fire-bolt" and slug("Ünïcode — names") == "unicode-names"
     assert json.loads(json.dumps(FIELDS)) == FIELDS
+
+
+def test_cache_is_for_urls_and_links_out_of_the_game_folder_are_refused(mini: DataRootCopy, tmp_path: Path) -> None:
+    as_sheet(mini, "deck.csv", cache="copy.csv")
+    mini.file("deck.csv").write_text(CSV, encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/game.json:59:16: $.components[0].cache: 'cache' is for a published sheet (data an http(s) "
+        "URL) (expected no 'cache': the sheet 'deck.csv' is read as it is)"]
+    as_sheet(mini, "deck.csv")
+    outside = tmp_path / "outside.csv"
+    outside.write_text(CSV, encoding="utf-8")
+    mini.file("deck.csv").unlink()
+    mini.file("deck.csv").symlink_to(outside)
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].message == "data file 'deck.csv' is a link to a file outside the game folder"

@@ -4,13 +4,18 @@ cell (``deck.csv:3:C (power)``), all at once, exit 2, nothing written."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import os
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import DataRootCopy, assert_no_traceback
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pnp
 from pnp.errors import DataError
@@ -250,3 +255,31 @@ def test_cache_is_for_urls_and_links_out_of_the_game_folder_are_refused(mini: Da
     with pytest.raises(DataError) as exc:
         mini.load()
     assert exc.value.diagnostics[0].message == "data file 'deck.csv' is a link to a file outside the game folder"
+
+
+_CELL = st.one_of(st.text(max_size=12), st.sampled_from(["", " ", "1", "-2", "2.5", "1e400", "nan", "yes", "a;b",
+                                                           "sun", "moon", "#x", "id", "=1+1", '"', "\r\n"]))
+
+
+@settings(max_examples=int(os.environ.get("PNP_FUZZ_EXAMPLES", "30")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(header=st.lists(st.sampled_from(["id", "name", "power", "suit", "wild", "weight", "tags", "copies",
+                                        "source.designed", "series.from", "# n", "", "nmae"]), min_size=1, max_size=8),
+       rows=st.lists(st.lists(_CELL, max_size=9), max_size=6), raw=st.binary(max_size=40))
+def test_any_sheet_loads_or_is_an_input_error(mini: DataRootCopy, header: list[str], rows: list[list[str]],
+                                              raw: bytes) -> None:
+    """Whatever the cells hold, a sheet gives items or DataErrors that name a row, never another
+    exception; the same for bytes that are no CSV, no workbook and no ODS."""
+    as_sheet(mini, "deck.csv", id_from="name")
+    buf = io.StringIO()
+    csv.writer(buf).writerows([header, *rows])
+    for name, data in (("deck.csv", buf.getvalue().encode("utf-8")), ("deck.csv", raw), ("deck.xlsx", raw),
+                       ("deck.ods", raw)):
+        as_sheet(mini, name, id_from="name")
+        mini.file(name).write_bytes(data)
+        try:
+            mini.load()
+        except DataError as exc:
+            assert exc.diagnostics and all(d.file.startswith("card_data/mini/") for d in exc.diagnostics)
+            assert all(d.cell is not None or d.line is None or d.file.endswith("game.json")
+                       for d in exc.diagnostics), [d.format() for d in exc.diagnostics]

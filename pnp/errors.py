@@ -79,7 +79,7 @@ class Diagnostic(Struct, frozen=True):
             "message": self.message,
             "expected": self.expected,
             "hint": self.hint,
-            **({"cell": self.cell} if self.cell is not None else {}),
+            "cell": self.cell,
         }
 
 

@@ -418,6 +418,9 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     if not headers:
         raise DataError([Diagnostic(shown, "the sheet has no header row", (), 1, None,
                                     "field names in the first row: id, copies, " + ", ".join(fields), cell="")])
+    if len(headers) > MAX_COLUMNS:
+        raise DataError([Diagnostic(shown, f"{len(headers)} columns", (), 1, None, f"at most {MAX_COLUMNS} columns",
+                                    cell="")])
     used: dict[int, str] = {}  # column -> its header, for the columns read
     seen: dict[str, int] = {}
     allowed = list(kinds)

@@ -9,10 +9,12 @@ import json
 import shutil
 from pathlib import Path
 
+import msgspec
 import pytest
 from conftest import BUNDLED, GAMES, DataRootCopy, assert_no_traceback, run_cli
 
 import pnp
+from pnp.input.project import DataRoot, load_game
 
 
 def sheet_root(tmp_path: Path, fmt: str, games: list[str]) -> Path:
@@ -88,3 +90,21 @@ def test_unknown_component(tmp_path: Path) -> None:
     r = run_cli("export", "data", "golems", "golem-dek", "--out", tmp_path)
     assert r.exit_code == 2
     assert "no component 'golem-dek' in game 'golems' (expected one of terrain, golem-deck," in r.stderr
+
+
+def test_a_sheet_exports_as_a_sheet_that_reads_back_the_same(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    assert run_cli("new", "mygame", "--path", root, "--csv").exit_code == 0
+    before = load_game(DataRoot(root), "mygame").components[0]
+    report = pnp.export_data("mygame", "deck", data=root, out=tmp_path / "out", fmt="xlsx")
+    assert report.ok and report.columns == ("id", "copies", "name", "text", "source.designed") and report.rows == 3
+    folder = root / "card_data" / "mygame"
+    shutil.copy(report.path, folder / "deck.xlsx")
+    manifest = json.loads((folder / "game.json").read_text("utf-8"))
+    entry = manifest["components"][0]
+    entry.update(data="deck.xlsx#deck")
+    del entry["id_from"], entry["source"]  # the sheet has ids and sources of its own now
+    (folder / "game.json").write_text(json.dumps(manifest), encoding="utf-8")
+    after = load_game(DataRoot(root), "mygame").components[0]
+    assert after.items == tuple(msgspec.structs.replace(i, origin=("card_data/mygame/deck.xlsx", i.origin[1]))
+                                for i in before.items)

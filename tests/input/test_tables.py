@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DataRootCopy, assert_no_traceback
+from conftest import TEST_DATA, DataRootCopy, assert_no_traceback
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -283,3 +283,19 @@ def test_any_sheet_loads_or_is_an_input_error(mini: DataRootCopy, header: list[s
             assert exc.diagnostics and all(d.file.startswith("card_data/mini/") for d in exc.diagnostics)
             assert all(d.cell is not None or d.line is None or d.file.endswith("game.json")
                        for d in exc.diagnostics), [d.format() for d in exc.diagnostics]
+
+
+@pytest.mark.parametrize("name", ["cards.csv", "cards.ods", "cards.xlsx", "cards.ods#cards", "cards.xlsx#cards"])
+def test_the_same_sheet_saved_by_libreoffice(mini: DataRootCopy, name: str) -> None:
+    """tests/data/sheets: one sheet as CSV and as LibreOffice Calc saved it in ODS and XLSX."""
+    file = name.partition("#")[0]
+    mini.file(file).write_bytes((TEST_DATA / "sheets" / file).read_bytes())
+    as_sheet(mini, name, fields={**FIELDS, "text": {"type": "text", "description": "Rules text"}})
+    sun, moon = mini.load().components[0].items
+    assert (sun.id, dict(sun.fields)) == ("sun-1", {
+        "name": "Sun Öne", "power": 1, "weight": 1.5, "wild": True, "tags": ["a", "b"],
+        "text": "Line one\nline two  **bold**"})
+    assert (moon.id, dict(moon.fields)) == ("moon-1", {
+        "name": "Moon", "power": 3, "weight": 2, "wild": False, "text": "Gain 2 {icon:coin}."})
+    assert isinstance(moon.fields["weight"], int)
+    assert sun.provenance.text == "made in LibreOffice"

@@ -337,7 +337,7 @@ def test_pre_commit_hook_definition() -> None:
     assert keys["language"] == "python"
     assert keys["entry"] == "pnp check --data ."
     assert keys["pass_filenames"] == "false"
-    assert keys["files"] == r"\.(json)$"
+    assert keys["files"] == r"\.(json|csv|tsv|xlsx|ods)$"  # data may be a sheet
     assert "- id: pnp-check" in (REPO / "docs" / "ci.md").read_text()
 
 

@@ -519,12 +519,14 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
 @main.group("export")
 def export_group() -> None:
     """Export pieces as images, rasterised from pnp's own PDF: one PNG per piece and side for
-    print-on-demand services, or Tabletop Simulator deck sheets.
+    print-on-demand services, or Tabletop Simulator deck sheets; or a component's items as a
+    spreadsheet (data).
 
     \b
     Examples:
       pnp export png golems golem-deck
       pnp export tts golems --out tts
+      pnp export data golems golem-deck --format xlsx
     """
 
 

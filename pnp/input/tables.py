@@ -24,22 +24,18 @@ their messages, and the column convention the writer (``pnp.products.tabular``) 
 
 from __future__ import annotations
 
-import csv
-import difflib
-import io
 import math
 import re
-import unicodedata
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
-from datetime import date, datetime, time
 from pathlib import Path
-from typing import Any
-from xml.etree import ElementTree
+from typing import TYPE_CHECKING, Any
 
 from pnp.errors import DataError, Diagnostic, alternatives
 from pnp.input.load import Doc
 from pnp.input.validate import item_validator, validate_value
+
+if TYPE_CHECKING:  # the readers' modules are loaded when a sheet is read (every build imports this one)
+    from xml.etree.ElementTree import Element
 
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".ods")
 WORKBOOK_SUFFIXES = (".xlsx", ".ods")
@@ -96,6 +92,8 @@ def column_letter(col: int) -> str:
 
 def slug(text: str) -> str:
     """An item id made from a cell: ``Fire Bolt!`` -> ``fire-bolt``, ``Élan`` -> ``elan``."""
+    import unicodedata
+
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
     return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:80].strip("-")
 
@@ -169,6 +167,9 @@ def read_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
 
 
 def text_rows(raw: bytes, shown: str, delimiter: str | None) -> list[list[Any]]:
+    import csv
+    import io
+
     # Spreadsheet programs write "CSV UTF-8" with a byte order mark: accepted here.
     try:
         text = raw.decode("utf-8-sig")
@@ -198,6 +199,8 @@ def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
         return names[0]
     if sheet in names:
         return sheet
+    import difflib
+
     close = difflib.get_close_matches(sheet, names, n=1, cutoff=0.6)
     raise DataError([Diagnostic(shown, f"no sheet {sheet!r} in the workbook", expected="one of " + ", ".join(names),
                                 hint=f"did you mean {close[0]!r}?" if close else None)])
@@ -232,6 +235,9 @@ _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 
 
 def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
+    import zipfile
+    from xml.etree import ElementTree
+
     try:
         with zipfile.ZipFile(path) as z:
             info = z.getinfo("content.xml")
@@ -277,7 +283,7 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
     return rows
 
 
-def _ods_value(c: ElementTree.Element) -> Any:
+def _ods_value(c: Element) -> Any:
     kind = c.get(f"{{{_OFFICE}}}value-type")
     if kind in ("float", "percentage", "currency"):
         v = float(c.get(f"{{{_OFFICE}}}value", "nan"))
@@ -291,7 +297,7 @@ def _ods_value(c: ElementTree.Element) -> Any:
     return text if text else None
 
 
-def _ods_text(node: ElementTree.Element) -> Iterator[str]:
+def _ods_text(node: Element) -> Iterator[str]:
     """A paragraph's text: spans, spaces (``text:s``), tabs and line breaks included."""
     if node.text:
         yield node.text
@@ -314,6 +320,10 @@ def _ods_text(node: ElementTree.Element) -> Iterator[str]:
 
 def _text(value: Any) -> str:
     """A cell as text: numbers as written (3, not 3.0), dates in ISO form."""
+    if value.__class__ is str:
+        return value.strip()
+    from datetime import date, datetime, time
+
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -438,6 +448,8 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
             continue
         seen[name] = col
         if name not in kinds:
+            import difflib
+
             close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
             hint = f"did you mean {close[0]!r}?" if close else (
                 "declare it in the component's fields in game.json, or start its header with '#' to keep it as notes")

@@ -4,8 +4,6 @@ an answer that is not a CSV sheet) leaves the cached copy as it was and says why
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -57,6 +55,8 @@ def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT
 
 
 def _download(url: str, timeout: float) -> bytes:
+    import urllib.request  # only a fetch needs it (every pnp command imports this module)
+
     req = urllib.request.Request(url, headers={"User-Agent": "pnp (print-and-play generator)"})
     with urllib.request.urlopen(req, timeout=timeout) as resp:
         kind = resp.headers.get_content_type()
@@ -69,6 +69,8 @@ def _download(url: str, timeout: float) -> bytes:
 
 
 def _reason(exc: Exception) -> str:
+    import urllib.error
+
     if isinstance(exc, urllib.error.HTTPError):
         return f"HTTP {exc.code} {exc.reason}"
     if isinstance(exc, urllib.error.URLError):

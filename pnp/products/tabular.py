@@ -5,7 +5,6 @@ it, every declared field, then the dotted ``source.*`` and ``series.*`` columns.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -52,6 +51,8 @@ def sheet_rows(shown: str, fields: Mapping[str, Any], items: Sequence[Mapping[st
 def csv_bytes(rows: list[list[Any]]) -> bytes:
     """UTF-8 with a byte order mark (Excel then shows accents right; pnp and other spreadsheet
     programs read it too), cells quoted where needed, CRLF line ends (RFC 4180)."""
+    import csv  # only this export needs it
+
     buf = io.StringIO(newline="")
     w = csv.writer(buf)
     for row in rows:

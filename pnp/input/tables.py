@@ -459,14 +459,15 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
         used[col] = name
     id_from = entry.get("id_from")
     if "id" not in seen and id_from is None:
-        diags.append(Diagnostic(shown, "no id column", (), 1, None,
-                                "an `id` column, or `id_from` in the component's entry in game.json naming "
-                                "the column ids are made from", "e.g. \"id_from\": \"name\"", cell=""))
-    elif id_from is not None and id_from not in seen:
-        diags.append(manifest.diag(at + ("id_from",), f"id_from names column {id_from!r}, which the sheet lacks",
-                                   expected="one of " + ", ".join(n for n in seen if n in fields)))
-    if diags:
-        raise DataError(diags)
+        raise DataError([*diags, Diagnostic(shown, "no id column", (), 1, None,
+                                            "an `id` column, or `id_from` in the component's entry in game.json "
+                                            "naming the column ids are made from", 'e.g. "id_from": "name"',
+                                            cell="")])
+    if id_from is not None and id_from not in seen:
+        raise DataError([*diags, manifest.diag(at + ("id_from",), f"id_from names column {id_from!r}, which the "
+                                               "sheet lacks", expected="one of " + ", ".join(n for n in seen
+                                                                                              if n in fields))])
+    # Other header problems are reported with the rows' problems: the columns read are known.
     default_source = entry.get("source")
     items: list[dict[str, Any]] = []
     row_numbers: list[int] = []
@@ -507,10 +508,25 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     doc_data = {"component": entry["id"], "fields": fields, "items": items}
     doc = SheetDoc(shown, path, doc_data, "", headers=headers, rows=tuple(row_numbers))
     if not items:
-        raise DataError([Diagnostic(shown, "the sheet has no rows below its header", (), 2, None,
-                                    "one row per item", cell="")])
+        raise DataError([*diags, Diagnostic(shown, "the sheet has no rows below its header", (), 2, None,
+                                            "one row per item", cell="")])
+    # A required column the sheet lacks is one problem, not one per row.
+    absent = [f for f, spec in fields.items() if isinstance(spec, Mapping) and spec.get("required") and f not in seen]
+    for f in absent:
+        close = difflib_close(f, [n for n in headers if n not in kinds])
+        diags.append(Diagnostic(shown, f"no column {f!r}, a required field", (), 1, None,
+                                f"a column named {f!r} for the {fields[f].get('type')} field: "
+                                f"{fields[f].get('description')}",
+                                f"is {close!r} meant to be {f!r}?" if close else f"add a column {f!r}", cell=""))
+    if default_source is None and not any(c in seen for c in SOURCE_COLUMNS):
+        absent.append("source")
+        diags.append(Diagnostic(shown, "no source column and no default source", (), 1, None,
+                                "a source.designed column (or source.document with the quote), or a default "
+                                '"source" in the component\'s entry in game.json',
+                                'e.g. "source": {"designed": "our own cards"}', cell=""))
+    unreported = {f"missing required field {f!r}" for f in absent}
     v = item_validator(fields)
-    found = list(cell_diags)
+    found = diags + cell_diags
     for ii, item in enumerate(items):
         if "id" not in item and id_from is not None:
             if id_from not in item and (fields.get(id_from) or {}).get("required"):
@@ -522,10 +538,18 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
         series = item.get("series")
         if isinstance(series, dict) and isinstance(series.get("field"), str) and series["field"] not in item:
             item = {**item, series["field"]: series.get("from")}
-        found.extend(d for d in validate_value(doc, item, v, ("items", ii)) if d.path not in bad_cells)
+        found.extend(d for d in validate_value(doc, item, v, ("items", ii))
+                     if d.path not in bad_cells and d.message not in unreported)
     if found:
         raise DataError(sorted(found, key=lambda d: (d.line or 0, d.col or 0)))
     return doc
+
+
+def difflib_close(word: str, choices: list[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return close[0] if close else None
 
 
 def _about(kind: str, spec: Mapping[str, Any]) -> str:

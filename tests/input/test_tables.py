@@ -110,16 +110,22 @@ def test_every_cell_error_at_once_named_by_row_and_column(mini: DataRootCopy) ->
 
 def test_header_problems_with_suggestions(mini: DataRootCopy) -> None:
     as_sheet(mini, "deck.csv")
-    mini.file("deck.csv").write_text("id,nmae,power,id,,source.designed\na,A,1,b,x,d\n", encoding="utf-8")
+    mini.file("deck.csv").write_text("id,nmae,power,id,,source.designed\na,A,1,b,x,d\nb,B,12,c,y,d\n",
+                                     encoding="utf-8")
     with pytest.raises(DataError) as exc:
         mini.load()
     lines = [d.format() for d in exc.value.diagnostics]
-    assert lines[0].startswith("card_data/mini/deck.csv:1:B (nmae): unknown column 'nmae' (expected one of name, "
+    # The header's problems and the rows' (read from the columns that are known), all at once; the
+    # missing required column once, not once per row.
+    assert lines[0] == ("card_data/mini/deck.csv:1: no column 'name', a required field (expected a column named "
+                        "'name' for the string field: Card name); is 'nmae' meant to be 'name'?")
+    assert lines[1].startswith("card_data/mini/deck.csv:1:B (nmae): unknown column 'nmae' (expected one of name, "
                                "suit, power, weight, wild, tags, words, id, copies, source.document")
-    assert lines[0].endswith("; did you mean 'name'?")
-    assert lines[1] == ("card_data/mini/deck.csv:1:D (id): column 'id' appears twice (first in column A) "
+    assert lines[1].endswith("; did you mean 'name'?")
+    assert lines[2] == ("card_data/mini/deck.csv:1:D (id): column 'id' appears twice (first in column A) "
                         "(expected each field in one column)")
-    assert lines[2].startswith("card_data/mini/deck.csv:1:E: a column with cells but no header")
+    assert lines[3].startswith("card_data/mini/deck.csv:1:E: a column with cells but no header")
+    assert lines[4:] == ["card_data/mini/deck.csv:3:C (power): number 12 is out of range (expected a number <= 9)"]
 
 
 def test_no_id_column_and_duplicate_ids(mini: DataRootCopy) -> None:
@@ -299,3 +305,14 @@ def test_the_same_sheet_saved_by_libreoffice(mini: DataRootCopy, name: str) -> N
         "name": "Moon", "power": 3, "weight": 2, "wild": False, "text": "Gain 2 {icon:coin}."})
     assert isinstance(moon.fields["weight"], int)
     assert sun.provenance.text == "made in LibreOffice"
+
+
+def test_no_source_anywhere_is_one_problem(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text("id,name\na,A\nb,B\nc,C\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.csv:1: no source column and no default source (expected a source.designed column (or "
+        "source.document with the quote), or a default \"source\" in the component's entry in game.json); "
+        "e.g. \"source\": {\"designed\": \"our own cards\"}"]

@@ -23,8 +23,10 @@ from msgspec.structs import fields, replace
 
 from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, paper_named
+from pnp.input.load import load_json
 from pnp.input.model import Component
-from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root
+from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, find_root, load_game
+from pnp.input.validate import validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
 from pnp.pipeline.incremental import BuildReport, build_games
@@ -37,6 +39,8 @@ from pnp.products.exports import export_png as _export_png
 from pnp.products.exports import export_tts as _export_tts
 from pnp.products.images import select_plans
 from pnp.products.preview import preview as _preview
+from pnp.products.published import Fetched, fetch_entry, published
+from pnp.products.tabular import FORMATS, component_data, csv_bytes, sheet_rows, xlsx_bytes
 from pnp.qa.check import GameCheck
 from pnp.qa.check import check as _check
 from pnp.qa.preflight import GamePreflight, preflight_game
@@ -44,9 +48,10 @@ from pnp.render.draw import BackCorrection
 from pnp.render.write import write_atomic
 from pnp.units import MM
 
-__all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataRoot", "ExportReport", "GameChecked",
-           "GamePreflighted", "PreflightReport", "PreviewReport", "Watch", "build", "calibrate", "check", "data_root",
-           "export_png", "export_tts", "find_data_root", "game_ids", "options", "preflight", "preview", "watch"]
+__all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataExportReport", "DataRoot", "ExportReport", "FetchReport",
+           "GameChecked", "GamePreflighted", "PreflightReport", "PreviewReport", "Watch", "build", "calibrate", "check",
+           "data_root", "export_data", "export_png", "export_tts", "fetch", "find_data_root", "game_ids", "options",
+           "preflight", "preview", "watch"]
 
 Data = str | os.PathLike[str] | DataRoot | None
 Games = str | Sequence[str] | None
@@ -353,3 +358,76 @@ def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", 
     root = data_root(data)
     check_game_id(root, game)
     return Watch(root, game, Path(out), options(**opts), jobs=jobs or default_jobs())
+
+
+# --------------------------------------------------------------------------- sheets
+
+
+class DataExportReport(Struct, frozen=True):
+    """What ``export_data`` wrote: the sheet's path, its columns and its number of item rows."""
+
+    path: Path | None = None
+    columns: tuple[str, ...] = ()
+    rows: int = 0
+    errors: tuple[Diagnostic, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return 2 if self.errors else 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+def export_data(game: str, component: str, *, data: Data = None, out: str | os.PathLike[str] = "out",
+                fmt: str = "csv") -> DataExportReport:
+    """``out/<game>/data/<component>.csv`` (or ``.xlsx``): the component's items as a sheet that
+    pnp reads back as the same items (see docs/data-format.md)."""
+    try:
+        if fmt not in FORMATS:
+            raise DataError([Diagnostic(fmt, f"unknown sheet format {fmt!r}", expected=" or ".join(FORMATS))])
+        g = load_game(data_root(data), game)
+        shown, fields_, items = component_data(g, component)
+        rows = sheet_rows(shown, fields_, items)
+    except DataError as exc:
+        return DataExportReport(errors=tuple(exc.diagnostics))
+    path = Path(out) / game / "data" / f"{component}.{fmt}"
+    write_atomic(path, csv_bytes(rows) if fmt == "csv" else xlsx_bytes(rows, component))
+    return DataExportReport(path, tuple(rows[0]), len(rows) - 1)
+
+
+class FetchReport(Struct, frozen=True):
+    """Each published sheet's fetch (``pnp.products.published.Fetched``). ``exit_code`` 1 when
+    one failed (its cached copy, if any, is kept and builds use it)."""
+
+    fetched: tuple[Fetched, ...] = ()
+    errors: tuple[Diagnostic, ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        if self.errors:
+            return 2
+        return 1 if any(not f.ok for f in self.fetched) else 0
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0
+
+
+def fetch(games: Games = None, *, data: Data = None, timeout: float = 30.0) -> FetchReport:
+    """Update the cached copy of every published sheet (a component whose ``data`` is an http(s)
+    URL) of ``games`` (None: every game of the data root)."""
+    try:
+        root = data_root(data)
+        done = []
+        for gid in game_ids(root, games):
+            check_game_id(root, gid)
+            folder = root.card_data / gid
+            doc = load_json(folder / MANIFEST, root.display(folder / MANIFEST))
+            if errs := validate_doc(doc, "game"):
+                raise DataError(errs)
+            done += [fetch_entry(folder, entry, timeout) for entry in published(doc.data)]
+    except DataError as exc:
+        return FetchReport(errors=tuple(exc.diagnostics))
+    return FetchReport(tuple(done))

@@ -58,14 +58,25 @@ class Diagnostic(Struct, frozen=True):
     expected: str | None = None
     hint: str | None = None
     severity: str = "error"  # "error" | "warning"
+    # A spreadsheet's cell, named by column letter and header ("C (cost)"); "" for a whole row.
+    # Set for sheets only: their messages say file:ROW:COLUMN and no JSON path.
+    cell: str | None = None
 
-    def format(self) -> str:
+    @property
+    def where(self) -> str:
+        """``file:line:col``, or a sheet's ``file:row:C (header)``."""
         where = self.file
         if self.line is not None:
             where += f":{self.line}"
-            if self.col is not None:
+            if self.cell:
+                where += f":{self.cell}"
+            elif self.col is not None and self.cell is None:
                 where += f":{self.col}"
-        text = f"{where}: {json_path(self.path)}: {self.message}"
+        return where
+
+    def format(self) -> str:
+        # a sheet's cell is named by row and column: no JSON path
+        text = f"{self.where}: " + (f"{json_path(self.path)}: " if self.cell is None else "") + self.message
         if self.expected:
             text += f" (expected {self.expected})"
         if self.hint:
@@ -84,6 +95,7 @@ class Diagnostic(Struct, frozen=True):
             "message": self.message,
             "expected": self.expected,
             "hint": self.hint,
+            "cell": self.cell,
         }
 
 

@@ -208,14 +208,16 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @click.option("--verbose", "-v", is_flag=True,
               help="A line per file written (pieces, pages, grid, size), what else each game needs, and the "
               "preflight figures; without it, one line per game.")
+@click.option("--refresh", is_flag=True, help="Fetch published sheets first (as `pnp fetch`); a failed fetch "
+              "keeps the cached copy, which the build then uses.")
 @print_options
 @data_option
 @click.pass_context
 @guarded
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
-              back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
-              data: str | None, verbose: bool) -> None:
+              refresh: bool, back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None,
+              printer: str | None, data: str | None, verbose: bool) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -242,6 +244,8 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
                          print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut)
     root = data_root(data)
     click.echo(root_line(root, data))
+    if refresh:
+        fetched_text(api.fetch(games or None, data=root))
     with progress_bar("rendering") as progress:
         report = api.build(games or None, data=root, out=out, force=force, jobs=jobs, progress=progress,
                            **asdict(opts))
@@ -371,14 +375,45 @@ def schema_cmd(out: str) -> None:
         click.echo(str(folder / name))
 
 
+@main.command("fetch")
+@click.argument("games", nargs=-1)
+@data_option
+@guarded
+def fetch_cmd(games: tuple[str, ...], data: str | None) -> None:
+    """Update the cached copy of each published sheet of GAMES (default: all): a component whose
+    `data` is the http(s) URL of a published CSV. Builds read the cached copy, in the game folder,
+    offline too. A failed fetch keeps the cached copy and says so (exit 1).
+
+    \b
+    Examples:
+      pnp fetch mygame --data mygames
+      pnp build mygame --data mygames --refresh      # fetch, then build
+    """
+    report = api.fetch(games or None, data=data_root(data))
+    fetched_text(report)
+    sys.exit(report.exit_code)
+
+
+def fetched_text(report: api.FetchReport) -> None:
+    """Print a fetch's outcome per published sheet (failures on stderr); input errors exit 2."""
+    if report.errors:
+        fail_input(report.errors)
+    for f in report.fetched:
+        click.echo(f"{f.component}: {f.url} -> {shown_path(f.path)}: {f.message}", err=not f.ok)
+    if not report.fetched:
+        click.echo("pnp: no published sheets (no component's data is an http(s) URL)")
+
+
 @main.command("new")
 @click.argument("game")
 @click.option("--path", "path", default=None, metavar="DIR",
               help="Data root to create the game in: DIR/card_data/GAME and DIR/templates/GAME "
               "[default: --data, else the data root found from the working folder, else the working folder].")
+@click.option("--csv", "sheet", is_flag=True,
+              help="Keep the deck's cards in a spreadsheet, deck.csv (one row per card), its fields in game.json.")
 @data_option
 @guarded
-def new_cmd(game: str, path: str | None, data: str | None) -> None:
+def new_cmd(game: str, path: str | None, sheet: bool, data: str | None) -> None:
     """Scaffold a minimal, valid game GAME: a manifest with one rulebook rule, a deck of three
     cards, a style, a card front and a back, plus schemas/ for editors. `pnp check` and
     `pnp build` accept it as it is. An existing game is never overwritten (exit 2).
@@ -392,10 +427,11 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
       pnp new mygame                     # ./card_data/mygame, ./templates/mygame
       pnp check mygame && pnp build mygame
       pnp new mygame --path mygames      # then: pnp check mygame --data mygames
+      pnp new mygame --csv               # the cards in card_data/mygame/deck.csv
     """
 
     root = Path(path or data or find_root(Path.cwd()) or ".")
-    files = scaffold(root, game)
+    files = scaffold(root, game, sheet=sheet)
     for f in files:
         click.echo(shown_path(f))
     # The next command, as it works from here: --data only when the new root is not the one
@@ -554,12 +590,14 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
 @main.group("export")
 def export_group() -> None:
     """Export pieces as images, rasterised from pnp's own PDF: one PNG per piece and side for
-    print-on-demand services, or Tabletop Simulator deck sheets.
+    print-on-demand services, or Tabletop Simulator deck sheets; or a component's items as a
+    spreadsheet (data).
 
     \b
     Examples:
       pnp export png golems golem-deck
       pnp export tts golems --out tts
+      pnp export data golems golem-deck --format xlsx
     """
 
 
@@ -630,6 +668,31 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
         click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
     click.echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
                f"to {Path(out) / gc.game.id / 'tts'}/")
+
+
+@export_group.command("data")
+@click.argument("game")
+@click.argument("component")
+@click.option("--format", "fmt", type=click.Choice(["csv", "xlsx"]), default="csv", show_default=True,
+              help="csv: UTF-8 (with a byte order mark, for Excel); xlsx: one worksheet.")
+@out_option("the sheet goes to DIR/<game>/data/<component>.csv or .xlsx")
+@data_option
+@guarded
+def export_data_cmd(game: str, component: str, fmt: str, out: str, data: str | None) -> None:
+    """COMPONENT's items as a sheet, one row per item (id, copies, the fields, source.* and
+    series.* columns), which pnp reads back as the same items: point the component's `data` at
+    it and move its `fields` into game.json (see docs/data-format.md).
+
+    \b
+    Examples:
+      pnp export data golems golem-deck
+      pnp export data golems golem-deck --format xlsx --out sheets
+    """
+    report = api.export_data(game, component, data=data_root(data), out=out, fmt=fmt)
+    if report.errors:
+        fail_input(report.errors)
+    click.echo(f"pnp: wrote {shown_path(report.path)} ({counted(report.rows, 'row')}, "
+               f"{counted(len(report.columns), 'column')})")
 
 
 @main.command("preview")

@@ -120,8 +120,9 @@ def github_annotation(level: str, message: str, file: str | None = None, line: i
 
 def diag_annotation(d: Diagnostic) -> str:
     text = d.format()
-    where = d.file + (f":{d.line}" if d.line is not None else "") + (f":{d.col}" if d.line and d.col else "")
-    text = text.removeprefix("warning: ").removeprefix(where + ": ")
+    text = text.removeprefix("warning: ").removeprefix(d.where + ": ")
+    if d.cell:  # a sheet's column, by letter and header
+        text = f"column {d.cell}: {text}"
     return github_annotation("warning" if d.severity == "warning" else "error", text, d.file, d.line, d.col)
 
 

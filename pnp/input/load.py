@@ -64,6 +64,10 @@ class Doc(Struct, frozen=True, dict=True):
             parts.pop()
             key = False
 
+    def place(self, parts: Sequence[str | int]) -> str:
+        """Where the value at ``parts`` is, in words: ``line 12`` (a sheet says ``row 12``)."""
+        return f"line {self.locate(parts)[0]}"
+
     def diag(self, parts: Sequence[str | int], message: str, *, expected: str | None = None,
              hint: str | None = None, key: bool = False, severity: str = "error") -> Diagnostic:
         line, col = self.locate(parts, key=key)

@@ -16,6 +16,7 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic
 from pnp.input import kinds
 from pnp.input.load import Doc
+from pnp.input.tables import SheetDoc
 
 NAMED_SIZES: dict[str, tuple[float, float]] = {
     "poker": (63.0, 88.0),
@@ -95,6 +96,7 @@ class Component(Struct, frozen=True):
     items: tuple[Item, ...]
     bleed: float | None = None  # mm override
     description: str = ""
+    sheet: Doc | None = None  # the items' sheet, when the data is one (pnp.input.tables), for the data version
 
     @property
     def pieces(self) -> int:
@@ -195,6 +197,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
             size=size, template=c["template"], back=c.get("back"), data_file=doc.display,
             fields=frozen_map(fields), items=tuple(items), bleed=c.get("bleed"),
             description=doc.data.get("description", ""),
+            sheet=doc if isinstance(doc, SheetDoc) else None,
         ))
     seen: dict[str, int] = {}
     for ci, c in enumerate(m["components"]):
@@ -263,8 +266,7 @@ def _expand_items(doc: Doc, diags: list[Diagnostic], skip: set[int] | frozenset[
             expanded = [(raw["id"], base)]
         for iid, fields in expanded:
             if iid in where:
-                first = doc.locate(where[iid])[0]
-                diags.append(doc.diag(path + ("id",), f"duplicate item id {iid!r} (first at line {first})",
+                diags.append(doc.diag(path + ("id",), f"duplicate item id {iid!r} (first at {doc.place(where[iid])})",
                                       expected="unique item ids in a file"))
                 continue
             where[iid] = path

@@ -11,7 +11,7 @@ from pathlib import Path
 from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
-from pnp.input import kinds
+from pnp.input import kinds, tables
 from pnp.input.load import Doc, load_json
 from pnp.input.model import Game, build_game
 from pnp.input.validate import item_validator, validate_doc, validate_value
@@ -153,6 +153,23 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
             continue
         before = len(diags)
         diags.extend(kinds.check_component(manifest, ci, c))
+        if tables.is_sheet(c["data"]):
+            path = folder / tables.file_name(c)
+            if not _inside(path, folder):
+                diags.append(manifest.diag(("components", ci, "data"), f"data file {path.name!r} is a link to a "
+                                           "file outside the game folder", expected="a file name in "
+                                           + root.display(folder)))
+                skip.add(ci)
+                continue
+            try:
+                data_docs[c["id"]] = tables.load_sheet(folder, c, root.display(path), manifest, ("components", ci),
+                                                       require_source)
+            except DataError as exc:
+                diags.extend(exc.diagnostics)
+            if len(diags) > before:  # a sheet with problems is left out whole (its rows are not told apart)
+                skip.add(ci)
+            continue
+        diags.extend(tables.check_fields_not_in_json(manifest, ("components", ci), c))
         path = folder / c["data"]
         if not _inside(path, folder):
             diags.append(manifest.diag(("components", ci, "data"), f"data file {c['data']!r} is a link to a file "

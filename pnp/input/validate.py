@@ -41,6 +41,10 @@ _PATTERN_WORDS = {
     "^[a-z0-9][a-z0-9-]*$": "lowercase letters, digits and hyphens, e.g. golem-deck",
     "^[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*$": "a template name like golems/golem-card",
     "^[^/\\\\]+\\.json$": "a .json file name in the game folder, without folders",
+    "^(?:[^/\\\\#]+\\.(?:json|csv|tsv)|[^/\\\\#]+\\.(?:xlsx|ods)(?:#[^/\\\\]+)?|https?://[^\\s]+)$":
+        "a .json, .csv, .tsv, .xlsx or .ods file name in the game folder, without folders (a workbook's sheet as "
+        "cards.xlsx#Spells), or the http(s) URL of a published CSV",
+    "^[^/\\\\#]+\\.csv$": "a .csv file name in the game folder, without folders",
     "^[a-z][a-z0-9_]*$": "lowercase letters, digits and underscores, starting with a letter",
 }
 

@@ -4,7 +4,8 @@ made from, so a printed sheet can be matched to the data it came from.
 ``data_version`` hashes (SHA-256, first 10 hex digits), in this order:
 
 * the game's title, subtitle and designer, the component's manifest entry and its errata;
-* the component's data file;
+* the component's data file (a sheet: the JSON data file it is equivalent to, so a sheet made by
+  ``pnp export data`` prints the version its JSON printed; ``pnp.input.tables.equivalent_entry``);
 * every template file of the front's and the back's ``extends`` chains (by name);
 * the image files in the game's folder (by path inside the folder);
 * every font file of the data root's font folders and the bundled ones (by file name), each by
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import asdict
 
+from pnp.input import tables
 from pnp.input.model import Component, Game
 from pnp.input.project import DataRoot, bundled_root
 from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
@@ -57,7 +59,9 @@ def _printable(data: Any) -> Any:
         return data
     out = {k: v for k, v in data.items() if k not in ("$schema", "description")}
     if isinstance(out.get("fields"), dict):
-        out["fields"] = {name: ({k: v for k, v in spec.items() if k != "description"} if isinstance(spec, dict)
+        # a list's separator (sheets only) never prints either: the values it splits do
+        out["fields"] = {name: ({k: v for k, v in spec.items() if k not in ("description", "separator")}
+                                if isinstance(spec, dict)
                                 else spec) for name, spec in out["fields"].items()}
     return out
 
@@ -124,11 +128,15 @@ def data_version(root: DataRoot, store: TemplateStore, game: Game, comp: Compone
     _update(h, "game", _canonical({k: manifest.get(k) for k in ("id", "title", "subtitle", "designer")}))
     entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
     entry = entries.get(comp.id) or {}
+    if comp.sheet is not None:  # the version of the JSON data file the sheet is equivalent to
+        entry = tables.equivalent_entry(entry)
     _update(h, "entry", _canonical({k: v for k, v in entry.items() if k != "description"}))
     _update(h, "errata", _canonical([e for e in manifest.get("errata", [])
                                      if isinstance(e, dict) and e.get("component") == comp.id]))
     folder = root.card_data / game.id
-    if isinstance(entry.get("data"), str):
+    if comp.sheet is not None:
+        _update(h, "data", hashlib.sha256(_canonical(_printable(comp.sheet.data))).digest())
+    elif isinstance(entry.get("data"), str):
         _update(h, "data", _json_file(folder / entry["data"]))
     for side, name in (("front", comp.template), ("back", comp.back)):
         if name is None:
@@ -343,7 +351,9 @@ def component_fingerprints(session: Session, game: Game, opts: BuildOptions, pla
         h.update(json.dumps(entries.get(comp.id), sort_keys=True).encode())
         h.update(json.dumps([e for e in manifest.get("errata", []) if e.get("component") == comp.id],
                             sort_keys=True).encode())
-        h.update(read_or_empty(root.card_data / game.id / entries.get(comp.id, {}).get("data", "")))
+        entry = entries.get(comp.id, {})
+        data = tables.file_name(entry) if isinstance(entry.get("data"), str) else ""
+        h.update(read_or_empty(root.card_data / game.id / data))
         for name in (comp.template, comp.back):
             if name is None:
                 continue

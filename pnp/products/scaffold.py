@@ -1,7 +1,8 @@
 """`pnp new`: a minimal, valid game to start from.
 
     ROOT/card_data/GAME/game.json    manifest: one deck, one rulebook rule (a count)
-    ROOT/card_data/GAME/deck.json    three cards, each with a designed source
+    ROOT/card_data/GAME/deck.json    three cards, each with a designed source (with --csv:
+                                     deck.csv, a sheet, its fields in game.json)
     ROOT/templates/GAME/style.json   colours, text styles (extends shared/icons)
     ROOT/templates/GAME/card.json    the card front
     ROOT/templates/GAME/back.json    the card back
@@ -107,12 +108,31 @@ BACK_JSON = """\
 """
 
 
+# `pnp new --csv`: the deck's items in a sheet, its fields in the manifest entry
+CSV_ENTRY = """\
+     "data": "deck.csv", "id_from": "name",
+     "source": {"designed": "a starting card made by pnp new"},
+     "fields": {
+       "name": {"type": "string", "required": true, "description": "Card name, printed at the top"},
+       "text": {"type": "text", "description": "Rules text: **bold**, *italic*, {icon:NAME}"}
+     },
+     "template": "@ID@/card", "back": "@ID@/back"}"""
+
+DECK_CSV = """\
+name,copies,text
+Scout,1,Look at the top card of the deck.
+Trader,1,Gain 2 {icon:coin}.
+Guard,1,**Keep** this card in front of you.
+"""
+
+
 def title_of(gid: str) -> str:
     return " ".join(w.capitalize() for w in gid.split("-"))
 
 
-def scaffold(root: Path, gid: str) -> list[Path]:
-    """Write a new game ``gid`` into the data root ``root``; returns the files written.
+def scaffold(root: Path, gid: str, sheet: bool = False) -> list[Path]:
+    """Write a new game ``gid`` into the data root ``root``; returns the files written. With
+    ``sheet`` the deck's items are a CSV sheet (``deck.csv``) and its fields are in game.json.
     Raises DataError for an invalid id or a game (or its templates) that already exists."""
     if not GAME_ID.match(gid):
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
@@ -123,7 +143,10 @@ def scaffold(root: Path, gid: str) -> list[Path]:
         if d.exists():
             raise DataError([Diagnostic(str(d), f"game {gid!r} already exists here; nothing was written",
                                         expected="a new game id, or another --path")])
-    files = {game_dir / MANIFEST: GAME_JSON, game_dir / "deck.json": DECK_JSON,
+    game_json = GAME_JSON.replace('''
+     "data": "deck.json", "template": "@ID@/card", "back": "@ID@/back"}''', "\n" + CSV_ENTRY)
+    deck = {game_dir / "deck.csv": DECK_CSV} if sheet else {game_dir / "deck.json": DECK_JSON}
+    files = {game_dir / MANIFEST: game_json if sheet else GAME_JSON, **deck,
              tpl_dir / "style.json": STYLE_JSON, tpl_dir / "card.json": CARD_JSON, tpl_dir / "back.json": BACK_JSON}
     written = []
     for path, text in files.items():

@@ -12,6 +12,7 @@ from typing import Any
 
 from conftest import REPO, run_cli
 
+from pnp.input.project import DataRoot, load_game
 from pnp.input.validate import SCHEMA_NAMES, schema, schema_bytes
 
 BUNDLED_JSON = sorted([*REPO.glob("card_data/*/*.json"), *REPO.glob("templates/*/*.json")])
@@ -210,6 +211,23 @@ def test_new_game_checks_and_builds_as_it_is(tmp_path: Path) -> None:
         assert (f.parent / json.loads(f.read_text())["$schema"]).is_file()
 
 
+def test_new_csv_game_keeps_its_cards_in_a_sheet(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    r = run_cli("new", "mygame", "--path", root, "--csv")
+    assert r.exit_code == 0, r.stderr
+    folder = root / "card_data" / "mygame"
+    assert sorted(p.name for p in folder.iterdir()) == ["deck.csv", "game.json"]
+    _check_and_build(root, tmp_path / "out")
+    game = load_game(DataRoot(root), "mygame")
+    assert [i.id for i in game.components[0].items] == ["scout", "trader", "guard"]
+    assert game.components[0].items[1].fields["text"] == "Gain 2 {icon:coin}."
+    # An added row is a new card: the count rule now fails (exit 1), naming the count.
+    with (folder / "deck.csv").open("a", encoding="utf-8") as f:
+        f.write("Spy,2,Look at a hand.\n")
+    r = run_cli("check", "mygame", "--data", root)
+    assert r.exit_code == 1 and "deck-3" in r.stdout
+
+
 def test_new_refuses_to_overwrite_and_bad_ids(tmp_path: Path) -> None:
     assert run_cli("new", "mygame", "--path", tmp_path).exit_code == 0
     before = (tmp_path / "card_data" / "mygame" / "deck.json").read_bytes()
@@ -227,24 +245,42 @@ def test_new_refuses_to_overwrite_and_bad_ids(tmp_path: Path) -> None:
         assert r.exit_code == 2 and "invalid game id" in r.stderr, bad
 
 
-def _tutorial_blocks() -> list[Any]:
-    """The JSON blocks of the README's tutorial, in order, parsed (a `"key": value` snippet as
-    a one-key object)."""
+def _tutorial_blocks(lang: str) -> list[Any]:
+    """The ``lang`` (json or csv) blocks of the README's tutorial, in order: JSON parsed (a
+    `"key": value` snippet as a one-key object), CSV as text."""
     text = (REPO / "README.md").read_text("utf-8")
     section = text.split("## Your first game in five minutes")[1].split("\n## ")[0]
-    assert "$ mkdir mygames && cd mygames\n$ pnp new mygame\n" in section
-    blocks = [b.split("```")[0] for b in section.split("```json\n")[1:]]
+    assert "$ mkdir mygames && cd mygames\n$ pnp new mygame --csv\n" in section
+    blocks = [b.split("```")[0] for b in section.split(f"```{lang}\n")[1:]]
+    if lang == "csv":
+        return blocks
     return [json.loads("{" + b + "}" if b.startswith('"') else b) for b in blocks]
 
 
+def _tutorial_outputs() -> list[tuple[str, str]]:
+    """The ``$ command`` lines of the README's tutorial with the output shown after each."""
+    text = (REPO / "README.md").read_text("utf-8")
+    section = text.split("## Your first game in five minutes")[1].split("\n## ")[0]
+    out = []
+    for block in section.split("```\n$ ")[1:]:
+        block = block.split("```")[0]
+        for run in ("$ " + block).split("\n$ ")[0:]:
+            cmd, _, shown = run.removeprefix("$ ").partition("\n")
+            out.append((cmd, shown))
+    return out
+
+
 def test_tutorial_steps(tmp_path: Path, monkeypatch: Any) -> None:
-    """Runs the README's tutorial, in the folder it makes, without --data: its exact JSON edits,
-    checking and building after each; the next commands `pnp new` prints work as printed."""
-    field, cost_el, icons, spark_el, events_comp, events_file, rule = _tutorial_blocks()
+    """Runs the README's tutorial, in the folder it makes, without --data: its exact edits (JSON
+    and CSV), checking and building after each; the next commands `pnp new` prints work as
+    printed, and the error messages it shows are the ones pnp prints."""
+    field, cost_el, icons, spark_el, events_comp, rule = _tutorial_blocks("json")
+    deck_csv, events_csv = _tutorial_blocks("csv")
+    shown = _tutorial_outputs()
     root, out = tmp_path / "mygames", tmp_path / "mygames" / "out"
     root.mkdir()
     monkeypatch.chdir(root)
-    r = run_cli("new", "mygame")
+    r = run_cli("new", "mygame", "--csv")
     assert r.exit_code == 0
     said = r.stdout.splitlines()[-1]
     assert said == "pnp: created game 'mygame' in card_data/mygame; next: pnp check mygame && pnp build mygame"
@@ -258,34 +294,40 @@ def test_tutorial_steps(tmp_path: Path, monkeypatch: Any) -> None:
         fn(data)
         path.write_text(json.dumps(data, indent=2) + "\n", "utf-8")
 
-    # 1. A field: declared, set on the three cards, printed.
-    edit(game_dir / "deck.json", lambda d: d["fields"].update(field))
-    edit(game_dir / "deck.json", lambda d: [it.update(cost=i + 1) for i, it in enumerate(d["items"])])
+    # 1. A field: declared, a column of the sheet, printed.
+    edit(game_dir / "game.json", lambda d: d["components"][0]["fields"].update(field))
+    (game_dir / "deck.csv").write_text(deck_csv, "utf-8")
     edit(tpl_dir / "card.json", lambda d: d["elements"].append(cost_el))
     _check_and_build(root, out)
-    edit(game_dir / "deck.json", lambda d: d["items"][0].update(cots=1))
+    errors = [ln for cmd, text in shown if cmd == "pnp check mygame" for ln in text.splitlines() if "deck.csv" in ln]
+    assert len(errors) == 3
+    (game_dir / "deck.csv").write_text(deck_csv.replace(",cost,", ",cots,"), "utf-8")
     r = run_cli("check", "mygame")
     assert r.exit_code == 2 and "did you mean 'cost'?" in r.stderr
-    edit(game_dir / "deck.json", lambda d: (d["items"][0].pop("cots"), d["items"][0].update(cost=12)))
-    assert run_cli("check", "mygame").exit_code == 2
-    edit(game_dir / "deck.json", lambda d: d["items"][0].update(cost=1))
+    assert r.stderr.splitlines()[0] in errors
+    (game_dir / "deck.csv").write_text(deck_csv.replace("Trader,1,2", "Trader,1,12").replace("Guard,1", "Guard,one"),
+                                       "utf-8")
+    r = run_cli("check", "mygame")
+    assert r.exit_code == 2 and r.stderr.splitlines()[:2] == [e for e in errors if ":1:C" not in e]
+    (game_dir / "deck.csv").write_text(deck_csv, "utf-8")
     # 2. An icon, in the style and on the card.
     edit(tpl_dir / "style.json", lambda d: d.update(icons))
     edit(tpl_dir / "card.json", lambda d: d["elements"].append(spark_el))
     _check_and_build(root, out)
     # 3. A second deck.
     edit(game_dir / "game.json", lambda d: d["components"].append(events_comp))
-    (game_dir / "events.json").write_text(json.dumps(events_file, indent=2) + "\n", "utf-8")
+    (game_dir / "events.csv").write_text(events_csv, "utf-8")
     _check_and_build(root, out)
     assert (out / "mygame" / "events.pdf").is_file()
+    assert [i.id for i in load_game(DataRoot(root), "mygame").components[1].items] == ["storm", "festival"]
     # 4. A count rule; four Storms break it, three keep it.
     edit(game_dir / "game.json", lambda d: d["rulebook"].append(rule))
     _check_and_build(root, out)
-    edit(game_dir / "events.json", lambda d: d["items"][0].update(copies=4))
+    (game_dir / "events.csv").write_text(events_csv.replace("Storm,3", "Storm,4"), "utf-8")
     r = run_cli("check", "mygame")
     assert r.exit_code == 1 and "FAIL events-5" in r.stdout and "Shuffle the five event cards." in r.stdout
     assert run_cli("build", "mygame").exit_code == 1
-    edit(game_dir / "events.json", lambda d: d["items"][0].update(copies=3))
+    (game_dir / "events.csv").write_text(events_csv, "utf-8")
     _check_and_build(root, out)
 
 
@@ -302,7 +344,7 @@ def test_pre_commit_hook_definition() -> None:
     assert keys["language"] == "python"
     assert keys["entry"] == "pnp check --data ."
     assert keys["pass_filenames"] == "false"
-    assert keys["files"] == r"\.(json)$"
+    assert keys["files"] == r"\.(json|csv|tsv|xlsx|ods)$"  # data may be a sheet
     assert "- id: pnp-check" in (REPO / "docs" / "ci.md").read_text()
 
 

@@ -141,7 +141,7 @@ def test_check_json_with_bad_input(mini: DataRootCopy) -> None:
     assert game["errors"] == [{
         "severity": "error", "file": "card_data/mini/deck.json", "line": 13, "column": 15,
         "path": "$.items[0].suit", "message": 'value "stars" is not allowed',
-        "expected": 'one of "sun", "moon"', "hint": None,
+        "expected": 'one of "sun", "moon"', "hint": None, "cell": None,
     }]
 
 

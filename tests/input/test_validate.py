@@ -216,8 +216,8 @@ def test_unknown_manifest_field_with_suggestion(mini: DataRootCopy) -> None:
     assert formatted(mini) == [
         f"{GAME}:7:5: $.components[0]: missing required field 'title' "
         '(expected "title": Human name of the component); add it to this object',
-        f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, data, id, "
-        "kind, notes, shape, size, template, title); did you mean 'title'?",
+        f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, cache, data, "
+        "fields, id, id_from, kind, notes, shape, size, source, template, title); did you mean 'title'?",
     ]
 
 
@@ -238,7 +238,8 @@ def test_data_file_must_be_a_json_file_in_the_game_folder(mini: DataRootCopy, ba
     mini.replace("game.json", '"data": "deck.json"', f'"data": "{bad}"')
     (d,) = errors(mini)
     assert (d.line, d.col, d.path) == (13, 15, ("components", 0, "data"))
-    assert d.expected == "a .json file name in the game folder, without folders"
+    assert d.expected == ("a .json, .csv, .tsv, .xlsx or .ods file name in the game folder, without folders (a "
+                          "workbook's sheet as cards.xlsx#Spells), or the http(s) URL of a published CSV")
 
 
 def test_size_must_be_positive(mini: DataRootCopy) -> None:

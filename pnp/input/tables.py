@@ -1,0 +1,602 @@
+"""tables: a component's items from a spreadsheet (``.csv``, ``.tsv``, ``.xlsx``, ``.ods``, a
+workbook's sheet as ``cards.xlsx#Spells``, or a published CSV's URL, read from its cached copy)
+-> a ``SheetDoc``: the same ``{"component", "fields", "items"}`` value a JSON data file holds,
+whose messages name the cell (``cards.csv:12:C (cost)``).
+
+The sheet's first row names the columns: ``id``, ``copies``, the fields the manifest entry
+declares (``fields``, as in a JSON data file), and the dotted columns of the nested keys,
+``source.document``, ``source.external``, ``source.quote``, ``source.designed``,
+``series.field``, ``series.from``, ``series.to``. A column whose header starts with ``#`` is a
+note and is skipped. One row per item; an empty cell is an absent field; a row with every cell
+empty is skipped. A cell is converted by its field's type (``integer``, ``number``,
+``boolean``, ``list`` split on the field's ``separator``, default ``;``); text keeps its markup.
+Without an ``id`` column, the entry's ``id_from`` names the field ids are made from
+(``Fire Bolt`` -> ``fire-bolt``); the entry's ``source`` is the source of rows without one.
+
+Readers: ``csv`` (standard library); openpyxl (read-only) for XLSX; ODS is read with the
+standard library's zipfile and ElementTree: an ``.ods`` file is a zip holding ``content.xml``, a
+documented OpenDocument table (cells with ``office:value-type`` and repeat counts), and the few
+lines here read its values without a dependency (odfpy, or pyexcel-ods3 on top of it, load a
+whole document object model to answer the same question).
+
+Size: over 500 lines because it holds the four readers, the header and cell conversion with
+their messages, and the column convention the writer (``pnp.products.tabular``) shares."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pnp.errors import DataError, Diagnostic, alternatives
+from pnp.input.load import Doc
+from pnp.input.validate import item_validator, validate_value
+
+if TYPE_CHECKING:  # the readers' modules are loaded when a sheet is read (every build imports this one)
+    from xml.etree.ElementTree import Element
+
+SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".ods")
+WORKBOOK_SUFFIXES = (".xlsx", ".ods")
+SOURCE_COLUMNS = ("source.document", "source.external", "source.quote", "source.designed")
+SERIES_COLUMNS = ("series.field", "series.from", "series.to")
+DEFAULT_SEPARATOR = ";"
+MAX_SHEET_BYTES = 64 * 1024 * 1024  # a sheet file, and an ODS file's content.xml unpacked
+MAX_ROWS = 100_000  # items, as in a JSON data file
+MAX_COLUMNS = 1_000
+_BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
+_INTEGER = re.compile(r"[+-]?\d+\Z")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+
+
+def is_url(data: str) -> bool:
+    return data.startswith(("https://", "http://"))
+
+
+def is_sheet(data: str) -> bool:
+    """Whether a manifest entry's ``data`` names a sheet (or a published sheet's URL)."""
+    return is_url(data) or data.partition("#")[0].lower().endswith(SHEET_SUFFIXES)
+
+
+def cache_name(entry: Mapping[str, Any]) -> str:
+    """The file in the game folder that holds a published sheet's cached copy."""
+    return entry.get("cache") or f"{entry['id']}.published.csv"
+
+
+def file_name(entry: Mapping[str, Any]) -> str:
+    """The file in the game folder the component's data is read from (a workbook without its
+    ``#sheet``; a URL's cached copy)."""
+    data = entry["data"]
+    return cache_name(entry) if is_url(data) else data.partition("#")[0]
+
+
+def equivalent_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest entry of the JSON data file a sheet is equivalent to: ``data`` names
+    ``<stem>.json``, and what only a sheet has (``fields``, ``id_from``, ``source``, ``cache``)
+    is left out, as it is in the sheet's data. A sheet made from a JSON data file with ``pnp
+    export data`` therefore prints the same data version."""
+    out = {k: v for k, v in entry.items() if k not in ("fields", "id_from", "source", "cache")}
+    out["data"] = Path(file_name(entry)).stem + ".json"
+    return out
+
+
+def column_letter(col: int) -> str:
+    """1 -> A, 26 -> Z, 27 -> AA."""
+    s = ""
+    while col > 0:
+        col, r = divmod(col - 1, 26)
+        s = chr(65 + r) + s
+    return s
+
+
+def slug(text: str) -> str:
+    """An item id made from a cell: ``Fire Bolt!`` -> ``fire-bolt``, ``Élan`` -> ``elan``."""
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:80].strip("-")
+
+
+class SheetDoc(Doc, frozen=True, dict=True):
+    """A component's items read from a sheet: ``data`` as a JSON data file has it; positions are
+    (row, column) of the sheet, and messages name the cell by column letter and header."""
+
+    headers: tuple[str, ...] = ()
+    rows: tuple[int, ...] = ()  # the sheet row of each item
+
+    def locate(self, parts: Sequence[str | int], key: bool = False) -> tuple[int | None, int | None]:
+        if len(parts) < 2 or parts[0] != "items" or not isinstance(parts[1], int) or parts[1] >= len(self.rows):
+            return (1, None) if parts[:1] == ("fields",) else (None, None)
+        row = self.rows[parts[1]]
+        if len(parts) < 3:
+            return (row, None)
+        name = str(parts[2])
+        if name in ("source", "series") and len(parts) > 3:
+            name = f"{name}.{parts[3]}"
+        return (row, self.headers.index(name) + 1) if name in self.headers else (row, None)
+
+    def label(self, col: int) -> str:
+        return f"{column_letter(col)} ({self.headers[col - 1]})" if col <= len(self.headers) else column_letter(col)
+
+    def place(self, parts: Sequence[str | int]) -> str:
+        return f"row {self.locate(parts)[0]}"
+
+    def diag(self, parts: Sequence[str | int], message: str, *, expected: str | None = None,
+             hint: str | None = None, key: bool = False, severity: str = "error") -> Diagnostic:
+        row, col = self.locate(parts, key=key)
+        if message.startswith("missing required field "):
+            name = message.split("'")[1]
+            if name == "source":
+                hint = ("fill in a source.designed cell (or source.document with the quote), or give the "
+                        'component a default "source" in game.json')
+            elif name in self.headers:
+                hint = f"fill in column {self.label(self.headers.index(name) + 1)} in this row"
+            else:
+                hint = f"add a column {name!r}"
+            expected = expected.partition(": ")[2] or expected if expected else None
+        return Diagnostic(self.display, message, tuple(parts), row, col, expected, hint, severity,
+                          cell=self.label(col) if col else "")
+
+
+# -- reading cells ---------------------------------------------------------------------------
+
+
+def read_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
+    """The rows of a sheet file (row 1 first), each a list of cell values: text for CSV and
+    TSV; text, numbers, booleans, dates or None for workbooks."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        raise DataError([Diagnostic(shown, "file not found", hint="check the name in the manifest")]) from None
+    if not path.is_file():
+        raise DataError([Diagnostic(shown, "not a regular file", expected="a sheet file")])
+    if size > MAX_SHEET_BYTES:
+        raise DataError([Diagnostic(shown, f"sheet file of {size} bytes is too large",
+                                    expected=f"at most {MAX_SHEET_BYTES // 2**20} MiB")])
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".csv", ".tsv"):
+            return text_rows(path.read_bytes(), shown, "\t" if suffix == ".tsv" else None)
+        if suffix == ".xlsx":
+            return _xlsx_rows(path, shown, sheet)
+        return _ods_rows(path, shown, sheet)
+    except OSError as exc:
+        raise DataError([Diagnostic(shown, f"cannot read file: {exc.strerror or exc}", expected="a readable file",
+                                    hint="check the file's permissions")]) from None
+
+
+def text_rows(raw: bytes, shown: str, delimiter: str | None) -> list[list[Any]]:
+    import csv
+    import io
+
+    # Spreadsheet programs write "CSV UTF-8" with a byte order mark: accepted here.
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise DataError([Diagnostic(shown, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", (), line, None,
+                                    "UTF-8 text", 'save the sheet as "CSV UTF-8"', cell="")]) from None
+    if delimiter is None:
+        first = text.split("\n", 1)[0]
+        # Spreadsheets in locales whose decimal mark is a comma write ';' between cells.
+        delimiter = ";" if first.count(";") > first.count(",") else ","
+    try:
+        return list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+    except csv.Error as exc:
+        raise DataError([Diagnostic(shown, f"invalid CSV: {exc}", expected="cells separated by "
+                                    f"{delimiter!r}, quotes doubled inside quoted cells")]) from None
+
+
+def _workbook_error(shown: str, exc: Exception) -> DataError:
+    return DataError([Diagnostic(shown, f"cannot read the workbook: {exc}",
+                                 expected="a workbook saved by a spreadsheet program",
+                                 hint="save it again, or export the sheet as CSV")])
+
+
+def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
+    if sheet is None:
+        return names[0]
+    if sheet in names:
+        return sheet
+    import difflib
+
+    close = difflib.get_close_matches(sheet, names, n=1, cutoff=0.6)
+    raise DataError([Diagnostic(shown, f"no sheet {sheet!r} in the workbook", expected="one of " + ", ".join(names),
+                                hint=f"did you mean {close[0]!r}?" if close else None)])
+
+
+def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
+    import openpyxl  # only a workbook needs it
+
+    try:
+        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds for a damaged file
+        raise _workbook_error(shown, exc) from None
+    try:
+        ws = wb[_pick_sheet(shown, wb.sheetnames, sheet)]
+        rows = []
+        for row in ws.iter_rows(values_only=True):
+            rows.append(list(row[:MAX_COLUMNS]))
+            if len(rows) > MAX_ROWS + 1:
+                break
+        return rows
+    except DataError:
+        raise
+    except Exception as exc:
+        raise _workbook_error(shown, exc) from None
+    finally:
+        wb.close()
+
+
+_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+
+
+def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
+    import zipfile
+    from xml.etree import ElementTree
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            info = z.getinfo("content.xml")
+            if info.file_size > MAX_SHEET_BYTES:
+                raise DataError([Diagnostic(shown, "the workbook's content is too large",
+                                            expected=f"at most {MAX_SHEET_BYTES // 2**20} MiB unpacked")])
+            root = ElementTree.fromstring(z.read(info))
+    except DataError:
+        raise
+    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError, ValueError) as exc:
+        raise _workbook_error(shown, exc) from None
+    tables = root.findall(f".//{{{_TABLE}}}table")
+    if not tables:
+        raise _workbook_error(shown, ValueError("no sheet in it"))
+    names = [t.get(f"{{{_TABLE}}}name", "") for t in tables]
+    table = tables[names.index(_pick_sheet(shown, names, sheet))]
+    rows: list[list[Any]] = []
+    blank = 0  # blank rows not yet added: trailing ones (often repeated a million times) never are
+    for r in table.iter(f"{{{_TABLE}}}table-row"):
+        cells: list[Any] = []
+        pending = 0  # empty cells not yet added
+        for c in r:
+            if c.tag not in (f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"):
+                continue
+            repeat = min(int(c.get(f"{{{_TABLE}}}number-columns-repeated", "1")), MAX_COLUMNS)
+            value = _ods_value(c)
+            if value is None:
+                pending += repeat
+                continue
+            cells.extend([None] * pending + [value] * repeat)
+            pending = 0
+            if len(cells) > MAX_COLUMNS:
+                break
+        repeat = int(r.get(f"{{{_TABLE}}}number-rows-repeated", "1"))
+        if not cells:
+            blank += repeat
+            continue
+        rows.extend([[]] * min(blank, MAX_ROWS + 1))
+        rows.extend([cells[:MAX_COLUMNS]] * min(repeat, MAX_ROWS + 1))
+        blank = 0
+        if len(rows) > MAX_ROWS + 1:
+            break
+    return rows
+
+
+def _ods_value(c: Element) -> Any:
+    kind = c.get(f"{{{_OFFICE}}}value-type")
+    if kind in ("float", "percentage", "currency"):
+        v = float(c.get(f"{{{_OFFICE}}}value", "nan"))
+        return int(v) if v.is_integer() and abs(v) < 2**53 else v
+    if kind == "boolean":
+        return c.get(f"{{{_OFFICE}}}boolean-value") == "true"
+    if kind == "date":
+        return c.get(f"{{{_OFFICE}}}date-value")
+    paragraphs = ["".join(_ods_text(p)) for p in c.findall(f"{{{_TEXT}}}p")]
+    text = "\n".join(paragraphs)
+    return text if text else None
+
+
+def _ods_text(node: Element) -> Iterator[str]:
+    """A paragraph's text: spans, spaces (``text:s``), tabs and line breaks included."""
+    if node.text:
+        yield node.text
+    for child in node:
+        tag = child.tag
+        if tag == f"{{{_TEXT}}}s":
+            yield " " * int(child.get(f"{{{_TEXT}}}c", "1"))
+        elif tag == f"{{{_TEXT}}}tab":
+            yield "\t"
+        elif tag == f"{{{_TEXT}}}line-break":
+            yield "\n"
+        else:
+            yield from _ods_text(child)
+        if child.tail:
+            yield child.tail
+
+
+# -- cells -> item values ----------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    """A cell as text: numbers as written (3, not 3.0), dates in ISO form."""
+    if value.__class__ is str:
+        return value.strip()
+    from datetime import date, datetime, time
+
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return str(int(value))
+    if isinstance(value, datetime):
+        return value.isoformat(sep=" ") if value.time() != time() else value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    return str(value).strip()
+
+
+class _Bad(ValueError):
+    def __init__(self, message: str, expected: str, hint: str | None = None):
+        super().__init__(message)
+        self.message, self.expected, self.hint = message, expected, hint
+
+
+def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
+    """One non-empty cell -> the value of a field of type ``kind``; raises ``_Bad``."""
+    if kind in ("integer", "number"):
+        if isinstance(value, bool):
+            raise _Bad(f"{_text(value)} is not a number", "a number")
+        if isinstance(value, int | float):
+            n = value
+        else:
+            s = _text(value)
+            if not _NUMBER.match(s):
+                raise _Bad(f"{_quoted(s)} is not a number",
+                           "a whole number like 3" if kind == "integer" else "a number like 3 or 1.5",
+                           "write digits only (no units or thousands separators), with '.' as the decimal mark")
+            n = int(s) if _INTEGER.match(s) else float(s)
+        if isinstance(n, float) and not math.isfinite(n):
+            raise _Bad(f"{_text(value)} is not a finite number", "a number")
+        if kind == "integer" and isinstance(n, float):
+            if not n.is_integer():
+                raise _Bad(f"{_text(value)} is not a whole number", "a whole number like 3")
+            n = int(n)
+        return n
+    if kind == "boolean":
+        if isinstance(value, bool):
+            return value
+        s = _text(value)
+        if s.lower() not in _BOOLEANS:
+            raise _Bad(f"{_quoted(s)} is not true or false", "true or false (also yes/no, y/n, 1/0)")
+        return _BOOLEANS[s.lower()]
+    if kind == "list":
+        return [part.strip() for part in _text(value).split(separator) if part.strip()]
+    return _text(value)
+
+
+def _quoted(s: str) -> str:
+    return repr(s if len(s) <= 40 else s[:37] + "...")
+
+
+def _column_kinds(fields: Mapping[str, Any]) -> dict[str, str]:
+    kinds = {name: spec.get("type", "string") for name, spec in fields.items() if isinstance(spec, Mapping)}
+    kinds.update({"id": "string", "copies": "integer"})
+    kinds.update({c: "string" for c in SOURCE_COLUMNS})
+    kinds.update({"series.field": "string", "series.from": "integer", "series.to": "integer"})
+    return kinds
+
+
+def load_sheet(folder: Path, entry: Mapping[str, Any], shown: str, manifest: Doc,
+               at: tuple[str | int, ...], require_source: bool = True) -> SheetDoc:
+    """The component ``entry`` (found at ``at`` in ``manifest``) read from its sheet, validated
+    against its ``fields`` (``require_source``: the manifest says ``"provenance": "required"``):
+    every problem as one DataError."""
+    data = entry["data"]
+    sheet = None if is_url(data) else (data.partition("#")[2] or None)
+    path = folder / file_name(entry)
+    if is_url(data) and not path.exists():
+        raise DataError([manifest.diag(at + ("data",), f"no cached copy of the published sheet ({file_name(entry)})",
+                                       expected="a copy fetched once while online",
+                                       hint=f"run `pnp fetch {folder.name}` (or `pnp build --refresh`)")])
+    if "cache" in entry and not is_url(data):
+        raise DataError([manifest.diag(at + ("cache",), "'cache' is for a published sheet (data an http(s) URL)",
+                                       expected=f"no 'cache': the sheet {file_name(entry)!r} is read as it is")])
+    fields = entry.get("fields")
+    if not isinstance(fields, dict):
+        raise DataError([manifest.diag(at, "a component whose data is a sheet declares its fields in game.json",
+                                       expected='"fields": {NAME: {"type": ..., "description": ...}}, as in a JSON '
+                                       "data file", hint="add a \"fields\" object to this component")])
+    rows = read_rows(path, shown, sheet)
+    return items_from_rows(rows, shown, path, entry, manifest, at, require_source)
+
+
+def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mapping[str, Any], manifest: Doc,
+                    at: tuple[str | int, ...], require_source: bool = True) -> SheetDoc:
+    fields: dict[str, Any] = entry["fields"]
+    kinds = _column_kinds(fields)
+    diags: list[Diagnostic] = []
+    header = [_text(h) for h in (rows[0] if rows else [])]
+    while header and not header[-1]:
+        header.pop()
+    headers = tuple(header)
+
+    def at_header(col: int, message: str, expected: str | None = None, hint: str | None = None) -> Diagnostic:
+        label = f"{column_letter(col)} ({headers[col - 1]})" if headers[col - 1] else column_letter(col)
+        return Diagnostic(shown, message, (), 1, col, expected, hint, cell=label)
+
+    if not headers:
+        raise DataError([Diagnostic(shown, "the sheet has no header row", (), 1, None,
+                                    "field names in the first row: id, copies, " + ", ".join(fields), cell="")])
+    if len(headers) > MAX_COLUMNS:
+        raise DataError([Diagnostic(shown, f"{len(headers)} columns", (), 1, None, f"at most {MAX_COLUMNS} columns",
+                                    cell="")])
+    used: dict[int, str] = {}  # column -> its header, for the columns read
+    seen: dict[str, int] = {}
+    allowed = list(kinds)
+    for col, name in enumerate(headers, 1):
+        if name.startswith("#"):
+            continue
+        if not name:
+            if any(len(r) >= col and _text(r[col - 1]) for r in rows[1:]):
+                diags.append(at_header(col, "a column with cells but no header", "a field name in row 1",
+                                       "name the column, or start its header with '#' to keep it as notes"))
+            continue
+        if name in seen:
+            diags.append(at_header(col, f"column {name!r} appears twice (first in column {column_letter(seen[name])})",
+                                   "each field in one column"))
+            continue
+        seen[name] = col
+        if name not in kinds:
+            import difflib
+
+            close = difflib.get_close_matches(name, allowed, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else (
+                "declare it in the component's fields in game.json, or start its header with '#' to keep it as notes")
+            diags.append(at_header(col, f"unknown column {name!r}",
+                                   "one of " + ", ".join(allowed), hint))
+            continue
+        used[col] = name
+    id_from = entry.get("id_from")
+    if "id" not in seen and id_from is None:
+        raise DataError([*diags, Diagnostic(shown, "no id column", (), 1, None,
+                                            "an `id` column, or `id_from` in the component's entry in game.json "
+                                            "naming the column ids are made from", 'e.g. "id_from": "name"',
+                                            cell="")])
+    if id_from is not None and id_from not in seen:
+        raise DataError([*diags, manifest.diag(at + ("id_from",), f"id_from names column {id_from!r}, which the "
+                                               "sheet lacks", expected="one of " + ", ".join(n for n in seen
+                                                                                              if n in fields))])
+    # Other header problems are reported with the rows' problems: the columns read are known.
+    default_source = entry.get("source")
+    items: list[dict[str, Any]] = []
+    row_numbers: list[int] = []
+    bad_cells: set[tuple[str | int, ...]] = set()
+    cell_diags: list[Diagnostic] = []
+    for r, raw in enumerate(rows[1:], 2):
+        cells = {name: raw[col - 1] for col, name in used.items() if col <= len(raw) and _text(raw[col - 1])}
+        if not cells:
+            continue
+        if len(items) >= MAX_ROWS:
+            raise DataError([Diagnostic(shown, "too many rows", (), r, None, f"at most {MAX_ROWS} items", cell="")])
+        ii = len(items)
+        item: dict[str, Any] = {}
+        for name, value in cells.items():
+            path_parts: tuple[str | int, ...] = ("items", ii, *name.split(".", 1))
+            spec = fields.get(name) if isinstance(fields.get(name), Mapping) else {}
+            try:
+                v = convert(value, kinds[name], spec.get("separator", DEFAULT_SEPARATOR))
+            except _Bad as bad:
+                col = seen[name]
+                cell_diags.append(Diagnostic(shown, bad.message, path_parts, r, col,
+                                             bad.expected + _about(kinds[name], spec), bad.hint,
+                                             cell=f"{column_letter(col)} ({name})"))
+                bad_cells.add(path_parts)
+                v = _text(value)
+            if "." in name:
+                item.setdefault(name.split(".")[0], {})[name.split(".", 1)[1]] = v
+            else:
+                item[name] = v
+        if "id" not in item and id_from is not None and isinstance(item.get(id_from), str):
+            made = slug(item[id_from])
+            if made:
+                item = {"id": made, **item}
+        if "source" not in item and default_source is not None:
+            item["source"] = default_source
+        items.append(item)
+        row_numbers.append(r)
+    doc_data = {"component": entry["id"], "fields": fields, "items": items}
+    doc = SheetDoc(shown, path, doc_data, "", headers=headers, rows=tuple(row_numbers))
+    if not items:
+        raise DataError([*diags, Diagnostic(shown, "the sheet has no rows below its header", (), 2, None,
+                                            "one row per item", cell="")])
+    # A required column the sheet lacks is one problem, not one per row.
+    absent = [f for f, spec in fields.items() if isinstance(spec, Mapping) and spec.get("required") and f not in seen]
+    for f in absent:
+        close = difflib_close(f, [n for n in headers if n not in kinds])
+        diags.append(Diagnostic(shown, f"no column {f!r}, a required field", (), 1, None,
+                                f"a column named {f!r} for the {fields[f].get('type')} field: "
+                                f"{fields[f].get('description')}",
+                                f"is {close!r} meant to be {f!r}?" if close else f"add a column {f!r}", cell=""))
+    if require_source and default_source is None and not any(c in seen for c in SOURCE_COLUMNS):
+        absent.append("source")
+        diags.append(Diagnostic(shown, "no source column and no default source", (), 1, None,
+                                "a source.designed column (or source.document with the quote), or a default "
+                                '"source" in the component\'s entry in game.json',
+                                'e.g. "source": {"designed": "our own cards"}', cell=""))
+    unreported = {f"missing required field {f!r}" for f in absent}
+    v = item_validator(fields, require_source)
+    found = diags + cell_diags
+    for ii, item in enumerate(items):
+        if "id" not in item and id_from is not None:
+            if id_from not in item and (fields.get(id_from) or {}).get("required"):
+                item["id"] = f"row-{row_numbers[ii]}"  # the missing cell is reported as such
+            else:
+                found.append(doc.diag(("items", ii, id_from), f"no id: the {id_from!r} cell makes none",
+                                      expected="a cell with letters or digits, or an id column"))
+                item["id"] = f"row-{row_numbers[ii]}"
+        series = item.get("series")
+        if isinstance(series, dict) and isinstance(series.get("field"), str) and series["field"] not in item:
+            item = {**item, series["field"]: series.get("from")}
+        found.extend(d for d in validate_value(doc, item, v, ("items", ii))
+                     if d.path not in bad_cells and d.message not in unreported)
+    if found:
+        raise DataError(sorted(found, key=lambda d: (d.line or 0, d.col or 0)))
+    return doc
+
+
+def difflib_close(word: str, choices: list[str]) -> str | None:
+    import difflib
+
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def _about(kind: str, spec: Mapping[str, Any]) -> str:
+    desc = spec.get("description") if isinstance(spec, Mapping) else None
+    return f"; {kind} field: {desc}" if desc else ""
+
+
+# -- item values -> cells (the writer's side of the convention) ---------------------------------
+
+
+def sheet_columns(fields: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The columns a sheet of ``items`` needs: id, copies (when any item sets it), every
+    declared field, then the source and series columns the items use."""
+    cols = ["id"]
+    if any("copies" in it for it in items):
+        cols.append("copies")
+    cols += list(fields)
+    for group, names in (("source", SOURCE_COLUMNS), ("series", SERIES_COLUMNS)):
+        cols += [c for c in names if any(c.split(".")[1] in (it.get(group) or {}) for it in items)]
+    return cols
+
+
+def cell_value(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
+    """An item's value as the sheet cell that reads back as it (``convert``); raises ValueError
+    for a value no cell can hold (an empty text or list, which a sheet reads as absent; a list
+    entry holding the separator; text with spaces at either end, which a sheet trims)."""
+    if kind == "list":
+        if not value:
+            raise ValueError("an empty list (an empty cell means the field is absent)")
+        for part in value:
+            if separator in part or part != part.strip() or not part:
+                raise ValueError(f"list entry {part!r} holds the separator {separator!r}, is empty or has "
+                                 "spaces at an end")
+        return separator.join(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        if not value or value != value.strip():
+            raise ValueError("an empty text or one with spaces at an end (a sheet trims cells)")
+        return value
+    return value
+
+
+def check_fields_not_in_json(manifest: Doc, at: tuple[str | int, ...], entry: Mapping[str, Any]) -> list[Diagnostic]:
+    """What a manifest entry of a JSON data file may not carry: the keys only a sheet uses."""
+    extra = [k for k in ("fields", "id_from", "source", "cache") if k in entry]
+    return [manifest.diag(at + (k,), f"{k!r} is for a component whose data is a sheet",
+                          expected=f"{alternatives([f'.{s[1:]}' for s in SHEET_SUFFIXES])} data, or no {k!r}",
+                          hint="a JSON data file declares its fields itself") for k in extra]

@@ -1,0 +1,94 @@
+"""`pnp export data`: a component's items -> a CSV or XLSX sheet that reads back as the same
+items (``pnp.input.tables`` reads it; the column convention is shared from there): one row per
+item as written in the data (a ``series`` stays one row), ``id``, ``copies`` when any item sets
+it, every declared field, then the dotted ``source.*`` and ``series.*`` columns."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pnp.errors import DataError, Diagnostic
+from pnp.input.load import load_json
+from pnp.input.model import Game
+from pnp.input.tables import DEFAULT_SEPARATOR, cell_value, sheet_columns
+
+FORMATS = ("csv", "xlsx")
+
+
+def sheet_rows(shown: str, fields: Mapping[str, Any], items: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
+    """The header and one row per item; a value no cell can hold is a DataError naming the item
+    and field in ``shown`` (the data file)."""
+    cols = sheet_columns(fields, items)
+    rows: list[list[Any]] = [cols]
+    diags: list[Diagnostic] = []
+    for ii, item in enumerate(items):
+        row: list[Any] = []
+        for col in cols:
+            group, _, key = col.partition(".")
+            value = (item.get(group) or {}).get(key) if key else item.get(col)
+            if value is None:
+                row.append(None)
+                continue
+            spec = fields.get(col) or {}
+            kind = spec.get("type", "string") if col in fields else ("integer" if col == "copies" else "value")
+            try:
+                row.append(cell_value(value, kind, spec.get("separator", DEFAULT_SEPARATOR)))
+            except ValueError as exc:
+                diags.append(Diagnostic(shown, f"item {item.get('id')!r}: field {col!r} cannot be written to a sheet: "
+                                        f"{exc}", ("items", ii, *col.split(".", 1)),
+                                        expected="values a sheet cell can hold",
+                                        hint="keep this component's data as JSON, or change the value"))
+                row.append(None)
+        rows.append(row)
+    if diags:
+        raise DataError(diags)
+    return rows
+
+
+def csv_bytes(rows: list[list[Any]]) -> bytes:
+    """UTF-8 with a byte order mark (Excel then shows accents right; pnp and other spreadsheet
+    programs read it too), cells quoted where needed, CRLF line ends (RFC 4180)."""
+    import csv  # only this export needs it
+
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf)
+    for row in rows:
+        w.writerow(["" if v is None else v for v in row])
+    return buf.getvalue().encode("utf-8-sig")
+
+
+def xlsx_bytes(rows: list[list[Any]], title: str) -> bytes:
+    """One worksheet named ``title``; numbers and text keep their types (text that starts with
+    '=' stays text, never a formula)."""
+    from openpyxl import Workbook  # only this export needs it
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = title[:31]
+    for r, row in enumerate(rows, 1):
+        for c, value in enumerate(row, 1):
+            if value is None:
+                continue
+            cell = ws.cell(row=r, column=c, value=value)
+            if isinstance(value, str):
+                cell.data_type = "s"
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def component_data(game: Game, cid: str) -> tuple[str, dict[str, Any], list[dict[str, Any]]]:
+    """A loaded game's component ``cid`` as its data holds it (before series and errata): the
+    data file's name as shown, its fields and its items. Raises DataError for an unknown id."""
+    comp = game.component(cid)
+    if comp is None:
+        known = [c.id for c in game.components]
+        raise DataError([Diagnostic(game.manifest_file, f"no component {cid!r} in game {game.id!r}",
+                                    expected="one of " + ", ".join(known))])
+    doc = comp.sheet
+    if doc is None:
+        doc = load_json(game.folder / Path(comp.data_file).name, comp.data_file)
+    return comp.data_file, doc.data["fields"], doc.data["items"]

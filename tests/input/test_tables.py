@@ -1,0 +1,326 @@
+"""Component data from sheets (pnp.input.tables): CSV, TSV, XLSX and ODS read into the same items
+a JSON data file gives, cells converted by the fields' types, and every problem named by its
+cell (``deck.csv:3:C (power)``), all at once, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import TEST_DATA, DataRootCopy, assert_no_traceback
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import pnp
+from pnp.errors import DataError
+from pnp.input.tables import column_letter, slug
+
+FIELDS = {
+    "name": {"type": "string", "required": True, "description": "Card name"},
+    "suit": {"type": "string", "enum": ["sun", "moon"], "description": "Suit"},
+    "power": {"type": "integer", "min": 0, "max": 9, "description": "Power"},
+    "weight": {"type": "number", "description": "Weight"},
+    "wild": {"type": "boolean", "description": "Wild card"},
+    "tags": {"type": "list", "description": "Tags"},
+    "words": {"type": "list", "separator": "|", "description": "Words"},
+}
+
+
+def as_sheet(mini: DataRootCopy, data: str, **entry: Any) -> None:
+    """Point the mini game's deck at ``data`` with the fields above (and ``entry``'s keys)."""
+    def edit(m: dict[str, Any]) -> None:
+        m["components"][0].update({"data": data, "fields": FIELDS, **entry})
+        m["rulebook"] = [r for r in m["rulebook"] if r["id"] != "deck-5"]
+        m["provenance"] = "required"  # as the bundled games say: a row without a source is an error
+    mini.edit("game.json", edit)
+    mini.file("deck.json").unlink(missing_ok=True)
+
+
+CSV = (
+    "id,name,suit,power,weight,wild,tags,words,copies,# notes,source.designed\n"
+    "sun-1,Sun One,sun,1,1.5,yes,a; b,x|y z,2,ignored,made for a test\n"
+    ",,,,,,,,,,\n"
+    "moon-1,Moon One,moon, 3 ,2,FALSE,,,,,made for a test\n"
+)
+
+
+def test_csv_items_convert_by_field_type(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text(CSV, encoding="utf-8")
+    deck = mini.load().components[0]
+    assert [i.id for i in deck.items] == ["sun-1", "moon-1"]  # the blank row is skipped
+    sun, moon = deck.items
+    assert dict(sun.fields) == {"name": "Sun One", "suit": "sun", "power": 1, "weight": 1.5, "wild": True,
+                                "tags": ["a", "b"], "words": ["x", "y z"]}
+    assert sun.copies == 2 and moon.copies == 1
+    assert dict(moon.fields) == {"name": "Moon One", "suit": "moon", "power": 3, "weight": 2, "wild": False}
+    assert isinstance(moon.fields["weight"], int)  # "2" is the integer 2, as in JSON
+    assert sun.provenance.kind == "designed" and sun.provenance.text == "made for a test"
+    assert deck.data_file == "card_data/mini/deck.csv"
+
+
+def test_ids_from_a_column_and_a_default_source(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv", id_from="name", source={"designed": "all cards designed"})
+    mini.file("deck.csv").write_text("name,power\nSun One,1\nÉlan Vital!,2\n", encoding="utf-8")
+    items = mini.load().components[0].items
+    assert [i.id for i in items] == ["sun-one", "elan-vital"]
+    assert {i.provenance.text for i in items} == {"all cards designed"}
+
+
+def test_tsv_semicolon_csv_and_byte_order_mark(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.tsv", id_from="name", source={"designed": "d"})
+    mini.file("deck.tsv").write_text("name\tpower\nSun, One\t1\n", encoding="utf-8")
+    assert [dict(i.fields) for i in mini.load().components[0].items] == [{"name": "Sun, One", "power": 1}]
+    as_sheet(mini, "deck.csv", id_from="name", source={"designed": "d"})
+    mini.file("deck.csv").write_bytes("name;power;weight\nSun;1;2.5\n".encode("utf-8-sig"))
+    assert dict(mini.load().components[0].items[0].fields) == {"name": "Sun", "power": 1, "weight": 2.5}
+
+
+def test_every_cell_error_at_once_named_by_row_and_column(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text(
+        "id,name,suit,power,wild,source.designed\n"
+        "a,A,sun,three,maybe,d\n"
+        "b,,star,12,no,d\n"
+        "c,C,moon,2.5,1,\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.csv:2:D (power): 'three' is not a number (expected a whole number like 3; integer "
+        "field: Power); write digits only (no units or thousands separators), with '.' as the decimal mark",
+        "card_data/mini/deck.csv:2:E (wild): 'maybe' is not true or false (expected true or false (also yes/no, "
+        "y/n, 1/0); boolean field: Wild card)",
+        "card_data/mini/deck.csv:3: missing required field 'name' (expected string, Card name); fill in column "
+        "B (name) in this row",
+        "card_data/mini/deck.csv:3:C (suit): value \"star\" is not allowed (expected one of \"sun\", \"moon\")",
+        "card_data/mini/deck.csv:3:D (power): number 12 is out of range (expected a number <= 9)",
+        "card_data/mini/deck.csv:4: missing required field 'source' (expected where it comes from: {\"document\": "
+        "QUOTE}, {\"external\": REF} or {\"designed\": WHY}); fill in a source.designed cell (or source.document "
+        "with the quote), or give the component a default \"source\" in game.json",
+        "card_data/mini/deck.csv:4:D (power): 2.5 is not a whole number (expected a whole number like 3; integer "
+        "field: Power)",
+    ]
+    assert exc.value.diagnostics[0].as_json()["cell"] == "D (power)"
+
+
+def test_header_problems_with_suggestions(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text("id,nmae,power,id,,source.designed\na,A,1,b,x,d\nb,B,12,c,y,d\n",
+                                     encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    lines = [d.format() for d in exc.value.diagnostics]
+    # The header's problems and the rows' (read from the columns that are known), all at once; the
+    # missing required column once, not once per row.
+    assert lines[0] == ("card_data/mini/deck.csv:1: no column 'name', a required field (expected a column named "
+                        "'name' for the string field: Card name); is 'nmae' meant to be 'name'?")
+    assert lines[1].startswith("card_data/mini/deck.csv:1:B (nmae): unknown column 'nmae' (expected one of name, "
+                               "suit, power, weight, wild, tags, words, id, copies, source.document")
+    assert lines[1].endswith("; did you mean 'name'?")
+    assert lines[2] == ("card_data/mini/deck.csv:1:D (id): column 'id' appears twice (first in column A) "
+                        "(expected each field in one column)")
+    assert lines[3].startswith("card_data/mini/deck.csv:1:E: a column with cells but no header")
+    assert lines[4:] == ["card_data/mini/deck.csv:3:C (power): number 12 is out of range (expected a number <= 9)"]
+
+
+def test_no_id_column_and_duplicate_ids(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text("name,source.designed\nA,d\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].format().startswith("card_data/mini/deck.csv:1: no id column (expected an "
+                                                        "`id` column, or `id_from`")
+    as_sheet(mini, "deck.csv", id_from="name")
+    mini.file("deck.csv").write_text("name,source.designed\nSun One,d\nsun one,d\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.csv:3: duplicate item id 'sun-one' (first at row 2) (expected unique item ids in a file)"]
+
+
+def test_sheet_keys_belong_to_sheets_and_fields_to_the_manifest(mini: DataRootCopy) -> None:
+    mini.edit("game.json", lambda m: m["components"][0].update(id_from="name"))
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].message == "'id_from' is for a component whose data is a sheet"
+    mini.edit("game.json", lambda m: (m["components"][0].pop("id_from"), m["components"][0].update(data="deck.csv")))
+    mini.file("deck.csv").write_text("id,name\na,A\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].message == "a component whose data is a sheet declares its fields in game.json"
+
+
+def test_bad_input_exits_2_and_writes_nothing(mini: DataRootCopy, tmp_path: Path) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_bytes(b"id,name,source.designed\na,\xff\xfe,d\n")
+    r = mini.cli("build", "mini", "--out", tmp_path / "out")
+    assert_no_traceback(r)
+    assert r.exit_code == 2
+    assert "card_data/mini/deck.csv:2: not valid UTF-8 (byte 0xff)" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_xlsx_and_its_sheets(mini: DataRootCopy) -> None:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.active.title = "Notes"
+    wb.active.append(["nothing here"])
+    ws = wb.create_sheet("Cards")
+    ws.append(["id", "name", "power", "weight", "wild", "source.designed"])
+    ws.append(["a", "Alpha", 3, 2.0, True, "d"])
+    ws.append([None, None, None, None, None, None])
+    ws.append(["b", 42, 4.0, 0.25, False, "d"])
+    wb.save(mini.file("cards.xlsx"))
+    as_sheet(mini, "cards.xlsx#Cards")
+    a, b = mini.load().components[0].items
+    assert dict(a.fields) == {"name": "Alpha", "power": 3, "weight": 2, "wild": True}
+    assert dict(b.fields) == {"name": "42", "power": 4, "weight": 0.25, "wild": False}
+    as_sheet(mini, "cards.xlsx#cards")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].format() == ("card_data/mini/cards.xlsx: $: no sheet 'cards' in the workbook "
+                                                 "(expected one of Notes, Cards); did you mean 'Cards'?")
+
+
+def ods(path: Path, rows_xml: str, name: str = "Cards") -> None:
+    """A minimal OpenDocument spreadsheet, as LibreOffice writes one (repeat counts included)."""
+    content = (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        '<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" '
+        'xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" '
+        'xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2">'
+        f'<office:body><office:spreadsheet><table:table table:name="{name}">{rows_xml}</table:table>'
+        "</office:spreadsheet></office:body></office:document-content>")
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("mimetype", "application/vnd.oasis.opendocument.spreadsheet")
+        z.writestr("content.xml", content)
+
+
+def _cell(v: str, kind: str = "string") -> str:
+    if kind == "float":
+        return f'<table:table-cell office:value-type="float" office:value="{v}"><text:p>{v}</text:p></table:table-cell>'
+    return f'<table:table-cell office:value-type="string"><text:p>{v}</text:p></table:table-cell>'
+
+
+def test_ods_with_repeated_cells_and_rows(mini: DataRootCopy) -> None:
+    header = "".join(_cell(h) for h in ("id", "name", "power", "source.designed"))
+    row = _cell("a") + _cell("A<text:s text:c=\"2\"/>B") + _cell("2", "float") + _cell("d")
+    empty = '<table:table-cell table:number-columns-repeated="1020"/>'
+    ods(mini.file("deck.ods"),
+        f"<table:table-row>{header}{empty}</table:table-row>"
+        f"<table:table-row>{row}{empty}</table:table-row>"
+        '<table:table-row table:number-rows-repeated="3"><table:table-cell/></table:table-row>'
+        f"<table:table-row>{_cell('b')}{_cell('B')}<table:table-cell table:number-columns-repeated=\"1\"/>"
+        f"{_cell('d')}</table:table-row>"
+        '<table:table-row table:number-rows-repeated="1048570"><table:table-cell/></table:table-row>')
+    as_sheet(mini, "deck.ods")
+    a, b = mini.load().components[0].items
+    assert (a.id, dict(a.fields)) == ("a", {"name": "A  B", "power": 2})
+    assert (b.id, dict(b.fields)) == ("b", {"name": "B"})
+    assert b.origin == ("card_data/mini/deck.ods", ("items", 1))
+
+
+def test_editing_the_sheet_rebuilds_its_component(mini: DataRootCopy, tmp_path: Path) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text(CSV, encoding="utf-8")
+    out = tmp_path / "out"
+    first = pnp.build("mini", data=mini.path, out=out)
+    assert first.ok and [f.rendered for f in first.games[0].files] == [True]
+    again = pnp.build("mini", data=mini.path, out=out)
+    assert again.games[0].up_to_date
+    mini.file("deck.csv").write_text(CSV.replace("Moon One", "Moon Two"), encoding="utf-8")
+    third = pnp.build("mini", data=mini.path, out=out)
+    assert not third.games[0].up_to_date and [f.rendered for f in third.games[0].files] == [True]
+
+
+def test_helpers() -> None:
+    assert [column_letter(n) for n in (1, 3, 26, 27, 52, 703)] == ["A", "C", "Z", "AA", "AZ", "AAA"]
+    assert slug("  Fire Bolt! ") == "fire-bolt" and slug("Ünïcode — names") == "unicode-names"
+    assert json.loads(json.dumps(FIELDS)) == FIELDS
+
+
+def test_cache_is_for_urls_and_links_out_of_the_game_folder_are_refused(mini: DataRootCopy, tmp_path: Path) -> None:
+    as_sheet(mini, "deck.csv", cache="copy.csv")
+    mini.file("deck.csv").write_text(CSV, encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/game.json:59:16: $.components[0].cache: 'cache' is for a published sheet (data an http(s) "
+        "URL) (expected no 'cache': the sheet 'deck.csv' is read as it is)"]
+    as_sheet(mini, "deck.csv")
+    outside = tmp_path / "outside.csv"
+    outside.write_text(CSV, encoding="utf-8")
+    mini.file("deck.csv").unlink()
+    mini.file("deck.csv").symlink_to(outside)
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].message == "data file 'deck.csv' is a link to a file outside the game folder"
+
+
+_CELL = st.one_of(st.text(max_size=12), st.sampled_from(["", " ", "1", "-2", "2.5", "1e400", "nan", "yes", "a;b",
+                                                           "sun", "moon", "#x", "id", "=1+1", '"', "\r\n"]))
+
+
+@settings(max_examples=int(os.environ.get("PNP_FUZZ_EXAMPLES", "30")), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(header=st.lists(st.sampled_from(["id", "name", "power", "suit", "wild", "weight", "tags", "copies",
+                                        "source.designed", "series.from", "# n", "", "nmae"]), min_size=1, max_size=8),
+       rows=st.lists(st.lists(_CELL, max_size=9), max_size=6), raw=st.binary(max_size=40))
+def test_any_sheet_loads_or_is_an_input_error(mini: DataRootCopy, header: list[str], rows: list[list[str]],
+                                              raw: bytes) -> None:
+    """Whatever the cells hold, a sheet gives items or DataErrors that name a row, never another
+    exception; the same for bytes that are no CSV, no workbook and no ODS."""
+    as_sheet(mini, "deck.csv", id_from="name")
+    buf = io.StringIO()
+    csv.writer(buf).writerows([header, *rows])
+    for name, data in (("deck.csv", buf.getvalue().encode("utf-8")), ("deck.csv", raw), ("deck.xlsx", raw),
+                       ("deck.ods", raw)):
+        as_sheet(mini, name, id_from="name")
+        mini.file(name).write_bytes(data)
+        try:
+            mini.load()
+        except DataError as exc:
+            assert exc.diagnostics and all(d.file.startswith("card_data/mini/") for d in exc.diagnostics)
+            assert all(d.cell is not None or d.line is None or d.file.endswith("game.json")
+                       for d in exc.diagnostics), [d.format() for d in exc.diagnostics]
+
+
+@pytest.mark.parametrize("name", ["cards.csv", "cards.ods", "cards.xlsx", "cards.ods#cards", "cards.xlsx#cards"])
+def test_the_same_sheet_saved_by_libreoffice(mini: DataRootCopy, name: str) -> None:
+    """tests/data/sheets: one sheet as CSV and as LibreOffice Calc saved it in ODS and XLSX."""
+    file = name.partition("#")[0]
+    mini.file(file).write_bytes((TEST_DATA / "sheets" / file).read_bytes())
+    as_sheet(mini, name, fields={**FIELDS, "text": {"type": "text", "description": "Rules text"}})
+    sun, moon = mini.load().components[0].items
+    assert (sun.id, dict(sun.fields)) == ("sun-1", {
+        "name": "Sun Öne", "power": 1, "weight": 1.5, "wild": True, "tags": ["a", "b"],
+        "text": "Line one\nline two  **bold**"})
+    assert (moon.id, dict(moon.fields)) == ("moon-1", {
+        "name": "Moon", "power": 3, "weight": 2, "wild": False, "text": "Gain 2 {icon:coin}."})
+    assert isinstance(moon.fields["weight"], int)
+    assert sun.provenance.text == "made in LibreOffice"
+
+
+def test_no_source_anywhere_is_one_problem(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text("id,name\na,A\nb,B\nc,C\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.csv:1: no source column and no default source (expected a source.designed column (or "
+        "source.document with the quote), or a default \"source\" in the component's entry in game.json); "
+        "e.g. \"source\": {\"designed\": \"our own cards\"}"]
+
+
+def test_sources_are_optional_unless_the_manifest_requires_them(mini: DataRootCopy) -> None:
+    as_sheet(mini, "deck.csv")
+    mini.edit("game.json", lambda m: m.pop("provenance"))
+    mini.file("deck.csv").write_text("id,name\na,A\nb,B\n", encoding="utf-8")
+    assert [i.provenance.kind for i in mini.load().components[0].items] == ["unstated", "unstated"]

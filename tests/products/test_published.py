@@ -1,0 +1,122 @@
+"""A published sheet: a component whose ``data`` is a URL is read from its cached copy in the
+game folder; `pnp fetch` and `pnp build --refresh` update it, and a failed fetch keeps it and
+says so. The server is a local http.server on 127.0.0.1, stopped after each test."""
+
+from __future__ import annotations
+
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DataRootCopy, assert_no_traceback, run_cli
+
+import pnp
+from pnp.input.project import shown_path
+
+SHEET = "id,name,suit,power,source.designed\nsun-1,Sun One,sun,1,d\nmoon-1,Moon One,moon,2,d\n"
+FIELDS = {"name": {"type": "string", "required": True, "description": "Card name"},
+          "suit": {"type": "string", "description": "Suit"},
+          "power": {"type": "integer", "description": "Power"}}
+
+
+class Server:
+    """Serves ``pages`` (path -> (status, content type, body)) on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self.pages: dict[str, tuple[int, str, bytes]] = {}
+        pages = self.pages
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                status, kind, body = pages.get(self.path, (404, "text/plain", b"not found"))
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    s = Server()
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def published(mini: DataRootCopy, url: str) -> Path:
+    def edit(m: dict[str, Any]) -> None:
+        m["components"][0].update(data=url, fields=FIELDS)
+        m["rulebook"] = [r for r in m["rulebook"] if r["id"] != "deck-5"]
+    mini.edit("game.json", edit)
+    mini.file("deck.json").unlink()
+    return mini.file("deck.published.csv")
+
+
+def test_fetch_then_build_offline(mini: DataRootCopy, server: Server, tmp_path: Path) -> None:
+    server.pages["/sheet.csv"] = (200, "text/csv", SHEET.encode())
+    cache = published(mini, server.url + "/sheet.csv")
+    r = run_cli("build", "mini", "--data", mini.path, "--out", tmp_path / "out")
+    assert_no_traceback(r)
+    assert r.exit_code == 2 and not (tmp_path / "out").exists()
+    assert ("no cached copy of the published sheet (deck.published.csv) (expected a copy fetched once while "
+            "online); run `pnp fetch mini` (or `pnp build --refresh`)") in r.stderr
+    r = run_cli("fetch", "mini", "--data", mini.path)
+    assert r.exit_code == 0, r.stderr
+    assert r.stdout == f"deck: {server.url}/sheet.csv -> {shown_path(cache)}: fetched\n"
+    assert cache.read_text("utf-8") == SHEET
+    server.close()  # offline from here on
+    assert [i.id for i in mini.load().components[0].items] == ["sun-1", "moon-1"]
+    assert pnp.build("mini", data=mini.path, out=tmp_path / "out").ok
+
+
+def test_refresh_updates_and_a_failed_fetch_keeps_the_cache(mini: DataRootCopy, server: Server,
+                                                            tmp_path: Path) -> None:
+    cache = published(mini, server.url + "/sheet.csv")
+    cache.write_text(SHEET, encoding="utf-8")
+    server.pages["/sheet.csv"] = (200, "text/csv; charset=utf-8", SHEET.replace("Moon One", "Moon Two").encode())
+    r = run_cli("build", "mini", "--data", mini.path, "--out", tmp_path / "out", "--refresh")
+    assert r.exit_code == 0, r.stderr
+    assert f"\ndeck: {server.url}/sheet.csv -> {shown_path(cache)}: updated\n" in r.stdout
+    assert "Moon Two" in cache.read_text("utf-8")
+    before = cache.read_bytes()
+    for status, kind, body, reason in [
+            (500, "text/plain", b"oops", "HTTP 500 Internal Server Error"),
+            (200, "text/html", b"<html>sign in</html>",
+             "the answer is a web page, not CSV: is the sheet published to the web as CSV?"),
+            (200, "text/csv", b'id,name\n"unclosed', "invalid CSV: unexpected end of data")]:
+        server.pages["/sheet.csv"] = (status, kind, body)
+        report = pnp.fetch("mini", data=mini.path)
+        assert report.exit_code == 1
+        (f,) = report.fetched
+        assert (f.ok, f.message) == (False, f"fetch failed ({reason}); kept the cached copy")
+        assert cache.read_bytes() == before
+    r = run_cli("build", "mini", "--data", mini.path, "--out", tmp_path / "out", "--refresh")
+    assert r.exit_code == 0  # the build goes on with the cached copy
+    assert "fetch failed (invalid CSV: unexpected end of data); kept the cached copy" in r.stderr
+    server.close()
+    r = run_cli("fetch", "mini", "--data", mini.path)
+    assert r.exit_code == 1
+    assert "fetch failed (cannot reach the server: [Errno 111] Connection refused); kept the cached copy" in r.stderr
+
+
+def test_no_published_sheets(mini: DataRootCopy) -> None:
+    r = run_cli("fetch", "mini", "--data", mini.path)
+    assert (r.exit_code, r.stdout) == (0, "pnp: no published sheets (no component's data is an http(s) URL)\n")

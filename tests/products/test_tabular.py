@@ -1,0 +1,111 @@
+"""`pnp export data`: a component's items as a CSV or XLSX sheet that reads back as the same
+items; every bundled game rebuilt from CSV sheets gives byte-identical PDFs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+from pathlib import Path
+
+import msgspec
+import pytest
+from conftest import BUNDLED, GAMES, DataRootCopy, assert_no_traceback, run_cli
+
+import pnp
+from pnp.input.project import DataRoot, load_game
+
+
+def sheet_root(tmp_path: Path, fmt: str, games: list[str]) -> Path:
+    """A data root holding ``games`` with every component's data converted to a ``fmt`` sheet by
+    ``pnp export data`` (its fields moved into game.json; the JSON data files removed)."""
+    root = tmp_path / f"{fmt}-root"
+    for gid in games:
+        folder = root / "card_data" / gid
+        shutil.copytree(BUNDLED.card_data / gid, folder)
+        manifest = json.loads((folder / "game.json").read_text("utf-8"))
+        for c in manifest["components"]:
+            report = pnp.export_data(gid, c["id"], out=tmp_path / "sheets", fmt=fmt)
+            assert report.ok, report.errors
+            data = folder / c["data"]
+            c["fields"] = json.loads(data.read_text("utf-8"))["fields"]
+            data.unlink()
+            c["data"] = f"{data.stem}.{fmt}"
+            shutil.copy(report.path, folder / c["data"])
+        (folder / "game.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    return root
+
+
+def pdfs(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*.pdf"))}
+
+
+@pytest.mark.slow
+def test_every_bundled_game_from_csv_builds_byte_identical_pdfs(tmp_path: Path) -> None:
+    root = sheet_root(tmp_path, "csv", GAMES)
+    assert {p.name for p in root.rglob("*.json")} == {"game.json"}
+    a = pnp.build(GAMES, out=tmp_path / "json-out", jobs=1)
+    b = pnp.build(GAMES, data=root, out=tmp_path / "csv-out", jobs=1)
+    assert a.ok and b.ok, b.errors
+    json_pdfs, csv_pdfs = pdfs(tmp_path / "json-out"), pdfs(tmp_path / "csv-out")
+    assert len(json_pdfs) >= 5 * 2 and json_pdfs.keys() == csv_pdfs.keys()
+    assert [k for k in json_pdfs if json_pdfs[k] != csv_pdfs[k]] == []
+
+
+def test_golems_from_xlsx_builds_byte_identical_pdfs(tmp_path: Path) -> None:
+    root = sheet_root(tmp_path, "xlsx", ["golems"])
+    a = pnp.build("golems", out=tmp_path / "json-out", jobs=1)
+    b = pnp.build("golems", data=root, out=tmp_path / "xlsx-out", jobs=1)
+    assert a.ok and b.ok, b.errors
+    json_pdfs, xlsx_pdfs = pdfs(tmp_path / "json-out"), pdfs(tmp_path / "xlsx-out")
+    assert len(json_pdfs) == 11 and json_pdfs == xlsx_pdfs
+
+
+def test_export_columns_and_cells(tmp_path: Path) -> None:
+    r = run_cli("export", "data", "cauldron", "basic-spells", "--out", tmp_path)
+    assert r.exit_code == 0, r.stderr
+    path = tmp_path / "cauldron" / "data" / "basic-spells.csv"
+    assert r.stdout.startswith(f"pnp: wrote {path} (")
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf") and b"\r\n" in raw
+    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig"))))
+    data = json.loads((BUNDLED.card_data / "cauldron" / "basic-spells.json").read_text("utf-8"))
+    assert rows[0][: 1 + len(data["fields"])] == ["id", *data["fields"]] or rows[0][:2] == ["id", "copies"]
+    assert len(rows) == 1 + len(data["items"])
+    assert [row[0] for row in rows[1:]] == [it["id"] for it in data["items"]]
+
+
+def test_a_value_no_cell_can_hold_is_an_input_error(mini: DataRootCopy, tmp_path: Path) -> None:
+    mini.edit("deck.json", lambda d: d["items"][0].update(name=" padded "))
+    r = run_cli("export", "data", "mini", "deck", "--data", mini.path, "--out", tmp_path / "out")
+    assert_no_traceback(r)
+    assert r.exit_code == 2
+    assert ("card_data/mini/deck.json: $.items[0].name: item 'sun-1': field 'name' cannot be written to a sheet: "
+            "an empty text or one with spaces at an end (a sheet trims cells)") in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_unknown_component(tmp_path: Path) -> None:
+    r = run_cli("export", "data", "golems", "golem-dek", "--out", tmp_path)
+    assert r.exit_code == 2
+    assert "no component 'golem-dek' in game 'golems' (expected one of terrain, golem-deck," in r.stderr
+
+
+def test_a_sheet_exports_as_a_sheet_that_reads_back_the_same(tmp_path: Path) -> None:
+    root = tmp_path / "games"
+    assert run_cli("new", "mygame", "--path", root, "--csv").exit_code == 0
+    before = load_game(DataRoot(root), "mygame").components[0]
+    report = pnp.export_data("mygame", "deck", data=root, out=tmp_path / "out", fmt="xlsx")
+    assert report.ok and report.columns == ("id", "copies", "name", "text", "source.designed") and report.rows == 3
+    folder = root / "card_data" / "mygame"
+    shutil.copy(report.path, folder / "deck.xlsx")
+    manifest = json.loads((folder / "game.json").read_text("utf-8"))
+    entry = manifest["components"][0]
+    entry.update(data="deck.xlsx#deck")
+    del entry["id_from"], entry["source"]  # the sheet has ids and sources of its own now
+    (folder / "game.json").write_text(json.dumps(manifest), encoding="utf-8")
+    after = load_game(DataRoot(root), "mygame").components[0]
+    assert [msgspec.structs.replace(i, origin=("", ())) for i in after.items] == [
+        msgspec.structs.replace(i, origin=("", ())) for i in before.items]
+    assert after.items[0].origin[0].endswith("card_data/mygame/deck.xlsx")

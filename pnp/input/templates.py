@@ -16,6 +16,8 @@ from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.load import Doc, load_json
+from pnp.input.measures import EXPECTED as MEASURE_EXPECTED
+from pnp.input.measures import problems as measure_problems
 from pnp.input.model import frozen_map
 from pnp.input.project import DataRoot
 from pnp.input.validate import validate_doc
@@ -167,6 +169,7 @@ class TemplateStore:
                     diags.append(doc.diag(("remove", ri), f"no inherited element with id {rid!r} to remove",
                                           expected="an id of an element in a parent template"))
             for ei, el in enumerate(d.get("elements", [])):
+                diags.extend(_measures(doc, el, ("elements", ei)))
                 new = Element(el, doc, ("elements", ei))
                 eid = el.get("id")
                 idx = next((i for i, e in enumerate(elements) if eid and e.data.get("id") == eid), None)
@@ -186,6 +189,19 @@ class TemplateStore:
         return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),
                         frozen_map(resolved_styles), frozen_map(icons), tuple(elements),
                         frozen_map(light_colors), frozen_map(light_palettes))
+
+
+def _measures(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
+    """Coordinate expressions (pnp.input.measures) that cannot be read, in an element and the
+    elements inside it, whether or not any item draws them."""
+    out = [doc.diag(path + sub, f"{sub[0]}: {msg}", expected=MEASURE_EXPECTED) for sub, msg in measure_problems(data)]
+    for key in ("elements", "otherwise"):
+        kids = data.get(key)
+        if isinstance(kids, list):
+            for i, kid in enumerate(kids):
+                if isinstance(kid, dict):
+                    out.extend(_measures(doc, kid, (*path, key, i)))
+    return out
 
 
 def _resolve_style(name: str, styles: Mapping[str, Mapping[str, Any]], seen: list[str]) -> dict[str, Any]:

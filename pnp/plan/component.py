@@ -24,7 +24,7 @@ from pnp.input import kinds
 from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
-from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, field_refs
+from pnp.layout.fields import BUILTINS, REPEAT_VARS, TRACK_VARS, field_refs, get_filter, unknown_filter
 from pnp.layout.piece import Context, PieceLayout, layout_piece
 from pnp.plan.options import BuildOptions, sheet_for
 from pnp.plan.session import Session
@@ -131,16 +131,22 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
                 out.append(el.doc.diag(el.path + (key,), f"unknown field {{{name}}} (component {comp.id})",
                                        expected="one of " + ", ".join(sorted(scope))))
             for f in filters:
-                if f not in FILTERS:
-                    out.append(el.doc.diag(el.path + (key,), f"unknown filter |{f} in {{{name}|...}}",
-                                           expected="one of " + ", ".join(sorted(FILTERS))))
+                if get_filter(f) is None:
+                    err = unknown_filter(f)
+                    out.append(el.doc.diag(el.path + (key,), f"{err.message} in {{{name}|...}}",
+                                           expected=err.expected, hint=err.hint))
 
     def walk(el: Element, scope: set[str]) -> None:
         d = el.data
-        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count", "first", "last"):
+        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count", "first", "last",
+                    "fit", "rotate", "focus"):
             v = d.get(key)
             if isinstance(v, str):
                 check_str(el, key, v, scope)
+            elif key == "focus" and isinstance(v, list):
+                for part in v:
+                    if isinstance(part, str):
+                        check_str(el, key, part, scope)
             elif isinstance(v, dict) and "by" in v and v["by"] not in scope:
                 out.append(el.doc.diag(el.path + (key, "by"), f"unknown field {v['by']!r} (component {comp.id})",
                                        expected="one of " + ", ".join(sorted(scope))))
@@ -153,6 +159,8 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
             if d["type"] == "track" else scope
         for i in range(len(d.get("elements", []))):
             walk(el.child("elements", i), inner)
+        for i in range(len(d.get("otherwise", []))):
+            walk(el.child("otherwise", i), scope)
 
     for el in tpl.elements:
         walk(el, known)

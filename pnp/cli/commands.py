@@ -377,9 +377,12 @@ def schema_cmd(out: str) -> None:
 @click.option("--path", "path", default=None, metavar="DIR",
               help="Data root to create the game in: DIR/card_data/GAME and DIR/templates/GAME "
               "(default: the current folder, or --data).")
+@click.option("--size", default="poker", show_default=True, metavar="SIZE",
+              help="Card size: poker, poker-us, bridge, mini, mini-us, tarot, square, or W,H in mm. "
+              "The templates are relative to it: change the manifest's size alone later.")
 @data_option
 @guarded
-def new_cmd(game: str, path: str | None, data: str | None) -> None:
+def new_cmd(game: str, path: str | None, data: str | None, size: str) -> None:
     """Scaffold a minimal, valid game GAME: a manifest with one rulebook rule, a deck of three
     cards, a style, a card front and a back, plus schemas/ for editors. `pnp check` and
     `pnp build` accept it as it is. An existing game is never overwritten (exit 2).
@@ -387,11 +390,12 @@ def new_cmd(game: str, path: str | None, data: str | None) -> None:
     \b
     Examples:
       pnp new mygame --path mygames
+      pnp new tarot --size tarot --path mygames
       pnp check mygame --data mygames && pnp build mygame --data mygames
     """
 
     root = Path(path or data or ".")
-    files = scaffold(root, game)
+    files = scaffold(root, game, size)
     for f in files:
         click.echo(str(f))
     where = f" --data {root}" if str(root) != "." else ""

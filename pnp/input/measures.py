@@ -43,8 +43,11 @@ def parse(text: str) -> Expr:
             break
         m = _TOKEN.match(text, pos)
         if m is None:
-            ch = text[pos:].lstrip()[0]
-            raise MeasureError(f"unexpected {ch!r} in {text!r}")
+            rest = text[pos:].lstrip()
+            word = re.match(r"[A-Za-z_]\w*", rest)
+            if word:
+                raise MeasureError(f"unknown name {word.group(0)!r} in {text!r} (the names are w and h)")
+            raise MeasureError(f"unexpected {rest[0]!r} in {text!r}")
         if m.group(1) is not None:
             tokens.append(("%" if m.group(2) else "n", float(m.group(1))))
         elif m.group(3):

@@ -159,7 +159,7 @@ class _Painter:
             hint = "fix the icon's SVG path data (commands M L H V C S Q T A Z with numbers)"
         if isinstance(exc, SvgError):
             expected, hint = exc.expected, exc.hint
-        path = el.path + ((exc.key,) if isinstance(exc, LayoutError) and exc.key else ())
+        path = el.path + ((exc.key,) if isinstance(exc, LayoutError | SvgError) and exc.key else ())
         return DataError([el.doc.diag(path, f"{msg} (game {self.ctx.game.id}, component "
                                             f"{self.ctx.component.id}, item {env.item.id})",
                                       expected=expected, hint=hint)])

@@ -13,11 +13,10 @@ from PIL import Image as PILImage
 from pnp.errors import DataError
 from pnp.input.measures import MeasureError, evaluate, parse
 from pnp.layout.fields import get_filter, unknown_filter
-from pnp.layout.primitives import Image, Line, Rect, Text
+from pnp.layout.primitives import Image, Line, Rect
 from pnp.layout.primitives import Path as PathPrim
 from pnp.units import MM
 from tests.layout.test_layout import BLEED, item, make_game, plan, texts
-
 
 # -- measures ---------------------------------------------------------------------------------
 
@@ -30,7 +29,8 @@ def test_measure_expressions(text: str, axis: str, value: float) -> None:
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("w-", "'w-' ends too soon"), ("width", "unknown name 'width' in 'width' (the names are w and h)"), ("w$", "unexpected '$' in 'w$'"), ("(w", "'(w' ends too soon"),
+    ("w-", "'w-' ends too soon"), ("width", "unknown name 'width' in 'width' (the names are w and h)"),
+    ("w$", "unexpected '$' in 'w$'"), ("(w", "'(w' ends too soon"),
     ("w h", "unexpected 'h' in 'w h'"), ("", "empty expression"), ("3 % 2", "unexpected '%' in '3 % 2'"),
 ])
 def test_measure_errors(text: str, message: str) -> None:

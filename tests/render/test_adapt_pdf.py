@@ -51,7 +51,7 @@ def test_turned_text_reads_back_turned(tmp_path: Path) -> None:
         assert (a, b, cc, d) == pytest.approx((0, -1, 1, 0))
         assert not c["upright"]
         # inside the 6 mm strip at x 50..56 mm, and within 20..70 mm from the top
-        assert 50 * MM - 0.5 <= c["x0"] - tx and c["x1"] - tx <= 56 * MM + 0.5
+        assert c["x0"] - tx >= 50 * MM - 0.5 and c["x1"] - tx <= 56 * MM + 0.5
     tops = [c["top"] for c in side]
     assert tops == sorted(tops)  # reading down the card
     page_h = float(PdfReader(path).pages[0].mediabox.height)

@@ -6,8 +6,10 @@ here; text that cannot fit at its minimum size becomes a warning naming game, co
 and element.
 
 Size: over 500 lines because the painter handles every element type of the template language
-(shapes, text, icons, images, repeats, tracks) and their shared per-template memo in one class;
-field references live in ``pnp.layout.fields``, shape geometry in ``pnp.layout.shapes``."""
+(shapes, text, icons, images, repeats, tracks), what applies to all of them (coordinates relative
+to the piece, ``rotate``, ``when``/``otherwise``) and their shared per-template memo in one class;
+field references live in ``pnp.layout.fields``, shape geometry in ``pnp.layout.shapes``, turning
+in ``pnp.layout.turn``, SVG files in ``pnp.layout.svg``, expressions in ``pnp.input.measures``."""
 
 from __future__ import annotations
 

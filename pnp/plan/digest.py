@@ -137,7 +137,7 @@ def data_version(root: DataRoot, store: TemplateStore, game: Game, comp: Compone
             _update(h, f"{side}:{link}", _json_file(store.doc(link).path))
     _update(h, "images and fonts", _shared_for(root, store, game))
     return h.hexdigest()[:LENGTH]
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg")  # art a template may draw: a change to one rebuilds
 
 _engine: str | None = None
 

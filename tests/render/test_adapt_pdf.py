@@ -169,3 +169,20 @@ def test_svg_too_big(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(DataError) as exc:
         build(root, tmp_path / "out")
     assert exc.value.diagnostics[0].message.startswith("SVG 'art.svg' has more than 2 elements")
+
+
+def test_editing_svg_art_changes_the_data_version(tmp_path: Path) -> None:
+    """The build record's data version covers SVG art like PNGs: editing it rebuilds."""
+    from pnp.input.project import load_game
+    from pnp.plan.digest import data_version
+
+    root = _svg_game(tmp_path, SVG)
+
+    def version() -> str:
+        s = Session(root)
+        g = load_game(root, "mini")
+        return data_version(root, s.store, g, g.components[0])
+
+    before = version()
+    (root.card_data / "mini" / "art.svg").write_text(SVG.replace("#00ff00", "#00ee00"), encoding="utf-8")
+    assert version() != before

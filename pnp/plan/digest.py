@@ -36,7 +36,7 @@ from pnp.input.model import Component, Game
 from pnp.input.project import DataRoot, bundled_root
 from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
 from pnp.layout.fonts import FONT_SUFFIXES
-from pnp.plan.component import ComponentPlan
+from pnp.plan.component import ComponentPlan, side_templates
 
 if TYPE_CHECKING:
     from pnp.input.project import DataRoot
@@ -130,11 +130,10 @@ def data_version(root: DataRoot, store: TemplateStore, game: Game, comp: Compone
     folder = root.card_data / game.id
     if isinstance(entry.get("data"), str):
         _update(h, "data", _json_file(folder / entry["data"]))
-    for side, name in (("front", comp.template), ("back", comp.back)):
-        if name is None:
-            continue
-        for link in store.get(name).chain:
-            _update(h, f"{side}:{link}", _json_file(store.doc(link).path))
+    for side, key in (("front", "template"), ("back", "back")):
+        for name in template_names(store, game, comp, key):
+            for link in store.get(name).chain:
+                _update(h, f"{side}:{link}", _json_file(store.doc(link).path))
     _update(h, "images and fonts", _shared_for(root, store, game))
     return h.hexdigest()[:LENGTH]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg")  # art a template may draw: a change to one rebuilds
@@ -344,13 +343,23 @@ def component_fingerprints(session: Session, game: Game, opts: BuildOptions, pla
         h.update(json.dumps([e for e in manifest.get("errata", []) if e.get("component") == comp.id],
                             sort_keys=True).encode())
         h.update(read_or_empty(root.card_data / game.id / entries.get(comp.id, {}).get("data", "")))
-        for name in (comp.template, comp.back):
-            if name is None:
-                continue
+        for name in (*template_names(session.store, game, comp, "template"),
+                     *template_names(session.store, game, comp, "back")):
             for link in session.store.get(name).chain:
                 h.update(link.encode() + b"\0" + read_or_empty(session.store.doc(link).path))
         out[comp.id] = h.hexdigest()
     return out
+
+
+def template_names(store: TemplateStore, game: Game, comp: Component, side: str) -> list[str]:
+    """The templates one side ("template" or "back") of a component uses: its name, or the
+    distinct names its items choose (pnp.plan.component.side_templates)."""
+    name = comp.template if side == "template" else comp.back
+    if name is None:
+        return []
+    if "{" not in name:
+        return [name]
+    return list(dict.fromkeys(t.name for t in side_templates(store, game, comp, side)))
 
 
 def digest(data: bytes) -> str:

@@ -53,6 +53,7 @@ from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, T
 from pnp.layout.shapes import _image_size
 from pnp.layout.turn import corners, rotation
 from pnp.plan.component import ComponentPlan, LazyPieces, pages_for
+from pnp.plan.digest import template_names
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import EXTREMES, ComponentPreflight, Extreme, Thresholds, Waiver, Where, lowest
@@ -206,7 +207,8 @@ class Collector:
         self.fonts: FontBook = session.fonts
         self.lines = lines
         comp = self.comp
-        self.styles = [session.store.get(name).styles for name in (comp.template, comp.back) if name]
+        self.styles = [session.store.get(name).styles for side in ("template", "back")
+                       for name in template_names(session.store, gc.game, comp, side)]
         # A reference sheet is not cut; a box's template draws its own cut outline inside its box.
         self.safe = comp.kind not in ("sheet", "box")
         # the cut outline: a round token cut square (--token-cut square) is a square piece

@@ -220,3 +220,61 @@ def test_image_bleed_reaches_the_bleed_edge(tmp_path: Path) -> None:
     _png(tmp_path, "art.png", (300, 300))
     (p,) = plan(root)[0].fronts[0].primitives
     assert p.clip == pytest.approx((-BLEED, 44 * MM, 63 * MM + 2 * BLEED, 44 * MM + BLEED))
+
+
+# -- a template per item ----------------------------------------------------------------------
+
+def _per_item_game(tmp_path: Path, template: str, items: list[dict]) -> object:
+    fields = {"name": {"type": "string", "description": "n"}, "arcana": {"type": "string", "description": "a"}}
+    root = make_game(tmp_path, [{"type": "text", "box": [0, 0, 60, 10], "text": "minor {name}", "style": "body"}],
+                     items, fields=fields)
+    import json
+
+    (tmp_path / "templates" / "mini" / "major.json").write_text(json.dumps({
+        "extends": "mini/front", "remove": [], "elements": [
+            {"type": "text", "box": [0, 20, 60, 10], "text": "MAJOR {name|upper}", "style": "body"}]}))
+    manifest = root.card_data / "mini" / "game.json"
+    data = json.loads(manifest.read_text())
+    data["components"][0]["template"] = template
+    manifest.write_text(json.dumps(data))
+    return root
+
+
+def test_template_chosen_per_item_from_a_field(tmp_path: Path) -> None:
+    root = _per_item_game(tmp_path, "mini/{arcana}", [item(id="fool", name="Fool", arcana="major"),
+                                                       item(id="two", name="Two", arcana="front")])
+    p = plan(root)[0]
+    assert [t.text for t in texts(p.fronts[0].primitives)] == ["minor Fool", "MAJOR FOOL"]
+    assert [t.text for t in texts(p.fronts[1].primitives)] == ["minor Two"]
+
+
+def test_template_per_item_errors_name_the_items(tmp_path: Path) -> None:
+    root = _per_item_game(tmp_path, "mini/{arcana}", [item(id="a", arcana="majr"), item(id="b", arcana="majr"),
+                                                       item(id="c"), item(id="d", arcana="major")])
+    with pytest.raises(DataError) as exc:
+        plan(root)
+    msgs = [(d.path, d.message, d.hint) for d in exc.value.diagnostics]
+    assert msgs == [
+        (("components", 0, "template"), "template 'mini/{arcana}' gives template 'mini/majr', which is not found "
+         "(component deck, items a, b)", "did you mean 'mini/major'?"),
+        (("components", 0, "template"), "template 'mini/{arcana}' gives 'mini/', not a template name "
+         "(component deck, item c)", "give the item a value for the field"),
+    ]
+
+
+def test_editing_a_template_chosen_per_item_changes_the_data_version(tmp_path: Path) -> None:
+    from pnp.input.project import load_game
+    from pnp.plan.digest import data_version
+    from pnp.plan.session import Session
+
+    root = _per_item_game(tmp_path, "mini/{arcana}", [item(id="fool", name="Fool", arcana="major")])
+
+    def version() -> str:
+        s = Session(root)
+        g = load_game(root, "mini")
+        return data_version(root, s.store, g, g.components[0])
+
+    before = version()
+    major = tmp_path / "templates" / "mini" / "major.json"
+    major.write_text(major.read_text().replace("MAJOR", "Major"))
+    assert version() != before

@@ -10,6 +10,7 @@ drops inherited ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from msgspec import Struct, field
@@ -130,11 +131,36 @@ class TemplateStore:
             docs.append(d)
             cur = d.data.get("extends")
             ref = (d, ("extends",))
-        tpl = self._merge(name, chain, docs)
+        tpl = self._merge(name, chain, docs, self._icon_files(docs))
         self._resolved[name] = tpl
         return tpl
 
-    def _merge(self, name: str, chain: list[str], docs: list[Doc]) -> Template:
+    def icon_file(self, doc: Doc, icon: str, src: str) -> Path:
+        """The SVG file an icon of ``doc`` names: relative to the template's file, inside the
+        templates folder the template was found in (DataError otherwise)."""
+        folder = next((d for d in self.root.template_dirs() if doc.path.is_relative_to(d)), doc.path.parent)
+        path = doc.path.parent / src
+        where = ("icons", icon, "svg")
+        try:
+            path.resolve().relative_to(folder.resolve())
+        except ValueError:
+            raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} is outside the templates folder",
+                                      expected="an SVG file inside " + self.root.display(folder))]) from None
+        if not path.is_file():
+            raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} not found ({self.root.display(path)})",
+                                      expected="an SVG file beside the template, or below its folder")])
+        return path.resolve()
+
+    def _icon_files(self, docs: list[Doc]) -> dict[str, Path]:
+        """Per doc display name and icon: the SVG files icons name (``"svg": "art/sword.svg"``)."""
+        out: dict[str, Path] = {}
+        for doc in docs:
+            for icon, spec in doc.data.get("icons", {}).items():
+                if "svg" in spec:
+                    out[f"{doc.display}\0{icon}"] = self.icon_file(doc, icon, spec["svg"])
+        return out
+
+    def _merge(self, name: str, chain: list[str], docs: list[Doc], files: dict[str, Path] | None = None) -> Template:
         colors: dict[str, str] = {}
         palettes: dict[str, Mapping[str, str]] = {}
         styles: dict[str, dict[str, Any]] = {}
@@ -148,7 +174,10 @@ class TemplateStore:
             d = doc.data
             colors.update(d.get("colors", {}))
             palettes.update(d.get("palettes", {}))
-            icons.update(d.get("icons", {}))
+            for icon, spec in d.get("icons", {}).items():
+                # an SVG icon carries its file's absolute path (``file``), checked above
+                svg = files is not None and "svg" in spec
+                icons[icon] = {**spec, "file": str(files[f"{doc.display}\0{icon}"])} if svg else spec  # type: ignore[index]
             # A colour or palette redefined here drops the light variant inherited for it.
             for cname in d.get("colors", {}):
                 light_colors.pop(cname, None)

@@ -491,7 +491,7 @@ class _Painter:
 
         def fn(name: str, size: float):
             spec = self.icon_spec(name)
-            vw, vh = spec.get("viewbox", [100, 100])
+            vw, vh = self.viewbox(spec)
             ih = size * 1.05
             iw = ih * vw / vh
             adv = iw + size * 0.08
@@ -512,14 +512,25 @@ class _Painter:
         fg = self.color(d.get("fg", INK), env, "fg") or INK
         bg = self.color(d.get("bg", self.tpl.colors.get("paper", PAPER)), env, "bg") or PAPER
         accent = self.color(d.get("accent", self.tpl.colors.get("accent", fg)), env, "accent") or fg
-        vw, vh = spec.get("viewbox", [100, 100])
+        vw, vh = self.viewbox(spec)
         scale = min(w / vw, h / vh)
         iw, ih = vw * scale, vh * scale
         return self.icon(name, spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
 
+    def viewbox(self, spec: Mapping[str, Any]) -> tuple[float, float]:
+        """An icon's drawing size: its ``viewbox``, or an SVG icon's own size."""
+        if "file" in spec:
+            return svg_art(spec["file"], spec["svg"])
+        vw, vh = spec.get("viewbox", [100, 100])
+        return vw, vh
+
     def icon(self, name: str, spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
              fg: str, bg: str, accent: str) -> list[Primitive]:
-        """``icon_primitives``, remembered: pieces repeat the same icons in the same places."""
+        """``icon_primitives``, remembered: pieces repeat the same icons in the same places. An
+        SVG icon is its file's art, in its own colours."""
+        if "file" in spec:
+            aw, ah = svg_art(spec["file"], spec["svg"])
+            return [Vector(x, y, w, h, spec["file"], aw, ah)]
         key = (name, x, y, w, h, fg, bg, accent)
         hit = self._icons.get(key)
         if hit is not None and hit[0] is spec:

@@ -134,6 +134,8 @@ def data_version(root: DataRoot, store: TemplateStore, game: Game, comp: Compone
         for name in template_names(store, game, comp, key):
             for link in store.get(name).chain:
                 _update(h, f"{side}:{link}", _json_file(store.doc(link).path))
+                for icon, path in _svg_icons(store, link):
+                    _update(h, f"{side}:{link}:{icon}", file_digest(path))
     _update(h, "images and fonts", _shared_for(root, store, game))
     return h.hexdigest()[:LENGTH]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg")  # art a template may draw: a change to one rebuilds
@@ -347,8 +349,17 @@ def component_fingerprints(session: Session, game: Game, opts: BuildOptions, pla
                      *template_names(session.store, game, comp, "back")):
             for link in session.store.get(name).chain:
                 h.update(link.encode() + b"\0" + read_or_empty(session.store.doc(link).path))
+                for icon, path in _svg_icons(session.store, link):
+                    h.update(icon.encode() + b"\0" + file_digest(path))
         out[comp.id] = h.hexdigest()
     return out
+
+
+def _svg_icons(store: TemplateStore, link: str) -> list[tuple[str, Path]]:
+    """The SVG files a template's own icons name (none for most templates)."""
+    doc = store.doc(link)
+    return [(icon, store.icon_file(doc, icon, spec["svg"])) for icon, spec in doc.data.get("icons", {}).items()
+            if isinstance(spec, dict) and "svg" in spec]
 
 
 def template_names(store: TemplateStore, game: Game, comp: Component, side: str) -> list[str]:

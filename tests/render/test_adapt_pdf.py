@@ -186,3 +186,60 @@ def test_editing_svg_art_changes_the_data_version(tmp_path: Path) -> None:
     before = version()
     (root.card_data / "mini" / "art.svg").write_text(SVG.replace("#00ff00", "#00ee00"), encoding="utf-8")
     assert version() != before
+
+
+def _icon_game(tmp_path: Path, svg_name: str = "icons/sun.svg") -> DataRoot:
+    els = [{"type": "icon", "name": "sun", "box": [10, 10, 20, 20]},
+           {"type": "richtext", "box": [5, 50, 50, 10], "text": "Gain {icon:sun}", "style": "body"}]
+    root = make_game(tmp_path / "root", els, [item()], extra_tpl={"icons": {"sun": {"title": "Sun", "svg": svg_name}}})
+    (root.templates / "mini" / "icons").mkdir()
+    (root.templates / "mini" / "icons" / "sun.svg").write_text(SVG, encoding="utf-8")
+    return root
+
+
+def test_svg_icons_are_drawn_as_vectors_in_their_box_and_inline(tmp_path: Path) -> None:
+    root = _icon_game(tmp_path)
+    path = build(root, tmp_path / "out")
+    tx, ty, _, th = trim(path)
+    with pdfplumber.open(path) as pdf:
+        p = pdf.pages[0]
+        assert p.images == []
+        ph = float(p.height)
+        green = sorted((r for r in p.rects if tuple(round(v, 3) for v in r["non_stroking_color"] or ()) == (0, 1, 0)),
+                       key=lambda r: r["top"])
+    assert len(green) == 2  # the icon element, and the icon inline in the text
+    icon, inline = green
+    # 100 x 50 art in a 20 x 20 mm box: 20 x 10 mm, centred (y 15..25 mm)
+    assert ((icon["x0"] - tx) / MM, (icon["top"] - (ph - (ty + th))) / MM) == pytest.approx((10, 15), abs=0.01)
+    assert (icon["width"] / MM, icon["height"] / MM) == pytest.approx((20, 10), abs=0.01)
+    assert inline["height"] < 5 * MM and (inline["top"] - (ph - (ty + th))) / MM > 50
+
+
+@pytest.mark.parametrize(("src", "message"), [
+    ("icons/moon.svg", "icon 'sun': 'icons/moon.svg' not found (templates/mini/icons/moon.svg)"),
+    ("../../card_data/mini/deck.svg", "icon 'sun': '../../card_data/mini/deck.svg' is outside the templates folder"),
+])
+def test_svg_icon_file_errors(tmp_path: Path, src: str, message: str) -> None:
+    root = _icon_game(tmp_path, src)
+    (root.card_data / "mini" / "deck.svg").write_text(SVG, encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        build(root, tmp_path / "out")
+    (d,) = exc.value.diagnostics
+    assert d.message == message
+    assert d.path == ("icons", "sun", "svg")
+
+
+def test_editing_an_svg_icon_changes_the_data_version(tmp_path: Path) -> None:
+    from pnp.input.project import load_game
+    from pnp.plan.digest import data_version
+
+    root = _icon_game(tmp_path)
+
+    def version() -> str:
+        s = Session(root)
+        g = load_game(root, "mini")
+        return data_version(root, s.store, g, g.components[0])
+
+    before = version()
+    (root.templates / "mini" / "icons" / "sun.svg").write_text(SVG.replace("#0000ff", "#0000fe"), encoding="utf-8")
+    assert version() != before

@@ -293,7 +293,11 @@ class _Drawer:
             c.clipPath(path, stroke=0, fill=0)
         c.translate(p.x, p.y)
         c.scale(p.w / p.art_w, p.h / p.art_h)
-        renderPDF.draw(svg_drawing(p.src), c, 0, 0)
+        drawing = svg_drawing(p.src)
+        # The renderer starts by setting its default font (Helvetica, which would then sit in the
+        # PDF unembedded): start it on the canvas's own font instead (the art has no text).
+        drawing.initialFontName, drawing.initialFontSize = c._fontname, c._fontsize
+        renderPDF.draw(drawing, c, 0, 0)
         c.restoreState()
         self._reset()
 

@@ -111,6 +111,7 @@ def test_svg_is_drawn_as_vectors(tmp_path: Path) -> None:
     page = PdfReader(path).pages[0]
     xobjects = page["/Resources"].get("/XObject", {})
     assert not any(x.get_object().get("/Subtype") == "/Image" for x in xobjects.values())
+    assert b"/Helvetica" not in path.read_bytes()  # no unembedded standard font comes with the art
     with pdfplumber.open(path) as pdf:
         p = pdf.pages[0]
         assert p.images == []

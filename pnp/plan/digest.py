@@ -139,6 +139,7 @@ def data_version(root: DataRoot, store: TemplateStore, game: Game, comp: Compone
     _update(h, "images and fonts", _shared_for(root, store, game))
     return h.hexdigest()[:LENGTH]
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg")  # art a template may draw: a change to one rebuilds
+TEMPLATE_FILES = (TEMPLATE_SUFFIX, ".svg")  # in the templates folders: templates and their SVG icons
 
 _engine: str | None = None
 
@@ -277,7 +278,7 @@ class InputHasher:
             if d.is_dir() and d.resolve() not in seen:
                 seen.add(d.resolve())
                 h.update(b"templates\0" + label.encode())
-                _stat_tree(h, d, (TEMPLATE_SUFFIX,))
+                _stat_tree(h, d, TEMPLATE_FILES)
         for i, d in enumerate(root.font_dirs()):
             h.update(f"fonts{i}\0".encode())
             _stat_tree(h, d, FONT_SUFFIXES)

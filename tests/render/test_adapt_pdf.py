@@ -244,3 +244,18 @@ def test_editing_an_svg_icon_changes_the_data_version(tmp_path: Path) -> None:
     before = version()
     (root.templates / "mini" / "icons" / "sun.svg").write_text(SVG.replace("#0000ff", "#0000fe"), encoding="utf-8")
     assert version() != before
+
+
+def test_a_build_after_editing_an_svg_icon_renders_again(tmp_path: Path) -> None:
+    """The quick "nothing changed" test sees SVG icon files in the templates folder too."""
+    from conftest import run_cli
+
+    root = _icon_game(tmp_path)
+    out = tmp_path / "out"
+    assert run_cli("build", "mini", "--data", root.path, "--out", out).exit_code == 0
+    again = run_cli("build", "mini", "--data", root.path, "--out", out)
+    assert "pnp: wrote 0 PDFs" in again.stdout
+    (root.templates / "mini" / "icons" / "sun.svg").write_text(SVG.replace("#0000ff", "#0000fe"), encoding="utf-8")
+    edited = run_cli("build", "mini", "--data", root.path, "--out", out)
+    assert edited.exit_code == 0, edited.stderr
+    assert "pnp: wrote 1 PDFs" in edited.stdout

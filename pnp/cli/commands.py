@@ -377,10 +377,10 @@ def schema_cmd(out: str) -> None:
 @click.option("--path", "path", default=None, metavar="DIR",
               help="Data root to create the game in: DIR/card_data/GAME and DIR/templates/GAME "
               "(default: the current folder, or --data).")
+@data_option
 @click.option("--size", default="poker", show_default=True, metavar="SIZE",
               help="Card size: poker, poker-us, bridge, mini, mini-us, tarot, square, or W,H in mm. "
               "The templates are relative to it: change the manifest's size alone later.")
-@data_option
 @guarded
 def new_cmd(game: str, path: str | None, data: str | None, size: str) -> None:
     """Scaffold a minimal, valid game GAME: a manifest with one rulebook rule, a deck of three
@@ -390,7 +390,6 @@ def new_cmd(game: str, path: str | None, data: str | None, size: str) -> None:
     \b
     Examples:
       pnp new mygame --path mygames
-      pnp new tarot --size tarot --path mygames
       pnp check mygame --data mygames && pnp build mygame --data mygames
     """
 

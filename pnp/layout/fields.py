@@ -38,7 +38,7 @@ class LayoutError(Exception):
 
 FILTERS: dict[str, Callable[[Any], Any]] = {}
 # Number formats with a digit: |fixed0 ... |fixed6 (decimal places), |pad2 ... |pad6 (zero-padded)
-_NUMBERED = re.compile(r"(fixed)([0-6])|(pad)([2-6])")
+_NUMBERED = re.compile(r"fixed[0-6]|pad[2-6]")
 
 
 def _filter(name: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
@@ -200,14 +200,15 @@ def _pad(width: int) -> Callable[[Any], Any]:
     return fn
 
 
+for _n in range(7):
+    FILTERS[f"fixed{_n}"] = _fixed(_n)
+for _n in range(2, 7):
+    FILTERS[f"pad{_n}"] = _pad(_n)
+
+
 def get_filter(name: str) -> Callable[[Any], Any] | None:
-    """The filter called ``name`` (``fixed2``, ``pad3``... made on demand), or None."""
-    fn = FILTERS.get(name)
-    if fn is None:
-        m = _NUMBERED.fullmatch(name)
-        if m is not None:
-            fn = FILTERS[name] = _fixed(int(m.group(2))) if m.group(1) else _pad(int(m.group(4)))
-    return fn
+    """The filter called ``name``, or None."""
+    return FILTERS.get(name)
 
 
 def filter_names() -> list[str]:
@@ -290,7 +291,7 @@ class Env(Struct):
         """One ``{name|filter...}`` reference as text."""
         value = self.get(name)
         for f in filters:
-            fn = FILTERS.get(f) or get_filter(f)
+            fn = FILTERS.get(f)
             if fn is None:
                 raise unknown_filter(f)
             value = fn(value)

@@ -25,16 +25,7 @@ from pnp.input import kinds
 from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template, TemplateStore
-from pnp.layout.fields import (
-    BUILTINS,
-    REPEAT_VARS,
-    TRACK_VARS,
-    Env,
-    LayoutError,
-    field_refs,
-    get_filter,
-    unknown_filter,
-)
+from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, Env, LayoutError, field_refs
 from pnp.layout.piece import Context, PieceLayout, layout_piece
 from pnp.plan.options import BuildOptions, sheet_for
 from pnp.plan.session import Session
@@ -148,10 +139,9 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
                 out.append(el.doc.diag(el.path + (key,), f"unknown field {{{name}}} (component {comp.id})",
                                        expected="one of " + ", ".join(sorted(scope))))
             for f in filters:
-                if get_filter(f) is None:
-                    err = unknown_filter(f)
-                    out.append(el.doc.diag(el.path + (key,), f"{err.message} in {{{name}|...}}",
-                                           expected=err.expected, hint=err.hint))
+                if f not in FILTERS:
+                    out.append(el.doc.diag(el.path + (key,), f"unknown filter |{f} in {{{name}|...}}",
+                                           expected="one of " + ", ".join(sorted(FILTERS))))
 
     def walk(el: Element, scope: set[str]) -> None:
         d = el.data

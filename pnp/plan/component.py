@@ -206,20 +206,26 @@ def front_warnings(game: Game, plan: ComponentPlan) -> list[Diagnostic]:
 _TEMPLATE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*")
 
 
-def side_templates(store: TemplateStore, game: Game, comp: Component, side: str) -> list[Template]:
-    """The template of each item (in item order) for one side of a component: ``side`` is
-    "template" (the front) or "back"; [] for a component without a back. A name with field
-    references (``"tarot/{arcana}"``, ``"cards/{type|slug}"``) chooses per item; every error
-    (an unknown field, a name that is not a template's, a missing template) is reported at
-    once, naming the items."""
+def side_templates(store: TemplateStore, game: Game, comp: Component,
+                   side: str) -> tuple[Template | None, list[Template]]:
+    """One side of a component (``side``: "template", the front, or "back"): its template (the
+    first item's where items choose; None for no back, or no item to choose one) and the template
+    of each item, in item order. A name with field references (``"tarot/{arcana}"``,
+    ``"cards/{type|slug}"``) chooses per item; every error (an unknown field, a name that is not a
+    template's, a missing template) is reported at once, naming the items."""
     name = comp.template if side == "template" else comp.back
     if name is None:
-        return []
+        return None, []
     manifest = game.manifest
-    ci = [c.id for c in game.components].index(comp.id)
+    # its entry in the manifest, found by id (a game checked with some parts left out has fewer
+    # components than entries)
+    entries = manifest.data.get("components", []) if manifest is not None and isinstance(manifest.data, dict) else []
+    ci = next((i for i, c in enumerate(entries) if isinstance(c, dict) and c.get("id") == comp.id),
+              [c.id for c in game.components].index(comp.id))
     where = (manifest, ("components", ci, side)) if manifest is not None else None
     if "{" not in name:
-        return [store.get(name, where)] * len(comp.items)
+        tpl = store.get(name, where)
+        return tpl, [tpl] * len(comp.items)
 
     def diag(msg: str, expected: str, hint: str | None = None) -> Diagnostic:
         return where[0].diag(where[1], msg, expected=expected, hint=hint) if where is not None \
@@ -256,7 +262,7 @@ def side_templates(store: TemplateStore, game: Game, comp: Component, side: str)
         raise DataError([diag(f"{msg} (component {comp.id}, item{'s' if len(ids) > 1 else ''} "
                               f"{', '.join(ids[:6])}{', ...' if len(ids) > 6 else ''})", *fixes[msg])
                          for msg, ids in bad.items()])
-    return out
+    return (out[0] if out else None), out
 
 
 def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
@@ -266,10 +272,8 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     ``front_warnings``); backs are always laid out here, one layout per distinct content."""
     manifest = game.manifest
     ci = [c.id for c in game.components].index(comp.id)
-    fronts_by_item = side_templates(s.store, game, comp, "template")
-    backs_by_item = side_templates(s.store, game, comp, "back")
-    front = fronts_by_item[0]
-    back = backs_by_item[0] if backs_by_item else None
+    front, fronts_by_item = side_templates(s.store, game, comp, "template")
+    back, backs_by_item = side_templates(s.store, game, comp, "back")
     per_item = any(t is not front for t in fronts_by_item) or any(t is not back for t in backs_by_item)
     diags: list[Diagnostic] = []
     for tpl in {id(t): t for t in (*fronts_by_item, *backs_by_item)}.values():
@@ -288,7 +292,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     found: dict[Diagnostic, list[str]] = {}
     static_back = back is not None and _static(back) and not per_item
     same: dict[tuple[Any, ...], PieceLayout] = {}  # distinct back contents: one object each
-    saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver else (None, None)
+    saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver and front is not None else (None, None)
     fctx = replace(ctx, light=True) if opts.ink_saver else ctx
     savers: dict[tuple[int, int], Any] = {}  # per (front, back) template pair: the ink saver's steps
     if per_item and opts.ink_saver:
@@ -297,7 +301,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     front_savers = [savers[(id(f), id(b))][0] for f, b in zip(fronts_by_item, backs_by_item or
                                                              [None] * len(fronts_by_item), strict=True)] \
         if savers else saver_front
-    lazy_fronts = LazyPieces(fronts_by_item if per_item else front, comp.items, fctx, front_savers) \
+    lazy_fronts = LazyPieces(fronts_by_item if per_item or front is None else front, comp.items, fctx, front_savers) \
         if lazy else None
     for n, item in enumerate(comp.items):
         if per_item:

@@ -371,7 +371,7 @@ def template_names(store: TemplateStore, game: Game, comp: Component, side: str)
         return []
     if "{" not in name:
         return [name]
-    return list(dict.fromkeys(t.name for t in side_templates(store, game, comp, side)))
+    return list(dict.fromkeys(t.name for t in side_templates(store, game, comp, side)[1]))
 
 
 def digest(data: bytes) -> str:

@@ -217,7 +217,7 @@ def test_svg_icons_are_drawn_as_vectors_in_their_box_and_inline(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(("src", "message"), [
-    ("icons/moon.svg", "icon 'sun': 'icons/moon.svg' not found (templates/mini/icons/moon.svg)"),
+    ("icons/moon.svg", "icon 'sun': 'icons/moon.svg' not found (*templates/mini/icons/moon.svg)"),
     ("../../card_data/mini/deck.svg", "icon 'sun': '../../card_data/mini/deck.svg' is outside the templates folder"),
 ])
 def test_svg_icon_file_errors(tmp_path: Path, src: str, message: str) -> None:
@@ -226,7 +226,8 @@ def test_svg_icon_file_errors(tmp_path: Path, src: str, message: str) -> None:
     with pytest.raises(DataError) as exc:
         build(root, tmp_path / "out")
     (d,) = exc.value.diagnostics
-    assert d.message == message
+    head, _, tail = message.partition("*")  # (how the path is shown depends on the working folder)
+    assert d.message.startswith(head) and d.message.endswith(tail) if tail else d.message == message
     assert d.path == ("icons", "sun", "svg")
 
 
@@ -252,10 +253,12 @@ def test_a_build_after_editing_an_svg_icon_renders_again(tmp_path: Path) -> None
 
     root = _icon_game(tmp_path)
     out = tmp_path / "out"
+    deck = out / "mini" / "deck.pdf"
     assert run_cli("build", "mini", "--data", root.path, "--out", out).exit_code == 0
-    again = run_cli("build", "mini", "--data", root.path, "--out", out)
-    assert "pnp: wrote 0 PDFs" in again.stdout
+    first = deck.read_bytes(), deck.stat().st_mtime_ns
+    assert run_cli("build", "mini", "--data", root.path, "--out", out).exit_code == 0
+    assert (deck.read_bytes(), deck.stat().st_mtime_ns) == first  # up to date: not written again
     (root.templates / "mini" / "icons" / "sun.svg").write_text(SVG.replace("#0000ff", "#0000fe"), encoding="utf-8")
     edited = run_cli("build", "mini", "--data", root.path, "--out", out)
     assert edited.exit_code == 0, edited.stderr
-    assert "pnp: wrote 1 PDFs" in edited.stdout
+    assert deck.read_bytes() != first[0]  # the new colour is drawn

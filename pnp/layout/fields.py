@@ -227,7 +227,7 @@ def _hint(name: str, known: Any) -> str:
     import difflib  # only a message needs it
 
     close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f"did you mean |{close[0]}?" if close else "filters are written {field|name}, e.g. {number|roman}"
+    return f"did you mean {close[0]!r}?" if close else "filters are written {field|name}, e.g. {number|roman}"
 
 
 def _suggest(name: str, known: Any) -> str:

@@ -158,7 +158,7 @@ def test_filters(name: str, value: object, out: object) -> None:
 
 def test_unknown_filter_hint() -> None:
     e = unknown_filter("roma")
-    assert (e.message, e.hint) == ("unknown filter |roma", "did you mean |roman?")
+    assert (e.message, e.hint) == ("unknown filter |roma", "did you mean 'roman'?")
     assert "fixed0..fixed6" in (e.expected or "")
 
 

@@ -70,6 +70,7 @@ def _art(path: str, mtime: int, size: int, shown: str) -> tuple[Any, float, floa
     if etree.QName(root).localname != "svg":
         raise SvgError(f"SVG {shown!r} has a <{etree.QName(root).localname}> root, not <svg>")
     count = 0
+    empty = []  # text elements without text (editors leave them): dropped, so svglib never looks up a font
     for node in root.iter():
         if not isinstance(node.tag, str):
             continue  # processing instructions
@@ -78,16 +79,21 @@ def _art(path: str, mtime: int, size: int, shown: str) -> tuple[Any, float, floa
             raise SvgError(f"SVG {shown!r} has more than {MAX_NODES} elements",
                            expected=f"at most {MAX_NODES} elements", hint="simplify the art, or export it as a PNG")
         name = etree.QName(node).localname
-        if name in TEXT_TAGS and "".join(node.itertext()).strip():
-            raise SvgError(f"SVG {shown!r} has text (<{name}> on line {node.sourceline})",
-                           hint="convert the text to outlines (Inkscape: Path > Object to Path; Illustrator: "
-                           "Type > Create Outlines): its font would not be embedded in the PDF")
+        if name in TEXT_TAGS:
+            if "".join(node.itertext()).strip():
+                raise SvgError(f"SVG {shown!r} has text (<{name}> on line {node.sourceline})",
+                               hint="convert the text to outlines (Inkscape: Path > Object to Path; Illustrator: "
+                               "Type > Create Outlines): its font would not be embedded in the PDF")
+            empty.append(node)
         for attr, value in node.attrib.items():
             if etree.QName(attr).localname == "href":
                 v = value.strip()
                 if not (v.startswith("#") or v.startswith("data:image/")):
                     raise SvgError(f"SVG {shown!r} refers to another file ({v[:60]!r} on line {node.sourceline})",
                                    hint="embed the referenced art in the SVG file itself")
+    for node in empty:
+        if node.getparent() is not None:
+            node.getparent().remove(node)
     from svglib.svglib import SvgRenderer
 
     log = logging.getLogger("svglib.svglib")

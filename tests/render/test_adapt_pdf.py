@@ -262,3 +262,19 @@ def test_a_build_after_editing_an_svg_icon_renders_again(tmp_path: Path) -> None
     edited = run_cli("build", "mini", "--data", root.path, "--out", out)
     assert edited.exit_code == 0, edited.stderr
     assert deck.read_bytes() != first[0]  # the new colour is drawn
+
+
+def test_empty_text_elements_in_svg_are_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Editors leave empty <text> elements; they draw nothing and are dropped before svglib, which
+    would otherwise look a font up for them."""
+    import svglib.svglib
+
+    def no_text(*args: object, **kwargs: object) -> None:
+        raise AssertionError("svglib converted a <text>")
+
+    monkeypatch.setattr(svglib.svglib.Svg2RlgShapeConverter, "convertText", no_text)
+    svg = SVG.replace("</svg>", "<text x='5' y='5'><tspan> </tspan></text></svg>")
+    path = build(_svg_game(tmp_path, svg), tmp_path / "out")
+    assert b"/Helvetica" not in path.read_bytes()
+    with pdfplumber.open(path) as pdf:
+        assert pdf.pages[0].chars == []

@@ -412,8 +412,11 @@ def fetched_text(report: api.FetchReport) -> None:
 @click.option("--csv", "sheet", is_flag=True,
               help="Keep the deck's cards in a spreadsheet, deck.csv (one row per card), its fields in game.json.")
 @data_option
+@click.option("--size", default="poker", show_default=True, metavar="SIZE",
+              help="Card size: poker, poker-us, bridge, mini, mini-us, tarot, square, or W,H in mm. "
+              "The templates are relative to it: change the manifest's size alone later.")
 @guarded
-def new_cmd(game: str, path: str | None, sheet: bool, data: str | None) -> None:
+def new_cmd(game: str, path: str | None, sheet: bool, data: str | None, size: str) -> None:
     """Scaffold a minimal, valid game GAME: a manifest with one rulebook rule, a deck of three
     cards, a style, a card front and a back, plus schemas/ for editors. `pnp check` and
     `pnp build` accept it as it is. An existing game is never overwritten (exit 2).
@@ -431,7 +434,7 @@ def new_cmd(game: str, path: str | None, sheet: bool, data: str | None) -> None:
     """
 
     root = Path(path or data or find_root(Path.cwd()) or ".")
-    files = scaffold(root, game, sheet=sheet)
+    files = scaffold(root, game, sheet=sheet, size=size)
     for f in files:
         click.echo(shown_path(f))
     # The next command, as it works from here: --data only when the new root is not the one

@@ -10,12 +10,15 @@ drops inherited ids."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input.load import Doc, load_json
+from pnp.input.measures import EXPECTED as MEASURE_EXPECTED
+from pnp.input.measures import problems as measure_problems
 from pnp.input.model import frozen_map
 from pnp.input.project import DataRoot
 from pnp.input.validate import validate_doc
@@ -125,11 +128,36 @@ class TemplateStore:
             docs.append(d)
             cur = d.data.get("extends")
             ref = (d, ("extends",))
-        tpl = self._merge(name, chain, docs)
+        tpl = self._merge(name, chain, docs, self._icon_files(docs))
         self._resolved[name] = tpl
         return tpl
 
-    def _merge(self, name: str, chain: list[str], docs: list[Doc]) -> Template:
+    def icon_file(self, doc: Doc, icon: str, src: str) -> Path:
+        """The SVG file an icon of ``doc`` names: relative to the template's file, inside the
+        templates folder the template was found in (DataError otherwise)."""
+        folder = next((d for d in self.root.template_dirs() if doc.path.is_relative_to(d)), doc.path.parent)
+        path = doc.path.parent / src
+        where = ("icons", icon, "svg")
+        try:
+            path.resolve().relative_to(folder.resolve())
+        except ValueError:
+            raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} is outside the templates folder",
+                                      expected="an SVG file inside " + self.root.display(folder))]) from None
+        if not path.is_file():
+            raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} not found ({self.root.display(path)})",
+                                      expected="an SVG file beside the template, or below its folder")])
+        return path.resolve()
+
+    def _icon_files(self, docs: list[Doc]) -> dict[str, Path]:
+        """Per doc display name and icon: the SVG files icons name (``"svg": "art/sword.svg"``)."""
+        out: dict[str, Path] = {}
+        for doc in docs:
+            for icon, spec in doc.data.get("icons", {}).items():
+                if "svg" in spec:
+                    out[f"{doc.display}\0{icon}"] = self.icon_file(doc, icon, spec["svg"])
+        return out
+
+    def _merge(self, name: str, chain: list[str], docs: list[Doc], files: dict[str, Path] | None = None) -> Template:
         colors: dict[str, str] = {}
         palettes: dict[str, Mapping[str, str]] = {}
         styles: dict[str, dict[str, Any]] = {}
@@ -143,7 +171,10 @@ class TemplateStore:
             d = doc.data
             colors.update(d.get("colors", {}))
             palettes.update(d.get("palettes", {}))
-            icons.update(d.get("icons", {}))
+            for icon, spec in d.get("icons", {}).items():
+                # an SVG icon carries its file's absolute path (``file``), checked above
+                svg = files is not None and "svg" in spec
+                icons[icon] = {**spec, "file": str(files[f"{doc.display}\0{icon}"])} if svg else spec  # type: ignore[index]
             # A colour or palette redefined here drops the light variant inherited for it.
             for cname in d.get("colors", {}):
                 light_colors.pop(cname, None)
@@ -164,6 +195,7 @@ class TemplateStore:
                     diags.append(doc.diag(("remove", ri), f"no inherited element with id {rid!r} to remove",
                                           expected="an id of an element in a parent template"))
             for ei, el in enumerate(d.get("elements", [])):
+                diags.extend(_measures(doc, el, ("elements", ei)))
                 new = Element(el, doc, ("elements", ei))
                 eid = el.get("id")
                 idx = next((i for i, e in enumerate(elements) if eid and e.data.get("id") == eid), None)
@@ -183,6 +215,19 @@ class TemplateStore:
         return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),
                         frozen_map(resolved_styles), frozen_map(icons), tuple(elements),
                         frozen_map(light_colors), frozen_map(light_palettes))
+
+
+def _measures(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
+    """Coordinate expressions (pnp.input.measures) that cannot be read, in an element and the
+    elements inside it, whether or not any item draws them."""
+    out = [doc.diag(path + sub, f"{sub[0]}: {msg}", expected=MEASURE_EXPECTED) for sub, msg in measure_problems(data)]
+    for key in ("elements", "otherwise"):
+        kids = data.get(key)
+        if isinstance(kids, list):
+            for i, kid in enumerate(kids):
+                if isinstance(kid, dict):
+                    out.extend(_measures(doc, kid, (*path, key, i)))
+    return out
 
 
 def _resolve_style(name: str, styles: Mapping[str, Mapping[str, Any]], seen: list[str]) -> dict[str, Any]:

@@ -3,6 +3,7 @@ and the per-item environment a layout evaluates them in."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from functools import lru_cache
@@ -24,8 +25,21 @@ TRACK_VARS = ("n", "index", "value")
 # --token-cut: round pieces in abutting square cut boxes (the default), or each cut round
 DEFAULT_TOKEN_CUT = "square"
 TOKEN_CUTS = (DEFAULT_TOKEN_CUT, "circle")
-_REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_]+)*)\}")
+_REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_][a-z0-9_]*)*)\}")
+
+
+class LayoutError(Exception):
+    def __init__(self, message: str, expected: str | None = None, key: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.expected = expected
+        self.key = key
+        self.hint = hint
+
+
 FILTERS: dict[str, Callable[[Any], Any]] = {}
+# Number formats with a digit: |fixed0 ... |fixed6 (decimal places), |pad2 ... |pad6 (zero-padded)
+_NUMBERED = re.compile(r"fixed[0-6]|pad[2-6]")
 
 
 def _filter(name: str) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
@@ -77,6 +91,146 @@ def _letter(v: Any) -> Any:
     return v
 
 
+@_filter("title")
+def _title(v: Any) -> Any:
+    """Each word capitalised ("the high priestess" -> "The High Priestess"); apostrophes stay
+    inside words ("king's" -> "King's", where ``str.title`` gives "King'S")."""
+    return re.sub(r"[^\W_]+(?:['’][^\W_]+)*", lambda m: m.group(0)[:1].upper() + m.group(0)[1:].lower(), str(v))
+
+
+def _number(v: Any, fname: str, whole: bool = False) -> int | float | None:
+    """A filter's number: ints and floats as they are, text that reads as a number converted;
+    None (an absent field) stays None. Anything else is an error naming the filter."""
+    if v is None or v == "":
+        return None
+    if isinstance(v, bool):
+        raise LayoutError(f"filter |{fname} needs a number, got {v!r}", expected="a number")
+    if isinstance(v, str):
+        try:
+            v = float(v.strip().replace(MINUS, "-"))
+        except ValueError:
+            raise LayoutError(f"filter |{fname} needs a number, got {v!r}", expected="a number") from None
+    if not isinstance(v, int | float) or v != v or v in (math.inf, -math.inf):
+        raise LayoutError(f"filter |{fname} needs a number, got {v!r}", expected="a number")
+    if whole:
+        if not float(v).is_integer():
+            raise LayoutError(f"filter |{fname} needs a whole number, got {v!r}", expected="a whole number")
+        return int(v)
+    return v
+
+
+_ROMAN = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL"),
+          (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
+
+
+@_filter("roman")
+def _roman(v: Any) -> Any:
+    """1 -> I, 4 -> IV, 21 -> XXI, 1999 -> MCMXCIX; 0 -> 0 (the Fool has no numeral in Roman
+    notation: printed as 0, as tarot decks do)."""
+    n = _number(v, "roman", whole=True)
+    if n is None:
+        return None
+    if n == 0:
+        return "0"
+    if not 1 <= n <= 3999:
+        raise LayoutError(f"filter |roman needs a whole number from 0 to 3999, got {v!r}",
+                          expected="a whole number from 0 to 3999")
+    out = []
+    for value, numeral in _ROMAN:
+        while n >= value:
+            out.append(numeral)
+            n -= value
+    return "".join(out)
+
+
+@_filter("roman_lower")
+def _roman_lower(v: Any) -> Any:
+    """1 -> i, 4 -> iv."""
+    r = _roman(v)
+    return r.lower() if isinstance(r, str) else r
+
+
+@_filter("int")
+def _int(v: Any) -> Any:
+    """Rounded to a whole number, halves away from zero (2.5 -> 3, -2.5 -> -3)."""
+    n = _number(v, "int")
+    return None if n is None else math.floor(abs(n) + 0.5) * (1 if n >= 0 else -1)
+
+
+@_filter("thousands")
+def _thousands(v: Any) -> Any:
+    """1234567 -> 1,234,567 (decimals kept: 1234.5 -> 1,234.5)."""
+    n = _number(v, "thousands")
+    if n is None:
+        return None
+    if float(n).is_integer():
+        return f"{int(n):,}"
+    return f"{n:,.10f}".rstrip("0").rstrip(".")
+
+
+@_filter("percent")
+def _percent(v: Any) -> Any:
+    """A fraction as a percentage: 0.25 -> 25%, 0.125 -> 12.5%."""
+    n = _number(v, "percent")
+    return None if n is None else f"{_num(round(n * 100, 10))}%"
+
+
+@_filter("ordinal")
+def _ordinal(v: Any) -> Any:
+    """1 -> 1st, 2 -> 2nd, 3 -> 3rd, 11 -> 11th, 22 -> 22nd."""
+    n = _number(v, "ordinal", whole=True)
+    if n is None:
+        return None
+    suffix = "th" if 10 <= abs(n) % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(abs(n) % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _fixed(places: int) -> Callable[[Any], Any]:
+    def fn(v: Any) -> Any:
+        n = _number(v, f"fixed{places}")
+        return None if n is None else f"{n:.{places}f}"
+
+    return fn
+
+
+def _pad(width: int) -> Callable[[Any], Any]:
+    def fn(v: Any) -> Any:
+        n = _number(v, f"pad{width}", whole=True)
+        return None if n is None else f"{n:0{width}d}" if n >= 0 else f"-{-n:0{width}d}"
+
+    return fn
+
+
+for _n in range(7):
+    FILTERS[f"fixed{_n}"] = _fixed(_n)
+for _n in range(2, 7):
+    FILTERS[f"pad{_n}"] = _pad(_n)
+
+
+def get_filter(name: str) -> Callable[[Any], Any] | None:
+    """The filter called ``name``, or None."""
+    return FILTERS.get(name)
+
+
+def filter_names() -> list[str]:
+    """The filters' names as a message lists them."""
+    return sorted(n for n in FILTERS if not _NUMBERED.fullmatch(n)) + ["fixed0..fixed6", "pad2..pad6"]
+
+
+def unknown_filter(name: str) -> LayoutError:
+    """The error for ``|name`` when no filter has that name, with the nearest name as a hint."""
+    known = [n for n in FILTERS if not _NUMBERED.fullmatch(n)] + ["fixed2", "pad2"]
+    return LayoutError(f"unknown filter |{name}", expected="one of " + ", ".join(filter_names()),
+                       hint=_hint(name, known))
+
+
+def _hint(name: str, known: Any) -> str:
+    import difflib  # only a message needs it
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}?" if close else "filters are written {field|name}, e.g. {number|roman}"
+
+
 def _suggest(name: str, known: Any) -> str:
     close = did_you_mean(name, known)
     return f" ({close})" if close else ""
@@ -93,14 +247,6 @@ def field_refs(text: str) -> list[tuple[str, list[str]]]:
         if m.group(1):
             out.append((m.group(1), [f for f in m.group(2).split("|") if f]))
     return out
-
-
-class LayoutError(Exception):
-    def __init__(self, message: str, expected: str | None = None, key: str | None = None):
-        super().__init__(message)
-        self.message = message
-        self.expected = expected
-        self.key = key
 
 
 class Env(Struct):
@@ -144,9 +290,10 @@ class Env(Struct):
         """One ``{name|filter...}`` reference as text."""
         value = self.get(name)
         for f in filters:
-            if f not in FILTERS:
-                raise LayoutError(f"unknown filter |{f}", expected="one of " + ", ".join(sorted(FILTERS)))
-            value = FILTERS[f](value)
+            fn = FILTERS.get(f)
+            if fn is None:
+                raise unknown_filter(f)
+            value = fn(value)
         if value.__class__ is str:
             return value
         if value is None:

@@ -27,7 +27,8 @@ from collections.abc import Iterator, Mapping
 from msgspec.structs import replace
 
 from pnp.layout.piece import TEXT_TYPES, PieceLayout
-from pnp.layout.primitives import PAPER, Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
+from pnp.layout.primitives import PAPER, Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text, Vector
+from pnp.layout.turn import corners
 
 FULL_BLEED = 0.9  # share of the bleed box a fill must cover to count as full-bleed
 MIN_CONTRAST = 2.0  # WCAG contrast ratio below which light text or a light symbol is re-inked
@@ -76,8 +77,10 @@ def contrast(a: str, b: str) -> float:
 
 
 def bbox(p: Primitive) -> Box | None:
-    if isinstance(p, Rect | Ellipse | Image):
+    if isinstance(p, Rect | Ellipse):
         return (p.x, p.y, p.x + p.w, p.y + p.h)
+    if isinstance(p, Image | Vector):  # turned art: the upright box around it
+        return corners(p.x, p.y, p.x + p.w, p.y + p.h, p.matrix)
     if isinstance(p, Line):
         return (min(p.x1, p.x2), min(p.y1, p.y2), max(p.x1, p.x2), max(p.y1, p.y2))
     if isinstance(p, Path):

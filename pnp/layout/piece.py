@@ -6,11 +6,14 @@ here; text that cannot fit at its minimum size becomes a warning naming game, co
 and element.
 
 Size: over 500 lines because the painter handles every element type of the template language
-(shapes, text, icons, images, repeats, tracks) and their shared per-template memo in one class;
-field references live in ``pnp.layout.fields``, shape geometry in ``pnp.layout.shapes``."""
+(shapes, text, icons, images, repeats, tracks), what applies to all of them (coordinates relative
+to the piece, ``rotate``, ``when``/``otherwise``) and their shared per-template memo in one class;
+field references live in ``pnp.layout.fields``, shape geometry in ``pnp.layout.shapes``, turning
+in ``pnp.layout.turn``, SVG files in ``pnp.layout.svg``, expressions in ``pnp.input.measures``."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -22,17 +25,22 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import regex
+from pnp.input.measures import MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
-from pnp.layout.primitives import INK, PAPER, Ellipse, Image, Line, Paint, Primitive, Rect, Text
+from pnp.layout.primitives import INK, PAPER, Ellipse, Image, Line, Paint, Primitive, Rect, Text, Vector
 from pnp.layout.primitives import Path as PathPrim
 from pnp.layout.shapes import _image_size, _polygon_ops, hex_points, icon_primitives, track_points
+from pnp.layout.svg import SvgError, svg_art
+from pnp.layout.svg import is_svg as svg_file
 from pnp.layout.text import Style, TextLayout
+from pnp.layout.turn import quarter, turn
 from pnp.units import MM
 
+FITS = ("contain", "cover", "stretch")  # how an image fills its box
 LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
 _HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
@@ -48,6 +56,19 @@ def _constant_paint(d: Mapping[str, Any]) -> bool:
         if v is not None and not (v.__class__ is str and "{" not in v):
             return False
     return True
+
+
+def _fraction(v: Any) -> float | None:
+    """0.25, "0.25" or "25%" as 0.25; None when it is not a fraction from 0 to 1."""
+    if isinstance(v, str):
+        t = v.strip()
+        try:
+            v = float(t[:-1]) / 100 if t.endswith("%") else float(t)
+        except ValueError:
+            return None
+    if isinstance(v, bool) or not isinstance(v, int | float) or not 0 <= v <= 1:
+        return None
+    return float(v)
 
 
 class PieceLayout(Struct, frozen=True, eq=False):
@@ -115,6 +136,7 @@ class _Painter:
         self.bleed = ctx.bleed
         self.w = w
         self.h = h
+        self.wmm, self.hmm = ctx.component.size  # what relative coordinates ("w-6", "50%") are of
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
         self.drawn = 0  # primitives drawn so far by leaf elements
@@ -122,7 +144,7 @@ class _Painter:
         # an id is never mistaken for another object's):
         self._styles: dict[int, tuple[Mapping[str, Any], dict[str, Any], dict[Any, Style]]] = {}
         self._static: dict[tuple[int, float, float], tuple[Mapping[str, Any], list[Primitive]]] = {}
-        self._kids: dict[int, tuple[Element, tuple[Element, ...]]] = {}
+        self._kids: dict[Any, tuple[Element, tuple[Element, ...]]] = {}  # by id(el), or (id(el), key)
         self._colors: dict[tuple[str, bool], str | None] = {}  # constant colour strings (and light?), resolved
         self._icons: dict[tuple[Any, ...], tuple[Mapping[str, Any], list[Primitive]]] = {}
         self._warned: dict[tuple[Any, ...], tuple[Element, Diagnostic]] = {}
@@ -131,24 +153,94 @@ class _Painter:
         self.text_right = -math.inf  # the last text element's Fit.right
 
     # -- helpers -----------------------------------------------------------------------
-    def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError) -> DataError:
+    def fail(self, el: Element, env: Env, exc: LayoutError | FontError | PathError | SvgError) -> DataError:
         msg = exc.message if isinstance(exc, LayoutError) else str(exc)
         expected = exc.expected if isinstance(exc, LayoutError | FontError) else None
-        hint = exc.hint if isinstance(exc, FontError) else None
+        hint = exc.hint if isinstance(exc, FontError | LayoutError) else None
         if isinstance(exc, PathError):
             hint = "fix the icon's SVG path data (commands M L H V C S Q T A Z with numbers)"
-        path = el.path + ((exc.key,) if isinstance(exc, LayoutError) and exc.key else ())
+        if isinstance(exc, SvgError):
+            expected, hint = exc.expected, exc.hint
+        path = el.path + ((exc.key,) if isinstance(exc, LayoutError | SvgError) and exc.key else ())
         return DataError([el.doc.diag(path, f"{msg} (game {self.ctx.game.id}, component "
                                             f"{self.ctx.component.id}, item {env.item.id})",
                                       expected=expected, hint=hint)])
 
     def box(self, el: Element, dx: float, dy: float) -> tuple[float, float, float, float]:
-        x, y, bw, bh = el.data["box"]
+        d = el.data
+        x, y, bw, bh = d["box"]
+        if x.__class__ is str or y.__class__ is str or bw.__class__ is str or bh.__class__ is str:
+            x, y, bw, bh = self.box_mm(d["box"])
+        if "rotate" in d and quarter(self.degrees(d)):
+            # turned a quarter, the element is laid out standing so that it covers its box
+            x, y, bw, bh = x + (bw - bh) / 2, y + (bh - bw) / 2, bh, bw
         x, y = x + dx, y + dy
         return (x * MM, self.h - (y + bh) * MM, bw * MM, bh * MM)
 
-    def pt(self, p: list[float], dx: float, dy: float) -> tuple[float, float]:
-        return ((p[0] + dx) * MM, self.h - (p[1] + dy) * MM)
+    def mm(self, value: Any, axis: str, key: str) -> float:
+        """A coordinate in mm: a number, or an expression of the piece's size (pnp.input.measures)."""
+        try:
+            return measure(value, axis, self.wmm, self.hmm)
+        except MeasureError as exc:
+            raise LayoutError(f"{key}: {exc}", key=key, expected="an expression that can be worked out") from None
+
+    def box_mm(self, box: list[Any]) -> tuple[float, float, float, float]:
+        x, y, bw, bh = (self.mm(v, a, "box") for v, a in zip(box, "xyxy", strict=True))
+        if bw < 0 or bh < 0:
+            raise LayoutError(f"box {box} is {bw:g} x {bh:g} mm on a {self.wmm:g} x {self.hmm:g} mm piece",
+                              key="box", expected="a width and height of 0 mm or more")
+        return x, y, bw, bh
+
+    def xy(self, p: list[Any], key: str) -> tuple[float, float]:
+        """A point (or an offset, a step) in mm."""
+        x, y = p
+        if x.__class__ is str or y.__class__ is str:
+            return self.mm(x, "x", key), self.mm(y, "y", key)
+        return x, y
+
+    def pt(self, p: list[float], dx: float, dy: float, key: str = "points") -> tuple[float, float]:
+        x, y = p
+        if x.__class__ is str or y.__class__ is str:
+            x, y = self.xy(p, key)
+        return ((x + dx) * MM, self.h - (y + dy) * MM)
+
+    def degrees(self, d: Mapping[str, Any], env: Env | None = None) -> float:
+        """An element's ``rotate``: degrees clockwise on the card (a number, or a {field} holding one)."""
+        v = d["rotate"]
+        if v.__class__ is str:
+            if env is None:
+                return 0.0  # a turn from the data: laid out in its box as given
+            raw = env.get(v[1:-1])
+            if raw in (None, ""):
+                return 0.0
+            if isinstance(raw, str):
+                with contextlib.suppress(ValueError):
+                    raw = float(raw)
+            if isinstance(raw, bool) or not isinstance(raw, int | float) or not -3600 <= raw <= 3600:
+                raise LayoutError(f"rotate {v} is {raw!r}", key="rotate", expected="a number of degrees")
+            return float(raw)
+        return float(v)
+
+    def rotated(self, el: Element, env: Env, out: list[Primitive], dx: float, dy: float) -> list[Primitive]:
+        """``out`` turned by the element's ``rotate`` about its ``origin``: by default the centre of
+        its box (or of its points); a group, repeat or track turns about the piece's centre."""
+        d = el.data
+        deg = self.degrees(d, env)
+        if deg % 360 == 0 or not out:
+            return out
+        if "origin" in d:
+            cx, cy = self.pt(d["origin"], dx, dy, "origin")
+        elif "box" in d:
+            x, y, w, h = self.box(el, dx, dy)
+            cx, cy = x + w / 2, y + h / 2
+        elif "points" in d or "from" in d:
+            pts = [self.pt(p, dx, dy) for p in d["points"]] if "points" in d \
+                else [self.pt(d["from"], dx, dy, "from"), self.pt(d["to"], dx, dy, "to")]
+            xs, ys = [p[0] for p in pts], [p[1] for p in pts]
+            cx, cy = (min(xs) + max(xs)) / 2, (min(ys) + max(ys)) / 2
+        else:
+            cx, cy = (self.wmm / 2 + dx) * MM, self.h - (self.hmm / 2 + dy) * MM
+        return turn(out, deg, cx, cy)
 
     def color(self, value: Any, env: Env, key: str) -> str | None:
         if value is None:
@@ -216,16 +308,22 @@ class _Painter:
         return x0, y0, x1 - x0, y1 - y0
 
     # -- elements ----------------------------------------------------------------------
-    def children(self, el: Element) -> tuple[Element, ...]:
-        kids = self._kids.get(id(el))
+    def children(self, el: Element, key: str = "elements") -> tuple[Element, ...]:
+        ck: Any = id(el) if key == "elements" else (id(el), key)
+        kids = self._kids.get(ck)
         if kids is None or kids[0] is not el:
-            kids = self._kids[id(el)] = (el, tuple(el.child("elements", ci) for ci in range(len(el.data["elements"]))))
+            kids = self._kids[ck] = (el, tuple(el.child(key, ci) for ci in range(len(el.data[key]))))
         return kids[1]
 
     def element(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         d = el.data
         try:
             if "when" in d and not env.test(d["when"]):
+                if "otherwise" in d:  # the elements drawn instead
+                    out = []
+                    for kid in self.children(el, "otherwise"):
+                        out.extend(self.element(kid, env, dx, dy))
+                    return out
                 return []
             kind = d["type"]
             if kind in _SHAPES and _constant_paint(d):
@@ -241,16 +339,18 @@ class _Painter:
                     out = list(out)
             else:
                 out = getattr(self, "el_" + kind)(el, env, dx, dy)
+            if "rotate" in d:
+                out = self.rotated(el, env, out, dx, dy)
             if kind not in ("repeat", "group", "track"):
                 self.drawn += len(out)
                 if out:
                     self.sources.append((el, len(out)))
-                    self.reach.append(self.text_right if kind in TEXT_TYPES else None)
+                    self.reach.append(self.text_right if kind in TEXT_TYPES and "rotate" not in d else None)
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
             return out
-        except (LayoutError, FontError, PathError) as exc:
+        except (LayoutError, FontError, PathError, SvgError) as exc:
             raise self.fail(el, env, exc) from None
         except ValueError as exc:  # a bad `matches` pattern in a condition
             raise self.fail(el, env, LayoutError(str(exc), key="when",
@@ -290,8 +390,8 @@ class _Painter:
         return [PathPrim(_polygon_ops(pts), self.paint(el, env))]
 
     def el_line(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
-        x1, y1 = self.pt(el.data["from"], dx, dy)
-        x2, y2 = self.pt(el.data["to"], dx, dy)
+        x1, y1 = self.pt(el.data["from"], dx, dy, "from")
+        x2, y2 = self.pt(el.data["to"], dx, dy, "to")
         paint = self.paint(el, env)
         if paint.stroke is None and "stroke" not in el.data:
             paint = Paint(stroke=INK, stroke_width=paint.stroke_width, opacity=paint.opacity, dash=paint.dash)
@@ -339,12 +439,14 @@ class _Painter:
         fit = d.get("fit", {})
         # Only inline icons call back into the template (and a text without them has none).
         self.text.icon_fn = self.inline_icon(env, st) if markup and "{icon:" in text else None
-        prims, result = self.text.fit(text, st, self.box(el, dx, dy), markup=markup, wrap=d.get("wrap", True),
+        box = self.box(el, dx, dy)
+        prims, result = self.text.fit(text, st, box, markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
         if not result.fits:
             self.warnings.append(self.warning(el, ("fit", result.size), lambda: el.doc.diag(
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",
-                expected=f"text that fits {d['box'][2]:g} x {d['box'][3]:g} mm at >= {result.size:g} pt",
+                expected=f"text that fits {_num(round(box[2] / MM, 2))} x {_num(round(box[3] / MM, 2))} mm "
+                f"at >= {result.size:g} pt",
                 hint="shorten the text, enlarge the box or lower fit.min_size", severity="warning")))
         self.text_right = result.right
         fonts = self.ctx.fonts
@@ -389,7 +491,7 @@ class _Painter:
 
         def fn(name: str, size: float):
             spec = self.icon_spec(name)
-            vw, vh = spec.get("viewbox", [100, 100])
+            vw, vh = self.viewbox(spec)
             ih = size * 1.05
             iw = ih * vw / vh
             adv = iw + size * 0.08
@@ -410,14 +512,25 @@ class _Painter:
         fg = self.color(d.get("fg", INK), env, "fg") or INK
         bg = self.color(d.get("bg", self.tpl.colors.get("paper", PAPER)), env, "bg") or PAPER
         accent = self.color(d.get("accent", self.tpl.colors.get("accent", fg)), env, "accent") or fg
-        vw, vh = spec.get("viewbox", [100, 100])
+        vw, vh = self.viewbox(spec)
         scale = min(w / vw, h / vh)
         iw, ih = vw * scale, vh * scale
         return self.icon(name, spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
 
+    def viewbox(self, spec: Mapping[str, Any]) -> tuple[float, float]:
+        """An icon's drawing size: its ``viewbox``, or an SVG icon's own size."""
+        if "file" in spec:
+            return svg_art(spec["file"], spec["svg"])
+        vw, vh = spec.get("viewbox", [100, 100])
+        return vw, vh
+
     def icon(self, name: str, spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
              fg: str, bg: str, accent: str) -> list[Primitive]:
-        """``icon_primitives``, remembered: pieces repeat the same icons in the same places."""
+        """``icon_primitives``, remembered: pieces repeat the same icons in the same places. An
+        SVG icon is its file's art, in its own colours."""
+        if "file" in spec:
+            aw, ah = svg_art(spec["file"], spec["svg"])
+            return [Vector(x, y, w, h, spec["file"], aw, ah)]
         key = (name, x, y, w, h, fg, bg, accent)
         hit = self._icons.get(key)
         if hit is not None and hit[0] is spec:
@@ -439,18 +552,55 @@ class _Painter:
             raise LayoutError(f"image {src!r} is outside the game folder", key="src",
                               expected="a path inside " + str(self.ctx.game.folder)) from None
         if not real.is_file():
-            raise LayoutError(f"image {src!r} not found", key="src", expected="an existing PNG or JPEG file")
-        iw, ih = _image_size(str(real))
+            raise LayoutError(f"image {src!r} not found", key="src", expected="an existing PNG, JPEG or SVG file")
+        vector = svg_file(str(real))
+        if vector:
+            iw, ih = svg_art(str(real), src)
+        else:
+            iw, ih = _image_size(str(real))
         if iw <= 0 or ih <= 0:
             raise LayoutError(f"image {src!r} cannot be read", key="src", expected="a valid PNG or JPEG file")
         x, y, w, h = self.box(el, dx, dy)
+        if el.data.get("bleed"):  # art that runs off the card: edges on the trim reach the bleed edge
+            x, y, w, h = self.grow_to_bleed(x, y, w, h)
         mode = el.data.get("fit", "contain")
+        if "{" in mode:  # the fit from the item's data
+            mode = env.sub(mode).strip().lower() or "contain"
+            if mode not in FITS:
+                raise LayoutError(f"fit {el.data['fit']} is {mode!r}", key="fit", expected="one of " + ", ".join(FITS))
         if mode == "stretch":
-            return [Image(x, y, w, h, str(real))]
+            return [Vector(x, y, w, h, str(real), iw, ih) if vector else Image(x, y, w, h, str(real))]
         scale = (min if mode == "contain" else max)(w / iw, h / ih)
         dw, dh = iw * scale, ih * scale
         clip = (x, y, w, h) if mode == "cover" else None
-        return [Image(x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, str(real), clip)]
+        if "focus" in el.data:  # the point of the image kept in view, as fractions from its top-left
+            fx, fy = self.focus(el.data["focus"], env)
+            ix, iy = x + (w - dw) * fx, y + (h - dh) * (1 - fy)
+        else:
+            ix, iy = x + (w - dw) / 2, y + (h - dh) / 2
+        if vector:
+            return [Vector(ix, iy, dw, dh, str(real), iw, ih, clip)]
+        return [Image(ix, iy, dw, dh, str(real), clip)]
+
+    def focus(self, raw: Any, env: Env) -> tuple[float, float]:
+        """An image's ``focus``: [x, y] as fractions (0..1) or percentages of the image from its
+        top-left, each possibly a {field}; or one {field} holding both ("30%, 20%", or a list)."""
+        if isinstance(raw, str):
+            v = env.get(raw[1:-1])
+            if v in (None, ""):
+                return (0.5, 0.5)
+            parts = v if isinstance(v, list) else str(v).replace(";", ",").split(",")
+        else:
+            parts = [env.get(p[1:-1]) if isinstance(p, str) else p for p in raw]
+        out = []
+        for p in parts:
+            f = _fraction(p)
+            if f is None or len(parts) != 2:
+                raise LayoutError(f"focus is {raw!r} ({parts!r} for this item)", key="focus",
+                                  expected="two fractions from 0 to 1 (or percentages), x then y from the "
+                                  "image's top-left, e.g. [0.5, 0.25] or \"50%, 25%\"")
+            out.append(f)
+        return out[0], out[1]
 
     def el_repeat(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         d = el.data
@@ -464,9 +614,9 @@ class _Painter:
                                   expected="a whole number from 0 to 1000")
             else:
                 count = int(raw)
-        sx, sy = d["step"]
+        sx, sy = self.xy(d["step"], "step")
         per_row = d.get("per_row") or max(count, 1)
-        rx, ry = d.get("row_step", [0, 0])
+        rx, ry = self.xy(d["row_step"], "row_step") if "row_step" in d else (0, 0)
         out: list[Primitive] = []
         kids = self.children(el)
         for i in range(count):
@@ -494,11 +644,11 @@ class _Painter:
             raise LayoutError(f"track runs from {first} to {last}", key="last",
                               expected="last >= first, at most 1000 spaces")
         n = last - first + 1
-        points = track_points([(p[0], p[1]) for p in d["path"]], n, bool(d.get("closed")), d.get("spacing"))
+        points = track_points([self.xy(p, "path") for p in d["path"]], n, bool(d.get("closed")), d.get("spacing"))
         if points is None:
             raise LayoutError(f"{n} spaces {d.get('spacing')} mm apart do not fit on the path", key="spacing",
                               expected="a longer path or a smaller spacing")
-        sw, sh = d["size"]
+        sw, sh = self.xy(d["size"], "size")
         out: list[Primitive] = []
         kids = self.children(el)
         for i, (px, py) in enumerate(points):
@@ -509,7 +659,7 @@ class _Painter:
         return out
 
     def el_group(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
-        ox, oy = el.data.get("offset", [0, 0])
+        ox, oy = self.xy(el.data["offset"], "offset") if "offset" in el.data else (0, 0)
         out: list[Primitive] = []
         for kid in self.children(el):
             out.extend(self.element(kid, env, dx + ox, dy + oy))

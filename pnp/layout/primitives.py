@@ -57,6 +57,7 @@ class Text(Struct, frozen=True):
     size: float
     color: str
     tracking: float = 0.0
+    angle: float = 0.0  # degrees, counter-clockwise about (x, y) (a template's ``rotate``, turned)
 
 
 class Image(Struct, frozen=True):
@@ -66,7 +67,24 @@ class Image(Struct, frozen=True):
     h: float
     src: str  # absolute file path, already checked to be inside the game folder
     clip: tuple[float, float, float, float] | None = None  # x, y, w, h
+    # An affine matrix (a, b, c, d, e, f) applied to the image and its clip: a turned element
+    matrix: tuple[float, float, float, float, float, float] | None = None
 
 
-Primitive = Rect | Ellipse | Path | Line | Text | Image
+class Vector(Struct, frozen=True):
+    """SVG art, drawn as vectors: the file's drawing scaled from its own ``art_w`` x ``art_h``
+    (pt) to ``w`` x ``h`` at (x, y)."""
+
+    x: float
+    y: float
+    w: float
+    h: float
+    src: str  # absolute file path, already checked (inside its folder, readable, no text or links out)
+    art_w: float
+    art_h: float
+    clip: tuple[float, float, float, float] | None = None
+    matrix: tuple[float, float, float, float, float, float] | None = None
+
+
+Primitive = Rect | Ellipse | Path | Line | Text | Image | Vector
 

@@ -19,11 +19,10 @@ from pathlib import Path
 
 from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.project import DataRoot, check_game_id
-from pnp.input.templates import TEMPLATE_SUFFIX
 from pnp.layout.fonts import FONT_SUFFIXES
 from pnp.pipeline.build import CACHE_NAME, commit, same_bytes
 from pnp.pipeline.incremental import Record, dump, load, record_game, remove, render_changed
-from pnp.plan.digest import InputHasher, fonts_digest, tree_files
+from pnp.plan.digest import TEMPLATE_FILES, InputHasher, fonts_digest, tree_files
 from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check
@@ -52,7 +51,7 @@ class Watch:
         an `extends` now names is seen as well as an edited one)."""
         files: list[Path] = [*tree_files(self.root.card_data / self.game)]
         for d in self.root.template_dirs():
-            files.extend(tree_files(d, (TEMPLATE_SUFFIX,)))
+            files.extend(tree_files(d, TEMPLATE_FILES))
         for d in self.root.font_dirs():
             files.extend(tree_files(d, FONT_SUFFIXES))
         return sorted(set(files))

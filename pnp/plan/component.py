@@ -8,6 +8,7 @@ first byte is written, so a failing build leaves no partial output."""
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -23,8 +24,8 @@ from pnp.impose.sheet import Grid, Page, PieceSpec, SheetOptions
 from pnp.input import kinds
 from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
-from pnp.input.templates import Element, Template
-from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, field_refs
+from pnp.input.templates import Element, Template, TemplateStore
+from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, Env, LayoutError, field_refs
 from pnp.layout.piece import Context, PieceLayout, layout_piece
 from pnp.plan.options import BuildOptions, sheet_for
 from pnp.plan.session import Session
@@ -42,8 +43,11 @@ class LazyPieces(Sequence[PieceLayout]):
 
     CACHE = 64  # items kept: more than any page holds
 
-    def __init__(self, tpl: Template, items: Sequence[Item], ctx: Context,
-                 after: Callable[[PieceLayout], PieceLayout] | None = None):
+    def __init__(self, tpl: Template | Sequence[Template], items: Sequence[Item], ctx: Context,
+                 after: Callable[[PieceLayout], PieceLayout] | Sequence[Callable[[PieceLayout], PieceLayout]]
+                 | None = None):
+        # one template for all items, or one per item (a component whose template names a field),
+        # and so the step after layout (the ink saver)
         self._tpl, self._items, self._ctx, self._after = tpl, items, ctx, after
         self._item_of: list[int] = [i for i, item in enumerate(items) for _ in range(item.copies)]
         self._cache: OrderedDict[int, PieceLayout] = OrderedDict()
@@ -61,11 +65,14 @@ class LazyPieces(Sequence[PieceLayout]):
     def errors(self) -> list[Diagnostic]:
         """Lay out every item once, keeping nothing: the diagnostics of the first input error."""
         try:
-            for item in self._items:
-                layout_piece(self._tpl, item, self._ctx)
+            for k, item in enumerate(self._items):
+                layout_piece(self._template(k), item, self._ctx)
         except DataError as exc:
             return list(exc.diagnostics)
         return []
+
+    def _template(self, k: int) -> Template:
+        return self._tpl if isinstance(self._tpl, Template) else self._tpl[k]
 
     def first(self) -> PieceLayout | None:
         return self[0] if self._item_of else None
@@ -83,9 +90,10 @@ class LazyPieces(Sequence[PieceLayout]):
             self._cache.move_to_end(k)
             return lay
         item = self._items[k]
-        lay = layout_piece(self._tpl, item, self._ctx)
-        if self._after is not None:
-            lay = self._after(lay)
+        lay = layout_piece(self._template(k), item, self._ctx)
+        after = self._after if self._after is None or callable(self._after) else self._after[k]
+        if after is not None:
+            lay = after(lay)
         if k not in self._done:
             self._done.add(k)
             for w in lay.warnings:
@@ -138,10 +146,15 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
 
     def walk(el: Element, scope: set[str]) -> None:
         d = el.data
-        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count", "first", "last"):
+        for key in ("text", "name", "src", "fill", "stroke", "color", "fg", "bg", "accent", "count", "first", "last",
+                    "fit", "rotate", "focus"):
             v = d.get(key)
             if isinstance(v, str):
                 check_str(el, key, v, scope)
+            elif key == "focus" and isinstance(v, list):
+                for part in v:
+                    if isinstance(part, str):
+                        check_str(el, key, part, scope)
             elif isinstance(v, dict) and "by" in v and v["by"] not in scope:
                 out.append(el.doc.diag(el.path + (key, "by"), f"unknown field {v['by']!r} (component {comp.id})",
                                        expected="one of " + ", ".join(sorted(scope)),
@@ -168,6 +181,8 @@ def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
             if d["type"] == "track" else scope
         for i in range(len(d.get("elements", []))):
             walk(el.child("elements", i), inner)
+        for i in range(len(d.get("otherwise", []))):
+            walk(el.child("otherwise", i), scope)
 
     for el in tpl.elements:
         walk(el, known)
@@ -203,6 +218,68 @@ def front_warnings(game: Game, plan: ComponentPlan) -> list[Diagnostic]:
     return [_warn_suffix(w, game, plan.component, ids) for w, ids in plan.fronts.found.items()]
 
 
+_TEMPLATE_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*")
+
+
+def side_templates(store: TemplateStore, game: Game, comp: Component,
+                   side: str) -> tuple[Template | None, list[Template]]:
+    """One side of a component (``side``: "template", the front, or "back"): its template (the
+    first item's where items choose; None for no back, or no item to choose one) and the template
+    of each item, in item order. A name with field references (``"tarot/{arcana}"``,
+    ``"cards/{type|slug}"``) chooses per item; every error (an unknown field, a name that is not a
+    template's, a missing template) is reported at once, naming the items."""
+    name = comp.template if side == "template" else comp.back
+    if name is None:
+        return None, []
+    manifest = game.manifest
+    # its entry in the manifest, found by id (a game checked with some parts left out has fewer
+    # components than entries)
+    entries = manifest.data.get("components", []) if manifest is not None and isinstance(manifest.data, dict) else []
+    ci = next((i for i, c in enumerate(entries) if isinstance(c, dict) and c.get("id") == comp.id),
+              [c.id for c in game.components].index(comp.id))
+    where = (manifest, ("components", ci, side)) if manifest is not None else None
+    if "{" not in name:
+        tpl = store.get(name, where)
+        return tpl, [tpl] * len(comp.items)
+
+    def diag(msg: str, expected: str, hint: str | None = None) -> Diagnostic:
+        return where[0].diag(where[1], msg, expected=expected, hint=hint) if where is not None \
+            else Diagnostic(comp.id, msg, expected=expected, hint=hint)
+
+    out: list[Template] = []
+    found: dict[str, Template] = {}
+    problem: dict[str, str] = {}  # a chosen name that is no template -> the message about it
+    bad: dict[str, list[str]] = {}  # message -> the items it applies to
+    fixes: dict[str, tuple[str, str | None]] = {}  # message -> expected, hint
+    for item in comp.items:
+        try:
+            chosen = Env(item, comp, game).sub(name)
+        except LayoutError as exc:
+            msg = f"{exc.message} in {side} {name!r}"
+            bad.setdefault(msg, []).append(item.id)
+            fixes[msg] = (exc.expected or "a field of the component", exc.hint)
+            continue
+        if chosen not in found and chosen not in problem:
+            if not _TEMPLATE_NAME.fullmatch(chosen):
+                problem[chosen] = f"{side} {name!r} gives {chosen!r}, not a template name"
+                fixes[problem[chosen]] = ("GROUP/NAME in lowercase letters, digits, - and _",
+                                          "give the item a value for the field")
+            elif store.path_of(chosen) is None:
+                problem[chosen] = f"{side} {name!r} gives template {chosen!r}, which is not found"
+                fixes[problem[chosen]] = ("an existing template name", store._suggest(chosen))
+            else:
+                found[chosen] = store.get(chosen, where)
+        if chosen in problem:
+            bad.setdefault(problem[chosen], []).append(item.id)
+            continue
+        out.append(found[chosen])
+    if bad:
+        raise DataError([diag(f"{msg} (component {comp.id}, item{'s' if len(ids) > 1 else ''} "
+                              f"{', '.join(ids[:6])}{', ...' if len(ids) > 6 else ''})", *fixes[msg])
+                         for msg, ids in bad.items()])
+    return (out[0] if out else None), out
+
+
 def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
                    lazy: bool = False) -> tuple[ComponentPlan, list[Diagnostic]]:
     """Templates, sheet and grid of one component, and its piece layouts. With ``lazy`` the
@@ -213,12 +290,11 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     entries = manifest.data.get("components", []) if manifest is not None and isinstance(manifest.data, dict) else []
     ci = next((i for i, c in enumerate(entries) if isinstance(c, dict) and c.get("id") == comp.id),
               [c.id for c in game.components].index(comp.id))
-    front = s.store.get(comp.template, (manifest, ("components", ci, "template")) if manifest else None)
-    back = s.store.get(comp.back, (manifest, ("components", ci, "back")) if manifest else None) if comp.back else None
+    front, fronts_by_item = side_templates(s.store, game, comp, "template")
+    back, backs_by_item = side_templates(s.store, game, comp, "back")
+    per_item = any(t is not front for t in fronts_by_item) or any(t is not back for t in backs_by_item)
     diags: list[Diagnostic] = []
-    for tpl in (front, back):
-        if tpl is None:
-            continue
+    for tpl in {id(t): t for t in (*fronts_by_item, *backs_by_item)}.values():
         if tpl.size is not None and (abs(tpl.size[0] - comp.size[0]) > 0.01 or abs(tpl.size[1] - comp.size[1]) > 0.01):
             diags.append(tpl.doc.diag(("size",), f"template {tpl.name} is drawn for "
                                       f"{tpl.size[0]:g} x {tpl.size[1]:g} mm "
@@ -232,12 +308,25 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
     found: dict[Diagnostic, list[str]] = {}
-    static_back = back is not None and _static(back)
+    static_back = back is not None and _static(back) and not per_item
     same: dict[tuple[Any, ...], PieceLayout] = {}  # distinct back contents: one object each
-    saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver else (None, None)
+    saver_front, saver_back = ink_saver_sides(front, back) if opts.ink_saver and front is not None else (None, None)
     fctx = replace(ctx, light=True) if opts.ink_saver else ctx
-    lazy_fronts = LazyPieces(front, comp.items, fctx, saver_front) if lazy else None
+    savers: dict[tuple[int, int], Any] = {}  # per (front, back) template pair: the ink saver's steps
+    if per_item and opts.ink_saver:
+        for f_tpl, b_tpl in zip(fronts_by_item, backs_by_item or [None] * len(fronts_by_item), strict=True):
+            savers.setdefault((id(f_tpl), id(b_tpl)), ink_saver_sides(f_tpl, b_tpl))
+    front_savers = [savers[(id(f), id(b))][0] for f, b in zip(fronts_by_item, backs_by_item or
+                                                             [None] * len(fronts_by_item), strict=True)] \
+        if savers else saver_front
+    lazy_fronts = LazyPieces(fronts_by_item if per_item or front is None else front, comp.items, fctx, front_savers) \
+        if lazy else None
     for n, item in enumerate(comp.items):
+        if per_item:
+            front = fronts_by_item[n]
+            back = backs_by_item[n] if backs_by_item else None
+            if savers:
+                saver_front, saver_back = savers[(id(front), id(back))]
         # Lazily, the first front is still laid out here: a template's errors show in the same
         # order as in a full layout (its front before its back), before anything is drawn.
         f = layout_piece(front, item, fctx) if not lazy else lazy_fronts.first() if n == 0 else None  # type: ignore[union-attr]

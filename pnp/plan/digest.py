@@ -38,7 +38,7 @@ from pnp.input.model import Component, Game
 from pnp.input.project import DataRoot, bundled_root
 from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
 from pnp.layout.fonts import FONT_SUFFIXES
-from pnp.plan.component import ComponentPlan
+from pnp.plan.component import ComponentPlan, side_templates
 
 if TYPE_CHECKING:
     from pnp.input.project import DataRoot
@@ -138,14 +138,16 @@ def data_version(root: DataRoot, store: TemplateStore, game: Game, comp: Compone
         _update(h, "data", hashlib.sha256(_canonical(_printable(comp.sheet.data))).digest())
     elif isinstance(entry.get("data"), str):
         _update(h, "data", _json_file(folder / entry["data"]))
-    for side, name in (("front", comp.template), ("back", comp.back)):
-        if name is None:
-            continue
-        for link in store.get(name).chain:
-            _update(h, f"{side}:{link}", _json_file(store.doc(link).path))
+    for side, key in (("front", "template"), ("back", "back")):
+        for name in template_names(store, game, comp, key):
+            for link in store.get(name).chain:
+                _update(h, f"{side}:{link}", _json_file(store.doc(link).path))
+                for icon, path in _svg_icons(store, link):
+                    _update(h, f"{side}:{link}:{icon}", file_digest(path))
     _update(h, "images and fonts", _shared_for(root, store, game))
     return h.hexdigest()[:LENGTH]
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".svg")  # art a template may draw: a change to one rebuilds
+TEMPLATE_FILES = (TEMPLATE_SUFFIX, ".svg")  # in the templates folders: templates and their SVG icons
 
 _engine: str | None = None
 
@@ -284,7 +286,7 @@ class InputHasher:
             if d.is_dir() and d.resolve() not in seen:
                 seen.add(d.resolve())
                 h.update(b"templates\0" + label.encode())
-                _stat_tree(h, d, (TEMPLATE_SUFFIX,))
+                _stat_tree(h, d, TEMPLATE_FILES)
         for i, d in enumerate(root.font_dirs()):
             h.update(f"fonts{i}\0".encode())
             _stat_tree(h, d, FONT_SUFFIXES)
@@ -354,13 +356,32 @@ def component_fingerprints(session: Session, game: Game, opts: BuildOptions, pla
         entry = entries.get(comp.id, {})
         data = tables.file_name(entry) if isinstance(entry.get("data"), str) else ""
         h.update(read_or_empty(root.card_data / game.id / data))
-        for name in (comp.template, comp.back):
-            if name is None:
-                continue
+        for name in (*template_names(session.store, game, comp, "template"),
+                     *template_names(session.store, game, comp, "back")):
             for link in session.store.get(name).chain:
                 h.update(link.encode() + b"\0" + read_or_empty(session.store.doc(link).path))
+                for icon, path in _svg_icons(session.store, link):
+                    h.update(icon.encode() + b"\0" + file_digest(path))
         out[comp.id] = h.hexdigest()
     return out
+
+
+def _svg_icons(store: TemplateStore, link: str) -> list[tuple[str, Path]]:
+    """The SVG files a template's own icons name (none for most templates)."""
+    doc = store.doc(link)
+    return [(icon, store.icon_file(doc, icon, spec["svg"])) for icon, spec in doc.data.get("icons", {}).items()
+            if isinstance(spec, dict) and "svg" in spec]
+
+
+def template_names(store: TemplateStore, game: Game, comp: Component, side: str) -> list[str]:
+    """The templates one side ("template" or "back") of a component uses: its name, or the
+    distinct names its items choose (pnp.plan.component.side_templates)."""
+    name = comp.template if side == "template" else comp.back
+    if name is None:
+        return []
+    if "{" not in name:
+        return [name]
+    return list(dict.fromkeys(t.name for t in side_templates(store, game, comp, side)[1]))
 
 
 def digest(data: bytes) -> str:

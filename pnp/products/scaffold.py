@@ -28,7 +28,7 @@ GAME_JSON = """\
   "players": {"min": 2, "max": 4},
   "document": {"file": "rules.md", "title": "@TITLE@: the rules"},
   "components": [
-    {"id": "deck", "title": "Deck", "kind": "card", "size": "poker",
+    {"id": "deck", "title": "Deck", "kind": "card", "size": @SIZE@,
      "data": "deck.json", "template": "@ID@/card", "back": "@ID@/back"}
   ],
   "rulebook": [
@@ -72,7 +72,7 @@ STYLE_JSON = """\
     "back-title": {"font": "Lato-Bold", "size": 20, "color": "paper", "align": "center", "valign": "middle"}
   },
   "elements": [
-    {"id": "background", "type": "rect", "box": [0, 0, 63, 88], "bleed": true, "fill": "paper"}
+    {"id": "background", "type": "rect", "box": [0, 0, "w", "h"], "bleed": true, "fill": "paper"}
   ]
 }
 """
@@ -82,12 +82,11 @@ CARD_JSON = """\
   "$schema": "../../schemas/template.schema.json",
   "description": "Front of a @TITLE@ card.",
   "extends": "@ID@/style",
-  "size": [63, 88],
   "elements": [
-    {"id": "frame", "type": "rect", "box": [3, 3, 57, 82], "stroke": "accent", "stroke_width": 1.5, "radius": 3},
-    {"id": "name", "type": "text", "box": [6, 6, 51, 12], "text": "{name}", "style": "title",
+    {"id": "frame", "type": "rect", "box": [3, 3, "w-6", "h-6"], "stroke": "accent", "stroke_width": 1.5, "radius": 3},
+    {"id": "name", "type": "text", "box": [6, 6, "w-12", 12], "text": "{name}", "style": "title",
      "fit": {"min_size": 9}},
-    {"id": "text", "type": "richtext", "box": [8, 50, 47, 30], "text": "{text}", "style": "rules",
+    {"id": "text", "type": "richtext", "box": [8, "h-38", "w-16", 30], "text": "{text}", "style": "rules",
      "fit": {"min_size": 7}, "when": {"field": "text", "present": true}}
   ]
 }
@@ -98,10 +97,9 @@ BACK_JSON = """\
   "$schema": "../../schemas/template.schema.json",
   "description": "Back of a @TITLE@ card.",
   "extends": "@ID@/style",
-  "size": [63, 88],
   "elements": [
-    {"id": "background", "type": "rect", "box": [0, 0, 63, 88], "bleed": true, "fill": "accent"},
-    {"id": "title", "type": "text", "box": [6, 38, 51, 12], "text": "{game.title}", "style": "back-title",
+    {"id": "background", "type": "rect", "box": [0, 0, "w", "h"], "bleed": true, "fill": "accent"},
+    {"id": "title", "type": "text", "box": [6, "h/2-6", "w-12", 12], "text": "{game.title}", "style": "back-title",
      "fit": {"min_size": 9}}
   ]
 }
@@ -130,10 +128,31 @@ def title_of(gid: str) -> str:
     return " ".join(w.capitalize() for w in gid.split("-"))
 
 
-def scaffold(root: Path, gid: str, sheet: bool = False) -> list[Path]:
-    """Write a new game ``gid`` into the data root ``root``; returns the files written. With
-    ``sheet`` the deck's items are a CSV sheet (``deck.csv``) and its fields are in game.json.
-    Raises DataError for an invalid id or a game (or its templates) that already exists."""
+SCAFFOLD_SIZES = ("poker", "poker-us", "bridge", "mini", "mini-us", "tarot", "square")
+
+
+def size_json(size: str) -> str:
+    """``--size``: a named card size, or ``W,H`` in mm (10 to 600 each), as the manifest's JSON."""
+    if size in SCAFFOLD_SIZES:
+        return f'"{size}"'
+    parts = size.replace("x", ",").split(",")
+    try:
+        w, h = (float(p) for p in parts)
+    except ValueError:
+        w = h = -1.0
+    if len(parts) != 2 or not (10 <= w <= 600 and 10 <= h <= 600):
+        raise DataError([Diagnostic("--size", f"unknown card size {size!r}",
+                                    expected="one of " + ", ".join(SCAFFOLD_SIZES) + ", or W,H in mm (10 to 600)")])
+    return f"[{w:g}, {h:g}]"
+
+
+def scaffold(root: Path, gid: str, sheet: bool = False, size: str = "poker") -> list[Path]:
+    """Write a new game ``gid`` with cards of ``size`` (see ``size_json``) into the data root
+    ``root``; returns the files written. Its templates are relative to the card's size, so the
+    manifest's ``size`` alone changes it. With ``sheet`` the deck's items are a CSV sheet
+    (``deck.csv``) and its fields are in game.json. Raises DataError for an invalid id or size,
+    or a game (or its templates) that already exists."""
+    size_text = size_json(size)
     if not GAME_ID.match(gid):
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
                                     expected="lowercase letters, digits and hyphens, at most 64, "
@@ -150,7 +169,8 @@ def scaffold(root: Path, gid: str, sheet: bool = False) -> list[Path]:
              tpl_dir / "style.json": STYLE_JSON, tpl_dir / "card.json": CARD_JSON, tpl_dir / "back.json": BACK_JSON}
     written = []
     for path, text in files.items():
-        write_atomic(path, text.replace("@ID@", gid).replace("@TITLE@", title_of(gid)).encode("utf-8"))
+        text = text.replace("@ID@", gid).replace("@TITLE@", title_of(gid)).replace("@SIZE@", size_text)
+        write_atomic(path, text.encode("utf-8"))
         written.append(path)
     for name, data in schema_bytes().items():
         write_atomic(root / "schemas" / name, data)

@@ -51,7 +51,9 @@ from pnp.layout.inksaver import bbox
 from pnp.layout.piece import TEXT_TYPES, PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Text
 from pnp.layout.shapes import _image_size
+from pnp.layout.turn import corners, rotation
 from pnp.plan.component import ComponentPlan, LazyPieces, pages_for
+from pnp.plan.digest import template_names
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import EXTREMES, ComponentPreflight, Extreme, Thresholds, Waiver, Where, lowest
@@ -123,6 +125,8 @@ _DESCENDERS = frozenset("gjpqyQ,;()[]{}|/")
 def _text_box(t: Text, fonts: FontBook) -> tuple[float, float, float, float]:
     w = pdfmetrics.stringWidth(t.text, t.font, t.size) + t.tracking * max(len(t.text) - 1, 0)
     low = t.y if _DESCENDERS.isdisjoint(t.text) else t.y - fonts.descent(t.font, t.size)
+    if t.angle:  # a turned line: the upright box around its turned ink box
+        return corners(t.x, low, t.x + w, t.y + fonts.cap_height(t.font, t.size), rotation(-t.angle, t.x, t.y))
     return (t.x, low, t.x + w, t.y + fonts.cap_height(t.font, t.size))
 
 
@@ -203,7 +207,8 @@ class Collector:
         self.fonts: FontBook = session.fonts
         self.lines = lines
         comp = self.comp
-        self.styles = [session.store.get(name).styles for name in (comp.template, comp.back) if name]
+        self.styles = [session.store.get(name).styles for side in ("template", "back")
+                       for name in template_names(session.store, gc.game, comp, side)]
         # A reference sheet is not cut; a box's template draws its own cut outline inside its box.
         self.safe = comp.kind not in ("sheet", "box")
         # the cut outline: a round token cut square (--token-cut square) is a square piece
@@ -283,7 +288,10 @@ class Collector:
                         self.low("smallest_rules", p.size, item, side, el)
                         if p.size < rules_min:
                             self.flag("rules", el, item, p.size)
-                    if boxed:
+                    if boxed and p.angle:  # a turned line: its turned box, measured now
+                        b = _text_box(p, self.fonts)
+                        x0, y0, x1, y1 = min(x0, b[0]), min(y0, b[1]), max(x1, b[2]), max(y1, b[3])
+                    elif boxed:
                         m = metrics.get((p.font, p.size))
                         if m is None:
                             m = self._font_metrics(p.font, p.size)
@@ -325,7 +333,7 @@ class Collector:
                         <= TOLERANCE_MM * MM:
                     continue
                 for p in prims:  # _text_box, inline
-                    if type(p) is Text and p.text.strip():
+                    if type(p) is Text and p.text.strip() and not p.angle:
                         m = metrics[(p.font, p.size)]
                         text = p.text
                         v = p.y if _DESCENDERS.isdisjoint(text) else p.y - m[1]

@@ -19,6 +19,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from msgspec import Struct
+from msgspec.structs import replace
 from reportlab import rl_config
 from reportlab.lib.colors import Color
 from reportlab.lib.rl_accel import escapePDF, fp_str
@@ -31,7 +32,9 @@ from pnp.impose.marks import LABEL_COLOR, MARK_COLOR
 from pnp.impose.sheet import Furniture, Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout.fonts import FontBook
 from pnp.layout.piece import PieceLayout
-from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
+from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text, Vector
+from pnp.layout.svg import svg_drawing
+from pnp.layout.turn import text_matrix
 
 # Streams are Flate-compressed binary: ASCII85 on top makes them a quarter larger and slower.
 rl_config.useA85 = 0
@@ -208,7 +211,13 @@ class _Drawer:
                     t.setFillColor(col)  # colour is graphics state: it holds after ET too
                     self.fill = p.color
                 text = p.text
-                if p.tracking:
+                if p.angle:  # a turned line: its own text matrix
+                    t.setTextTransform(*text_matrix(p.angle, p.x, p.y))
+                    t.setCharSpace(p.tracking)
+                    _text_out(t, text, codes)
+                    if p.tracking:
+                        t.setCharSpace(0)
+                elif p.tracking:
                     t.setTextOrigin(p.x, p.y)
                     t.setCharSpace(p.tracking)
                     _text_out(t, text, codes)
@@ -224,6 +233,16 @@ class _Drawer:
             if t is not None:
                 c.drawText(t)
                 t = None
+            if (type(p) is Image or type(p) is Vector) and p.matrix is not None:  # turned art
+                c.saveState()
+                c.transform(*p.matrix)
+                self.draw([replace(p, matrix=None)])
+                c.restoreState()
+                self._reset()  # the state the drawer knew is back, but it is simpler not to trust it
+                continue
+            if type(p) is Vector:
+                self.vector(p)
+                continue
             if isinstance(p, Image):
                 if p.clip:
                     c.saveState()
@@ -261,6 +280,26 @@ class _Drawer:
                            fillMode=FILL_EVEN_ODD if p.paint.fill_rule == "evenodd" else FILL_NON_ZERO)
         if t is not None:
             c.drawText(t)
+
+    def vector(self, p: Vector) -> None:
+        """SVG art (pnp.layout.svg): its drawing scaled into (x, y, w, h), under its clip."""
+        from reportlab.graphics import renderPDF  # only SVG art needs it
+
+        c = self.c
+        c.saveState()
+        if p.clip:
+            path = c.beginPath()
+            path.rect(*p.clip)
+            c.clipPath(path, stroke=0, fill=0)
+        c.translate(p.x, p.y)
+        c.scale(p.w / p.art_w, p.h / p.art_h)
+        drawing = svg_drawing(p.src)
+        # The renderer starts by setting its default font (Helvetica, which would then sit in the
+        # PDF unembedded): start it on the canvas's own font instead (the art has no text).
+        drawing.initialFontName, drawing.initialFontSize = c._fontname, c._fontsize
+        renderPDF.draw(drawing, c, 0, 0)
+        c.restoreState()
+        self._reset()
 
 
 class BackCorrection(Struct, frozen=True):

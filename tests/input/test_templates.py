@@ -178,9 +178,11 @@ def test_template_schema_error_with_suggestion(mini: DataRootCopy) -> None:
     assert r.exit_code == 2
     assert diag_lines(r.stderr) == [
         f"{CARD}:7:5: $.elements[1]: missing required field 'box' "
-        '(expected "box": [x, y, width, height] in mm from the trim\'s top-left); add it to this object',
+        '(expected "box": [x, y, width, height] in mm from the trim\'s top-left, or expressions of the piece\'s '
+        "w and h); add it to this object",
         f"{CARD}:7:37: $.elements[1].bx: unknown field 'bx' (expected one of align, box, color, fit, font, id, "
-        "preflight, replace, size, style, text, type, valign, when, wrap); did you mean 'box'?",
+        "origin, otherwise, preflight, replace, rotate, size, style, text, type, valign, when, wrap); "
+        "did you mean 'box'?",
     ]
 
 

@@ -395,3 +395,21 @@ def test_bounding_text_by_its_fitted_reach_changes_no_figure_and_no_warning(mini
             flagged = [r for i, r in enumerate(rights)
                        if any(f"element 'edge{i}'" in d.message for d in bounded.findings)]
             assert flagged == [41.0501, 41.06, 43.0]
+
+
+def test_turned_text_is_measured_turned(mini: DataRootCopy) -> None:
+    """A long line turned 90 degrees in a standing strip down the middle of the card is inside the
+    safe zone (measured unturned, from its origin to the right, it would reach past the right
+    edge); the same line in a strip 1 to 5 mm from the left edge reaches outside the safe zone
+    (3 mm), by at most 2 mm. Preflight measures the turned ink."""
+    i = add_element(mini, {"type": "text", "box": [20, 12, 4, 46], "rotate": 90, "text": "SIDEWAYS ALONG THE CARD",
+                           "style": "body", "wrap": False, "align": "center", "valign": "middle"})
+    _, _, pre = preflight(mini)
+    assert pre.findings == ()
+    data = mini.read(CARD)
+    data["elements"][i].update(box=[1, 12, 4, 46])
+    mini.write(CARD, data)
+    _, _, pre = preflight(mini)
+    (msg,) = messages(pre)
+    reach = float(msg.split(f"$.elements[{i}]: text reaches ")[1].split(" mm outside the safe zone")[0])
+    assert 0 < reach <= 2  # the strip starts 1 mm from the trim, 2 mm short of the safe zone

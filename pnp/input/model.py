@@ -55,6 +55,8 @@ class FieldSpec(Struct, frozen=True):
     description: str
     required: bool = False
     enum: tuple[Any, ...] | None = None
+    min: float | None = None
+    max: float | None = None
 
 
 class Item(Struct, frozen=True):
@@ -146,6 +148,14 @@ class Game(Struct, frozen=True):
     folder: Path
     manifest_file: str
     manifest: Doc | None = None  # the parsed manifest, for messages that point into it
+    data_docs: Mapping[str, Doc] = msgspec.field(default_factory=lambda: frozen_map({}))  # component id -> its file
+
+    def locate(self, item: Item) -> str:
+        """``file:line`` of an item in its data file (just the file when the line is unknown)."""
+        file, path = item.origin
+        doc = next((d for d in self.data_docs.values() if d.display == file), None)
+        line = doc.locate((*path, "id"))[0] if doc is not None and path else None
+        return f"{file}:{line}" if line is not None else file
 
     def component(self, cid: str) -> Component | None:
         for c in self.components:
@@ -171,7 +181,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
         size = NAMED_SIZES[c["size"]] if isinstance(c["size"], str) else (float(c["size"][0]), float(c["size"][1]))
         fields = {
             name: FieldSpec(name, spec["type"], spec["description"], bool(spec.get("required")),
-                            tuple(spec["enum"]) if "enum" in spec else None)
+                            tuple(spec["enum"]) if "enum" in spec else None, spec.get("min"), spec.get("max"))
             for name, spec in doc.data["fields"].items()
         }
         if doc.data["component"] != c["id"]:
@@ -216,7 +226,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
         components=tuple(components), rules=rules, errata=errata,
         not_printed=tuple(NotPrinted(n["name"], n["quantity"], Provenance.from_json(n["source"]))
                           for n in m.get("not_printed", [])),
-        folder=folder, manifest_file=manifest.display, manifest=manifest,
+        folder=folder, manifest_file=manifest.display, manifest=manifest, data_docs=frozen_map(data_docs),
     )
 
 

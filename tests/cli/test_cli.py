@@ -118,7 +118,7 @@ def test_check_json_with_a_violation(golems: DataRootCopy) -> None:
     assert game["ok"] is False
     bad = {x["id"]: x for x in game["rules"] if not x["passed"]}
     assert set(bad) == {"events-two-copies", "events-46"}
-    assert bad["events-two-copies"]["details"] == ["event-deck/swoop: copies=1"]
+    assert bad["events-two-copies"]["details"] == ["event-deck/swoop (card_data/golems/event-deck.json:28): copies=1"]
     assert bad["events-two-copies"]["expected"] == "every selected item (23) meets copies=2"
     assert bad["events-two-copies"]["quote"] == "The Event deck contains 2 copies of each card listed."
 

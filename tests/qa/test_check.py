@@ -99,7 +99,7 @@ def test_an_event_with_one_copy(golems: DataRootCopy) -> None:
     golems.edit("event-deck.json", lambda d: d["items"][0].update(copies=1))
     bad = failed(golems)
     assert set(bad) == {"events-two-copies", "events-46"}
-    assert bad["events-two-copies"].details == ("event-deck/swoop: copies=1",)
+    assert bad["events-two-copies"].details == ("event-deck/swoop (card_data/golems/event-deck.json:28): copies=1",)
     assert bad["events-two-copies"].actual == "1 do not"
     assert bad["events-46"].actual == "45 = 46 = 46"
 
@@ -123,8 +123,9 @@ def test_recruiting_terrain_naming_the_wrong_material(golems: DataRootCopy) -> N
     bad = failed(golems)
     assert set(bad) == {"material-terrain-match"}
     assert bad["material-terrain-match"].details == (
-        "golem-deck/clay name='Clay': found 0 in terrain.recruits",
-        "golem-deck/stone name='Stone': found 2 in terrain.recruits",
+        "golem-deck/clay (card_data/golems/golem-deck.json:68) name='Clay': found 0 in terrain.recruits",
+        "golem-deck/stone (card_data/golems/golem-deck.json:80) name='Stone': found 2 in terrain.recruits: "
+        "terrain/mud-flats (card_data/golems/terrain.json:102), terrain/quarry (card_data/golems/terrain.json:114)",
     )
 
 
@@ -133,9 +134,15 @@ def test_material_with_another_hardness(golems: DataRootCopy) -> None:
     bad = failed(golems)
     assert set(bad) == {"golem-hardness-classes", "golem-hardness-determines-stats"}
     assert bad["golem-hardness-classes"].actual == "Hard: 5, Soft: 3, Rock: 4, Metal: 4"
-    assert set(bad["golem-hardness-classes"].details) == {"hardness='Hard': 5", "hardness='Soft': 3"}
+    # Each wrong group names its items, with file:line.
+    at = "card_data/golems/golem-deck.json"
+    assert set(bad["golem-hardness-classes"].details) == {
+        f"hardness='Hard': 5: golem-deck/flesh ({at}:56), golem-deck/ice ({at}:116), golem-deck/bone ({at}:140), "
+        f"golem-deck/wood ({at}:164), golem-deck/clockwork ({at}:212)",
+        f"hardness='Soft': 3: golem-deck/clay ({at}:68), golem-deck/sand ({at}:152), golem-deck/salt ({at}:224)"}
     assert bad["golem-hardness-determines-stats"].details == (
-        "golem-deck/flesh (hardness=Hard): {'force': 1, 'armor': 0} but expected {'force': 2, 'armor': 1}",)
+        f"golem-deck/flesh ({at}:56) (hardness=Hard): {{'force': 1, 'armor': 0}} "
+        "but expected {'force': 2, 'armor': 1}",)
 
 
 def test_material_with_wrong_force(golems: DataRootCopy) -> None:
@@ -144,7 +151,8 @@ def test_material_with_wrong_force(golems: DataRootCopy) -> None:
     assert set(bad) == {"golem-hardness-determines-stats"}
     # Only the wrong card is blamed, not the other Rock cards that differ from it.
     assert bad["golem-hardness-determines-stats"].details == (
-        "golem-deck/stone (hardness=Rock): {'force': 9} but expected {'force': 3}",)
+        "golem-deck/stone (card_data/golems/golem-deck.json:80) (hardness=Rock): {'force': 9} "
+        "but expected {'force': 3}",)
     assert bad["golem-hardness-determines-stats"].actual == "1 inconsistency"
 
 
@@ -212,8 +220,8 @@ def test_rule_with_a_misspelt_parameter(mini: DataRootCopy) -> None:
     r = mini.check()
     assert r.exit_code == 2
     lines = diag_lines(r.stderr)
-    assert any(ln.startswith("card_data/mini/game.json:26:5: $.rulebook[1]: missing required field 'field' "
-                             '(expected "field": ') for ln in lines)
+    assert "card_data/mini/game.json:26:5: $.rulebook[1]: missing one of the fields 'field', 'sum', 'within' " \
+           "(expected one of the documented forms)" in lines
     assert any(ln.startswith("card_data/mini/game.json:32:7: $.rulebook[1].feild: unknown field 'feild'")
                and ln.endswith("did you mean 'field'?") for ln in lines)
 
@@ -231,7 +239,8 @@ def test_determines_without_declared_values_compares_with_the_first_item(mini: D
                  '"id": "sun-2",\n      "name": "Sun Two",\n      "suit": "sun",\n      "power": 2')
     bad = failed(mini)
     assert set(bad) == {"suit-fixes-power"}
-    assert bad["suit-fixes-power"].details == ("deck/sun-2 (suit=sun): {'power': 2} differs from sun-1: {'power': 1}",)
+    assert bad["suit-fixes-power"].details == ("deck/sun-2 (card_data/mini/deck.json:26) (suit=sun): {'power': 2} "
+                                                 "differs from sun-1: {'power': 1}",)
 
 
 def test_matches_condition_and_exceptions_report_oddities(golems) -> None:

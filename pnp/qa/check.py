@@ -13,6 +13,7 @@ from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
 from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
 from pnp.qa.rules import Report, check_game
+from pnp.qa.vacuous import vacuous_rules
 
 
 class GameCheck(Struct, frozen=True):
@@ -54,7 +55,20 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     if errors:
         raise DataError(errors)
     report = check_game(game)
+    warnings.extend(rule_warnings(game))
     return GameCheck(game, report, tuple(plans), tuple(warnings), opts)
+
+
+def rule_warnings(game: Game) -> list[Diagnostic]:
+    """A warning for each rulebook rule that cannot fail (``pnp.qa.vacuous``), at the rule."""
+    out = []
+    for v in vacuous_rules(game):
+        file, path = v.rule.origin
+        line, col = game.manifest.locate(path) if game.manifest is not None else (None, None)
+        out.append(Diagnostic(file, f"rule {v.rule.id!r} cannot fail: {v.reason}", path, line, col,
+                              hint="remove it, or make it state what the schema and loader do not",
+                              severity="warning"))
+    return out
 
 def layout_errors(gc: GameCheck) -> list[Diagnostic]:
     """Lay out every front a build would lay out while drawing (each item once, nothing kept) and

@@ -331,6 +331,13 @@ class Checker:
                     if isinstance(v, bool) or not isinstance(v, int | float):
                         raise _RefError(("sum",), f"{comp.id}/{it.id}.{f} is {v!r}", "a number")
                 return sum(vals)
+        elif "fields" in p:
+            for i, f in enumerate(p["fields"]):
+                self._field(f, comp.fields, ("fields", i))
+            label = "(" + ", ".join(p["fields"]) + ")"
+
+            def key(it: Item) -> Any:
+                return tuple(_hashable(it.get(f, document=True)) for f in p["fields"])
         else:
             self._field(p["field"], comp.fields, ("field",))
             label = p["field"]

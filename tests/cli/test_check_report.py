@@ -19,7 +19,7 @@ def test_violation_via_cli_exit_1_names_rule_expected_actual_and_quote(golems: D
         "FAIL events-two-copies: Every event appears twice in the Event deck.",
         "       expected: every selected item (23) meets copies=2",
         "       actual:   1 do not",
-        "         - event-deck/swoop: copies=1",
+        "         - event-deck/swoop (card_data/golems/event-deck.json:28): copies=1",
         '       rulebook: "The Event deck contains 2 copies of each card listed."',
     ]
     assert "FAIL events-46:" in out

@@ -220,8 +220,8 @@ def test_rule_with_a_misspelt_parameter(mini: DataRootCopy) -> None:
     r = mini.check()
     assert r.exit_code == 2
     lines = diag_lines(r.stderr)
-    assert "card_data/mini/game.json:26:5: $.rulebook[1]: missing one of the fields 'field', 'sum', 'within' " \
-           "(expected one of the documented forms)" in lines
+    assert "card_data/mini/game.json:26:5: $.rulebook[1]: missing one of the fields 'field', 'fields', 'sum', " \
+           "'within' (expected one of the documented forms)" in lines
     assert any(ln.startswith("card_data/mini/game.json:32:7: $.rulebook[1].feild: unknown field 'feild'")
                and ln.endswith("did you mean 'field'?") for ln in lines)
 

@@ -1,0 +1,144 @@
+"""vacuous: rulebook rules that cannot fail, given what the schema and the loader already enforce.
+
+A rule that restates a guarantee gives false assurance: it passes whatever the data says. Each
+finding names the rule and why it cannot fail; ``pnp check`` reports it as a warning (an error
+with ``--strict``). Pure: reads the model only.
+
+What is known to hold before any rule runs:
+- item ids are unique in a data file (the loader rejects a duplicate), so ``unique`` on ``id``,
+  ``groups`` by ``id`` of one item each and ``determines`` by ``id`` cannot fail;
+- a field declared ``required`` is present on every item, its ``enum`` bounds its values and its
+  ``min``/``max`` its numbers (the item schema generated from ``fields``); ``copies`` is 1 to
+  10 000; so an ``each`` whose condition follows from these cannot fail;
+- an ``each`` whose condition is part of its own selection cannot fail;
+- ``equal`` of numbers only, or of the same value written twice and nothing else, and a ``match``
+  of a side with itself, cannot fail."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from msgspec import Struct
+
+from pnp.input.model import Component, FieldSpec, Game, Rule
+
+COPIES = FieldSpec("copies", "integer", "copies", True, None, 1, 10_000)
+
+
+class Vacuous(Struct, frozen=True):
+    """A rule that cannot fail, and why."""
+
+    rule: Rule
+    reason: str
+
+
+def vacuous_rules(game: Game) -> list[Vacuous]:
+    """Every rule of the game that cannot fail, in rulebook order."""
+    out = []
+    for rule in game.rules:
+        reason = why_vacuous(game, rule)
+        if reason is not None:
+            out.append(Vacuous(rule, reason))
+    return out
+
+
+def why_vacuous(game: Game, rule: Rule) -> str | None:
+    p = rule.params
+    if p.get("exceptions"):
+        return None  # a rule with exceptions fails when they stop being needed
+    if rule.check == "equal":
+        return _equal(p["values"])
+    if rule.check == "match":
+        if _same(p["from"], p["to"]):
+            return "it matches a side with itself"
+        return None
+    comp = game.component(p["select"]["component"]) if "select" in p else None
+    if comp is None:
+        return None  # an unknown component is reported as bad input by the checker
+    if rule.check == "unique" and p.get("field") == "id":
+        return "item ids are already unique in a data file (the loader rejects a duplicate id)"
+    if rule.check == "groups" and p["by"] == "id" and p["each"] == 1 and p.get("count", "items") == "items" \
+            and "groups" not in p:
+        return "every id is its own group of one item (the loader rejects a duplicate id)"
+    if rule.check == "determines" and p["by"] == "id" and not p.get("values"):
+        return "every id is one item, so it fixes its own fields (the loader rejects a duplicate id)"
+    if rule.check == "each":
+        where = p["select"].get("where")
+        if where is not None and _implied_by_selection(p["require"], where):
+            return "its condition is part of its own selection (`select.where`)"
+        why = _guaranteed(p["require"], comp)
+        if why is not None:
+            return f"the data file's field declarations already guarantee it: {why}"
+    return None
+
+
+def _equal(values: list[Any]) -> str | None:
+    if all(isinstance(v, int | float) for v in values):
+        return "it compares numbers only, not the data"
+    distinct: list[Any] = []
+    for v in values:
+        if not any(_same(v, d) for d in distinct):
+            distinct.append(v)
+    if len(distinct) == 1:
+        return "it compares a value with itself"
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return bool(a == b)
+
+
+def _implied_by_selection(require: Mapping[str, Any], where: Mapping[str, Any]) -> bool:
+    conjuncts = where.get("all", [where])
+    wanted = require.get("all", [require])
+    return all(any(_same(w, c) for c in conjuncts) for w in wanted)
+
+
+def _spec(name: str, comp: Component) -> FieldSpec | None:
+    if name == "copies":
+        return COPIES
+    return comp.fields.get(name)
+
+
+def _guaranteed(cond: Mapping[str, Any], comp: Component) -> str | None:
+    """Why ``cond`` holds for every item the field declarations allow, or None."""
+    if "all" in cond:
+        whys = [_guaranteed(c, comp) for c in cond["all"]]
+        return "; ".join(w for w in whys if w) if all(whys) else None
+    if "any" in cond:
+        return next((w for w in (_guaranteed(c, comp) for c in cond["any"]) if w), None)
+    if "not" in cond or cond.get("field") == "id":
+        return None
+    spec = _spec(cond["field"], comp)
+    if spec is None or not spec.required:
+        return None  # an optional field may be absent, and an absent value fails every test but present: false
+    reasons = []
+    name = spec.name
+    for key in ("present", "equals", "in", "min", "max", "matches"):
+        if key not in cond:
+            continue
+        why = _test_guaranteed(key, cond[key], spec)
+        if why is None:
+            return None
+        reasons.append(why.format(name=name))
+    return ", ".join(reasons) if reasons else None
+
+
+def _test_guaranteed(key: str, want: Any, spec: FieldSpec) -> str | None:
+    if key == "present":
+        # A required string may still be "" and a required list [], which count as not present.
+        never_empty = spec.type in ("integer", "number", "boolean") or (
+            spec.enum is not None and "" not in spec.enum and [] not in spec.enum)
+        return "{name} is required" if want is True and never_empty else None
+    if key == "equals":
+        return f"{{name}} is required with the one enum value {want!r}" if spec.enum == (want,) else None
+    if key == "in":
+        if spec.enum is not None and set(spec.enum) <= set(want):
+            return "{name}'s enum " + repr(list(spec.enum)) + " is within " + repr(list(want))
+        return None
+    if key == "min":
+        return f"{{name}} has min {spec.min:g} >= {want:g}" if spec.min is not None and spec.min >= want else None
+    if key == "max":
+        return f"{{name}} has max {spec.max:g} <= {want:g}" if spec.max is not None and spec.max <= want else None
+    return None  # a pattern is not judged

@@ -54,7 +54,7 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
                                  expected=exc.expected, hint=exc.hint))
     if errors:
         raise DataError(errors)
-    report = check_game(game)
+    report = check_game(game, s.store)
     warnings.extend(rule_warnings(game))
     return GameCheck(game, report, tuple(plans), tuple(warnings), opts)
 

@@ -17,6 +17,9 @@ from msgspec.structs import replace
 from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import describe, fields_read, holds
 from pnp.input.model import Component, Game, Item, Rule
+from pnp.input.project import DataRoot
+from pnp.input.templates import TemplateStore
+from pnp.qa.fits import SpaceError, judge, piece_of, spaces
 
 
 class Outcome(Struct, frozen=True):
@@ -69,8 +72,9 @@ class _RefError(Exception):
 
 
 class Checker:
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, templates: TemplateStore | None = None):
         self.game = game
+        self._templates = templates
         self.skip: frozenset[tuple[str, str]] = frozenset()  # (component, item) excepted by the rule
 
     def items(self, sel: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Item]:
@@ -174,6 +178,45 @@ class Checker:
 
     def _run(self, rule: Rule) -> Outcome:
         return getattr(self, "check_" + rule.check)(rule, rule.params)
+
+    def templates(self) -> TemplateStore:
+        if self._templates is None:
+            self._templates = TemplateStore(DataRoot(self.game.folder.parent.parent))
+        return self._templates
+
+    def check_fits(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        pc = p["pieces"]
+        comp = None
+        if "component" in pc:
+            comp = self.game.component(pc["component"])
+            if comp is None:
+                raise _RefError(("pieces", "component"), f"unknown component {pc['component']!r}",
+                                "one of " + ", ".join(c.id for c in self.game.components))
+        piece = piece_of(comp, pc)
+        host, items = self.selected(p["space"], ("space",))
+        try:
+            tpl = self.templates().get(host.template)
+        except DataError as exc:
+            raise _RefError(("space", "component"), exc.diagnostics[0].message, "a component with a template") from None
+        eid, clearance, row = p["space"]["element"], p["clearance"], p.get("row")
+        details, found = [], 0
+        for it in items:
+            try:
+                got = spaces(tpl, eid, it)
+            except (SpaceError, TypeError, ValueError) as exc:
+                raise _RefError(("space", "element"), f"template {host.template!r}: {exc}",
+                                "a circle, a boxed element, a repeat or a track") from None
+            found += bool(got)
+            for sp in got:
+                whys = judge(piece, sp, clearance, row, host.size)
+                details += [f"{self.at(host.id, it)} {eid}: {why}" for why in whys]
+        if items and not found:
+            raise _RefError(("space", "element"), f"no element with id {eid!r} in template {host.template!r} "
+                            f"for any selected item of {host.id}", "the id of an element of " + host.template)
+        rows = f", {row} side by side" if row else ""
+        actual = _count(len(details), "problem", "problems") if details else f"fits on all {len(items)}"
+        return Outcome(rule, not details, f"{piece.label} fits {host.id} {eid} with {_fmt(clearance)} mm "
+                       f"clearance{rows}", actual, tuple(details))
 
     def at(self, cid: str, it: Item) -> str:
         """An item as failures name it: ``deck/sun-2 (card_data/g/deck.json:14)``."""
@@ -391,9 +434,10 @@ def _fields_in(c: Mapping[str, Any], it: Item) -> str:
     return ", ".join(f"{n}={it.get(n, document=True)!r}" for n in names)
 
 
-def check_game(game: Game) -> Report:
-    """Run every rule. Bad references inside rules raise DataError (exit 2)."""
-    checker = Checker(game)
+def check_game(game: Game, templates: TemplateStore | None = None) -> Report:
+    """Run every rule. Bad references inside rules raise DataError (exit 2). ``templates``: where
+    ``fits`` rules find their spaces (default: the game's data root)."""
+    checker = Checker(game, templates)
     outcomes = []
     diags: list[Diagnostic] = []
     for rule in game.rules:

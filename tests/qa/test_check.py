@@ -39,11 +39,12 @@ def test_every_golems_rule_passes(bundled: Report) -> None:
 def test_every_manifest_rule_is_run_once_in_order(bundled: Report) -> None:
     ids = [o.rule.id for o in bundled.outcomes]
     assert ids == [r["id"] for r in MANIFEST_RULES]
-    assert len(ids) == len(set(ids)) == 34
+    assert len(ids) == len(set(ids)) == 37
 
 
 def test_each_check_kind_is_exercised(bundled: Report) -> None:
-    assert {o.rule.check for o in bundled.outcomes} == {"equal", "each", "match", "groups", "determines", "unique"}
+    assert {o.rule.check for o in bundled.outcomes} == {"equal", "each", "match", "groups", "determines", "unique",
+                                                        "fits"}
 
 
 def test_outcome_carries_quote_expected_and_actual(bundled: Report) -> None:

@@ -95,6 +95,7 @@ class Component(Struct, frozen=True):
     items: tuple[Item, ...]
     bleed: float | None = None  # mm override
     description: str = ""
+    quoted: Mapping[str, Any] | None = None  # which values the items' document quotes give (pnp.qa.quotes)
 
     @property
     def pieces(self) -> int:
@@ -150,10 +151,16 @@ class Game(Struct, frozen=True):
     manifest: Doc | None = None  # the parsed manifest, for messages that point into it
     data_docs: Mapping[str, Doc] = msgspec.field(default_factory=lambda: frozen_map({}))  # component id -> its file
 
+    def doc_for(self, file: str) -> Doc | None:
+        """The manifest or data file shown as ``file``."""
+        if self.manifest is not None and self.manifest.display == file:
+            return self.manifest
+        return next((d for d in self.data_docs.values() if d.display == file), None)
+
     def locate(self, item: Item) -> str:
         """``file:line`` of an item in its data file (just the file when the line is unknown)."""
         file, path = item.origin
-        doc = next((d for d in self.data_docs.values() if d.display == file), None)
+        doc = self.doc_for(file)
         line = doc.locate((*path, "id"))[0] if doc is not None and path else None
         return f"{file}:{line}" if line is not None else file
 
@@ -195,7 +202,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
             shape=c.get("shape", kinds.get(c["kind"]).shapes[0]),
             size=size, template=c["template"], back=c.get("back"), data_file=doc.display,
             fields=frozen_map(fields), items=tuple(items), bleed=c.get("bleed"),
-            description=doc.data.get("description", ""),
+            description=doc.data.get("description", ""), quoted=doc.data.get("quoted"),
         ))
     seen: dict[str, int] = {}
     for ci, c in enumerate(m["components"]):

@@ -3,6 +3,9 @@ rules; every input error at once, before anything is drawn."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic
@@ -12,6 +15,7 @@ from pnp.layout.fonts import UI_FONT, FontError
 from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
 from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
+from pnp.qa.quotes import document_quotes, quote_warnings
 from pnp.qa.rules import Report, check_game
 from pnp.qa.vacuous import vacuous_rules
 
@@ -24,6 +28,7 @@ class GameCheck(Struct, frozen=True):
     plans: tuple[ComponentPlan, ...]
     warnings: tuple[Diagnostic, ...]
     opts: BuildOptions = field(default_factory=BuildOptions)
+    document: str = ""  # whether the game's document was found and how many quotes are in it
 
 
 def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None,
@@ -56,7 +61,25 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
         raise DataError(errors)
     report = check_game(game, s.store)
     warnings.extend(rule_warnings(game))
-    return GameCheck(game, report, tuple(plans), tuple(warnings), opts)
+    document = find_document(game)
+    if document is None:
+        status = (f"document {game.document['file']} not found (in the game folder or PNP_DOCUMENTS): "
+                  "quotes not checked against it")
+    else:
+        text = document.read_text(encoding="utf-8", errors="replace")
+        found = quote_warnings(game, text, root.display(document))
+        warnings.extend(found)
+        total = len(document_quotes(game))
+        status = f"document {root.display(document)}: {total - len(found)} of {total} quotes found"
+    return GameCheck(game, report, tuple(plans), tuple(warnings), opts, status)
+
+
+def find_document(game: Game) -> Path | None:
+    """The game's document text: ``document.file`` in the game folder, else in a folder of the
+    ``PNP_DOCUMENTS`` environment variable (folders separated as in PATH); None when absent."""
+    name = game.document["file"]
+    dirs = [game.folder, *(Path(d) for d in os.environ.get("PNP_DOCUMENTS", "").split(os.pathsep) if d)]
+    return next((d / name for d in dirs if (d / name).is_file()), None)
 
 
 def rule_warnings(game: Game) -> list[Diagnostic]:

@@ -20,6 +20,7 @@ from pnp.input.model import Component, Game, Item, Rule
 from pnp.input.project import DataRoot
 from pnp.input.templates import TemplateStore
 from pnp.qa.fits import SpaceError, judge, piece_of, spaces
+from pnp.qa.quotes import traced
 
 
 class Outcome(Struct, frozen=True):
@@ -452,6 +453,13 @@ def check_game(game: Game, templates: TemplateStore | None = None) -> Report:
                                     exc.expected))
     if diags:
         raise DataError(diags)
+    for qrule, problems in traced(game):
+        comp = game.component(qrule.id.removesuffix("-values-in-quotes"))
+        assert comp is not None
+        n = sum(it.provenance.kind == "document" for it in comp.items)
+        outcomes.append(Outcome(qrule, not problems, f"each of the {n} document items' quote gives its values",
+                                _count(len(problems), "value missing", "values missing") if problems else "all given",
+                                tuple(f"{checker.at(comp.id, it)}: {p}" for it, p in problems)))
     prov = []
     for c in game.components:
         k = Counter(i.provenance.kind for i in c.items)

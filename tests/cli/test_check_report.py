@@ -13,13 +13,13 @@ def test_violation_via_cli_exit_1_names_rule_expected_actual_and_quote(golems: D
     assert r.exit_code == 1
     assert_no_traceback(r)
     out = r.stdout
-    assert "golems: 37 rules, 35 pass, 2 fail" in out
+    assert "golems: 41 rules, 39 pass, 2 fail" in out
     block = out[out.index("FAIL events-two-copies"):]
     assert block.splitlines()[:5] == [
         "FAIL events-two-copies: Every event appears twice in the Event deck.",
         "       expected: every selected item (23) meets copies=2",
         "       actual:   1 do not",
-        "         - event-deck/swoop (card_data/golems/event-deck.json:28): copies=1",
+        "         - event-deck/swoop (card_data/golems/event-deck.json:40): copies=1",
         '       rulebook: "The Event deck contains 2 copies of each card listed."',
     ]
     assert "FAIL events-46:" in out
@@ -29,7 +29,7 @@ def test_violation_via_cli_exit_1_names_rule_expected_actual_and_quote(golems: D
 def test_all_good_via_cli_exit_0_with_provenance(golems: DataRootCopy) -> None:
     r = golems.check("-v")
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.startswith("golems: 37 rules, 37 pass, 0 fail\n")
-    assert r.stdout.count("  PASS ") == 37
+    assert r.stdout.startswith("golems: 41 rules, 41 pass, 0 fail\n")
+    assert r.stdout.count("  PASS ") == 41
     assert "  chits              64 pieces,  64 items: 0 document, 0 external, 64 designed" in r.stdout
     assert "  terrain            64 pieces,  20 items: 20 document, 0 external, 0 designed" in r.stdout

@@ -99,7 +99,7 @@ def test_check_json_all_good(golems: DataRootCopy) -> None:
     assert doc["version"] == 1
     (game,) = doc["games"]
     assert (game["id"], game["ok"], game["errors"]) == ("golems", True, [])
-    assert len(game["rules"]) == 37
+    assert len(game["rules"]) == 41
     for rule in game["rules"]:
         assert set(rule) == {"id", "check", "description", "passed", "expected", "actual", "details", "oddities",
                              "quote"}
@@ -118,7 +118,7 @@ def test_check_json_with_a_violation(golems: DataRootCopy) -> None:
     assert game["ok"] is False
     bad = {x["id"]: x for x in game["rules"] if not x["passed"]}
     assert set(bad) == {"events-two-copies", "events-46"}
-    assert bad["events-two-copies"]["details"] == ["event-deck/swoop (card_data/golems/event-deck.json:28): copies=1"]
+    assert bad["events-two-copies"]["details"] == ["event-deck/swoop (card_data/golems/event-deck.json:40): copies=1"]
     assert bad["events-two-copies"]["expected"] == "every selected item (23) meets copies=2"
     assert bad["events-two-copies"]["quote"] == "The Event deck contains 2 copies of each card listed."
 

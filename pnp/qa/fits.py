@@ -2,7 +2,8 @@
 by its size) fit the spaces an element of another component's template draws, with a clearance.
 
 A space is what a template element with that ``id`` draws for one item (reached through groups,
-whose offsets add up, and chosen by its ``when``): a ``circle`` (a round space of its diameter),
+whose offsets add up, and chosen by its ``when``; a group with the id gives its elements' spaces):
+a ``circle`` (a round space of its diameter),
 any element with a ``box`` (a rectangle), a ``repeat`` (one space per repetition, the shape of its
 first child with a box) or a ``track`` (one space of its ``size`` per number). A piece fits a space
 when its width and height plus the clearance on each side are within the space's (a circle's
@@ -59,8 +60,26 @@ def piece_of(comp: Component | None, spec: Mapping[str, Any]) -> Piece:
 
 
 def spaces(tpl: Template, element_id: str, item: Item) -> list[Space]:
-    """The spaces the elements named ``element_id`` draw for ``item`` (those whose ``when`` holds)."""
-    return [sp for el, dx, dy in _find(tpl.elements, element_id, item, 0.0, 0.0) for sp in [_space(el, item, dx, dy)]]
+    """The spaces the elements named ``element_id`` draw for ``item`` (those whose ``when`` holds);
+    a group so named gives the spaces of each of its elements."""
+    return [sp for el, dx, dy in _find(tpl.elements, element_id, item, 0.0, 0.0) for sp in _spaces(el, item, dx, dy)]
+
+
+def _kids(el: Element) -> tuple[Element, ...]:
+    return tuple(el.child("elements", i) for i in range(len(el.data.get("elements", []))))
+
+
+def _spaces(el: Element, item: Item, dx: float, dy: float) -> list[Space]:
+    if el.data.get("type") != "group":
+        return [_space(el, item, dx, dy)]
+    ox, oy = el.data.get("offset", [0, 0])
+    merged: dict[tuple[str, float, float], list[tuple[float, float]]] = {}
+    for k in _kids(el):
+        if _holds(k.data, item):
+            for sp in _spaces(k, item, dx + ox, dy + oy):
+                merged.setdefault((sp.shape, sp.w, sp.h), []).extend(sp.centres)
+    # Spaces of one shape and size are one set: neighbours are checked across the group's elements.
+    return [Space(shape, w, h, tuple(c)) for (shape, w, h), c in merged.items()]
 
 
 def _read(item: Item, name: str) -> Any:
@@ -81,8 +100,7 @@ def _find(elements: tuple[Element, ...], eid: str, item: Item, dx: float, dy: fl
             yield el, dx, dy
         elif d.get("type") == "group":
             ox, oy = d.get("offset", [0, 0])
-            kids = tuple(el.child("elements", i) for i in range(len(d.get("elements", []))))
-            yield from _find(kids, eid, item, dx + ox, dy + oy)
+            yield from _find(_kids(el), eid, item, dx + ox, dy + oy)
 
 
 def _value(raw: Any, item: Item) -> Any:

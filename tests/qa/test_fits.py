@@ -113,3 +113,17 @@ CASES: list[tuple[dict[str, Any], list[str]]] = [
 def test_judge(change: dict[str, Any], problems: list[str]) -> None:
     space = Space("round", **{"w": 10.0, "h": 10.0, "centres": ((10.0, 10.0),), **change})
     assert judge(Piece("c", 9, 9, "round"), space, 0.5, None, (63, 88)) == problems
+
+
+def test_a_group_named_as_the_space_gives_all_its_squares(bundled: Bundled) -> None:
+    """The Map's light and dark squares are four repeats in a group "squares": one set of 64 spaces,
+    38 mm apart, so neighbours across the repeats are checked too."""
+    from pnp.input.project import DataRoot, bundled_root
+    from pnp.input.templates import TemplateStore
+    from pnp.qa.fits import spaces
+
+    tpl = TemplateStore(DataRoot(bundled_root())).get("golems/board")
+    (sp,) = spaces(tpl, "squares", bundled.game("golems").component("board").items[0])
+    assert (sp.shape, sp.w, sp.h, len(sp.centres), len(set(sp.centres))) == ("rect", 38, 38, 64, 64)
+    xs = sorted({x for x, _ in sp.centres})
+    assert xs == [8 + 19 + 38 * i for i in range(8)]

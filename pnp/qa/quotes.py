@@ -2,8 +2,9 @@
 the document itself. Pure: reads the model (and, for ``in_document``, the document's text).
 
 A component file declares which values its items' quotes give, and how the document writes them
-(``quoted``: ``fields`` -> ``{"as": {value: written}, "signed": bool}``, ``in_order``). For every
-item whose ``source`` is the document, each declared field's value as the document has it (before
+(``quoted``: ``fields`` -> ``{"as": {value: written}, "signed": bool, "format": "{}M"}``,
+``in_order``, ``designed_in``). For every item whose ``source`` is the document, each declared
+field's value (but those its ``designed_in`` list field names as designed) as the document has it (before
 errata; errata are how the printed text may differ) must appear in the item's quote as a whole
 word, and with ``in_order`` (the default) after the previous field's. Text is compared with case,
 quote marks and runs of white space normalised."""
@@ -36,11 +37,12 @@ def written(value: Any, spec: Mapping[str, Any]) -> list[str]:
     for v in values:
         key = str(v).lower() if isinstance(v, bool) else (f"{v:g}" if isinstance(v, float) else str(v))
         if key in spec.get("as", {}):
-            out.append(spec["as"][key])
+            w = spec["as"][key]
         elif spec.get("signed") and isinstance(v, int | float) and not isinstance(v, bool) and v > 0:
-            out.append("+" + key)
+            w = "+" + key
         else:
-            out.append(key)
+            w = key
+        out.append(spec["format"].replace("{}", w) if "format" in spec and w else w)
     return out
 
 
@@ -63,8 +65,11 @@ def trace(comp: Component, spec: Mapping[str, Any], item: Item) -> list[str]:
     """The declared values of one document item that its quote does not give, in words."""
     quote = normalise(item.provenance.text)
     in_order = spec.get("in_order", True)
+    designed = item.get(spec["designed_in"], document=True) or [] if "designed_in" in spec else []
     pos, problems = 0, []
     for name, how in spec["fields"].items():
+        if name in designed:
+            continue  # this item's value of the field is designed, not the quote's
         value = item.get(name, document=True)
         if value in (None, "", []):
             continue
@@ -94,10 +99,12 @@ def unknown_fields(game: Game) -> list[Diagnostic]:
     """A ``quoted`` field that the file does not declare is bad input."""
     diags = []
     for comp in game.components:
-        for name in (comp.quoted or {}).get("fields", {}):
+        spec = comp.quoted or {}
+        names = [*spec.get("fields", {}), *([spec["designed_in"]] if "designed_in" in spec else [])]
+        for name in names:
             if name not in comp.fields and name != "copies":
                 doc = game.data_docs.get(comp.id)
-                path = ("quoted", "fields", name)
+                path = ("quoted", "fields", name) if name in spec.get("fields", {}) else ("quoted", "designed_in")
                 line, col = doc.locate(path, key=True) if doc is not None else (None, None)
                 diags.append(Diagnostic(comp.data_file, f"unknown field {name!r} in quoted", path, line, col,
                                         expected="one of copies, " + ", ".join(sorted(comp.fields))))

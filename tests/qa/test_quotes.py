@@ -22,7 +22,14 @@ def _item(d: dict, iid: str) -> dict:
     return next(i for i in d["items"] if i["id"] == iid)
 
 
-DECLARED = {"golems": {"terrain", "golem-deck", "event-deck", "wizard"}, "cyberiad": {"deck"}}
+DECLARED = {
+    "golems": {"terrain", "golem-deck", "event-deck", "wizard"},
+    "cyberiad": {"deck", "constructors"},
+    "capek-golems": {"golem-parts"},
+    "time-capsules": {"artifacts", "fluctuations", "crystals", "breaks", "capsules"},
+    "cauldron": {"reference", "fields", "ingredients", "characters", "cellars", "basic-potions", "basic-spells",
+                 "advanced-spells"},
+}
 
 
 @pytest.mark.parametrize("gid", GAMES)
@@ -74,6 +81,17 @@ def test_errata_do_not_count_as_differences(golems: DataRootCopy) -> None:
     assert "golem-deck-values-in-quotes" not in _failed(golems)
 
 
+def test_fields_an_item_designed_are_not_looked_for(tmp_path: Path) -> None:
+    """Nanoassembler's cost is designed (its designed_fields says so): a changed cost is not a quote
+    mismatch; Recon Drone's cost is the document's: a changed one is."""
+    copy = bundled_copy(tmp_path, "time-capsules")
+    copy.edit("artifacts.json", lambda d: _item(d, "nanoassembler").update(cost=6))
+    assert "artifacts-values-in-quotes" not in _failed(copy)
+    copy.edit("artifacts.json", lambda d: _item(d, "recon-drone").update(cost=6))
+    o = _failed(copy)["artifacts-values-in-quotes"]
+    assert len(o.details) == 1 and "recon-drone" in o.details[0] and "cost=6 is not in its quote" in o.details[0]
+
+
 def test_an_unknown_quoted_field_is_bad_input(golems: DataRootCopy) -> None:
     golems.edit("terrain.json", lambda d: d["quoted"]["fields"].update(nmae={}))
     r = golems.check()
@@ -91,6 +109,8 @@ def test_written_forms() -> None:
     assert written("Material", {"as": {"Material": "M"}}) == ["M"]
     assert written(["a", "b"], {}) == ["a", "b"]
     assert written(True, {"as": {"true": "yes"}}) == ["yes"]
+    assert written(3, {"format": "{}M"}) == ["3M"]
+    assert written(0, {"as": {"0": ""}, "format": "{}M"}) == [""]  # not written: nothing to look for
     assert normalise("It\u2019s  a\nFake!") == "it's a fake!"
     assert find("man", "small, soft, man-shaped", 0) == len("small, soft, man")
     assert find("5", "M5 5/5", 0) == 4  # not the 5 of M5

@@ -88,8 +88,11 @@ def rule_warnings(game: Game) -> list[Diagnostic]:
     for v in vacuous_rules(game):
         file, path = v.rule.origin
         line, col = game.manifest.locate(path) if game.manifest is not None else (None, None)
-        out.append(Diagnostic(file, f"rule {v.rule.id!r} cannot fail: {v.reason}", path, line, col,
-                              hint="remove it, or make it state what the schema and loader do not",
+        what = "has conditions that cannot fail, as the data file's field declarations guarantee them" \
+            if v.part else "cannot fail"
+        out.append(Diagnostic(file, f"rule {v.rule.id!r} {what}: {v.reason}", path, line, col,
+                              hint="remove " + ("them" if v.part else "it") + ", or make "
+                              + ("them" if v.part else "it") + " state what the schema and loader do not",
                               severity="warning"))
     return out
 

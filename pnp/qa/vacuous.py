@@ -27,20 +27,39 @@ COPIES = FieldSpec("copies", "integer", "copies", True, None, 1, 10_000)
 
 
 class Vacuous(Struct, frozen=True):
-    """A rule that cannot fail, and why."""
+    """A rule that cannot fail (or, with ``part``, some conditions of an ``each`` rule's ``all``
+    that cannot), and why."""
 
     rule: Rule
     reason: str
+    part: bool = False
 
 
 def vacuous_rules(game: Game) -> list[Vacuous]:
-    """Every rule of the game that cannot fail, in rulebook order."""
+    """Every rule of the game that cannot fail, or that has conditions which cannot, in rulebook order."""
     out = []
     for rule in game.rules:
         reason = why_vacuous(game, rule)
         if reason is not None:
             out.append(Vacuous(rule, reason))
+            continue
+        part = why_partly_vacuous(game, rule)
+        if part is not None:
+            out.append(Vacuous(rule, part, part=True))
     return out
+
+
+def why_partly_vacuous(game: Game, rule: Rule) -> str | None:
+    """Which conditions of an ``each`` rule's ``require.all`` the field declarations guarantee."""
+    p = rule.params
+    if rule.check != "each" or "all" not in p["require"] or p.get("exceptions"):
+        return None
+    comp = game.component(p["select"]["component"])
+    if comp is None:
+        return None
+    whys = [(i, _guaranteed(c, comp)) for i, c in enumerate(p["require"]["all"])]
+    found = [f"require.all[{i}]: {w}" for i, w in whys if w]
+    return "; ".join(found) if found else None
 
 
 def why_vacuous(game: Game, rule: Rule) -> str | None:

@@ -87,3 +87,19 @@ def test_pnp_check_warns_at_the_rule_and_strict_makes_it_an_error(golems: DataRo
             "already unique in a data file (the loader rejects a duplicate id); remove it, or make it state what "
             "the schema and loader do not") in r.stderr.splitlines()
     assert golems.check("--strict").exit_code == 2
+
+
+def test_conditions_of_an_each_that_cannot_fail_are_named(golems: DataRootCopy) -> None:
+    """`golem-deck.force` is a required integer and `type`'s enum is the three types: those two
+    conditions of the rule cannot fail; `hardness` (optional) can."""
+    _add(golems, check="each", select={"component": "golem-deck"},
+         require={"all": [{"field": "force", "present": True}, {"field": "hardness", "present": True},
+                          {"field": "type", "in": ["Material", "Size", "Shape"]}]})
+    (v,) = vacuous_rules(golems.load())
+    assert (v.rule.id, v.part) == ("added", True)
+    assert v.reason == ("require.all[0]: force is required; require.all[2]: type's enum ['Material', 'Size', "
+                        "'Shape'] is within ['Material', 'Size', 'Shape']")
+    r = golems.check()
+    assert r.exit_code == 1  # the hardness condition fails on Size and Shape cards
+    assert any("rule 'added' has conditions that cannot fail, as the data file's field declarations guarantee "
+               "them: require.all[0]: force is required" in ln for ln in r.stderr.splitlines())

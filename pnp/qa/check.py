@@ -88,8 +88,7 @@ def rule_warnings(game: Game) -> list[Diagnostic]:
     for v in vacuous_rules(game):
         file, path = v.rule.origin
         line, col = game.manifest.locate(path) if game.manifest is not None else (None, None)
-        what = "has conditions that cannot fail, as the data file's field declarations guarantee them" \
-            if v.part else "cannot fail"
+        what = "has parts that cannot fail" if v.part else "cannot fail"
         out.append(Diagnostic(file, f"rule {v.rule.id!r} {what}: {v.reason}", path, line, col,
                               hint="remove " + ("them" if v.part else "it") + ", or make "
                               + ("them" if v.part else "it") + " state what the schema and loader do not",

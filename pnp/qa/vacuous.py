@@ -50,8 +50,11 @@ def vacuous_rules(game: Game) -> list[Vacuous]:
 
 
 def why_partly_vacuous(game: Game, rule: Rule) -> str | None:
-    """Which conditions of an ``each`` rule's ``require.all`` the field declarations guarantee."""
+    """Which conditions of an ``each`` rule's ``require.all`` the field declarations guarantee, or
+    which values of an ``equal`` rule they make equal."""
     p = rule.params
+    if rule.check == "equal" and not p.get("exceptions"):
+        return why_partly_vacuous_equal(game, rule)
     if rule.check != "each" or "all" not in p["require"] or p.get("exceptions"):
         return None
     comp = game.component(p["select"]["component"])
@@ -59,7 +62,7 @@ def why_partly_vacuous(game: Game, rule: Rule) -> str | None:
         return None
     whys = [(i, _guaranteed(c, comp)) for i, c in enumerate(p["require"]["all"])]
     found = [f"require.all[{i}]: {w}" for i, w in whys if w]
-    return "; ".join(found) if found else None
+    return "the data file's field declarations guarantee " + "; ".join(found) if found else None
 
 
 def why_vacuous(game: Game, rule: Rule) -> str | None:
@@ -67,7 +70,7 @@ def why_vacuous(game: Game, rule: Rule) -> str | None:
     if p.get("exceptions"):
         return None  # a rule with exceptions fails when they stop being needed
     if rule.check == "equal":
-        return _equal(p["values"])
+        return _equal(p["values"], game)
     if rule.check == "match":
         if _same(p["from"], p["to"]):
             return "it matches a side with itself"
@@ -92,15 +95,45 @@ def why_vacuous(game: Game, rule: Rule) -> str | None:
     return None
 
 
-def _equal(values: list[Any]) -> str | None:
+def _equal(values: list[Any], game: Game | None = None) -> str | None:
     if all(isinstance(v, int | float) for v in values):
         return "it compares numbers only, not the data"
+    if game is not None:
+        values = [_plain(v, game) for v in values]
     distinct: list[Any] = []
     for v in values:
         if not any(_same(v, d) for d in distinct):
             distinct.append(v)
     if len(distinct) == 1:
         return "it compares a value with itself"
+    return None
+
+
+def _plain(v: Any, game: Game) -> Any:
+    """A value with each selection's ``where`` dropped where the field declarations make it hold
+    for every item (it then selects what the bare selection does)."""
+    if isinstance(v, list):
+        return [_plain(x, game) for x in v]
+    if not isinstance(v, Mapping):
+        return v
+    out = {k: _plain(x, game) for k, x in v.items()}
+    if "component" in out and "where" in out:
+        comp = game.component(out["component"])
+        if comp is not None and _guaranteed(out["where"], comp) is not None:
+            del out["where"]
+    return out
+
+
+def why_partly_vacuous_equal(game: Game, rule: Rule) -> str | None:
+    """Two values of an ``equal`` rule that are equal whatever the data (a selection's ``where``
+    that the field declarations make hold for every item)."""
+    vals = rule.params["values"]
+    plain = [_plain(v, game) for v in vals]
+    for i in range(len(vals)):
+        for j in range(i):
+            if not isinstance(vals[i], int | float) and _same(plain[i], plain[j]) and not _same(vals[i], vals[j]):
+                return (f"values[{i}] always equals values[{j}]: its `where` holds for every item, "
+                        "as the data file's field declarations guarantee")
     return None
 
 

@@ -83,7 +83,7 @@ def test_pnp_check_warns_at_the_rule_and_strict_makes_it_an_error(golems: DataRo
     r = golems.check()
     assert_no_traceback(r)
     assert r.exit_code == 0
-    assert (f"warning: card_data/golems/game.json:{line}:5: $.rulebook[37]: rule 'added' cannot fail: item ids are "
+    assert (f"warning: card_data/golems/game.json:{line}:5: $.rulebook[38]: rule 'added' cannot fail: item ids are "
             "already unique in a data file (the loader rejects a duplicate id); remove it, or make it state what "
             "the schema and loader do not") in r.stderr.splitlines()
     assert golems.check("--strict").exit_code == 2
@@ -97,9 +97,24 @@ def test_conditions_of_an_each_that_cannot_fail_are_named(golems: DataRootCopy) 
                           {"field": "type", "in": ["Material", "Size", "Shape"]}]})
     (v,) = vacuous_rules(golems.load())
     assert (v.rule.id, v.part) == ("added", True)
-    assert v.reason == ("require.all[0]: force is required; require.all[2]: type's enum ['Material', 'Size', "
-                        "'Shape'] is within ['Material', 'Size', 'Shape']")
+    assert v.reason == ("the data file's field declarations guarantee require.all[0]: force is required; "
+                        "require.all[2]: type's enum ['Material', 'Size', 'Shape'] is within ['Material', 'Size', "
+                        "'Shape']")
     r = golems.check()
     assert r.exit_code == 1  # the hardness condition fails on Size and Shape cards
-    assert any("rule 'added' has conditions that cannot fail, as the data file's field declarations guarantee "
-               "them: require.all[0]: force is required" in ln for ln in r.stderr.splitlines())
+    assert any("rule 'added' has parts that cannot fail: the data file's field declarations guarantee "
+               "require.all[0]: force is required" in ln for ln in r.stderr.splitlines())
+
+
+def test_a_count_the_field_declarations_make_equal_to_another_is_named(golems: DataRootCopy) -> None:
+    """items(event-deck where type in the whole enum) is items(event-deck), whatever the data."""
+    _add(golems, check="equal", values=[{"items": {"component": "event-deck"}},
+                                        {"items": {"component": "event-deck",
+                                                   "where": {"field": "type", "in": ["Battle", "Spell"]}}}, 23])
+    (v,) = vacuous_rules(golems.load())
+    assert (v.part, v.reason) == (True, "values[1] always equals values[0]: its `where` holds for every item, as "
+                                        "the data file's field declarations guarantee")
+    # With only the two selections left, the whole rule cannot fail.
+    golems.edit("game.json", lambda m: m["rulebook"][-1]["values"].pop())
+    (v,) = vacuous_rules(golems.load())
+    assert (v.part, v.reason) == (False, "it compares a value with itself")

@@ -83,7 +83,7 @@ def test_pnp_check_warns_at_the_rule_and_strict_makes_it_an_error(golems: DataRo
     r = golems.check()
     assert_no_traceback(r)
     assert r.exit_code == 0
-    assert (f"warning: card_data/golems/game.json:{line}:5: $.rulebook[38]: rule 'added' cannot fail: item ids are "
+    assert (f"warning: card_data/golems/game.json:{line}:5: $.rulebook[42]: rule 'added' cannot fail: item ids are "
             "already unique in a data file (the loader rejects a duplicate id); remove it, or make it state what "
             "the schema and loader do not") in r.stderr.splitlines()
     assert golems.check("--strict").exit_code == 2

@@ -6,8 +6,8 @@ A component file declares which values its items' quotes give, and how the docum
 ``in_order``, ``designed_in``). For every item whose ``source`` is the document, each declared
 field's value (but those its ``designed_in`` list field names as designed) as the document has it (before
 errata; errata are how the printed text may differ) must appear in the item's quote as a whole
-word, and with ``in_order`` (the default) after the previous field's. Text is compared with case,
-quote marks and runs of white space normalised."""
+word, and with ``in_order`` (the default) after the previous field's. Text is compared with quote
+marks and runs of white space normalised, and case too for a field declared ``any_case``."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": 
                          "\u201e": '"', "\u2033": '"', "\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
 
 
-def normalise(text: str) -> str:
+def normalise(text: str, fold: bool = True) -> str:
     """Text as quotes are compared: NFKC, straight quote marks and dashes, one space for any run of
-    white space, case folded."""
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    return re.sub(r"\s+", " ", text).strip().casefold()
+    white space, and (``fold``) case folded."""
+    text = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", text).translate(_QUOTES)).strip()
+    return text.casefold() if fold else text
 
 
 def written(value: Any, spec: Mapping[str, Any]) -> list[str]:
@@ -46,9 +46,10 @@ def written(value: Any, spec: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def find(word: str, text: str, start: int) -> int | None:
-    """End of the first whole-word occurrence of ``word`` in ``text`` at or after ``start``."""
-    w = normalise(word)
+def find(word: str, text: str, start: int, fold: bool = True) -> int | None:
+    """End of the first whole-word occurrence of ``word`` in ``text`` (normalised alike, case
+    folded with ``fold``) at or after ``start``."""
+    w = normalise(word, fold)
     if not w:
         return start
     i = text.find(w, start)
@@ -63,7 +64,8 @@ def find(word: str, text: str, start: int) -> int | None:
 
 def trace(comp: Component, spec: Mapping[str, Any], item: Item) -> list[str]:
     """The declared values of one document item that its quote does not give, in words."""
-    quote = normalise(item.provenance.text)
+    exact = normalise(item.provenance.text, fold=False)
+    folded = exact.casefold()
     in_order = spec.get("in_order", True)
     designed = item.get(spec["designed_in"], document=True) or [] if "designed_in" in spec else []
     pos, problems = 0, []
@@ -73,10 +75,12 @@ def trace(comp: Component, spec: Mapping[str, Any], item: Item) -> list[str]:
         value = item.get(name, document=True)
         if value in (None, "", []):
             continue
+        fold = bool(how.get("any_case"))
+        quote = folded if fold else exact
         for w in written(value, how):
-            end = find(w, quote, pos if in_order else 0)
+            end = find(w, quote, pos if in_order else 0, fold)
             if end is None:
-                after = " after what precedes it" if in_order and pos and find(w, quote, 0) is not None else ""
+                after = " after what precedes it" if in_order and pos and find(w, quote, 0, fold) is not None else ""
                 shown = f"{value!r}" + (f" (written {w!r})" if w != str(value) else "")
                 problems.append(f"{name}={shown} is not in its quote{after}: {item.provenance.text!r}")
                 break

@@ -13,7 +13,7 @@ def test_violation_via_cli_exit_1_names_rule_expected_actual_and_quote(golems: D
     assert r.exit_code == 1
     assert_no_traceback(r)
     out = r.stdout
-    assert "golems: 46 rules, 44 pass, 2 fail" in out
+    assert "golems: 47 rules, 45 pass, 2 fail" in out
     block = out[out.index("FAIL events-two-copies"):]
     assert block.splitlines()[:5] == [
         "FAIL events-two-copies: Every event appears twice in the Event deck.",
@@ -29,7 +29,7 @@ def test_violation_via_cli_exit_1_names_rule_expected_actual_and_quote(golems: D
 def test_all_good_via_cli_exit_0_with_provenance(golems: DataRootCopy) -> None:
     r = golems.check("-v")
     assert r.exit_code == 0, r.stderr
-    assert r.stdout.startswith("golems: 46 rules, 46 pass, 0 fail\n")
-    assert r.stdout.count("  PASS ") == 46
+    assert r.stdout.startswith("golems: 47 rules, 47 pass, 0 fail\n")
+    assert r.stdout.count("  PASS ") == 47
     assert "  chits              64 pieces,  64 items: 0 document, 0 external, 64 designed" in r.stdout
     assert "  terrain            64 pieces,  20 items: 20 document, 0 external, 0 designed" in r.stdout

@@ -99,7 +99,7 @@ def test_check_json_all_good(golems: DataRootCopy) -> None:
     assert doc["version"] == 1
     (game,) = doc["games"]
     assert (game["id"], game["ok"], game["errors"]) == ("golems", True, [])
-    assert len(game["rules"]) == 46
+    assert len(game["rules"]) == 47
     for rule in game["rules"]:
         assert set(rule) == {"id", "check", "description", "passed", "expected", "actual", "details", "oddities",
                              "quote"}

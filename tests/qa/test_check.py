@@ -50,7 +50,7 @@ def test_every_manifest_rule_is_run_once_in_order(bundled: Report) -> None:
     # Then the values-in-quotes rule of each component that declares one, in component order.
     assert [o.rule.id for o in bundled.outcomes][42:] == [
         "terrain-values-in-quotes", "golem-deck-values-in-quotes", "event-deck-values-in-quotes",
-        "wizard-values-in-quotes"]
+        "wizard-values-in-quotes", "board-values-in-quotes"]
 
 
 def test_each_check_kind_is_exercised(bundled: Report) -> None:

@@ -23,7 +23,7 @@ def _item(d: dict, iid: str) -> dict:
 
 
 DECLARED = {
-    "golems": {"terrain", "golem-deck", "event-deck", "wizard"},
+    "golems": {"terrain", "golem-deck", "event-deck", "wizard", "board"},
     "cyberiad": {"deck", "constructors"},
     "capek-golems": {"golem-parts"},
     "time-capsules": {"artifacts", "fluctuations", "crystals", "breaks", "capsules"},
@@ -72,6 +72,15 @@ def test_a_cyberiad_fame_value_and_code_changed_together(tmp_path: Path) -> None
     assert set(bad) == {"deck-values-in-quotes"}
     assert bad["deck-values-in-quotes"].details[0].endswith(
         "fame='3' is not in its quote: 'Thinking Machine M4 2/1 Y> Remove 1 TP'")
+
+
+def test_case_matters_unless_the_field_says_any_case(golems: DataRootCopy) -> None:
+    """'Barrier to Movement' retyped 'Barrier to movement' is a difference; the Wizard's 'Small' is
+    the quote's 'small' (declared any_case)."""
+    golems.edit("terrain.json", lambda d: _item(d, "water").update(notes="Barrier to movement"))
+    o = _failed(golems)["terrain-values-in-quotes"]
+    assert o.details[0].endswith("notes='Barrier to movement' is not in its quote: 'Water 12 Barrier to Movement'")
+    assert golems.read("wizard.json")["quoted"]["fields"]["size"] == {"any_case": True}
 
 
 def test_errata_do_not_count_as_differences(golems: DataRootCopy) -> None:

@@ -163,7 +163,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
         if g.checked is None:
             if as_json:
                 results.append({"id": g.id, "ok": False, "errors": [d.as_json() for d in g.errors],
-                                "warnings": [], "rules": [], "provenance": []})
+                                "warnings": [], "document": "", "rules": [], "provenance": []})
             elif github:
                 for d in g.errors:
                     click.echo(diag_annotation(d))
@@ -175,7 +175,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
         if as_json:
             results.append({
                 "id": g.id, "ok": gc.report.ok and not (strict and gc.warnings), "errors": [],
-                "warnings": [w.as_json() for w in gc.warnings],
+                "warnings": [w.as_json() for w in gc.warnings], "document": gc.document,
                 "rules": [o.as_json() for o in gc.report.outcomes],
                 "provenance": [asdict(p) for p in gc.report.provenance],
             })

@@ -76,6 +76,8 @@ def report_text(gc: GameCheck, verbose: bool) -> None:
     r = gc.report
     passed = sum(o.passed for o in r.outcomes)
     click.echo(f"{gc.game.id}: {counted(len(r.outcomes), 'rule')}, {passed} pass, {len(r.outcomes) - passed} fail")
+    if gc.document:
+        click.echo(f"  {gc.document}")
     for o in r.outcomes:
         if o.passed and not verbose and not o.oddities:
             continue
@@ -132,7 +134,8 @@ def report_github(gc: GameCheck, strict: bool) -> None:
         if o.passed:
             continue
         file, path = o.rule.origin
-        line = gc.game.manifest.locate(path)[0] if gc.game.manifest is not None else None
+        doc = gc.game.doc_for(file)
+        line = doc.locate(path)[0] if doc is not None else None
         click.echo(github_annotation("error", f"rule {o.rule.id}: expected {o.expected}, actual {o.actual}"
                                      f" ({o.rule.description}; rulebook: \"{o.rule.quote}\")",
                                      file or gc.game.manifest_file, line))

@@ -58,6 +58,8 @@ class FieldSpec(Struct, frozen=True):
     description: str
     required: bool = False
     enum: tuple[Any, ...] | None = None
+    min: float | None = None
+    max: float | None = None
 
 
 class Item(Struct, frozen=True):
@@ -97,6 +99,7 @@ class Component(Struct, frozen=True):
     bleed: float | None = None  # mm override
     description: str = ""
     sheet: Doc | None = None  # the items' sheet, when the data is one (pnp.input.tables), for the data version
+    quoted: Mapping[str, Any] | None = None  # which values the items' document quotes give (pnp.qa.quotes)
 
     @property
     def pieces(self) -> int:
@@ -150,6 +153,20 @@ class Game(Struct, frozen=True):
     folder: Path
     manifest_file: str
     manifest: Doc | None = None  # the parsed manifest, for messages that point into it
+    data_docs: Mapping[str, Doc] = msgspec.field(default_factory=lambda: frozen_map({}))  # component id -> its file
+
+    def doc_for(self, file: str) -> Doc | None:
+        """The manifest or data file shown as ``file``."""
+        if self.manifest is not None and self.manifest.display == file:
+            return self.manifest
+        return next((d for d in self.data_docs.values() if d.display == file), None)
+
+    def locate(self, item: Item) -> str:
+        """``file:line`` of an item in its data file (just the file when the line is unknown)."""
+        file, path = item.origin
+        doc = self.doc_for(file)
+        line = doc.locate((*path, "id"))[0] if doc is not None and path else None
+        return f"{file}:{line}" if line is not None else file
 
     def component(self, cid: str) -> Component | None:
         for c in self.components:
@@ -182,7 +199,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
         size = NAMED_SIZES[c["size"]] if isinstance(c["size"], str) else (float(c["size"][0]), float(c["size"][1]))
         fields = {
             name: FieldSpec(name, spec["type"], spec["description"], bool(spec.get("required")),
-                            tuple(spec["enum"]) if "enum" in spec else None)
+                            tuple(spec["enum"]) if "enum" in spec else None, spec.get("min"), spec.get("max"))
             for name, spec in doc.data["fields"].items()
         }
         if doc.data["component"] != c["id"]:
@@ -196,7 +213,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
             shape=c.get("shape", kinds.get(c["kind"]).shapes[0]),
             size=size, template=c["template"], back=c.get("back"), data_file=doc.display,
             fields=frozen_map(fields), items=tuple(items), bleed=c.get("bleed"),
-            description=doc.data.get("description", ""),
+            description=doc.data.get("description", ""), quoted=doc.data.get("quoted"),
             sheet=doc if isinstance(doc, SheetDoc) else None,
         ))
     seen: dict[str, int] = {}
@@ -232,7 +249,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
         components=tuple(components), rules=rules, errata=errata,
         not_printed=tuple(NotPrinted(n["name"], n["quantity"], Provenance.from_json(n.get("source")))
                           for n in m.get("not_printed", [])),
-        folder=folder, manifest_file=manifest.display, manifest=manifest,
+        folder=folder, manifest_file=manifest.display, manifest=manifest, data_docs=frozen_map(data_docs),
     )
 
 

@@ -15,7 +15,7 @@ made from, so a printed sheet can be matched to the data it came from.
 JSON is hashed as parsed data, re-serialised with sorted keys, so re-indenting a file or a
 checkout with CRLF line endings gives the same version; what never prints is left out (``$schema``,
 the ``description`` of a data or template file, of a field declaration and of the manifest
-entry), so editing a description changes neither the version nor the PDFs. Binary files are
+entry, a data file's ``quoted``), so editing a description changes neither the version nor the PDFs. Binary files are
 hashed as bytes (images; a file that is not a TrueType font in a fonts folder). Paths
 enter only relative to their folder, so the version is the same on every machine and in every
 run. Sheet options (paper, duplex, bleed, token cut) and the pnp version are not part of it:
@@ -54,10 +54,11 @@ def _canonical(value: Any) -> bytes:
 
 def _printable(data: Any) -> Any:
     """A data or template file without what never prints: ``$schema``, the file's own
-    ``description`` and each field declaration's ``description``."""
+    ``description``, a data file's ``quoted`` (what ``pnp check`` traces to the quotes) and each
+    field declaration's ``description``."""
     if not isinstance(data, dict):
         return data
-    out = {k: v for k, v in data.items() if k not in ("$schema", "description")}
+    out = {k: v for k, v in data.items() if k not in ("$schema", "description", "quoted")}
     if isinstance(out.get("fields"), dict):
         # a list's separator (sheets only) never prints either: the values it splits do
         out["fields"] = {name: ({k: v for k, v in spec.items() if k not in ("description", "separator")}

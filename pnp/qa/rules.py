@@ -17,6 +17,10 @@ from msgspec.structs import replace
 from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import describe, fields_read, holds
 from pnp.input.model import Component, Game, Item, Rule
+from pnp.input.project import DataRoot
+from pnp.input.templates import TemplateStore
+from pnp.qa.fits import SpaceError, judge, piece_of, spaces
+from pnp.qa.quotes import traced
 
 
 class Outcome(Struct, frozen=True):
@@ -70,8 +74,9 @@ class _RefError(Exception):
 
 
 class Checker:
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, templates: TemplateStore | None = None):
         self.game = game
+        self._templates = templates
         self.skip: frozenset[tuple[str, str]] = frozenset()  # (component, item) excepted by the rule
 
     def items(self, sel: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Item]:
@@ -176,12 +181,75 @@ class Checker:
     def _run(self, rule: Rule) -> Outcome:
         return getattr(self, "check_" + rule.check)(rule, rule.params)
 
+    def templates(self) -> TemplateStore:
+        if self._templates is None:
+            self._templates = TemplateStore(DataRoot(self.game.folder.parent.parent))
+        return self._templates
+
+    def check_fits(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
+        pc = p["pieces"]
+        comp = None
+        if "component" in pc:
+            comp = self.game.component(pc["component"])
+            if comp is None:
+                raise _RefError(("pieces", "component"), f"unknown component {pc['component']!r}",
+                                "one of " + ", ".join(c.id for c in self.game.components))
+        piece = piece_of(comp, pc)
+        host, items = self.selected(p["space"], ("space",))
+        try:
+            tpl = self.templates().get(host.template)
+        except DataError as exc:
+            raise _RefError(("space", "component"), exc.diagnostics[0].message, "a component with a template") from None
+        eid, clearance, row = p["space"]["element"], p["clearance"], p.get("row")
+        details, found = [], 0
+        for it in items:
+            try:
+                got = spaces(tpl, eid, it)
+            except (SpaceError, TypeError, ValueError) as exc:
+                raise _RefError(("space", "element"), f"template {host.template!r}: {exc}",
+                                "a circle, a boxed element, a repeat or a track") from None
+            found += bool(got)
+            for sp in got:
+                whys = judge(piece, sp, clearance, row, host.size)
+                details += [f"{self.at(host.id, it)} {eid}: {why}" for why in whys]
+        if items and not found:
+            raise _RefError(("space", "element"), f"no element with id {eid!r} in template {host.template!r} "
+                            f"for any selected item of {host.id}", "the id of an element of " + host.template)
+        rows = f", {row} side by side" if row else ""
+        actual = _count(len(details), "problem", "problems") if details else f"fits on all {len(items)}"
+        return Outcome(rule, not details, f"{piece.label} fits {host.id} {eid} with {_fmt(clearance)} mm "
+                       f"clearance{rows}", actual, tuple(details))
+
+    def at(self, cid: str, it: Item) -> str:
+        """An item as failures name it: ``deck/sun-2 (card_data/g/deck.json:14)``."""
+        return f"{cid}/{it.id} ({self.game.locate(it)})"
+
+    def named(self, cid: str, items: list[Item], limit: int = 12) -> str:
+        """Items (with their copies) and where they are, at most ``limit`` of them."""
+        shown = [self.at(cid, it) + (f" x{it.copies}" if it.copies != 1 else "") for it in items[:limit]]
+        more = f" and {len(items) - limit} more" if len(items) > limit else ""
+        return ", ".join(shown) + more if items else "no items"
+
+    def counted(self, v: Any, path: tuple[str | int, ...]) -> list[str]:
+        """For each selection a value counts (pieces or items), the items it counted."""
+        if isinstance(v, int | float):
+            return []
+        if "pieces" in v or "items" in v:
+            key = "pieces" if "pieces" in v else "items"
+            comp, items = self.selected(v[key], path + (key,))
+            return [f"{_describe(v)} = {_fmt(self.value(v, path))}: {self.named(comp.id, items)}"]
+        for key in ("sum", "product"):
+            if key in v:
+                return [d for i, x in enumerate(v[key]) for d in self.counted(x, path + (key, i))]
+        return []
+
     # -- checks ------------------------------------------------------------------------
     def check_equal(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         vals = [self.value(v, ("values", i)) for i, v in enumerate(p["values"])]
         shown = " = ".join(_fmt(v) for v in vals)
         passed = all(v == vals[0] for v in vals)
-        return Outcome(rule, passed, "all equal: " + " = ".join(_describe(v) for v in p["values"]), shown)
+        details = () if passed else tuple(d for i, v in enumerate(p["values"]) for d in self.counted(v, ("values", i)))
+        return Outcome(rule, passed, "all equal: " + " = ".join(_describe(v) for v in p["values"]), shown, details)
 
     def check_each(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
@@ -190,7 +258,7 @@ class Checker:
             bad = [it for it in items if not self._test(p["require"], it)]
         except ValueError as exc:
             raise _RefError(("require",), str(exc), "a valid regular expression") from None
-        details = tuple(f"{comp.id}/{it.id}: {_fields_in(p['require'], it)}" for it in bad)
+        details = tuple(f"{self.at(comp.id, it)}: {_fields_in(p['require'], it)}" for it in bad)
         return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {describe(p['require'])}",
                        f"{len(bad)} do not" if bad else "all do", details)
 
@@ -209,18 +277,25 @@ class Checker:
 
         fid, fvals = side("from")
         tid, tvals = side("to")
-        tcount = Counter(v for _, v in tvals)
-        fcount = Counter(v for _, v in fvals)
-        details = []
+        tby: dict[Any, list[Item]] = defaultdict(list)
+        fby: dict[Any, list[Item]] = defaultdict(list)
+        for it, v in tvals:
+            tby[v].append(it)
         for it, v in fvals:
-            n = tcount.get(v, 0)
-            if n == 0 or (p.get("exactly_one") and n != 1):
-                details.append(f"{fid}/{it.id} {p['from']['field']}={v!r}: found {n} in {tid}.{p['to']['field']}")
+            fby[v].append(it)
+        details = []
+
+        def look(cid: str, field: str, vals: list[tuple[Item, Any]], oid: str, ofield: str,
+                 other: dict[Any, list[Item]]) -> None:
+            for it, v in vals:
+                found = other.get(v, [])
+                if not found or (p.get("exactly_one") and len(found) != 1):
+                    where = f": {self.named(oid, found)}" if found else ""
+                    details.append(f"{self.at(cid, it)} {field}={v!r}: found {len(found)} in {oid}.{ofield}{where}")
+
+        look(fid, p["from"]["field"], fvals, tid, p["to"]["field"], tby)
         if p.get("both_ways"):
-            for it, v in tvals:
-                n = fcount.get(v, 0)
-                if n == 0 or (p.get("exactly_one") and n != 1):
-                    details.append(f"{tid}/{it.id} {p['to']['field']}={v!r}: found {n} in {fid}.{p['from']['field']}")
+            look(tid, p["to"]["field"], tvals, fid, p["from"]["field"], fby)
         how = "exactly one" if p.get("exactly_one") else "at least one"
         both = " and back" if p.get("both_ways") else ""
         return Outcome(rule, not details,
@@ -231,13 +306,18 @@ class Checker:
         comp, items = self.selected(p["select"], ("select",))
         self._field(p["by"], comp.fields, ("by",))
         counts: dict[Any, int] = defaultdict(int)
+        members: dict[Any, list[Item]] = defaultdict(list)
         for it in items:
-            counts[it.get(p["by"], document=True)] += it.copies if p.get("count") == "pieces" else 1
-        details = [f"{p['by']}={k!r}: {n}" for k, n in counts.items() if n != p["each"]]
+            key = it.get(p["by"], document=True)
+            counts[key] += it.copies if p.get("count") == "pieces" else 1
+            members[key].append(it)
+        details = [f"{p['by']}={k!r}: {n}: {self.named(comp.id, members[k])}" for k, n in counts.items()
+                   if n != p["each"]]
         if "groups" in p:
             want = set(p["groups"])
-            details += [f"missing group {g!r}" for g in p["groups"] if g not in counts]
-            details += [f"unexpected group {g!r}" for g in counts if g not in want]
+            details += [f"missing group {g!r}: no item of {comp.id} has {p['by']}={g!r}" for g in p["groups"]
+                        if g not in counts]
+            details += [f"unexpected group {g!r}: {self.named(comp.id, members[g])}" for g in counts if g not in want]
         unit = "pieces" if p.get("count") == "pieces" else "items"
         actual = ", ".join(f"{k}: {n}" for k, n in counts.items())
         groups = f" in groups {', '.join(map(str, p['groups']))}" if "groups" in p else ""
@@ -258,12 +338,12 @@ class Checker:
             if want is not None:
                 diff = {f: v for f, v in vals.items() if f in want and want[f] != v}
                 if diff:
-                    details.append(f"{comp.id}/{it.id} ({p['by']}={key}): {diff} but expected "
+                    details.append(f"{self.at(comp.id, it)} ({p['by']}={key}): {diff} but expected "
                                    f"{ {f: want[f] for f in diff} }")
             # With declared values those are the reference; comparing with the first item seen would
             # also blame correct items when the first one is wrong.
             if want is None and key in seen and seen[key][1] != vals:
-                details.append(f"{comp.id}/{it.id} ({p['by']}={key}): {vals} differs from "
+                details.append(f"{self.at(comp.id, it)} ({p['by']}={key}): {vals} differs from "
                                f"{seen[key][0].id}: {seen[key][1]}")
             seen.setdefault(key, (it, vals))
         return Outcome(rule, not details, f"{p['by']} fixes {', '.join(p['fields'])}",
@@ -272,11 +352,52 @@ class Checker:
 
     def check_unique(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
-        self._field(p["field"], comp.fields, ("field",))
-        c = Counter(it.get(p["field"], document=True) for it in items)
-        dup = [f"{p['field']}={k!r} used by {n} items" for k, n in c.items() if n > 1]
-        return Outcome(rule, not dup, f"no two items share {p['field']}",
-                       f"{len(dup)} repeated" if dup else f"{len(c)} distinct", tuple(dup))
+        if "within" in p:
+            for i, f in enumerate(p["within"]):
+                self._field(f, comp.fields, ("within", i))
+            names = p["within"]
+            bad = []
+            for it in items:
+                vals = [it.get(f, document=True) for f in names]
+                c = Counter(_hashable(v) for v in vals if v not in (None, ""))
+                if any(n > 1 for n in c.values()):
+                    shown = ", ".join(f"{f}={v!r}" for f, v in zip(names, vals, strict=True))
+                    bad.append(f"{self.at(comp.id, it)}: {shown}")
+            return Outcome(rule, not bad, f"{', '.join(names)} differ on every item",
+                           f"{len(bad)} items repeat a value" if bad else f"all {len(items)} differ", tuple(bad))
+        if "sum" in p:
+            for i, f in enumerate(p["sum"]):
+                self._field(f, comp.fields, ("sum", i))
+            label = " + ".join(p["sum"])
+
+            def key(it: Item) -> Any:
+                vals = [it.get(f, document=True) for f in p["sum"]]
+                for f, v in zip(p["sum"], vals, strict=True):
+                    if isinstance(v, bool) or not isinstance(v, int | float):
+                        raise _RefError(("sum",), f"{comp.id}/{it.id}.{f} is {v!r}", "a number")
+                return sum(vals)
+        elif "fields" in p:
+            for i, f in enumerate(p["fields"]):
+                self._field(f, comp.fields, ("fields", i))
+            label = "(" + ", ".join(p["fields"]) + ")"
+
+            def key(it: Item) -> Any:
+                return tuple(_hashable(it.get(f, document=True)) for f in p["fields"])
+        else:
+            self._field(p["field"], comp.fields, ("field",))
+            label = p["field"]
+
+            def key(it: Item) -> Any:
+                return _hashable(it.get(p["field"], document=True))
+        by: dict[Any, list[Item]] = defaultdict(list)
+        for it in items:
+            by[key(it)].append(it)
+        dup = [f"{label}={k!r} used by {len(v)} items: {self.named(comp.id, v)}" for k, v in by.items() if len(v) > 1]
+        return Outcome(rule, not dup, f"no two items share {label}",
+                       f"{len(dup)} repeated" if dup else f"{len(by)} distinct", tuple(dup))
+
+def _hashable(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -315,9 +436,10 @@ def _fields_in(c: Mapping[str, Any], it: Item) -> str:
     return ", ".join(f"{n}={it.get(n, document=True)!r}" for n in names)
 
 
-def check_game(game: Game) -> Report:
-    """Run every rule. Bad references inside rules raise DataError (exit 2)."""
-    checker = Checker(game)
+def check_game(game: Game, templates: TemplateStore | None = None) -> Report:
+    """Run every rule. Bad references inside rules raise DataError (exit 2). ``templates``: where
+    ``fits`` rules find their spaces (default: the game's data root)."""
+    checker = Checker(game, templates)
     outcomes = []
     diags: list[Diagnostic] = []
     for rule in game.rules:
@@ -332,6 +454,13 @@ def check_game(game: Game) -> Report:
                                     exc.expected))
     if diags:
         raise DataError(diags)
+    for qrule, problems in traced(game):
+        comp = game.component(qrule.id.removesuffix("-values-in-quotes"))
+        assert comp is not None
+        n = sum(it.provenance.kind == "document" for it in comp.items)
+        outcomes.append(Outcome(qrule, not problems, f"each of the {n} document items' quote gives its values",
+                                _count(len(problems), "value missing", "values missing") if problems else "all given",
+                                tuple(f"{checker.at(comp.id, it)}: {p}" for it, p in problems)))
     prov = []
     for c in game.components:
         k = Counter(i.provenance.kind for i in c.items)

@@ -68,7 +68,7 @@ def test_list_shows_every_golems_component_with_kind_size_and_count() -> None:
 
 def test_list_known_counts() -> None:
     out = run_cli("list").stdout
-    assert "  terrain     tile square   38 x 38 mm    64 pieces  (20 distinct)" in out
+    assert "  terrain     tile square   37 x 37 mm    64 pieces  (20 distinct)" in out
     assert "  golem-deck  card rounded  63 x 88 mm    48 pieces  (24 distinct)" in out
     assert "  chits       token round   16 x 16 mm    64 pieces  (64 distinct)" in out
     assert "  board       board         320 x 320 mm    1 piece  (1 distinct)" in out
@@ -107,7 +107,7 @@ def test_check_json_all_good(golems: DataRootCopy) -> None:
     assert doc["version"] == 1
     (game,) = doc["games"]
     assert (game["id"], game["ok"], game["errors"]) == ("golems", True, [])
-    assert len(game["rules"]) == 34
+    assert len(game["rules"]) == 47
     for rule in game["rules"]:
         assert set(rule) == {"id", "check", "description", "passed", "expected", "actual", "details", "oddities",
                              "quote"}
@@ -126,7 +126,7 @@ def test_check_json_with_a_violation(golems: DataRootCopy) -> None:
     assert game["ok"] is False
     bad = {x["id"]: x for x in game["rules"] if not x["passed"]}
     assert set(bad) == {"events-two-copies", "events-46"}
-    assert bad["events-two-copies"]["details"] == ["event-deck/swoop: copies=1"]
+    assert bad["events-two-copies"]["details"] == ["event-deck/swoop (card_data/golems/event-deck.json:40): copies=1"]
     assert bad["events-two-copies"]["expected"] == "every selected item (23) meets copies=2"
     assert bad["events-two-copies"]["quote"] == "The Event deck contains 2 copies of each card listed."
 

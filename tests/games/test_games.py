@@ -67,7 +67,7 @@ def facts(gid: str) -> Facts:
 def test_every_rule_passes_once_in_manifest_order(bundled: Bundled, gid: str) -> None:
     report = check_game(bundled.game(gid))
     assert report.ok, [o.rule.id for o in report.violations]
-    ids = [o.rule.id for o in report.outcomes]
+    ids = [o.rule.id for o in report.outcomes if o.rule.check != "quoted"]  # the built-in ones come last
     assert ids == [r["id"] for r in game_json(gid, "game.json")["rulebook"]]
     assert len(ids) == len(set(ids)) >= facts(gid).rules_at_least
 

@@ -188,7 +188,7 @@ def test_rule_where_and_require(mini: DataRootCopy) -> None:
     (out,) = [o for o in check_game(mini.load()).outcomes if o.rule.id == "r"]
     assert not out.passed
     assert out.expected == "every selected item (2) meets (suit='sun' or power>=2)"
-    assert out.details == ("deck/moon-1: suit='moon', power=1",)
+    assert out.details == ("deck/moon-1 (card_data/mini/deck.json:18): suit='moon', power=1",)
 
 
 def test_rule_where_with_an_unknown_nested_field_is_an_input_error(mini: DataRootCopy) -> None:

@@ -103,7 +103,12 @@ def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tm
     out, clean = tmp_path / "out", tmp_path / "clean"
     assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
     before = stamps(out / "golems")
-    golems.edit("event-deck.json", lambda d: d["items"][0].update(name=d["items"][0]["name"] + " Edited"))
+    def edit(d: dict) -> None:  # the name and its quote together (pnp check traces one to the other)
+        it = d["items"][0]
+        it["source"]["document"] = it["source"]["document"].replace(it["name"], it["name"] + " Edited", 1)
+        it["name"] += " Edited"
+
+    golems.edit("event-deck.json", edit)
     r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert rendered(r.stdout) == {"event-deck"}, r.stdout
@@ -147,7 +152,8 @@ def test_a_same_size_edit_with_its_old_time_put_back_is_still_seen(golems: DataR
     name = golems.read("event-deck.json")["items"][0]["name"]
     edited = name[:-1] + ("x" if name[-1] != "x" else "y")  # same length, same size in bytes
     assert text.count(f'"{name}"') == 1
-    deck.write_text(text.replace(f'"{name}"', f'"{edited}"'), encoding="utf-8")
+    assert text.count(f'"{name} ') == 1  # its quote, which pnp check traces the name to, starts with it
+    deck.write_text(text.replace(f'"{name}"', f'"{edited}"').replace(f'"{name} ', f'"{edited} '), encoding="utf-8")
     os.utime(deck, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert deck.stat().st_size == st.st_size and deck.stat().st_mtime_ns == st.st_mtime_ns
     r = golems.cli("build", "-v", "golems", "--out", out)

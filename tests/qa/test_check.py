@@ -24,6 +24,13 @@ def failed(root: DataRootCopy) -> dict[str, Outcome]:
     return {o.rule.id: o for o in report(root).violations}
 
 
+def at(root: DataRootCopy, file: str, iid: str) -> str:
+    """An item as failures name it: ``component/id (card_data/golems/FILE:LINE)``."""
+    comp = root.read(file)["component"]
+    line = root.line_of(file, '"id": "' + iid + '"')
+    return f"{comp}/{iid} (card_data/{root.game}/{file}:{line})"
+
+
 # -- the bundled game ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -37,13 +44,18 @@ def test_every_golems_rule_passes(bundled: Report) -> None:
 
 
 def test_every_manifest_rule_is_run_once_in_order(bundled: Report) -> None:
-    ids = [o.rule.id for o in bundled.outcomes]
+    ids = [o.rule.id for o in bundled.outcomes if o.rule.check != "quoted"]
     assert ids == [r["id"] for r in MANIFEST_RULES]
-    assert len(ids) == len(set(ids)) == 34
+    assert len(ids) == len(set(ids)) == 42
+    # Then the values-in-quotes rule of each component that declares one, in component order.
+    assert [o.rule.id for o in bundled.outcomes][42:] == [
+        "terrain-values-in-quotes", "golem-deck-values-in-quotes", "event-deck-values-in-quotes",
+        "wizard-values-in-quotes", "board-values-in-quotes"]
 
 
 def test_each_check_kind_is_exercised(bundled: Report) -> None:
-    assert {o.rule.check for o in bundled.outcomes} == {"equal", "each", "match", "groups", "determines", "unique"}
+    assert {o.rule.check for o in bundled.outcomes} == {"equal", "each", "match", "groups", "determines", "unique",
+                                                        "fits", "quoted"}
 
 
 def test_outcome_carries_quote_expected_and_actual(bundled: Report) -> None:
@@ -84,7 +96,8 @@ def test_provenance_counts_follow_the_data(golems: DataRootCopy) -> None:
 def test_one_wasteland_tile_less(golems: DataRootCopy) -> None:
     golems.edit("terrain.json", lambda d: next(i for i in d["items"] if i["id"] == "wasteland").update(copies=23))
     bad = failed(golems)
-    assert set(bad) == {"terrain-total-64", "terrain-non-corner-60", "terrain-wasteland-24"}
+    # The copies are in the tile's quote too ('Wasteland 24').
+    assert set(bad) == {"terrain-total-64", "terrain-non-corner-60", "terrain-wasteland-24", "terrain-values-in-quotes"}
     assert bad["terrain-total-64"].actual == "63 = 63 = 64 = 64"
     assert bad["terrain-wasteland-24"].actual == "23 = 24"
     assert bad["terrain-wasteland-24"].rule.quote == "Wasteland 24"
@@ -92,14 +105,15 @@ def test_one_wasteland_tile_less(golems: DataRootCopy) -> None:
 
 def test_one_tower_less(golems: DataRootCopy) -> None:
     golems.edit("terrain.json", lambda d: d["items"][0].update(copies=3))
-    assert set(failed(golems)) == {"terrain-total-64", "terrain-towers-4-corners", "terrain-towers-per-player"}
+    assert set(failed(golems)) == {"terrain-total-64", "terrain-towers-4-corners", "terrain-towers-per-player",
+                                   "terrain-values-in-quotes"}
 
 
 def test_an_event_with_one_copy(golems: DataRootCopy) -> None:
     golems.edit("event-deck.json", lambda d: d["items"][0].update(copies=1))
     bad = failed(golems)
     assert set(bad) == {"events-two-copies", "events-46"}
-    assert bad["events-two-copies"].details == ("event-deck/swoop: copies=1",)
+    assert bad["events-two-copies"].details == (at(golems, "event-deck.json", "swoop") + ": copies=1",)
     assert bad["events-two-copies"].actual == "1 do not"
     assert bad["events-46"].actual == "45 = 46 = 46"
 
@@ -110,7 +124,8 @@ def test_an_extra_event(golems: DataRootCopy) -> None:
 
     golems.edit("event-deck.json", add)
     bad = failed(golems)
-    assert set(bad) == {"events-23", "events-46", "events-battle-12"}
+    # The copy's name is not in the quote it copied.
+    assert set(bad) == {"events-23", "events-46", "events-battle-12", "event-deck-values-in-quotes"}
     assert bad["events-23"].actual == "24 = 23"
 
 
@@ -123,28 +138,37 @@ def test_recruiting_terrain_naming_the_wrong_material(golems: DataRootCopy) -> N
     bad = failed(golems)
     assert set(bad) == {"material-terrain-match"}
     assert bad["material-terrain-match"].details == (
-        "golem-deck/clay name='Clay': found 0 in terrain.recruits",
-        "golem-deck/stone name='Stone': found 2 in terrain.recruits",
+        at(golems, "golem-deck.json", "clay") + " name='Clay': found 0 in terrain.recruits",
+        at(golems, "golem-deck.json", "stone") + " name='Stone': found 2 in terrain.recruits: "
+        + at(golems, "terrain.json", "mud-flats") + ", " + at(golems, "terrain.json", "quarry"),
     )
 
 
 def test_material_with_another_hardness(golems: DataRootCopy) -> None:
     golems.edit("golem-deck.json", lambda d: d["items"][0].update(hardness="Hard"))  # flesh: Soft -> Hard
     bad = failed(golems)
-    assert set(bad) == {"golem-hardness-classes", "golem-hardness-determines-stats"}
+    assert set(bad) == {"golem-hardness-classes", "golem-hardness-determines-stats", "golem-deck-values-in-quotes"}
     assert bad["golem-hardness-classes"].actual == "Hard: 5, Soft: 3, Rock: 4, Metal: 4"
-    assert set(bad["golem-hardness-classes"].details) == {"hardness='Hard': 5", "hardness='Soft': 3"}
+    # Each wrong group names its items, with file:line.
+    def items(*ids: str) -> str:
+        return ", ".join(at(golems, "golem-deck.json", i) for i in ids)
+
+    assert set(bad["golem-hardness-classes"].details) == {
+        "hardness='Hard': 5: " + items("flesh", "ice", "bone", "wood", "clockwork"),
+        "hardness='Soft': 3: " + items("clay", "sand", "salt")}
     assert bad["golem-hardness-determines-stats"].details == (
-        "golem-deck/flesh (hardness=Hard): {'force': 1, 'armor': 0} but expected {'force': 2, 'armor': 1}",)
+        items("flesh") + " (hardness=Hard): {'force': 1, 'armor': 0} but expected {'force': 2, 'armor': 1}",)
+    assert bad["golem-deck-values-in-quotes"].details == (
+        items("flesh") + ": hardness='Hard' (written 'H') is not in its quote: 'Flesh M S +1 - 1'",)
 
 
 def test_material_with_wrong_force(golems: DataRootCopy) -> None:
     golems.edit("golem-deck.json", lambda d: d["items"][2].update(force=9))  # stone: Rock, force 3
     bad = failed(golems)
-    assert set(bad) == {"golem-hardness-determines-stats"}
+    assert set(bad) == {"golem-hardness-determines-stats", "golem-deck-values-in-quotes"}
     # Only the wrong card is blamed, not the other Rock cards that differ from it.
     assert bad["golem-hardness-determines-stats"].details == (
-        "golem-deck/stone (hardness=Rock): {'force': 9} but expected {'force': 3}",)
+        at(golems, "golem-deck.json", "stone") + " (hardness=Rock): {'force': 9} but expected {'force': 3}",)
     assert bad["golem-hardness-determines-stats"].actual == "1 inconsistency"
 
 
@@ -212,8 +236,8 @@ def test_rule_with_a_misspelt_parameter(mini: DataRootCopy) -> None:
     r = mini.check()
     assert r.exit_code == 2
     lines = diag_lines(r.stderr)
-    assert any(ln.startswith("card_data/mini/game.json:26:5: $.rulebook[1]: missing required field 'field' "
-                             '(expected "field": ') for ln in lines)
+    assert "card_data/mini/game.json:26:5: $.rulebook[1]: missing one of the fields 'field', 'fields', 'sum', " \
+           "'within' (expected one of the documented forms)" in lines
     assert any(ln.startswith("card_data/mini/game.json:32:7: $.rulebook[1].feild: unknown field 'feild'")
                and ln.endswith("did you mean 'field'?") for ln in lines)
 
@@ -231,7 +255,8 @@ def test_determines_without_declared_values_compares_with_the_first_item(mini: D
                  '"id": "sun-2",\n      "name": "Sun Two",\n      "suit": "sun",\n      "power": 2')
     bad = failed(mini)
     assert set(bad) == {"suit-fixes-power"}
-    assert bad["suit-fixes-power"].details == ("deck/sun-2 (suit=sun): {'power': 2} differs from sun-1: {'power': 1}",)
+    assert bad["suit-fixes-power"].details == ("deck/sun-2 (card_data/mini/deck.json:26) (suit=sun): {'power': 2} "
+                                                 "differs from sun-1: {'power': 1}",)
 
 
 def test_matches_condition_and_exceptions_report_oddities(golems) -> None:

@@ -1,0 +1,175 @@
+"""fits: the ``fits`` rule's geometry. Pieces of one component (or a piece the players supply, given
+by its size) fit the spaces an element of another component's template draws, with a clearance.
+
+A space is what a template element with that ``id`` draws for one item (reached through groups,
+whose offsets add up, and chosen by its ``when``; a group with the id gives its elements' spaces):
+a ``circle`` (a round space of its diameter),
+any element with a ``box`` (a rectangle), a ``repeat`` (one space per repetition, the shape of its
+first child with a box) or a ``track`` (one space of its ``size`` per number). A piece fits a space
+when its width and height plus the clearance on each side are within the space's (a circle's
+diameter both ways); a row holds its pieces when the spaces are at least a piece plus the
+clearance apart, centre to centre, and every piece lies on the host piece. Pure: reads the model
+and the resolved template."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from msgspec import Struct
+
+from pnp.input.conditions import holds
+from pnp.input.model import Component, Item
+from pnp.input.templates import Element, Template
+from pnp.layout.shapes import track_points
+
+
+class Space(Struct, frozen=True):
+    """The spaces one element draws on one piece: their shape, size and centres, in mm."""
+
+    shape: str  # "round" | "rect"
+    w: float
+    h: float
+    centres: tuple[tuple[float, float], ...]
+
+
+class Piece(Struct, frozen=True):
+    """What goes on a space: its name, outline size (mm) and shape."""
+
+    name: str
+    w: float
+    h: float
+    shape: str  # "round" | "rect"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({_mm(self.w)} x {_mm(self.h)} mm{' round' if self.shape == 'round' else ''})"
+
+
+class SpaceError(Exception):
+    """The rule names an element the template does not draw as a space (bad input, not a failure)."""
+
+
+def piece_of(comp: Component | None, spec: Mapping[str, Any]) -> Piece:
+    """The piece a ``fits`` rule places: a component's pieces or a given size."""
+    if comp is not None:
+        return Piece(comp.id, comp.size[0], comp.size[1], "round" if comp.shape == "round" else "rect")
+    w, h = spec["size"]
+    return Piece(spec.get("name", f"{_mm(w)} x {_mm(h)} mm piece"), w, h, spec.get("shape", "rect"))
+
+
+def spaces(tpl: Template, element_id: str, item: Item) -> list[Space]:
+    """The spaces the elements named ``element_id`` draw for ``item`` (those whose ``when`` holds);
+    a group so named gives the spaces of each of its elements."""
+    return [sp for el, dx, dy in _find(tpl.elements, element_id, item, 0.0, 0.0) for sp in _spaces(el, item, dx, dy)]
+
+
+def _kids(el: Element) -> tuple[Element, ...]:
+    return tuple(el.child("elements", i) for i in range(len(el.data.get("elements", []))))
+
+
+def _spaces(el: Element, item: Item, dx: float, dy: float) -> list[Space]:
+    if el.data.get("type") != "group":
+        return [_space(el, item, dx, dy)]
+    ox, oy = el.data.get("offset", [0, 0])
+    merged: dict[tuple[str, float, float], list[tuple[float, float]]] = {}
+    for k in _kids(el):
+        if _holds(k.data, item):
+            for sp in _spaces(k, item, dx + ox, dy + oy):
+                merged.setdefault((sp.shape, sp.w, sp.h), []).extend(sp.centres)
+    # Spaces of one shape and size are one set: neighbours are checked across the group's elements.
+    return [Space(shape, w, h, tuple(c)) for (shape, w, h), c in merged.items()]
+
+
+def _read(item: Item, name: str) -> Any:
+    return item.get(name)
+
+
+def _holds(data: Mapping[str, Any], item: Item) -> bool:
+    return "when" not in data or holds(data["when"], lambda n: _read(item, n))
+
+
+def _find(elements: tuple[Element, ...], eid: str, item: Item, dx: float, dy: float
+          ) -> Iterator[tuple[Element, float, float]]:
+    for el in elements:
+        d = el.data
+        if not _holds(d, item):
+            continue
+        if d.get("id") == eid:
+            yield el, dx, dy
+        elif d.get("type") == "group":
+            ox, oy = d.get("offset", [0, 0])
+            yield from _find(_kids(el), eid, item, dx + ox, dy + oy)
+
+
+def _value(raw: Any, item: Item) -> Any:
+    if isinstance(raw, str) and raw.startswith("{") and raw.endswith("}"):
+        return _read(item, raw[1:-1])
+    return raw
+
+
+def _box_shape(d: Mapping[str, Any]) -> tuple[str, float, float, float, float]:
+    x, y, w, h = d["box"]
+    if d.get("type") == "circle":
+        s = min(w, h)
+        return "round", x + w / 2, y + h / 2, s, s
+    return "rect", x + w / 2, y + h / 2, w, h
+
+
+def _space(el: Element, item: Item, dx: float, dy: float) -> Space:
+    d = el.data
+    kind = d.get("type")
+    if kind == "repeat":
+        count = _value(d["count"], item)
+        count = 0 if count in (None, "") else int(count)
+        first = next((k for k in d.get("elements", []) if "box" in k), None)
+        if first is None:
+            raise SpaceError(f"repeat element {d.get('id')!r} has no child with a box to be its space")
+        shape, cx, cy, w, h = _box_shape(first)
+        sx, sy = d["step"]
+        per_row = d.get("per_row") or max(count, 1)
+        rx, ry = d.get("row_step", [0, 0])
+        centres = []
+        for i in range(count):
+            row, col = divmod(i, per_row)
+            centres.append((dx + cx + col * sx + row * rx, dy + cy + col * sy + row * ry))
+        return Space(shape, w, h, tuple(centres))
+    if kind == "track":
+        first, last = int(_value(d["first"], item)), int(_value(d["last"], item))
+        pts = track_points([(p[0], p[1]) for p in d["path"]], last - first + 1, bool(d.get("closed")),
+                           d.get("spacing")) or []
+        w, h = d["size"]
+        return Space("rect", w, h, tuple((dx + px, dy + py) for px, py in pts))
+    if "box" in d:
+        shape, cx, cy, w, h = _box_shape(d)
+        return Space(shape, w, h, ((dx + cx, dy + cy),))
+    raise SpaceError(f"{kind} element {d.get('id')!r} draws no space (a circle, a boxed element, a repeat or a track)")
+
+
+def judge(piece: Piece, space: Space, clearance: float, row: int | None, host: tuple[float, float]) -> list[str]:
+    """What keeps ``piece`` from fitting ``space`` (empty when it fits), in words with the figures."""
+    out = []
+    need_w, need_h = piece.w + 2 * clearance, piece.h + 2 * clearance
+    name = "circle" if space.shape == "round" else "space"
+    size = f"{_mm(space.w)} mm" if space.shape == "round" else f"{_mm(space.w)} x {_mm(space.h)} mm"
+    if need_w > space.w + 1e-9 or need_h > space.h + 1e-9:
+        out.append(f"{name} {size} is too small: {piece.label} + {_mm(clearance)} mm clearance each side "
+                   f"needs {_mm(need_w)} x {_mm(need_h)} mm")
+    if row is not None and len(space.centres) < row:
+        out.append(f"{len(space.centres)} spaces for a row of {row}")
+    if len(space.centres) > 1:
+        gap = min(math.dist(a, b) for i, a in enumerate(space.centres) for b in space.centres[i + 1:])
+        need = max(piece.w, piece.h) + clearance
+        if gap < need - 1e-9:
+            out.append(f"spaces {_mm(gap)} mm apart (centre to centre): side by side the pieces need {_mm(need)} mm")
+    hw, hh = host
+    off = [c for c in space.centres if c[0] - piece.w / 2 < -1e-9 or c[0] + piece.w / 2 > hw + 1e-9
+           or c[1] - piece.h / 2 < -1e-9 or c[1] + piece.h / 2 > hh + 1e-9]
+    if off:
+        out.append(f"{len(off)} of the pieces would hang over the edge of the {_mm(hw)} x {_mm(hh)} mm piece")
+    return out
+
+
+def _mm(v: float) -> str:
+    return f"{round(v, 2):g}"

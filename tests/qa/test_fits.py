@@ -1,0 +1,129 @@
+"""The ``fits`` rule (pnp.qa.fits): the bundled games' fits hold; each way a piece can fail its space
+(too big for it, too close to its neighbour, too few spaces for the row, over the host's edge) is a
+failed rule naming the item, the element and the figures; a rule naming an element the template
+does not have is bad input (exit 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import GAMES, Bundled, DataRootCopy, assert_no_traceback, bundled_copy, diag_lines, game_json
+
+from pnp.qa.fits import Piece, Space, judge
+from pnp.qa.rules import Outcome, check_game
+
+FITS = [(gid, r["id"]) for gid in GAMES for r in game_json(gid, "game.json")["rulebook"] if r["check"] == "fits"]
+
+
+def test_every_game_with_pieces_on_spaces_declares_its_fits() -> None:
+    assert {gid for gid, _ in FITS} == {"golems", "capek-golems", "cauldron", "time-capsules"}
+    assert len(FITS) == 9
+
+
+@pytest.mark.parametrize("gid,rule", FITS, ids=[f"{g}:{r}" for g, r in FITS])
+def test_bundled_fits_hold(bundled: Bundled, gid: str, rule: str) -> None:
+    o = next(o for o in check_game(bundled.game(gid)).outcomes if o.rule.id == rule)
+    assert o.passed, o.details
+    assert o.actual.startswith("fits on all ")
+
+
+def _failed(root: DataRootCopy) -> dict[str, Outcome]:
+    return {o.rule.id: o for o in check_game(root.load()).violations}
+
+
+def test_twelve_mm_counters_do_not_fit_the_wizards_damage_row(golems: DataRootCopy) -> None:
+    """The counters as they were before the fix: 12 mm on 9.6 mm circles 10.6 mm apart."""
+    golems.edit("game.json", lambda m: next(c for c in m["components"] if c["id"] == "counters")
+                .update(size=[12, 12]))
+    bad = _failed(golems)
+    assert set(bad) == {"counters-fit-wizard"}
+    o = bad["counters-fit-wizard"]
+    assert o.expected == "counters (12 x 12 mm round) fits wizard damage with 0.3 mm clearance, 5 side by side"
+    assert o.actual == "8 problems"  # two per Wizard: circle 10.6 mm < 12.6 mm, and 11 mm apart < 12.3 mm
+    at = golems.line_of("wizard.json", '"id": "wizard-red"')
+    assert o.details[0] == (f"wizard/wizard-red (card_data/golems/wizard.json:{at}) damage: circle 10.6 mm is too "
+                            "small: counters (12 x 12 mm round) + 0.3 mm clearance each side needs 12.6 x 12.6 mm")
+
+
+def test_a_tile_as_big_as_its_square_fails(golems: DataRootCopy) -> None:
+    golems.edit("game.json", lambda m: next(c for c in m["components"] if c["id"] == "terrain")
+                .update(size=[38, 38]))
+    bad = _failed(golems)
+    assert set(bad) == {"terrain-fits-board"}
+    assert bad["terrain-fits-board"].details[0].endswith(
+        "squares: space 38 x 38 mm is too small: terrain (38 x 38 mm) + 0.5 mm clearance each side needs 39 x 39 mm")
+
+
+def test_a_row_longer_than_the_repeat_fails(golems: DataRootCopy) -> None:
+    golems.edit("game.json", lambda m: next(r for r in m["rulebook"] if r["id"] == "counters-fit-wizard")
+                .update(row=6))
+    o = _failed(golems)["counters-fit-wizard"]
+    assert all(d.endswith("damage: 5 spaces for a row of 6") for d in o.details) and len(o.details) == 4
+
+
+def test_research_circles_as_they_were_fail_for_8mm_cubes(tmp_path: Path) -> None:
+    copy = bundled_copy(tmp_path, "capek-golems", templates=True)
+    text = copy.text("templates/capek-golems/part-card.json")
+    copy.file("templates/capek-golems/part-card.json").write_text(
+        text.replace('"box": [\n        0,\n        0,\n        9,\n        9\n       ]',
+                     '"box": [\n        0,\n        0,\n        8.6,\n        8.6\n       ]'), encoding="utf-8")
+    bad = _failed(copy)
+    assert set(bad) == {"markers-fit-research"}
+    assert len(bad["markers-fit-research"].details) == 6  # the six part cards
+    assert "circle 8.6 mm is too small: marker cube (8 x 8 mm) + 0.5 mm clearance each side needs 9 x 9 mm" \
+        in bad["markers-fit-research"].details[0]
+
+
+def test_an_unknown_element_is_bad_input(golems: DataRootCopy) -> None:
+    golems.edit("game.json", lambda m: next(r for r in m["rulebook"] if r["id"] == "counters-fit-wizard")
+                ["space"].update(element="damage-row"))
+    r = golems.check()
+    assert_no_traceback(r)
+    assert r.exit_code == 2
+    assert any("rule 'counters-fit-wizard': no element with id 'damage-row' in template 'golems/wizard-card' for "
+               "any selected item of wizard" in ln for ln in diag_lines(r.stderr))
+
+
+def test_pnp_check_exit_1_lists_the_fit_failure(golems: DataRootCopy) -> None:
+    golems.edit("game.json", lambda m: next(r for r in m["rulebook"] if r["id"] == "terrain-fits-board")
+                .update(clearance=1))
+    r = golems.check()
+    assert r.exit_code == 1
+    assert "FAIL terrain-fits-board:" in r.stdout
+    assert "squares: space 38 x 38 mm is too small: terrain (37 x 37 mm) + 1 mm clearance each side needs 39 x 39 mm" \
+        in r.stdout
+
+
+# -- the geometry, on its own -----------------------------------------------------------------------
+
+CASES: list[tuple[dict[str, Any], list[str]]] = [
+    ({}, []),
+    ({"w": 9.6, "h": 9.6}, ["circle 9.6 mm is too small: c (9 x 9 mm round) + 0.5 mm clearance each side needs "
+                           "10 x 10 mm"]),
+    ({"centres": ((10, 10), (19.5, 10))}, []),
+    ({"centres": ((10, 10), (19.4, 10))},
+     ["spaces 9.4 mm apart (centre to centre): side by side the pieces need 9.5 mm"]),
+    ({"centres": ((10, 10), (60, 10))}, ["1 of the pieces would hang over the edge of the 63 x 88 mm piece"]),
+]
+
+
+@pytest.mark.parametrize("change,problems", CASES)
+def test_judge(change: dict[str, Any], problems: list[str]) -> None:
+    space = Space("round", **{"w": 10.0, "h": 10.0, "centres": ((10.0, 10.0),), **change})
+    assert judge(Piece("c", 9, 9, "round"), space, 0.5, None, (63, 88)) == problems
+
+
+def test_a_group_named_as_the_space_gives_all_its_squares(bundled: Bundled) -> None:
+    """The Map's light and dark squares are four repeats in a group "squares": one set of 64 spaces,
+    38 mm apart, so neighbours across the repeats are checked too."""
+    from pnp.input.project import DataRoot, bundled_root
+    from pnp.input.templates import TemplateStore
+    from pnp.qa.fits import spaces
+
+    tpl = TemplateStore(DataRoot(bundled_root())).get("golems/board")
+    (sp,) = spaces(tpl, "squares", bundled.game("golems").component("board").items[0])
+    assert (sp.shape, sp.w, sp.h, len(sp.centres), len(set(sp.centres))) == ("rect", 38, 38, 64, 64)
+    xs = sorted({x for x, _ in sp.centres})
+    assert xs == [8 + 19 + 38 * i for i in range(8)]

@@ -194,10 +194,19 @@ class TemplateStore:
                 if len(elements) == before:
                     diags.append(doc.diag(("remove", ri), f"no inherited element with id {rid!r} to remove",
                                           expected="an id of an element in a parent template"))
+            own: dict[str, int] = {}  # ids of this template's own elements: each at most once
             for ei, el in enumerate(d.get("elements", [])):
                 diags.extend(_measures(doc, el, ("elements", ei)))
                 new = Element(el, doc, ("elements", ei))
                 eid = el.get("id")
+                if isinstance(eid, str) and eid in own:
+                    first = doc.locate(("elements", own[eid]))[0]
+                    diags.append(doc.diag(("elements", ei, "id"), f"duplicate element id {eid!r} in one template "
+                                          f"(first at line {first}): the later would replace the earlier unseen",
+                                          expected="a different id (the same id replaces an inherited element only)"))
+                    continue
+                if isinstance(eid, str):
+                    own[eid] = ei
                 idx = next((i for i, e in enumerate(elements) if eid and e.data.get("id") == eid), None)
                 if idx is None:
                     elements.append(new)

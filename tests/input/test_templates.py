@@ -307,3 +307,23 @@ def test_unknown_template_suggestion_includes_bundled_names(golems: DataRootCopy
     assert diag_lines(r.stderr) == [
         f"card_data/golems/game.json:{line}:{col}: $.components[1].template: template 'golems/golem-crad' not found "
         "(templates/golems/golem-crad.json) (expected an existing template name); did you mean 'golems/golem-card'?"]
+
+
+def test_an_element_id_twice_in_one_template_is_an_error(tmp_path: Path) -> None:
+    """Within one template, a second element with an id would replace the first unseen (the
+    replace-by-id rule is for inherited elements): Cauldron's omen had two 'emblem's, the
+    first never drawn."""
+    write(tmp_path, "t/a", {"elements": [{"id": "x", "type": "rect", "box": [0, 0, 1, 1]},
+                                         {"id": "y", "type": "rect", "box": [0, 0, 1, 1]},
+                                         {"id": "x", "type": "rect", "box": [1, 1, 1, 1]}]})
+    (d,) = store_error(TemplateStore(DataRoot(tmp_path)), "t/a")
+    lines = (tmp_path / "templates" / "t" / "a.json").read_text().splitlines()
+    x_lines = [n for n, ln in enumerate(lines, 1) if '"id": "x"' in ln]
+    objects = [n for n, ln in enumerate(lines, 1) if ln.strip() == "{"][1:]  # each element's opening line
+    assert (d.file, d.path, d.line) == ("templates/t/a.json", ("elements", 2, "id"), x_lines[1])
+    assert d.message == (f"duplicate element id 'x' in one template (first at line {objects[0]}): the later would "
+                         "replace the earlier unseen")
+    # the same id in a child template replaces the inherited element, as before
+    write(tmp_path, "t/b", {"extends": "t/a2", "elements": [{"id": "x", "type": "rect", "box": [2, 2, 1, 1]}]})
+    write(tmp_path, "t/a2", {"elements": [{"id": "x", "type": "rect", "box": [0, 0, 1, 1]}]})
+    assert [e.data["box"] for e in TemplateStore(DataRoot(tmp_path)).get("t/b").elements] == [[2, 2, 1, 1]]

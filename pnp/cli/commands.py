@@ -26,6 +26,7 @@ from pnp.cli.options import (
     again,
     apply_profile,
     build_options,
+    color_option,
     complete_components,
     complete_games,
     complete_items,
@@ -202,6 +203,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
 @variant_options
+@color_option
 @token_cut_option
 @click.option("--force", is_flag=True,
               help="Render every component again, ignoring what the last build into --out recorded.")
@@ -215,7 +217,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
-              data: str | None, verbose: bool) -> None:
+              data: str | None, verbose: bool, color: str) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -237,9 +239,10 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --printer office                  # a profile from pnp.toml
       pnp build --jobs 1 --force                         # everything again, in one process
       pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
+      pnp build golems --one-per-page --color cmyk       # PDF/X-4 in CMYK for a print shop
     """
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
-                         print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut)
+                         print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut, color=color)
     root = data_root(data)
     click.echo(root_line(root, data))
     with progress_bar("rendering") as progress:

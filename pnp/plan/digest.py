@@ -256,8 +256,9 @@ def engine_digest() -> str:
 
 
 def options_key(opts: BuildOptions) -> str:
-    """The options that change a PDF's bytes (``strict`` does not)."""
-    d = {k: v for k, v in sorted(asdict(opts).items()) if k != "strict"}
+    """The options that change a PDF's bytes (``strict`` does not). ``color`` enters only when it
+    is not the default, so the keys of RGB builds stay what they were before it existed."""
+    d = {k: v for k, v in sorted(asdict(opts).items()) if k != "strict" and not (k == "color" and v == "rgb")}
     return json.dumps(d, sort_keys=True, default=list)
 
 

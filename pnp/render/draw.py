@@ -32,6 +32,7 @@ from pnp.impose.sheet import Furniture, Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout.fonts import FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
+from pnp.render import ink
 
 # Streams are Flate-compressed binary: ASCII85 on top makes them a quarter larger and slower.
 rl_config.useA85 = 0
@@ -45,6 +46,7 @@ class DocInfo(Struct, frozen=True):
     subject: str
     ui_font: str  # a bundled TrueType font for labels on the sheet (never Helvetica)
     duplex: str | None = None  # "long" | "short" | "simplex": the viewer's preselected duplex mode
+    color: str = "rgb"  # "cmyk": a PDF/X-4 file, every colour and image in CMYK (pnp.render.ink)
 
 
 # /ViewerPreferences /Duplex for each mode (a hint for the print dialog; PDF 1.7)
@@ -134,9 +136,10 @@ class _Drawer:
     ``draw`` starts from an unknown graphics state: call it once per piece (inline, inside the
     piece's saveState/restoreState, or in a form)."""
 
-    def __init__(self, c: Canvas, fonts: FontBook):
+    def __init__(self, c: Canvas, fonts: FontBook, cmyk: ink.Cmyk | None = None):
         assert c.bottomup, "text origins are written for a bottom-up canvas"
         self.c = c
+        self.cmyk = cmyk  # converts images (colours are converted by the canvas)
         self.fonts = fonts
         self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
         self._reset()
@@ -230,7 +233,8 @@ class _Drawer:
                     path = c.beginPath()
                     path.rect(*p.clip)
                     c.clipPath(path, stroke=0, fill=0)
-                c.drawImage(p.src, p.x, p.y, p.w, p.h, mask="auto")
+                src = p.src if self.cmyk is None else self.cmyk.image(p.src)
+                c.drawImage(src, p.x, p.y, p.w, p.h, mask="auto")
                 if p.clip:
                     c.restoreState()
                 continue
@@ -285,8 +289,12 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     content of back pages."""
     buf = io.BytesIO()
     fonts.ensure(info.ui_font)
+    cmyk = ink.cmyk() if info.color == "cmyk" else None
     c = Canvas(buf, pagesize=(paper.width, paper.height), invariant=1, initialFontName=info.ui_font,
-               initialFontSize=8, pageCompression=1)
+               initialFontSize=8, pageCompression=1,
+               **({"pdfVersion": ink.PDF_VERSION, "enforceColorSpace": cmyk.color} if cmyk else {}))
+    if cmyk:
+        ink.make_pdfx(c, cmyk)
     c.setTitle(info.title)
     c.setAuthor(info.author)
     c.setSubject(info.subject)
@@ -296,7 +304,7 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     c.setViewerPreference("PrintScaling", "None")
     if info.duplex in VIEWER_DUPLEX:
         c.setViewerPreference("Duplex", VIEWER_DUPLEX[info.duplex])
-    d = _Drawer(c, fonts)
+    d = _Drawer(c, fonts, cmyk)
     # Art used more than once (copies, shared backs) is stored once as a form XObject; art
     # used once is drawn in place, which is smaller and faster than a one-use form. Laid-out
     # pieces are counted by content; pieces laid out on demand (LazyPieces: their ``key`` names
@@ -390,6 +398,10 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             c.setTrimBox((s.x, s.y, s.x + s.w, s.y + s.h))
             c.setBleedBox((s.x - s.bleed.left, s.y - s.bleed.bottom,
                            s.x + s.w + s.bleed.right, s.y + s.h + s.bleed.top))
+        elif cmyk:  # PDF/X: every page has its boxes; a sheet is trimmed to itself
+            box = (0, 0, *c._pagesize)
+            c.setTrimBox(box)
+            c.setBleedBox(box)
         c.showPage()
     c.save()
     return buf.getvalue()

@@ -21,6 +21,7 @@ from pnp.plan.component import ComponentPlan, pages_for
 from pnp.plan.session import Session
 from pnp.products.images import (
     FORMAT_VERSION,
+    Distinct,
     Exported,
     _bleed_mm,
     _info,
@@ -52,8 +53,9 @@ TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
 
 def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                component: str | None = None) -> Iterator[Exported]:
-    """Write ``out/<game>/png/<component>/<item>-front.png`` (and ``-back.png``) for every
-    distinct item, with bleed, RGB, plus ``index.json``. ``gc`` should come from
+    """Write ``out/<game>/png/<component>/<item>-front.png`` for every distinct item and one
+    image per distinct back (``back.png``, or ``back-1.png``, ``back-2.png``... when the backs
+    differ), with bleed, RGB, plus ``index.json`` (which back each item uses). ``gc`` should come from
     ``check(..., BuildOptions(print_shop=True, bleed_mm=...))``; any plan is redrawn as
     print-shop pages (page = trim + bleed)."""
     plans = select_plans(gc, component)
@@ -69,11 +71,18 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         folder = out / gc.game.id / "png" / plan.component.id
         names: dict[int, dict[str, str]] = {}
         files: list[Path] = []
+        back_names = _back_names(ds)
         with _pdf(data) as doc:
             for i, page in enumerate(pages):
                 slot = page.slots[0]
                 item = ds[slot.piece].item
-                name = f"{item.id}-{page.side}.png"
+                if page.side == "back":  # one image per distinct back, however many items share it
+                    name = back_names[slot.piece]
+                    names.setdefault(slot.piece, {})[page.side] = name
+                    if folder / name in files:
+                        continue
+                else:
+                    name = f"{item.id}-{page.side}.png"
                 img = raster(doc, i, size)
                 assert img.size == size, (img.size, size)
                 path = folder / name
@@ -93,6 +102,19 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                        "back": names[i].get("back")} for i, d in enumerate(ds)],
         })
         yield Exported(comp, folder, tuple(files), index_path, size)
+
+
+def _back_names(ds: Sequence[Distinct]) -> dict[int, str]:
+    """Item index -> its back image: ``back.png`` when every item has the same back, else
+    ``back-1.png``, ``back-2.png``... numbered in the order the items first use them (items
+    without a back are left out)."""
+    firsts: dict[object, int] = {}
+    for d in ds:
+        if d.back is not None:
+            firsts.setdefault(d.back.primitives, len(firsts) + 1)
+    one = len(firsts) == 1
+    return {i: "back.png" if one else f"back-{firsts[d.back.primitives]}.png"
+            for i, d in enumerate(ds) if d.back is not None}
 
 
 # --------------------------------------------------------------------------- Tabletop Simulator

@@ -116,8 +116,13 @@ def test_png_sizes_rgb_and_files_per_item_and_side(golems_png: Path) -> None:
         names = set()
         for it in index["items"]:
             assert it["front"] == f"{it['id']}-front.png"
-            assert it["back"] == (f"{it['id']}-back.png" if comp.back else None)
+            if comp.back is None:
+                assert it["back"] is None
             names |= {it["front"]} | ({it["back"]} if it["back"] else set())
+        backs = [it["back"] for it in index["items"] if it["back"]]
+        if backs:  # one image per distinct back: back.png when all share one, else back-1.png...
+            n = len(set(backs))
+            assert set(backs) == ({"back.png"} if n == 1 else {f"back-{i}.png" for i in range(1, n + 1)})
         assert {p.name for p in folder.glob("*.png")} == names
         for name in names:
             with Image.open(folder / name) as img:
@@ -136,7 +141,8 @@ def test_png_poker_us_is_the_game_crafter_size(tmp_path: Path) -> None:
     index = load(folder / "index.json")
     assert index["size_px"] == [825, 1125] and index["bleed_mm"] == 3.175
     assert sum(it["copies"] for it in index["items"]) == 4
-    for name in ("ace-front.png", "ace-back.png", "king-front.png", "king-back.png"):
+    assert [it["back"] for it in index["items"]] == ["back.png", "back.png"]
+    for name in ("ace-front.png", "back.png", "king-front.png"):
         with Image.open(folder / name) as img:
             assert img.size == (825, 1125) and img.mode == "RGB"
             # the bleed is drawn: the outermost pixels carry the art's fill, not white paper
@@ -149,7 +155,30 @@ def test_png_poker_us_is_the_game_crafter_size(tmp_path: Path) -> None:
     data.write_text(data.read_text().replace('"king"', '"queen"'))
     ok("export", "png", "--data", root, "pokerus", "deck", "--out", out)
     assert sorted(p.name for p in folder.iterdir()) == [
-        "ace-back.png", "ace-front.png", "index.json", "notes.txt", "queen-back.png", "queen-front.png"]
+        "ace-front.png", "back.png", "index.json", "notes.txt", "queen-front.png"]
+
+
+def test_png_one_image_per_distinct_back(tmp_path: Path) -> None:
+    """Items that share a back share its image; the index says which one each item uses."""
+    out = tmp_path / "out"
+    ok("export", "png", "cauldron", "ingredients", "--out", out, "--dpi", "72")
+    folder = out / "cauldron" / "png" / "ingredients"
+    index = load(folder / "index.json")
+    backs = [it["back"] for it in index["items"]]
+    assert backs[0] == "back-1.png" and sorted(set(backs)) == [f"back-{i}.png" for i in range(1, len(set(backs)) + 1)]
+    fronts = {it["front"] for it in index["items"]}
+    assert {p.name for p in folder.glob("*.png")} == fronts | set(backs)
+    # the images differ: as many distinct back images as distinct backs
+    digests = {(folder / b).read_bytes() for b in set(backs)}
+    assert len(digests) == len(set(backs))
+    # and old per-item back images of an earlier export are removed (they were listed in its index)
+    stale = folder / "old-back.png"
+    stale.write_bytes(b"x")
+    data = load(folder / "index.json")
+    data["items"][0]["back"] = "old-back.png"
+    (folder / "index.json").write_text(json.dumps(data))
+    ok("export", "png", "cauldron", "ingredients", "--out", out, "--dpi", "72")
+    assert not stale.exists()
 
 
 def test_png_unknown_component_lists_the_valid_ids(tmp_path: Path) -> None:

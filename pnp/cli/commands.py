@@ -609,21 +609,28 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
 @click.argument("component", required=False, shell_complete=complete_components)
 @click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
               help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px.")
+@click.option("--base-url", metavar="URL", default=None,
+              help="Where the sheets will be hosted (DIR/<game>/tts/ uploaded as it is): the saved objects' "
+              "image URLs become URL/<component>/<file> instead of local file:// URLs.")
 @out_option("sheets go to DIR/<game>/tts/<component>/")
 @data_option
 @guarded
-def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: str | None) -> None:
+def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: str | None,
+                   base_url: str | None) -> None:
     """Tabletop Simulator deck sheets for every component of GAME with a back (or COMPONENT):
     grids of up to 10 x 7 faces, the hidden-card face in the last slot, RGB, at most
     4096 x 4096 px, the back image, and <component>.json beside them with TTS CustomDeck
-    entries and which sheet and slot holds which item (and how many copies).
+    entries and which sheet and slot holds which item (and how many copies). Each deck also
+    gets a saved object, DIR/<game>/tts/saved-objects/<game>-<component>.json: copy it to
+    Tabletop Simulator's Saves/Saved Objects/ folder and the deck is under Objects > Saved Objects.
 
     \b
     Examples:
       pnp export tts golems
       pnp export tts golems golem-deck --out tts
+      pnp export tts golems --base-url https://example.org/golems-tts
     """
-    report = api.export_tts(game, component, data=data_root(data), out=out, dpi=dpi)
+    report = api.export_tts(game, component, data=data_root(data), out=out, dpi=dpi, base_url=base_url)
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     for e in report.exported:
@@ -633,6 +640,9 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
         click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
     click.echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
                f"to {Path(out) / gc.game.id / 'tts'}/")
+    if report.exported:
+        click.echo(f"pnp: saved objects in {Path(out) / gc.game.id / 'tts' / 'saved-objects'}/ "
+                   "(copy them to Tabletop Simulator's Saves/Saved Objects/)")
 
 
 @main.command("preview")

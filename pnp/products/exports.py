@@ -35,6 +35,7 @@ from pnp.products.images import (
     raster,
     select_plans,
 )
+from pnp.products.tts_save import SAVED_OBJECTS, saved_object
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
@@ -169,9 +170,11 @@ def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, font
 
 
 def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
-               component: str | None = None) -> tuple[list[Exported], list[Component]]:
+               component: str | None = None, base_url: str | None = None) -> tuple[list[Exported], list[Component]]:
     """Tabletop Simulator deck sheets for every component with a back (or ``component``, which
-    must have one). Returns (exported, skipped components without a back)."""
+    must have one), each with a saved object (``pnp.products.tts_save``) whose image URLs are
+    ``file://`` URLs of the sheets, or ``base_url`` + their path inside ``out/<game>/tts/``.
+    Returns (exported, skipped components without a back)."""
     plans = select_plans(gc, component)
     if component is not None and all(b is None for b in plans[0].backs):
         raise DataError([Diagnostic(gc.game.manifest_file,
@@ -184,12 +187,12 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         if all(b is None for b in plan.backs):
             skipped.append(plan.component)
             continue
-        done.append(_export_tts_component(session, gc, plan, out, dpi))
+        done.append(_export_tts_component(session, gc, plan, out, dpi, base_url))
     return done, skipped
 
 
 def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, out: Path,
-                          dpi: float) -> Exported:
+                          dpi: float, base_url: str | None = None) -> Exported:
     comp, game, fonts = plan.component, gc.game, session.fonts
     ds = distinct(plan)
     backs = [d.back for d in ds]
@@ -209,6 +212,7 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
     sheets: list[dict[str, Any]] = []
     cards: list[dict[str, Any]] = []
     deck_ids: list[int] = []
+    names: dict[str, str] = {}  # item id -> its name (the card's nickname in the saved object)
     back_name = f"{comp.id}-back.png"
     if uniform:
         assert hidden is not None
@@ -239,9 +243,13 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
             card_id = n * 100 + slot
             cards.append({"item": d.item.id, "copies": d.item.copies, "deck": n, "file": name, "slot": slot,
                           "card_id": card_id})
+            names[d.item.id] = str(d.item.fields.get("name") or d.item.id)
             deck_ids.extend([card_id] * d.item.copies)
     if uniform:
         files.append(folder / back_name)
+    saved = saved_object(game, comp, custom, [{**c, "name": names[c["item"]]} for c in cards], folder,
+                         out / game.id / "tts", base_url)
+    _write_json(out / game.id / "tts" / SAVED_OBJECTS / f"{game.id}-{comp.id}.json", saved)
     index_path = folder / f"{comp.id}.json"
     _remove_stale(folder, index_path, {p.name for p in files},
                   lambda old: [f for s in old.get("sheets", []) for f in (s.get("file"), s.get("back"))])

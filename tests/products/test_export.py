@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pdfplumber
 import pytest
@@ -402,3 +403,44 @@ def test_contents_sheet_keeps_many_components_on_one_page(tmp_path: Path) -> Non
                    for ch in page.chars)
         text = page.extract_text(x_tolerance=1)
     assert text.count("Golem status cards") == 4 and "Ten-sided dice" in text and "Single-sided" in text
+
+
+def test_tts_saved_object_is_the_deck_tts_loads(tmp_path: Path) -> None:
+    root = write_game(tmp_path / "root", "pokerus", "poker-us", [
+        {"id": "ace", "copies": 3, "name": "Ace", "source": {"designed": "test"}},
+        {"id": "king", "name": "King", "source": {"designed": "test"}}])
+    out = tmp_path / "out"
+    r = ok("export", "tts", "--data", root, "pokerus", "--dpi", "60", "--out", out)
+    assert "saved objects in" in r.output
+    tts = out / "pokerus" / "tts"
+    index = load(tts / "deck" / "deck.json")  # the pnp JSON stays as it was
+    save = load(tts / "saved-objects" / "pokerus-deck.json")
+    (deck,) = save["ObjectStates"]
+    assert deck["Name"] == "DeckCustom" and deck["Nickname"] == "Deck"
+    assert deck["DeckIDs"] == index["DeckIDs"] == [100, 100, 100, 101]
+    assert deck["Transform"]["rotZ"] == 180 and deck["Transform"]["scaleX"] == round(88.9 / 88, 4)
+    (key,) = deck["CustomDeck"]
+    entry = deck["CustomDeck"][key]
+    for field in ("NumWidth", "NumHeight", "BackIsHidden", "UniqueBack", "Type"):
+        assert entry[field] == index["CustomDeck"][key][field]
+    for field in ("FaceURL", "BackURL"):  # local files TTS can open
+        assert entry[field].startswith("file:///")
+        assert Path(unquote(urlparse(entry[field]).path)) == (tts / "deck" / index["CustomDeck"][key][field]).resolve()
+    cards = deck["ContainedObjects"]
+    assert [c["CardID"] for c in cards] == deck["DeckIDs"]
+    assert [c["Nickname"] for c in cards] == ["Ace", "Ace", "Ace", "King"]
+    assert all(c["Name"] == "Card" and list(c["CustomDeck"]) == [str(c["CardID"] // 100)] for c in cards)
+    assert len({deck["GUID"], *(c["GUID"] for c in cards)}) == 3  # per deck, per item
+    # hosted: the URLs are the base URL + the path inside DIR/<game>/tts/
+    ok("export", "tts", "--data", root, "pokerus", "--dpi", "60", "--out", out, "--base-url", "https://e.org/t/")
+    entry = load(tts / "saved-objects" / "pokerus-deck.json")["ObjectStates"][0]["CustomDeck"][key]
+    assert entry["FaceURL"] == "https://e.org/t/deck/deck-1.png"
+    assert entry["BackURL"] == "https://e.org/t/deck/deck-back.png"
+
+
+def test_tts_saved_object_of_one_piece_is_a_card(tmp_path: Path) -> None:
+    root = write_game(tmp_path / "root", "one", "poker-us", [{"id": "ace", "name": "Ace", "source": {"designed": "t"}}])
+    ok("export", "tts", "--data", root, "one", "--dpi", "60", "--out", tmp_path / "out")
+    (card,) = load(tmp_path / "out" / "one" / "tts" / "saved-objects" / "one-deck.json")["ObjectStates"]
+    assert card["Name"] == "Card" and card["CardID"] == 100 and "DeckIDs" not in card
+    assert list(card["CustomDeck"]) == ["1"]

@@ -111,6 +111,12 @@ def color_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         "(FOGRA39 coated output intent), black and greys on the black plate alone.")(fn)
 
 
+def die_line_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--die-line", is_flag=True,
+                        help="A CutContour spot-colour die line along every front piece's trim (rounded by the "
+                        "component's corner_radius), for cutting machines and print shops.")(fn)
+
+
 PAPER_CHOICES = list(PAPERS)
 
 

@@ -36,6 +36,7 @@ class BuildOptions(Struct, frozen=True):
     token_cut: str = DEFAULT_TOKEN_CUT  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)
     ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
     color: str = "rgb"  # "cmyk": PDF/X-4 files in CMYK (pnp.render.ink)
+    die_line: bool = False  # a CutContour spot-colour die line round every front piece (pnp.impose.dieline)
 
 
     def __post_init__(self) -> None:

@@ -20,13 +20,14 @@ from weakref import WeakKeyDictionary
 
 from msgspec import Struct
 from reportlab import rl_config
-from reportlab.lib.colors import Color
+from reportlab.lib.colors import CMYKColorSep, Color
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
+from pnp.impose.dieline import DIE_WIDTH, SPOT_NAME, DieLine, die_path
 from pnp.impose.marks import LABEL_COLOR, MARK_COLOR
 from pnp.impose.sheet import Furniture, Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout.fonts import FontBook
@@ -283,10 +284,11 @@ class BackCorrection(Struct, frozen=True):
 
 def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
            backs: Sequence[PieceLayout | None], fonts: FontBook, info: DocInfo,
-           page_boxes: bool = False, back_correction: BackCorrection | None = None) -> bytes:
+           page_boxes: bool = False, back_correction: BackCorrection | None = None,
+           die: DieLine | None = None) -> bytes:
     """Draw ``pages``; slot.piece indexes ``fronts``/``backs``. With ``page_boxes`` every page
     holding one piece gets TrimBox/BleedBox set to it. ``back_correction`` moves and scales the
-    content of back pages."""
+    content of back pages. ``die``: a CutContour die line round every front piece."""
     buf = io.BytesIO()
     fonts.ensure(info.ui_font)
     cmyk = ink.cmyk() if info.color == "cmyk" else None
@@ -376,6 +378,8 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
                 _place(c, slot, lambda name=name: c.doForm(name))
             else:
                 _place(c, slot, lambda lay=lay: _inline(c, d, lay))
+        if die is not None:
+            _die_lines(c, page, die)
         # (on a corrected back page the marks and labels move with the pieces)
         key = sheet_keys[sheet]
         if sheet_uses[sheet] > 1 and (page.cuts or page.marks or key[3]):
@@ -405,6 +409,36 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+CUT_CONTOUR = CMYKColorSep(0, 1, 0, 0, spotName=SPOT_NAME)  # 100 % magenta on screen and proofs
+
+
+def _die_lines(c: Canvas, page: Page, die: DieLine) -> None:
+    """The die line (pnp.impose.dieline) of every whole front piece on the page, stroked in the
+    CutContour spot colour, overprinting (it must not knock a white line out of the art)."""
+    slots = [s for s in page.slots if s.side == "front" and s.part is None]
+    if not slots:
+        return
+    c.saveState()
+    c.setStrokeColor(CUT_CONTOUR)
+    c.setStrokeAlpha(1)
+    c.setStrokeOverprint(True)
+    c.setLineWidth(DIE_WIDTH)
+    c.setDash([], 0)
+    for s in slots:
+        path = c.beginPath()
+        for op, pts in die_path(die, s.x, s.y, s.w, s.h):
+            if op == "M":
+                path.moveTo(*pts)
+            elif op == "L":
+                path.lineTo(*pts)
+            elif op == "C":
+                path.curveTo(*pts)
+            else:
+                path.close()
+        c.drawPath(path, stroke=1, fill=0)
+    c.restoreState()
 
 
 def _end_form(c: Canvas) -> None:

@@ -216,8 +216,8 @@ def test_unknown_manifest_field_with_suggestion(mini: DataRootCopy) -> None:
     assert formatted(mini) == [
         f"{GAME}:7:5: $.components[0]: missing required field 'title' "
         '(expected "title": Human name of the component); add it to this object',
-        f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, data, id, "
-        "kind, notes, shape, size, template, title); did you mean 'title'?",
+        f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, corner_radius, data, "
+        "id, kind, notes, shape, size, template, title); did you mean 'title'?",
     ]
 
 

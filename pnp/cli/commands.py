@@ -33,6 +33,7 @@ from pnp.cli.options import (
     data_option,
     data_root,
     die_line_option,
+    gang_option,
     out_option,
     paper_options,
     print_options,
@@ -206,6 +207,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 @variant_options
 @color_option
 @die_line_option
+@gang_option
 @token_cut_option
 @click.option("--force", is_flag=True,
               help="Render every component again, ignoring what the last build into --out recorded.")
@@ -219,7 +221,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None, printer: str | None,
-              data: str | None, verbose: bool, color: str, die_line: bool) -> None:
+              data: str | None, verbose: bool, color: str, die_line: bool, gang: bool) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -243,10 +245,11 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
       pnp build golems --one-per-page --color cmyk       # PDF/X-4 in CMYK for a print shop
       pnp build golems --one-per-page --die-line         # with CutContour die lines
+      pnp build golems --gang                            # also golems-ganged.pdf: fewer sheets
     """
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
                          print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut, color=color,
-                         die_line=die_line)
+                         die_line=die_line, gang=gang)
     root = data_root(data)
     click.echo(root_line(root, data))
     with progress_bar("rendering") as progress:

@@ -111,6 +111,12 @@ def color_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         "(FOGRA39 coated output intent), black and greys on the black plate alone.")(fn)
 
 
+def gang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--gang", is_flag=True,
+                        help="Also DIR/<game>/<game>-ganged.pdf: every sheet-imposed component in one file, the "
+                        "mostly empty sheets (partial last sheets, small components) sharing sheets.")(fn)
+
+
 def die_line_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--die-line", is_flag=True,
                         help="A CutContour spot-colour die line along every front piece's trim (rounded by the "

@@ -37,6 +37,7 @@ class BuildOptions(Struct, frozen=True):
     ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
     color: str = "rgb"  # "cmyk": PDF/X-4 files in CMYK (pnp.render.ink)
     die_line: bool = False  # a CutContour spot-colour die line round every front piece (pnp.impose.dieline)
+    gang: bool = False  # also out/<game>/<game>-ganged.pdf: mostly empty sheets share sheets (pnp.impose.gang)
 
 
     def __post_init__(self) -> None:

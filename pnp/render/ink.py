@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -64,7 +65,7 @@ class Cmyk:
         self._srgb = ImageCms.createProfile("sRGB")
         self._rgb = self._transform(self._srgb)
         self._colors: dict[tuple[float, float, float, float], CMYKColor] = {}
-        self._images: dict[str, _CmykImage] = {}
+        self._images: dict[tuple[str, int, int], _CmykImage] = {}
 
     def _transform(self, source: Any) -> ImageCms.ImageCmsTransform:
         return ImageCms.buildTransform(source, self._out, "RGB", "CMYK",
@@ -90,8 +91,11 @@ class Cmyk:
         return out
 
     def image(self, src: str) -> _CmykImage:
-        """The image file ``src`` converted to CMYK (from its embedded profile, else sRGB)."""
-        hit = self._images.get(src)
+        """The image file ``src`` converted to CMYK (from its embedded profile, else sRGB),
+        remembered while the file's modification time and size stay the same."""
+        st = os.stat(src)
+        key = (src, st.st_mtime_ns, st.st_size)
+        hit = self._images.get(key)
         if hit is None:
             with Image.open(src) as im:
                 im.load()
@@ -108,7 +112,7 @@ class Cmyk:
                     transform = self._transform(ImageCms.ImageCmsProfile(io.BytesIO(icc)))
             cmyk = ImageCms.applyTransform(rgb, transform)
             assert cmyk is not None
-            hit = self._images[src] = _CmykImage(cmyk, alpha, f"{src}#cmyk")
+            hit = self._images[key] = _CmykImage(cmyk, alpha, f"{src}#cmyk")
         return hit
 
 

@@ -4,6 +4,7 @@ version keys, XMP, page boxes, and not one RGB colour operator or RGB image left
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 from typing import Any
 
@@ -139,3 +140,14 @@ def test_color_is_an_option_that_keys_builds() -> None:
     assert options_key(BuildOptions(color="cmyk")) != options_key(BuildOptions())
     with pytest.raises(ValueError, match="color must be one of rgb, cmyk, not 'cmky'"):
         BuildOptions(color="cmky")
+
+
+def test_an_edited_image_is_converted_again(tmp_path: Path) -> None:
+    png = tmp_path / "a.png"
+    PILImage.new("RGB", (2, 2), (255, 0, 0)).save(png)
+    conv = ink.Cmyk()
+    first = conv.image(str(png)).getRGBData()
+    assert conv.image(str(png)).getRGBData() is first  # remembered
+    PILImage.new("RGB", (2, 2), (0, 0, 255)).save(png)
+    os.utime(png, ns=(1, 1))  # a different modification time, whatever the clock's resolution
+    assert conv.image(str(png)).getRGBData() != first

@@ -11,8 +11,9 @@ from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
 from pnp.impose.gang import Block, candidates, gang
+from pnp.impose.grid import impose
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
-from pnp.impose.sheet import Page
+from pnp.impose.sheet import Page, PieceSpec
 from pnp.input.model import Game
 from pnp.layout.fonts import UI_FONT
 from pnp.layout.piece import PieceLayout
@@ -79,16 +80,16 @@ def render_ganged(s: Session, game: Game, plans: Sequence[ComponentPlan],
 
 
 def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions) -> GangedFile | None:
-    """The ganged file's pages and pieces; None when no two sheets can share one."""
+    """The ganged file's pages and pieces; None when no sheet is saved.
+
+    First the mostly empty sheets of components whose pieces are alike (size, shape, kind,
+    backs, sheet options: a deck's partial last sheet and a few cards of another deck) pool their
+    pieces into ordinary grid sheets, when that takes fewer sheets; then what is still mostly
+    empty is stacked onto shared sheets (``pnp.impose.gang``)."""
     chosen = gangable_plans(plans, opts)
     if not chosen:
         return None
     sheet = chosen[0].sheet
-    blocks = [b for i, p in enumerate(chosen) for b in _blocks(pages_for(p), i)]
-    sheets, _ = gang(candidates(blocks, sheet, LABEL_ROOM), sheet, LABEL_ROOM)
-    if not sheets:
-        return None
-    ganged_ids = {id(b.front) for g in sheets for b in g.blocks}
     # one list of layouts for the whole file: each plan's pieces after the ones before it
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
@@ -101,23 +102,63 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
     def shifted(page: Page, owner: int) -> Page:
         return replace(page, slots=tuple(replace(sl, piece=sl.piece + offset[owner]) for sl in page.slots))
 
+    raw: dict[int, Page] = {}  # id of a block's (shifted) front page -> the plan's own front page
+    names: dict[int, tuple[str, ...]] = {}  # id of a block's front page -> the components on it
+    blocks = []
+    for i, p in enumerate(chosen):
+        for b in _blocks(pages_for(p), i):
+            moved = Block(i, shifted(b.front, i), shifted(b.back, i) if b.back is not None else None)
+            raw[id(moved.front)], names[id(moved.front)] = b.front, (p.component.title,)
+            blocks.append(moved)
+    cands = candidates(blocks, sheet, LABEL_ROOM)
+    leaving: set[int] = set()  # ids of the plans' own front pages that leave their component
+    pooled_pages: list[Page] = []  # pooled sheets that are full enough to stand alone
+    stack: list[Block] = []
+    groups: dict[tuple[object, ...], list[Block]] = {}
+    for b in cands:
+        c = chosen[b.owner].component
+        key = (chosen[b.owner].sheet, c.size, c.shape, c.kind, b.back is not None)
+        groups.setdefault(key, []).append(b)
+    for group in groups.values():
+        pool = _pool(group, chosen, opts) if len(group) > 1 else None
+        if pool is None:
+            stack += group
+            continue
+        leaving |= {id(raw[id(b.front)]) for b in group}
+        title = tuple(dict.fromkeys(n for b in group for n in names[id(b.front)]))
+        for pb in _blocks(pool, -1):
+            names[id(pb.front)] = title
+            if candidates([pb], sheet, LABEL_ROOM):
+                stack.append(pb)
+            else:
+                pooled_pages += [replace(pg, label=" + ".join(title)) for pg in (pb.front, pb.back) if pg is not None]
+    sheets, alone = gang(stack, sheet, LABEL_ROOM)
+    leaving |= {id(raw[id(b.front)]) for g in sheets for b in g.blocks if id(b.front) in raw}
+    for b in alone:  # a pooled sheet with no company: a sheet of its own
+        if id(b.front) not in raw:
+            pooled_pages += [replace(pg, label=" + ".join(names[id(b.front)])) for pg in (b.front, b.back)
+                             if pg is not None]
+    if not leaving:
+        return None
     pages: list[Page] = []
     before = 0
     for i, p in enumerate(chosen):
         own = furnished_pages(s, game, p)
         before += sheet_numbers(own)[1]
         raw_pages = pages_for(p)
-        keep = [pg for pg, raw in zip(own, raw_pages, strict=True)
-                if not (id(raw) in ganged_ids or (raw.side == "back" and _follows_ganged(raw, raw_pages, ganged_ids)))]
+        keep = [pg for pg, r in zip(own, raw_pages, strict=True)
+                if not (id(r) in leaving or (r.side == "back" and _follows_ganged(r, raw_pages, leaving)))]
         pages += [shifted(pg, i) for pg in keep]
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
-    shared = []
+    shared = list(pooled_pages)
     for g in sheets:  # each page's label names the components on it
-        names = " + ".join(dict.fromkeys(chosen[b.owner].component.title for b in g.blocks))
-        shared += [replace(_owned(page, g, offset), label=names) for page in g.pages]
+        title = " + ".join(dict.fromkeys(n for b in g.blocks for n in names[id(b.front)]))
+        shared += [replace(page, label=title) for page in g.pages]
     text = SheetText(game.title, "shared sheets", versions.hexdigest()[:10])
     pages += list(furnish(shared, sheet, text, s.fonts, UI_FONT))
     after = sheet_numbers(pages)[1]
+    if after >= before:
+        return None
     die = None  # die lines only where every ganged component has the same outline
     if opts.die_line and len({(p.component.shape, p.component.corner_radius) for p in chosen}) == 1:
         die = DieLine(chosen[0].component.shape, chosen[0].component.corner_radius * MM)
@@ -125,25 +166,19 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
                       GangReport(tuple(p.component.id for p in chosen), before, after), die)
 
 
+def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions) -> tuple[Page, ...] | None:
+    """The pieces of ``group`` (alike components' mostly empty sheets, pieces already numbered
+    for the whole file) imposed together as ordinary grid sheets; None when that saves none."""
+    plan = chosen[group[0].owner]
+    pieces = [sl.piece for b in group for sl in b.front.slots]
+    w, h = plan.component.size
+    spec = PieceSpec(w * MM, h * MM, has_back=group[0].back is not None and opts.duplex != "none")
+    pages = impose(len(pieces), spec, plan.sheet)
+    if sum(pg.side == "front" for pg in pages) >= len(group):
+        return None
+    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
+
+
 def _follows_ganged(back: Page, pages: Sequence[Page], ganged: set[int]) -> bool:
     i = next(k for k, pg in enumerate(pages) if pg is back)
     return i > 0 and id(pages[i - 1]) in ganged
-
-
-def _owned(page: Page, g: object, offset: Sequence[int]) -> Page:
-    """A ganged page's slots with their pieces offset into the file's layout list: the slots
-    come block by block, in the order of ``g.blocks``."""
-    blocks = g.blocks  # type: ignore[attr-defined]
-    side = page.side
-    slots = []
-    k = 0
-    for b in blocks:
-        src = b.front if side == "front" else b.back
-        if src is None:
-            continue
-        for _ in src.slots:
-            sl = page.slots[k]
-            slots.append(replace(sl, piece=sl.piece + offset[b.owner]))
-            k += 1
-    assert k == len(page.slots)
-    return replace(page, slots=tuple(slots))

@@ -38,13 +38,23 @@ def test_every_piece_once_on_fewer_sheets() -> None:
     assert placed == Counter(whole) and len(whole) > 300  # each piece exactly once
     assert f.report.before == sum(sheet_numbers(p.pages)[1] for p in chosen)
     assert f.report.after == sheet_numbers(f.pages)[1]
-    assert (f.report.before, f.report.after) == (27, 24)  # measured: golems saves 3 sheets on letter
+    assert (f.report.before, f.report.after) == (27, 23)  # measured: golems saves 4 sheets on letter
     owner = [i for i, p in enumerate(chosen) for _ in p.fronts]  # piece index -> component
     shared = [p for p in f.pages if p.label and " + " in p.label and p.side == "front"]
     assert shared
     for page in shared:  # a shared sheet's label names exactly the components on it
         on = {chosen[owner[sl.piece]].component.title for sl in page.slots}
         assert len(on) >= 2 and set(page.label.split(" + ")) == on
+    # alike cards pool into one ordinary grid sheet: the last 3 golem cards, the last event card
+    # and the 4 wizards (all 63 x 88 mm with backs), each back behind its own front
+    i = next(k for k, p in enumerate(f.pages) if p.label == "Golem deck + Event deck + Wizards")
+    front, back = f.pages[i], f.pages[i + 1]
+    assert back.side == "back" and len(front.slots) == len(back.slots) == 3 + 1 + 4
+    pw = 612.0  # letter
+    behind = {sl.piece: sl for sl in back.slots}
+    for sl in front.slots:
+        b = behind[sl.piece]
+        assert (b.x, b.y) == pytest.approx((pw - sl.x - sl.w, sl.y))
 
 
 def test_nothing_to_gang_writes_nothing(tmp_path: Path) -> None:
@@ -58,9 +68,9 @@ def test_build_writes_the_ganged_file(tmp_path: Path) -> None:
     r = pnp.build("golems", out=tmp_path, jobs=1, gang=True)
     assert r.ok
     path, report = r.games[0].ganged  # type: ignore[misc]
-    assert report.saved == 3
+    assert report.saved == 4
     assert path == tmp_path / "golems" / "golems-ganged.pdf" and path in r.written
     with pdfplumber.open(path) as pdf:
-        assert len(pdf.pages) == 41  # 24 sheets: 17 with a back page, 7 of components without backs
+        assert len(pdf.pages) == 38  # 23 sheets: 15 with a back page, 8 of components without backs
         text = pdf.pages[-2].extract_text()
     assert "shared sheets" in text and " + " in text

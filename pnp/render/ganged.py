@@ -84,7 +84,7 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
 
     First the mostly empty sheets of components whose pieces are alike (size, shape, kind,
     backs, sheet options: a deck's partial last sheet and a few cards of another deck) pool their
-    pieces into ordinary grid sheets, when that takes fewer sheets; then what is still mostly
+    pieces into ordinary grid sheets, when that takes no more sheets; then what is still mostly
     empty is stacked onto shared sheets (``pnp.impose.gang``)."""
     chosen = gangable_plans(plans, opts)
     if not chosen:
@@ -168,13 +168,15 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
 
 def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions) -> tuple[Page, ...] | None:
     """The pieces of ``group`` (alike components' mostly empty sheets, pieces already numbered
-    for the whole file) imposed together as ordinary grid sheets; None when that saves none."""
+    for the whole file) imposed together as ordinary grid sheets; None when that takes more
+    sheets. As many sheets is kept: the pieces fill the first ones, and the emptier last one
+    stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
     w, h = plan.component.size
     spec = PieceSpec(w * MM, h * MM, has_back=group[0].back is not None and opts.duplex != "none")
     pages = impose(len(pieces), spec, plan.sheet)
-    if sum(pg.side == "front" for pg in pages) >= len(group):
+    if sum(pg.side == "front" for pg in pages) > len(group):
         return None
     return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
 

@@ -9,7 +9,7 @@ Every function takes ``data`` (a folder holding ``card_data/<game>/`` and ``temp
 ``DataRoot``; None: the bundled games) and returns a report value; bad input never raises, it
 is in the report's ``errors`` (``pnp.errors.Diagnostic``: file, line, column, JSON path,
 message, expected), and nothing is written then. Options are ``BuildOptions`` fields: paper,
-duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_saver."""
+duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_saver, color, die_line, gang."""
 
 from __future__ import annotations
 
@@ -304,9 +304,11 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
 
 
 def export_tts(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = 300) -> ExportReport:
+               dpi: float = 300, base_url: str | None = None) -> ExportReport:
     """Tabletop Simulator deck sheets for every component of ``game`` with a back (or
-    ``component``), in ``out/<game>/tts/<component>/`` with their JSON."""
+    ``component``), in ``out/<game>/tts/<component>/`` with their JSON, and a saved object per
+    deck in ``out/<game>/tts/saved-objects/`` whose image URLs are the sheets' ``file://`` URLs,
+    or ``base_url`` + their path inside ``out/<game>/tts/`` where the sheets are hosted."""
     try:
         session, gc = _for_export(data, game, 0.0)
     except DataError as exc:
@@ -314,7 +316,7 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
     if not gc.report.ok:
         return ExportReport(gc)
     try:
-        done, skipped = _export_tts(session, gc, Path(out), dpi, component)
+        done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url)
         return ExportReport(gc, tuple(done), tuple(skipped))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))

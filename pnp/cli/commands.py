@@ -26,11 +26,14 @@ from pnp.cli.options import (
     again,
     apply_profile,
     build_options,
+    color_option,
     complete_components,
     complete_games,
     complete_items,
     data_option,
     data_root,
+    die_line_option,
+    gang_option,
     out_option,
     paper_options,
     print_options,
@@ -202,6 +205,9 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
 @variant_options
+@color_option
+@die_line_option
+@gang_option
 @token_cut_option
 @click.option("--force", is_flag=True,
               help="Render every component again, ignoring what the last build into --out recorded.")
@@ -217,7 +223,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               refresh: bool, back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None,
-              printer: str | None, data: str | None, verbose: bool) -> None:
+              printer: str | None, data: str | None, verbose: bool, color: str, die_line: bool, gang: bool) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -239,9 +245,13 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --printer office                  # a profile from pnp.toml
       pnp build --jobs 1 --force                         # everything again, in one process
       pnp build golems --ink-saver                       # the low-ink variant, out/golems/ink-saver/
+      pnp build golems --one-per-page --color cmyk       # PDF/X-4 in CMYK for a print shop
+      pnp build golems --one-per-page --die-line         # with CutContour die lines
+      pnp build golems --gang                            # also golems-ganged.pdf: fewer sheets
     """
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
-                         print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut)
+                         print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut, color=color,
+                         die_line=die_line, gang=gang)
     root = data_root(data)
     click.echo(root_line(root, data))
     if refresh:
@@ -647,21 +657,28 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
 @click.argument("component", required=False, shell_complete=complete_components)
 @click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
               help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px.")
+@click.option("--base-url", metavar="URL", default=None,
+              help="Where the sheets will be hosted (DIR/<game>/tts/ uploaded as it is): the saved objects' "
+              "image URLs become URL/<component>/<file> instead of local file:// URLs.")
 @out_option("sheets go to DIR/<game>/tts/<component>/")
 @data_option
 @guarded
-def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: str | None) -> None:
+def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: str | None,
+                   base_url: str | None) -> None:
     """Tabletop Simulator deck sheets for every component of GAME with a back (or COMPONENT):
     grids of up to 10 x 7 faces, the hidden-card face in the last slot, RGB, at most
     4096 x 4096 px, the back image, and <component>.json beside them with TTS CustomDeck
-    entries and which sheet and slot holds which item (and how many copies).
+    entries and which sheet and slot holds which item (and how many copies). Each deck also
+    gets a saved object, DIR/<game>/tts/saved-objects/<game>-<component>.json: copy it to
+    Tabletop Simulator's Saves/Saved Objects/ folder and the deck is under Objects > Saved Objects.
 
     \b
     Examples:
       pnp export tts golems
       pnp export tts golems golem-deck --out tts
+      pnp export tts golems --base-url https://example.org/golems-tts
     """
-    report = api.export_tts(game, component, data=data_root(data), out=out, dpi=dpi)
+    report = api.export_tts(game, component, data=data_root(data), out=out, dpi=dpi, base_url=base_url)
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     for e in report.exported:
@@ -671,6 +688,9 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
         click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
     click.echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
                f"to {Path(out) / gc.game.id / 'tts'}/")
+    if report.exported:
+        click.echo(f"pnp: saved objects in {Path(out) / gc.game.id / 'tts' / 'saved-objects'}/ "
+                   "(copy them to Tabletop Simulator's Saves/Saved Objects/)")
 
 
 @export_group.command("data")

@@ -23,7 +23,7 @@ from pnp.impose.sheet import (
 )
 from pnp.input.project import GAME_ID, DataRoot, bundled_root, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
-from pnp.plan.options import BuildOptions
+from pnp.plan.options import COLOR_MODES, BuildOptions
 from pnp.products.printers import load_profile
 
 
@@ -103,6 +103,24 @@ def variant_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--one-per-page", is_flag=True,
                         help="Print-shop PDFs: each piece on its own page of trim + bleed, TrimBox/BleedBox "
                         "set, front and back pages alternating.")(fn)
+
+
+def color_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--color", type=click.Choice(COLOR_MODES), default="rgb", show_default=True,
+                        help="cmyk: PDF/X-4 files for a print shop, every colour and image converted to CMYK "
+                        "(FOGRA39 coated output intent), black and greys on the black plate alone.")(fn)
+
+
+def gang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--gang", is_flag=True,
+                        help="Also DIR/<game>/<game>-ganged.pdf: every sheet-imposed component in one file, the "
+                        "mostly empty sheets (partial last sheets, small components) sharing sheets.")(fn)
+
+
+def die_line_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--die-line", is_flag=True,
+                        help="A CutContour spot-colour die line along every front piece's trim (rounded by the "
+                        "component's corner_radius), for cutting machines and print shops.")(fn)
 
 
 PAPER_CHOICES = list(PAPERS)

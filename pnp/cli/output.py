@@ -261,6 +261,10 @@ def build_text(report: Any, verbose: bool) -> None:
             line += ("; preflight ok" if not g.preflight_warnings else
                      f"; preflight: {counted(g.preflight_warnings, 'warning')} ({again('preflight', g.id)})")
         click.echo(line)
+        if g.ganged is not None:
+            path, gang = g.ganged
+            click.echo(f"  ganged: {shown_path(path)}: {counted(gang.before, 'sheet')} of {len(gang.components)} "
+                       f"components on {gang.after} ({gang.saved} saved)")
         if verbose:
             for f in g.files:
                 grid = f", {f.grid} per sheet" if f.grid else ""

@@ -100,6 +100,7 @@ class Component(Struct, frozen=True):
     description: str = ""
     sheet: Doc | None = None  # the items' sheet, when the data is one (pnp.input.tables), for the data version
     quoted: Mapping[str, Any] | None = None  # which values the items' document quotes give (pnp.qa.quotes)
+    corner_radius: float = 0.0  # mm: the cut's rounded corners (the die line follows them)
 
     @property
     def pieces(self) -> int:
@@ -175,6 +176,22 @@ class Game(Struct, frozen=True):
         return None
 
 
+def _corner_radius(manifest: Doc, ci: int, c: Mapping[str, Any], size: tuple[float, float],
+                   diags: list[Diagnostic]) -> float:
+    """The entry's ``corner_radius`` (mm), checked against its shape and size."""
+    r = float(c.get("corner_radius", 0))
+    shape = c.get("shape", kinds.get(c["kind"]).shapes[0])
+    if r and shape in ("round", "hex"):
+        diags.append(manifest.diag(("components", ci, "corner_radius"),
+                                   f"corner_radius is for rectangular pieces, not a {shape} one",
+                                   expected="no corner_radius (a round or hex piece's outline is its shape)"))
+    elif r > min(size) / 2:
+        diags.append(manifest.diag(("components", ci, "corner_radius"),
+                                   f"corner_radius {r:g} mm is more than half the shorter side "
+                                   f"({min(size):g} mm)", expected=f"at most {min(size) / 2:g}"))
+    return r
+
+
 def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: frozenset[int] = frozenset(),
                skip_items: Mapping[int, set[int]] | None = None) -> Game:
     """Assemble the model from a validated manifest and validated component files
@@ -215,6 +232,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
             fields=frozen_map(fields), items=tuple(items), bleed=c.get("bleed"),
             description=doc.data.get("description", ""), quoted=doc.data.get("quoted"),
             sheet=doc if isinstance(doc, SheetDoc) else None,
+            corner_radius=_corner_radius(manifest, ci, c, size, diags),
         ))
     seen: dict[str, int] = {}
     for ci, c in enumerate(m["components"]):

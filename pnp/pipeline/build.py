@@ -22,6 +22,7 @@ from pnp.qa.check import GameCheck
 from pnp.qa.figures import summary
 from pnp.qa.preflight import Collector
 from pnp.render.component import render_component
+from pnp.render.ganged import GangReport, render_ganged
 from pnp.render.write import ensure_dir, remove_stale_temps, write_atomic
 
 CACHE_NAME = ".pnp-build.json"  # the build record beside a game's PDFs (pnp.pipeline.incremental)
@@ -67,6 +68,7 @@ class RenderedGame(Struct, frozen=True):
     folder: Path
     files: tuple[RenderedFile, ...]
     contents: bytes  # the contents sheet, out/<game>/<game>-contents.pdf
+    ganged: tuple[Path, bytes, GangReport] | None = None  # --gang: out/<game>/<game>-ganged.pdf
 
     @property
     def warnings(self) -> list[Diagnostic]:
@@ -168,7 +170,10 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
         line = summary(known) if known and all(f is not None for f in known) else None  # type: ignore[arg-type]
         contents = render_contents(gc.game, gc.plans, gc.opts, fonts=s.fonts, pages_per_component=pages,
                                    session=s, preflight=line)
-        games.append(RenderedGame(gc, folder, tuple(files), contents))
+        ganged = None
+        if gc.opts.gang and (made := render_ganged(s, gc.game, gc.plans, gc.opts)) is not None:
+            ganged = (folder / f"{gc.game.id}-ganged.pdf", *made)
+        games.append(RenderedGame(gc, folder, tuple(files), contents, ganged))
     return games
 
 
@@ -189,6 +194,8 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
     for g in games:
         ensure_dir(g.folder)
         files = [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]
+        if g.ganged is not None:
+            files.append(g.ganged[:2])
         # what a killed build left half-written into this folder goes now
         remove_stale_temps(g.folder, [path.name for path, _ in files] + [CACHE_NAME])
         first = True

@@ -32,6 +32,7 @@ from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check, layout_errors
 from pnp.qa.figures import ComponentPreflight, summary
+from pnp.render.ganged import GangReport
 from pnp.render.write import write_atomic
 
 FORMAT = "pnp-build-cache"
@@ -217,6 +218,7 @@ class GameBuild(Struct, frozen=True):
     preflight: str | None  # the one-line preflight summary (pnp.qa.figures.summary)
     title: str | None = None  # None when the game was up to date (nothing was loaded)
     preflight_warnings: int | None = None  # None: not known (no figures recorded)
+    ganged: tuple[Path, GangReport] | None = None  # --gang, when rendered: the file and its sheets saved
 
     @property
     def up_to_date(self) -> bool:
@@ -257,7 +259,8 @@ def _from_rendered(g: RenderedGame) -> GameBuild:
     game = g.checked.game
     return GameBuild(game.id, g.folder, files, g.contents_path, g.not_printed,
                      summary(figures) if figures else None, game.title,
-                     sum(f.warnings for f in figures) if figures else None)
+                     sum(f.warnings for f in figures) if figures else None,
+                     (g.ganged[0], g.ganged[2]) if g.ganged is not None else None)
 
 
 def _from_record(gid: str, folder: Path, rec: Record) -> GameBuild:

@@ -267,8 +267,11 @@ def engine_digest() -> str:
 
 
 def options_key(opts: BuildOptions) -> str:
-    """The options that change a PDF's bytes (``strict`` does not)."""
-    d = {k: v for k, v in sorted(asdict(opts).items()) if k != "strict"}
+    """The options that change a PDF's bytes (``strict`` does not). ``color``, ``die_line`` and
+    ``gang`` enter only when they are not their defaults, so the keys of builds without them stay
+    what they were before they existed."""
+    d = {k: v for k, v in sorted(asdict(opts).items())
+         if k != "strict" and (k, v) not in (("color", "rgb"), ("die_line", False), ("gang", False))}
     return json.dumps(d, sort_keys=True, default=list)
 
 

@@ -35,7 +35,17 @@ class BuildOptions(Struct, frozen=True):
     back_scale: tuple[float, float] = (1.0, 1.0)  # scales back pages' content about the page centre
     token_cut: str = DEFAULT_TOKEN_CUT  # round tokens: "square" (abutting square cut boxes) | "circle" (cut circles)
     ink_saver: bool = False  # the low-ink variant (pnp.inksaver), written to out/<game>/ink-saver/
+    color: str = "rgb"  # "cmyk": PDF/X-4 files in CMYK (pnp.render.ink)
+    die_line: bool = False  # a CutContour spot-colour die line round every front piece (pnp.impose.dieline)
+    gang: bool = False  # also out/<game>/<game>-ganged.pdf: mostly empty sheets share sheets (pnp.impose.gang)
 
+
+    def __post_init__(self) -> None:
+        if self.color not in COLOR_MODES:
+            raise ValueError(f"color must be one of {', '.join(COLOR_MODES)}, not {self.color!r}")
+
+
+COLOR_MODES = ("rgb", "cmyk")  # --color: the PDFs' colour space (cmyk: PDF/X-4, pnp.render.ink)
 
 
 def output_folder(out: Path, gid: str, opts: BuildOptions) -> Path:

@@ -197,7 +197,8 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     full = Edges(0.0, 0.0, 0.0, 0.0)
     pages_out = [Page(i + 1, "front", (Slot(i, "front", 0.0, 0.0, paper.width, paper.height, full),), ())
                  for i in range(len(layouts))]
-    return render(pages_out, paper, layouts, [None] * len(layouts), fonts, replace(info, duplex="simplex"))
+    return render(pages_out, paper, layouts, [None] * len(layouts), fonts,
+                  replace(info, duplex="simplex", color=opts.color))
 
 
 def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, paper: Paper,

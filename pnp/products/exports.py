@@ -21,6 +21,7 @@ from pnp.plan.component import ComponentPlan, pages_for
 from pnp.plan.session import Session
 from pnp.products.images import (
     FORMAT_VERSION,
+    Distinct,
     Exported,
     _bleed_mm,
     _info,
@@ -34,6 +35,7 @@ from pnp.products.images import (
     raster,
     select_plans,
 )
+from pnp.products.tts_save import SAVED_OBJECTS, saved_object
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
@@ -52,8 +54,9 @@ TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
 
 def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                component: str | None = None) -> Iterator[Exported]:
-    """Write ``out/<game>/png/<component>/<item>-front.png`` (and ``-back.png``) for every
-    distinct item, with bleed, RGB, plus ``index.json``. ``gc`` should come from
+    """Write ``out/<game>/png/<component>/<item>-front.png`` for every distinct item and one
+    image per distinct back (``back.png``, or ``back-1.png``, ``back-2.png``... when the backs
+    differ), with bleed, RGB, plus ``index.json`` (which back each item uses). ``gc`` should come from
     ``check(..., BuildOptions(print_shop=True, bleed_mm=...))``; any plan is redrawn as
     print-shop pages (page = trim + bleed)."""
     plans = select_plans(gc, component)
@@ -69,11 +72,18 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         folder = out / gc.game.id / "png" / plan.component.id
         names: dict[int, dict[str, str]] = {}
         files: list[Path] = []
+        back_names = _back_names(ds)
         with _pdf(data) as doc:
             for i, page in enumerate(pages):
                 slot = page.slots[0]
                 item = ds[slot.piece].item
-                name = f"{item.id}-{page.side}.png"
+                if page.side == "back":  # one image per distinct back, however many items share it
+                    name = back_names[slot.piece]
+                    names.setdefault(slot.piece, {})[page.side] = name
+                    if folder / name in files:
+                        continue
+                else:
+                    name = f"{item.id}-{page.side}.png"
                 img = raster(doc, i, size)
                 assert img.size == size, (img.size, size)
                 path = folder / name
@@ -93,6 +103,19 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                        "back": names[i].get("back")} for i, d in enumerate(ds)],
         })
         yield Exported(comp, folder, tuple(files), index_path, size)
+
+
+def _back_names(ds: Sequence[Distinct]) -> dict[int, str]:
+    """Item index -> its back image: ``back.png`` when every item has the same back, else
+    ``back-1.png``, ``back-2.png``... numbered in the order the items first use them (items
+    without a back are left out)."""
+    firsts: dict[object, int] = {}
+    for d in ds:
+        if d.back is not None:
+            firsts.setdefault(d.back.primitives, len(firsts) + 1)
+    one = len(firsts) == 1
+    return {i: "back.png" if one else f"back-{firsts[d.back.primitives]}.png"
+            for i, d in enumerate(ds) if d.back is not None}
 
 
 # --------------------------------------------------------------------------- Tabletop Simulator
@@ -147,9 +170,11 @@ def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, font
 
 
 def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
-               component: str | None = None) -> tuple[list[Exported], list[Component]]:
+               component: str | None = None, base_url: str | None = None) -> tuple[list[Exported], list[Component]]:
     """Tabletop Simulator deck sheets for every component with a back (or ``component``, which
-    must have one). Returns (exported, skipped components without a back)."""
+    must have one), each with a saved object (``pnp.products.tts_save``) whose image URLs are
+    ``file://`` URLs of the sheets, or ``base_url`` + their path inside ``out/<game>/tts/``.
+    Returns (exported, skipped components without a back)."""
     plans = select_plans(gc, component)
     if component is not None and all(b is None for b in plans[0].backs):
         raise DataError([Diagnostic(gc.game.manifest_file,
@@ -162,12 +187,12 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         if all(b is None for b in plan.backs):
             skipped.append(plan.component)
             continue
-        done.append(_export_tts_component(session, gc, plan, out, dpi))
+        done.append(_export_tts_component(session, gc, plan, out, dpi, base_url))
     return done, skipped
 
 
 def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, out: Path,
-                          dpi: float) -> Exported:
+                          dpi: float, base_url: str | None = None) -> Exported:
     comp, game, fonts = plan.component, gc.game, session.fonts
     ds = distinct(plan)
     backs = [d.back for d in ds]
@@ -187,6 +212,7 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
     sheets: list[dict[str, Any]] = []
     cards: list[dict[str, Any]] = []
     deck_ids: list[int] = []
+    names: dict[str, str] = {}  # item id -> its name (the card's nickname in the saved object)
     back_name = f"{comp.id}-back.png"
     if uniform:
         assert hidden is not None
@@ -217,9 +243,13 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
             card_id = n * 100 + slot
             cards.append({"item": d.item.id, "copies": d.item.copies, "deck": n, "file": name, "slot": slot,
                           "card_id": card_id})
+            names[d.item.id] = str(d.item.fields.get("name") or d.item.id)
             deck_ids.extend([card_id] * d.item.copies)
     if uniform:
         files.append(folder / back_name)
+    saved = saved_object(game, comp, custom, [{**c, "name": names[c["item"]]} for c in cards], folder,
+                         out / game.id / "tts", base_url)
+    _write_json(out / game.id / "tts" / SAVED_OBJECTS / f"{game.id}-{comp.id}.json", saved)
     index_path = folder / f"{comp.id}.json"
     _remove_stale(folder, index_path, {p.name for p in files},
                   lambda old: [f for s in old.get("sheets", []) for f in (s.get("file"), s.get("back"))])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pnp.impose.dieline import DieLine
 from pnp.impose.marks import SheetText, furnish
 from pnp.impose.sheet import FLIP_EDGES, Page
 from pnp.input.model import Game
@@ -34,13 +35,15 @@ def furnished_pages(s: Session, game: Game, plan: ComponentPlan) -> tuple[Page, 
 def render_component(s: Session, game: Game, plan: ComponentPlan,
                      opts: BuildOptions | None = None) -> tuple[bytes, int]:
     pages = furnished_pages(s, game, plan)
+    o = opts or BuildOptions()
     info = DocInfo(title=f"{game.title} — {plan.component.title}", author=game.designer,
                    subject=f"pnp print sheet: {game.id}/{plan.component.id}", ui_font=UI_FONT,
-                   duplex=viewer_duplex(pages, plan.sheet.duplex))
-    o = opts or BuildOptions()
+                   duplex=viewer_duplex(pages, plan.sheet.duplex), color=o.color)
     correction = BackCorrection(o.back_offset[0] * MM, o.back_offset[1] * MM, *o.back_scale)
+    comp = plan.component
+    die = DieLine(comp.shape, comp.corner_radius * MM) if o.die_line else None
     data = render(pages, plan.sheet.paper, plan.fronts, plan.backs, s.fonts, info,
                   page_boxes=plan.placement in ("page", "print-shop"),
-                  back_correction=None if plan.placement == "print-shop" else correction)
+                  back_correction=None if plan.placement == "print-shop" else correction, die=die)
     return data, len(pages)
 

@@ -21,13 +21,14 @@ from weakref import WeakKeyDictionary
 from msgspec import Struct
 from msgspec.structs import replace
 from reportlab import rl_config
-from reportlab.lib.colors import Color
+from reportlab.lib.colors import CMYKColorSep, Color
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
+from pnp.impose.dieline import DIE_WIDTH, SPOT_NAME, DieLine, die_path
 from pnp.impose.marks import LABEL_COLOR, MARK_COLOR
 from pnp.impose.sheet import Furniture, Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout.fonts import FontBook
@@ -35,6 +36,7 @@ from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text, Vector
 from pnp.layout.svg import svg_drawing
 from pnp.layout.turn import text_matrix
+from pnp.render import ink
 
 # Streams are Flate-compressed binary: ASCII85 on top makes them a quarter larger and slower.
 rl_config.useA85 = 0
@@ -48,6 +50,7 @@ class DocInfo(Struct, frozen=True):
     subject: str
     ui_font: str  # a bundled TrueType font for labels on the sheet (never Helvetica)
     duplex: str | None = None  # "long" | "short" | "simplex": the viewer's preselected duplex mode
+    color: str = "rgb"  # "cmyk": a PDF/X-4 file, every colour and image in CMYK (pnp.render.ink)
 
 
 # /ViewerPreferences /Duplex for each mode (a hint for the print dialog; PDF 1.7)
@@ -137,9 +140,10 @@ class _Drawer:
     ``draw`` starts from an unknown graphics state: call it once per piece (inline, inside the
     piece's saveState/restoreState, or in a form)."""
 
-    def __init__(self, c: Canvas, fonts: FontBook):
+    def __init__(self, c: Canvas, fonts: FontBook, cmyk: ink.Cmyk | None = None):
         assert c.bottomup, "text origins are written for a bottom-up canvas"
         self.c = c
+        self.cmyk = cmyk  # converts images (colours are converted by the canvas)
         self.fonts = fonts
         self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
         self._reset()
@@ -249,7 +253,8 @@ class _Drawer:
                     path = c.beginPath()
                     path.rect(*p.clip)
                     c.clipPath(path, stroke=0, fill=0)
-                c.drawImage(p.src, p.x, p.y, p.w, p.h, mask="auto")
+                src = p.src if self.cmyk is None else self.cmyk.image(p.src)
+                c.drawImage(src, p.x, p.y, p.w, p.h, mask="auto")
                 if p.clip:
                     c.restoreState()
                 continue
@@ -318,14 +323,19 @@ class BackCorrection(Struct, frozen=True):
 
 def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
            backs: Sequence[PieceLayout | None], fonts: FontBook, info: DocInfo,
-           page_boxes: bool = False, back_correction: BackCorrection | None = None) -> bytes:
+           page_boxes: bool = False, back_correction: BackCorrection | None = None,
+           die: DieLine | None = None) -> bytes:
     """Draw ``pages``; slot.piece indexes ``fronts``/``backs``. With ``page_boxes`` every page
     holding one piece gets TrimBox/BleedBox set to it. ``back_correction`` moves and scales the
-    content of back pages."""
+    content of back pages. ``die``: a CutContour die line round every front piece."""
     buf = io.BytesIO()
     fonts.ensure(info.ui_font)
+    cmyk = ink.cmyk() if info.color == "cmyk" else None
     c = Canvas(buf, pagesize=(paper.width, paper.height), invariant=1, initialFontName=info.ui_font,
-               initialFontSize=8, pageCompression=1)
+               initialFontSize=8, pageCompression=1,
+               **({"pdfVersion": ink.PDF_VERSION, "enforceColorSpace": cmyk.color} if cmyk else {}))
+    if cmyk:
+        ink.make_pdfx(c, cmyk)
     c.setTitle(info.title)
     c.setAuthor(info.author)
     c.setSubject(info.subject)
@@ -335,7 +345,7 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     c.setViewerPreference("PrintScaling", "None")
     if info.duplex in VIEWER_DUPLEX:
         c.setViewerPreference("Duplex", VIEWER_DUPLEX[info.duplex])
-    d = _Drawer(c, fonts)
+    d = _Drawer(c, fonts, cmyk)
     # Art used more than once (copies, shared backs) is stored once as a form XObject; art
     # used once is drawn in place, which is smaller and faster than a one-use form. Laid-out
     # pieces are counted by content; pieces laid out on demand (LazyPieces: their ``key`` names
@@ -407,6 +417,8 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
                 _place(c, slot, lambda name=name: c.doForm(name))
             else:
                 _place(c, slot, lambda lay=lay: _inline(c, d, lay))
+        if die is not None:
+            _die_lines(c, page, die)
         # (on a corrected back page the marks and labels move with the pieces)
         key = sheet_keys[sheet]
         if sheet_uses[sheet] > 1 and (page.cuts or page.marks or key[3]):
@@ -429,9 +441,43 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
             c.setTrimBox((s.x, s.y, s.x + s.w, s.y + s.h))
             c.setBleedBox((s.x - s.bleed.left, s.y - s.bleed.bottom,
                            s.x + s.w + s.bleed.right, s.y + s.h + s.bleed.top))
+        elif cmyk:  # PDF/X: every page has its boxes; a sheet is trimmed to itself
+            box = (0, 0, *c._pagesize)
+            c.setTrimBox(box)
+            c.setBleedBox(box)
         c.showPage()
     c.save()
     return buf.getvalue()
+
+
+CUT_CONTOUR = CMYKColorSep(0, 1, 0, 0, spotName=SPOT_NAME)  # 100 % magenta on screen and proofs
+
+
+def _die_lines(c: Canvas, page: Page, die: DieLine) -> None:
+    """The die line (pnp.impose.dieline) of every whole front piece on the page, stroked in the
+    CutContour spot colour, overprinting (it must not knock a white line out of the art)."""
+    slots = [s for s in page.slots if s.side == "front" and s.part is None]
+    if not slots:
+        return
+    c.saveState()
+    c.setStrokeColor(CUT_CONTOUR)
+    c.setStrokeAlpha(1)
+    c.setStrokeOverprint(True)
+    c.setLineWidth(DIE_WIDTH)
+    c.setDash([], 0)
+    for s in slots:
+        path = c.beginPath()
+        for op, pts in die_path(die, s.x, s.y, s.w, s.h):
+            if op == "M":
+                path.moveTo(*pts)
+            elif op == "L":
+                path.lineTo(*pts)
+            elif op == "C":
+                path.curveTo(*pts)
+            else:
+                path.close()
+        c.drawPath(path, stroke=1, fill=0)
+    c.restoreState()
 
 
 def _end_form(c: Canvas) -> None:

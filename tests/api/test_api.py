@@ -204,3 +204,18 @@ def test_the_api_doc_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[
     printed = capsys.readouterr().out
     assert "True ['capek-golems', 'cauldron', 'cyberiad', 'golems', 'time-capsules']" in printed
     assert "golem-deck.pdf" in printed and "(new)" in printed
+
+
+def test_build_in_cmyk_is_not_the_rgb_build(mini: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    rgb = pnp.build(data=mini, out=out, jobs=1, print_shop=True)
+    cmyk = pnp.build(data=mini, out=out, jobs=1, print_shop=True, color="cmyk")
+    assert not cmyk.games[0].up_to_date and cmyk.games[0].files[0].rendered  # not reused from the RGB build
+    assert cmyk.games[0].files[0].bytes != rgb.games[0].files[0].bytes
+    for path in (cmyk.games[0].files[0].path, cmyk.games[0].contents):  # the contents sheet too
+        pdf = PdfReader(path)
+        assert pdf.pdf_header == "%PDF-1.6" and pdf.trailer["/Info"]["/GTS_PDFXVersion"] == "PDF/X-4"
+        assert all("/TrimBox" in p and "/BleedBox" in p for p in pdf.pages)
+    assert run_cli("build", "--data", mini, "--out", tmp_path / "cli", "--one-per-page", "--color", "cmyk",
+                   "--jobs", "1").exit_code == 0
+    assert (tmp_path / "cli" / "mini" / "deck.pdf").read_bytes() == cmyk.games[0].files[0].path.read_bytes()

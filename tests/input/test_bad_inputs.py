@@ -101,6 +101,8 @@ CASES = [
     Case("game-id-mismatch", f"{GAME}:2:9", "$.id", "game id 'maxi' differs from its folder name 'mini'"),
     Case("data-file-missing", f"{GAME}:13:15", "$.components[0].data", "data file 'decks.json' not found"),
     Case("data-file-path", f"{GAME}:13:15", "$.components[0].data", 'invalid value "../../deck.json"'),
+    Case("corner-radius-too-big", f"{GAME}:16:24", "$.components[0].corner_radius",
+         "corner_radius 30 mm is more than half the shorter side (44 mm)"),
     Case("unknown-template", f"{GAME}:14:19", "$.components[0].template", "template 'mini/crad' not found"),
     Case("extends-unknown", f"{BACK}:3:14", "$.extends", "template 'mini/bsae' not found"),
     Case("extends-cycle", f"{BASE}:3:14", "$.extends", "`extends` cycle: mini/card -> mini/base -> mini/card"),

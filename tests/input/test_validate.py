@@ -216,8 +216,9 @@ def test_unknown_manifest_field_with_suggestion(mini: DataRootCopy) -> None:
     assert formatted(mini) == [
         f"{GAME}:7:5: $.components[0]: missing required field 'title' "
         '(expected "title": Human name of the component); add it to this object',
-        f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, cache, data, "
-        "fields, id, id_from, kind, notes, shape, size, source, template, title); did you mean 'title'?",
+        f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, cache, "
+        "corner_radius, data, fields, id, id_from, kind, notes, shape, size, source, template, title); "
+        "did you mean 'title'?",
     ]
 
 

@@ -8,6 +8,7 @@ import json
 import math
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 import pdfplumber
 import pytest
@@ -116,8 +117,13 @@ def test_png_sizes_rgb_and_files_per_item_and_side(golems_png: Path) -> None:
         names = set()
         for it in index["items"]:
             assert it["front"] == f"{it['id']}-front.png"
-            assert it["back"] == (f"{it['id']}-back.png" if comp.back else None)
+            if comp.back is None:
+                assert it["back"] is None
             names |= {it["front"]} | ({it["back"]} if it["back"] else set())
+        backs = [it["back"] for it in index["items"] if it["back"]]
+        if backs:  # one image per distinct back: back.png when all share one, else back-1.png...
+            n = len(set(backs))
+            assert set(backs) == ({"back.png"} if n == 1 else {f"back-{i}.png" for i in range(1, n + 1)})
         assert {p.name for p in folder.glob("*.png")} == names
         for name in names:
             with Image.open(folder / name) as img:
@@ -136,7 +142,8 @@ def test_png_poker_us_is_the_game_crafter_size(tmp_path: Path) -> None:
     index = load(folder / "index.json")
     assert index["size_px"] == [825, 1125] and index["bleed_mm"] == 3.175
     assert sum(it["copies"] for it in index["items"]) == 4
-    for name in ("ace-front.png", "ace-back.png", "king-front.png", "king-back.png"):
+    assert [it["back"] for it in index["items"]] == ["back.png", "back.png"]
+    for name in ("ace-front.png", "back.png", "king-front.png"):
         with Image.open(folder / name) as img:
             assert img.size == (825, 1125) and img.mode == "RGB"
             # the bleed is drawn: the outermost pixels carry the art's fill, not white paper
@@ -149,7 +156,30 @@ def test_png_poker_us_is_the_game_crafter_size(tmp_path: Path) -> None:
     data.write_text(data.read_text().replace('"king"', '"queen"'))
     ok("export", "png", "--data", root, "pokerus", "deck", "--out", out)
     assert sorted(p.name for p in folder.iterdir()) == [
-        "ace-back.png", "ace-front.png", "index.json", "notes.txt", "queen-back.png", "queen-front.png"]
+        "ace-front.png", "back.png", "index.json", "notes.txt", "queen-front.png"]
+
+
+def test_png_one_image_per_distinct_back(tmp_path: Path) -> None:
+    """Items that share a back share its image; the index says which one each item uses."""
+    out = tmp_path / "out"
+    ok("export", "png", "cauldron", "ingredients", "--out", out, "--dpi", "72")
+    folder = out / "cauldron" / "png" / "ingredients"
+    index = load(folder / "index.json")
+    backs = [it["back"] for it in index["items"]]
+    assert backs[0] == "back-1.png" and sorted(set(backs)) == [f"back-{i}.png" for i in range(1, len(set(backs)) + 1)]
+    fronts = {it["front"] for it in index["items"]}
+    assert {p.name for p in folder.glob("*.png")} == fronts | set(backs)
+    # the images differ: as many distinct back images as distinct backs
+    digests = {(folder / b).read_bytes() for b in set(backs)}
+    assert len(digests) == len(set(backs))
+    # and old per-item back images of an earlier export are removed (they were listed in its index)
+    stale = folder / "old-back.png"
+    stale.write_bytes(b"x")
+    data = load(folder / "index.json")
+    data["items"][0]["back"] = "old-back.png"
+    (folder / "index.json").write_text(json.dumps(data))
+    ok("export", "png", "cauldron", "ingredients", "--out", out, "--dpi", "72")
+    assert not stale.exists()
 
 
 def test_png_unknown_component_lists_the_valid_ids(tmp_path: Path) -> None:
@@ -373,3 +403,44 @@ def test_contents_sheet_keeps_many_components_on_one_page(tmp_path: Path) -> Non
                    for ch in page.chars)
         text = page.extract_text(x_tolerance=1)
     assert text.count("Golem status cards") == 4 and "Ten-sided dice" in text and "Single-sided" in text
+
+
+def test_tts_saved_object_is_the_deck_tts_loads(tmp_path: Path) -> None:
+    root = write_game(tmp_path / "root", "pokerus", "poker-us", [
+        {"id": "ace", "copies": 3, "name": "Ace", "source": {"designed": "test"}},
+        {"id": "king", "name": "King", "source": {"designed": "test"}}])
+    out = tmp_path / "out"
+    r = ok("export", "tts", "--data", root, "pokerus", "--dpi", "60", "--out", out)
+    assert "saved objects in" in r.output
+    tts = out / "pokerus" / "tts"
+    index = load(tts / "deck" / "deck.json")  # the pnp JSON stays as it was
+    save = load(tts / "saved-objects" / "pokerus-deck.json")
+    (deck,) = save["ObjectStates"]
+    assert deck["Name"] == "DeckCustom" and deck["Nickname"] == "Deck"
+    assert deck["DeckIDs"] == index["DeckIDs"] == [100, 100, 100, 101]
+    assert deck["Transform"]["rotZ"] == 180 and deck["Transform"]["scaleX"] == round(88.9 / 88, 4)
+    (key,) = deck["CustomDeck"]
+    entry = deck["CustomDeck"][key]
+    for field in ("NumWidth", "NumHeight", "BackIsHidden", "UniqueBack", "Type"):
+        assert entry[field] == index["CustomDeck"][key][field]
+    for field in ("FaceURL", "BackURL"):  # local files TTS can open
+        assert entry[field].startswith("file:///")
+        assert Path(unquote(urlparse(entry[field]).path)) == (tts / "deck" / index["CustomDeck"][key][field]).resolve()
+    cards = deck["ContainedObjects"]
+    assert [c["CardID"] for c in cards] == deck["DeckIDs"]
+    assert [c["Nickname"] for c in cards] == ["Ace", "Ace", "Ace", "King"]
+    assert all(c["Name"] == "Card" and list(c["CustomDeck"]) == [str(c["CardID"] // 100)] for c in cards)
+    assert len({deck["GUID"], *(c["GUID"] for c in cards)}) == 3  # per deck, per item
+    # hosted: the URLs are the base URL + the path inside DIR/<game>/tts/
+    ok("export", "tts", "--data", root, "pokerus", "--dpi", "60", "--out", out, "--base-url", "https://e.org/t/")
+    entry = load(tts / "saved-objects" / "pokerus-deck.json")["ObjectStates"][0]["CustomDeck"][key]
+    assert entry["FaceURL"] == "https://e.org/t/deck/deck-1.png"
+    assert entry["BackURL"] == "https://e.org/t/deck/deck-back.png"
+
+
+def test_tts_saved_object_of_one_piece_is_a_card(tmp_path: Path) -> None:
+    root = write_game(tmp_path / "root", "one", "poker-us", [{"id": "ace", "name": "Ace", "source": {"designed": "t"}}])
+    ok("export", "tts", "--data", root, "one", "--dpi", "60", "--out", tmp_path / "out")
+    (card,) = load(tmp_path / "out" / "one" / "tts" / "saved-objects" / "one-deck.json")["ObjectStates"]
+    assert card["Name"] == "Card" and card["CardID"] == 100 and "DeckIDs" not in card
+    assert list(card["CustomDeck"]) == ["1"]

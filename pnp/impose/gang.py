@@ -1,0 +1,154 @@
+"""Ganged sheets (``--gang``): the mostly empty sheets of a game — a deck's partial last sheet,
+a component that fills a fraction of its one sheet — share sheets.
+
+Each such sheet's content is a *block*: its pieces (and their back page) as a band across the
+page, from the lowest to the highest bleed edge. Blocks keep their x position and are stacked
+from the top of a new sheet (first fit, tallest first), so on a duplex sheet each back block
+stays exactly behind its front (a long-edge flip mirrors x, which does not move; a short-edge
+flip mirrors y, so the back moves by the opposite amount). A sheet is ganged only when it holds
+two blocks or more; a block that fits with no other keeps its own sheet as it was.
+
+Cut lines: a block keeps its horizontal cut lines (in the side margins, at its own trims); its
+vertical ones, which ran the page's height, become ticks of ``TICK`` just above and below the
+block; between two blocks a full-width separation line says "cut the sheet apart here first".
+Pure geometry on ``Page`` values."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from pnp.impose.sheet import EPS, CutLine, Mark, Page, SheetOptions, Slot
+from pnp.units import MM
+
+TICK = 4 * MM  # the length of a block's vertical cut ticks
+SEPARATION = 3 * MM  # the gap between two blocks' ticks, with the separation line in its middle
+MAX_SHARE = 0.75  # a sheet whose block (with its ticks) is at most this share of the usable height is ganged
+
+
+class Block(Struct, frozen=True):
+    """One sheet's content to gang: its front page, its back page (duplex), and who it is
+    (``owner``: the caller's index, e.g. the component)."""
+
+    owner: int
+    front: Page
+    back: Page | None = None
+
+
+class Ganged(Struct, frozen=True):
+    """A ganged sheet: its pages (front, and back when any block has one) and the blocks on it."""
+
+    pages: tuple[Page, ...]
+    blocks: tuple[Block, ...]
+
+
+def _band(page: Page) -> tuple[float, float]:
+    """The lowest and highest y of what the page draws, vertical cut lines aside."""
+    ys = [v for s in page.slots for v in (s.bleed_box[1], s.bleed_box[1] + s.bleed_box[3])]
+    ys += [v for m in page.marks for v in (m.y - m.bleed, m.y + m.h + m.bleed)]
+    ys += [c.y1 for c in page.cuts if abs(c.y1 - c.y2) < EPS]
+    return min(ys), max(ys)
+
+
+def _gangable(page: Page) -> bool:
+    return (bool(page.slots) and page.paper is None and page.label is None
+            and all(s.clip is None and s.part is None for s in page.slots)
+            and all(s.side == page.side for s in page.slots)
+            and all(m.kind in ("circle", "punch") for m in page.marks))
+
+
+def _height(b: Block, options: SheetOptions) -> float:
+    lo, hi = _band(b.front)
+    return hi - lo + 2 * (options.mark_gap + TICK)
+
+
+def _usable(options: SheetOptions, label_room: float) -> tuple[float, float]:
+    return options.margin + label_room, options.paper.height - options.margin
+
+
+def candidates(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0) -> list[Block]:
+    """The blocks worth ganging: gangable pages whose band takes at most ``MAX_SHARE`` of the
+    usable height."""
+    lo, hi = _usable(options, label_room)
+    return [b for b in blocks if _gangable(b.front) and (b.back is None or _gangable(b.back))
+            and _height(b, options) <= MAX_SHARE * (hi - lo)]
+
+
+def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0) -> tuple[list[Ganged], list[Block]]:
+    """Pack ``blocks`` (see ``candidates``) onto shared sheets. Returns (the ganged sheets, the
+    blocks left on their own sheet)."""
+    lo, hi = _usable(options, label_room)
+    room = hi - lo
+    bins: list[list[Block]] = []
+    used: list[float] = []
+    order = sorted(blocks, key=lambda b: -_height(b, options))
+    for b in order:
+        h = _height(b, options)
+        for i in range(len(bins)):
+            if used[i] + SEPARATION + h <= room + EPS:
+                bins[i].append(b)
+                used[i] += SEPARATION + h
+                break
+        else:
+            bins.append([b])
+            used.append(h)
+    sheets = [_sheet(sorted(group, key=blocks.index), options, hi) for group in bins if len(group) > 1]
+    alone = [group[0] for group in bins if len(group) == 1]
+    return sheets, sorted(alone, key=blocks.index)
+
+
+def _moved_page(page: Page, dy: float, band: tuple[float, float], options: SheetOptions) -> tuple[Page, list[CutLine]]:
+    """``page``'s content moved up by ``dy``, its vertical cut lines turned into ticks above and
+    below ``band`` (the moved band)."""
+    slots = tuple(replace(s, y=s.y + dy) for s in page.slots)
+    marks = tuple(replace(m, y=m.y + dy) for m in page.marks)
+    cuts: list[CutLine] = []
+    xs = sorted({round(c.x1, 6) for c in page.cuts if abs(c.x1 - c.x2) < EPS})
+    for c in page.cuts:
+        if abs(c.y1 - c.y2) < EPS:
+            cuts.append(CutLine(c.x1, c.y1 + dy, c.x2, c.y2 + dy))
+    lo, hi = band
+    g = options.mark_gap
+    for x in xs:
+        cuts.append(CutLine(x, lo - g - TICK, x, lo - g))
+        cuts.append(CutLine(x, hi + g, x, hi + g + TICK))
+    return replace(page, slots=slots, marks=marks, cuts=()), cuts
+
+
+def _sheet(group: Sequence[Block], options: SheetOptions, top: float) -> Ganged:
+    pw, ph = options.paper.width, options.paper.height
+    short = options.duplex == "short"
+    front_slots: list[Slot] = []
+    front_marks: list[Mark] = []
+    front_cuts: list[CutLine] = []
+    back_slots: list[Slot] = []
+    back_marks: list[Mark] = []
+    back_cuts: list[CutLine] = []
+    y = top
+    for i, b in enumerate(group):
+        lo, hi = _band(b.front)
+        new_hi = y - options.mark_gap - TICK
+        dy = new_hi - hi
+        page, cuts = _moved_page(b.front, dy, (lo + dy, hi + dy), options)
+        front_slots += page.slots
+        front_marks += page.marks
+        front_cuts += cuts
+        if b.back is not None:
+            bdy = -dy if short else dy
+            blo, bhi = _band(b.back)
+            bpage, bcuts = _moved_page(b.back, bdy, (blo + bdy, bhi + bdy), options)
+            back_slots += bpage.slots
+            back_marks += bpage.marks
+            back_cuts += bcuts
+        y = lo + dy - options.mark_gap - TICK
+        if i + 1 < len(group):  # the separation line, in the middle of the gap to the next block
+            sep = y - SEPARATION / 2
+            front_cuts.append(CutLine(0.0, sep, pw, sep))
+            back_cuts.append(CutLine(0.0, ph - sep if short else sep, pw, ph - sep if short else sep))
+            y -= SEPARATION
+    pages = [Page(0, "front", tuple(front_slots), tuple(front_cuts), tuple(front_marks))]
+    if back_slots:
+        pages.append(Page(0, "back", tuple(back_slots), tuple(back_cuts), tuple(back_marks)))
+    return Ganged(tuple(pages), tuple(group))

@@ -1,0 +1,96 @@
+"""The ganged file of a bundled game: every piece once, fewer sheets, labels saying what is on
+each shared sheet; and through the build."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pdfplumber
+import pytest
+
+import pnp
+from pnp.impose.marks import sheet_numbers
+from pnp.input.project import DataRoot, bundled_root
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.render.ganged import ganged_file
+
+ROOT = DataRoot(bundled_root())
+
+
+def test_every_piece_once_on_fewer_sheets() -> None:
+    s = Session(ROOT)
+    opts = BuildOptions(gang=True)
+    gc = check(ROOT, "golems", opts, s)
+    f = ganged_file(s, gc.game, gc.plans, opts)
+    assert f is not None
+    chosen = [p for p in gc.plans if p.component.id in f.report.components]
+    assert len(f.fronts) == sum(len(p.fronts) for p in chosen)
+    whole, start = [], 0  # the pieces of components not tiled over several pages (the board is)
+    for p in chosen:
+        if all(sl.part is None for page in p.pages for sl in page.slots):
+            whole += range(start, start + len(p.fronts))
+        start += len(p.fronts)
+    placed = Counter(sl.piece for page in f.pages for sl in page.slots
+                     if sl.side == "front" and page.side == "front" and sl.part is None)
+    assert placed == Counter(whole) and len(whole) > 300  # each piece exactly once
+    assert f.report.before == sum(sheet_numbers(p.pages)[1] for p in chosen)
+    assert f.report.after == sheet_numbers(f.pages)[1]
+    assert (f.report.before, f.report.after) == (26, 23)  # measured: golems saves 3 sheets on letter
+    owner = [i for i, p in enumerate(chosen) for _ in p.fronts]  # piece index -> component
+    shared = [p for p in f.pages if p.label and " + " in p.label and p.side == "front"]
+    assert shared
+    for page in shared:  # a shared sheet's label names exactly the components on it
+        on = {chosen[owner[sl.piece]].component.title for sl in page.slots}
+        assert len(on) >= 2 and set(page.label.split(" + ")) == on
+    # alike cards pool into one ordinary grid sheet: the last 3 golem cards, the last event card
+    # and the 4 wizards (all 63 x 88 mm with backs), each back behind its own front
+    i = next(k for k, p in enumerate(f.pages) if p.label == "Golem deck + Event deck + Wizards")
+    front, back = f.pages[i], f.pages[i + 1]
+    assert back.side == "back" and len(front.slots) == len(back.slots) == 3 + 1 + 4
+    pw = 612.0  # letter
+    behind = {sl.piece: sl for sl in back.slots}
+    for sl in front.slots:
+        b = behind[sl.piece]
+        assert (b.x, b.y) == pytest.approx((pw - sl.x - sl.w, sl.y))
+
+
+def test_nothing_to_gang_writes_nothing(tmp_path: Path) -> None:
+    r = pnp.build(data=Path(__file__).parents[1] / "data" / "mini", out=tmp_path, jobs=1, gang=True)
+    assert r.ok and r.games[0].ganged is None
+    assert not (tmp_path / "mini" / "mini-ganged.pdf").exists()
+
+
+@pytest.mark.slow
+def test_build_writes_the_ganged_file(tmp_path: Path) -> None:
+    r = pnp.build("golems", out=tmp_path, jobs=1, gang=True)
+    assert r.ok
+    path, report = r.games[0].ganged  # type: ignore[misc]
+    assert report.saved == 3
+    assert path == tmp_path / "golems" / "golems-ganged.pdf" and path in r.written
+    with pdfplumber.open(path) as pdf:
+        assert len(pdf.pages) == 38  # 23 sheets: 15 with a back page, 8 of components without backs
+        labels = [pg.extract_text() or "" for pg in pdf.pages]
+    assert any("shared sheets" in t and " + " in t for t in labels)
+
+
+@pytest.mark.slow
+def test_the_five_games_need_fewer_sheets() -> None:
+    """The issue's target, measured: every sheet of every component of the bundled games, on
+    Letter with long-edge duplex, before and after ganging."""
+    before = after = 0
+    for gid in ROOT.game_ids():
+        s = Session(ROOT)
+        opts = BuildOptions(gang=True)
+        gc = check(ROOT, gid, opts, s)
+        total = sum(sheet_numbers(p.pages)[1] for p in gc.plans)
+        f = ganged_file(s, gc.game, gc.plans, opts)
+        before += total
+        after += total - (f.report.saved if f is not None else 0)
+    # measured: 14.3 % fewer. The issue's target is 15 %; it was met (113 -> 96) until the
+    # terrain tiles shrank to fit the board's squares (issue 22), which saved a Golems sheet by
+    # itself. Not met now: docs/printing.md and the issue's note say so.
+    assert (before, after) == (112, 96)
+    assert (before - after) / before > 0.14

@@ -276,8 +276,11 @@ class Env(Struct):
             return getattr(self.game, name[5:])
         if name.startswith("component."):
             return getattr(self.component, name[10:])
+        # a sheet's fields are declared in the manifest's entry, a JSON file's in the file
+        where = (f"the manifest's entry for {self.component.id}" if self.component.sheet is not None
+                 else self.component.data_file)
         raise LayoutError(f"unknown field {{{name}}}",
-                          expected="a field declared in " + self.component.data_file + " ("
+                          expected="a field declared in " + where + " ("
                           + ", ".join(sorted(self.component.fields)) + ") or a built-in")
 
     def sub(self, text: str) -> str:

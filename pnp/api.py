@@ -29,7 +29,7 @@ from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
-from pnp.plan.options import BuildOptions
+from pnp.plan.options import BuildOptions, source_date_epoch
 from pnp.plan.session import Session
 from pnp.products.calibrate import calibration_pdf
 from pnp.products.exports import Exported
@@ -153,6 +153,7 @@ def build(games: Games = None, *, data: Data = None, out: str | os.PathLike[str]
     ``jobs``: worker processes (None: one per core; the bytes are the same either way)."""
     o = options(**opts)
     try:
+        source_date_epoch()
         root = data_root(data)
         ids = game_ids(root, games)
     except DataError as exc:
@@ -259,6 +260,7 @@ class PreviewReport(Struct, frozen=True):
 
 
 def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCheck]:
+    source_date_epoch()
     root = data_root(data)
     session = Session(root)
     return session, _check(root, game, BuildOptions(bleed_mm=bleed_mm, print_shop=True), session)
@@ -315,7 +317,9 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
 def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: str | os.PathLike[str] = "out",
               back_offset: tuple[float, float] = (0.0, 0.0), back_scale: tuple[float, float] = (1.0, 1.0)) -> Path:
     """Write ``out/calibration-<paper>-<duplex>.pdf``, the two-page duplex calibration sheet, drawn
-    with a back correction (mm offset, scale) to check one. Returns its path."""
+    with a back correction (mm offset, scale) to check one. Returns its path; DataError for a
+    malformed SOURCE_DATE_EPOCH."""
+    source_date_epoch()
     fonts = FontBook(DataRoot(bundled_root()).font_dirs())
     data = calibration_pdf(paper_named(paper), duplex, fonts,
                            BackCorrection(back_offset[0] * MM, back_offset[1] * MM, *back_scale))
@@ -331,5 +335,6 @@ def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", 
           **opts: Any) -> Watch:
     """A watcher of ``game``: each ``poll()`` rebuilds what changed since the last one (as
     ``build`` with the same options would write it) and returns the lines to show. Raises
-    DataError for a bad data root."""
+    DataError for a bad data root or SOURCE_DATE_EPOCH."""
+    source_date_epoch()
     return Watch(data_root(data), game, Path(out), options(**opts), jobs=jobs or default_jobs())

@@ -37,6 +37,7 @@ from pnp.input.project import DataRoot, bundled_root
 from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
 from pnp.layout.fonts import FONT_SUFFIXES
 from pnp.plan.component import ComponentPlan
+from pnp.plan.options import source_date_epoch
 
 if TYPE_CHECKING:
     from pnp.input.project import DataRoot
@@ -258,6 +259,9 @@ def engine_digest() -> str:
 def options_key(opts: BuildOptions) -> str:
     """The options that change a PDF's bytes (``strict`` does not)."""
     d = {k: v for k, v in sorted(asdict(opts).items()) if k != "strict"}
+    epoch = source_date_epoch()  # the PDFs' creation date: a build with another one is not up to date
+    if epoch is not None:
+        d["source_date_epoch"] = epoch
     return json.dumps(d, sort_keys=True, default=list)
 
 

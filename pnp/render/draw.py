@@ -22,6 +22,7 @@ from msgspec import Struct
 from reportlab import rl_config
 from reportlab.lib.colors import Color
 from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
@@ -139,7 +140,17 @@ class _Drawer:
         self.c = c
         self.fonts = fonts
         self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
+        self._images: dict[str, ImageReader] = {}  # by file path, for this canvas's document
         self._reset()
+
+    def image(self, src: str) -> ImageReader:
+        """The image at ``src`` as an ImageReader, one per file and document. Given a file name,
+        reportlab names the image XObject by an MD5 of the name, so the PDF's bytes would depend
+        on where the data root lies; given an ImageReader, by an MD5 of the decoded pixels."""
+        reader = self._images.get(src)
+        if reader is None:
+            reader = self._images[src] = ImageReader(src)
+        return reader
 
     def _reset(self) -> None:
         self.fill: str | None = None  # hex as given
@@ -230,7 +241,7 @@ class _Drawer:
                     path = c.beginPath()
                     path.rect(*p.clip)
                     c.clipPath(path, stroke=0, fill=0)
-                c.drawImage(p.src, p.x, p.y, p.w, p.h, mask="auto")
+                c.drawImage(self.image(p.src), p.x, p.y, p.w, p.h, mask="auto")
                 if p.clip:
                     c.restoreState()
                 continue

@@ -21,7 +21,7 @@ import msgspec
 from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.conditions import regex
+from pnp.input.conditions import REGEX_SYNTAX, regex
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
@@ -254,7 +254,7 @@ class _Painter:
             raise self.fail(el, env, exc) from None
         except ValueError as exc:  # a bad `matches` pattern in a condition
             raise self.fail(el, env, LayoutError(str(exc), key="when",
-                                                 expected="a valid regular expression")) from None
+                                                 expected=f"a regular expression in {REGEX_SYNTAX}")) from None
 
     def el_rect(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         x, y, w, h = self.box(el, dx, dy)
@@ -331,9 +331,10 @@ class _Painter:
         for i, r in enumerate(d.get("replace", [])):
             try:
                 text = regex(r["pattern"]).sub(r["with"], text)
-            except (ValueError, re.error) as exc:
+            except ValueError as exc:
                 raise LayoutError(f"replace[{i}]: {exc}", key="replace",
-                                  expected="a valid regular expression and replacement") from None
+                                  expected=f"a regular expression in {REGEX_SYNTAX} and a replacement "
+                                  f"using its groups") from None
         if not text.strip():
             return []
         fit = d.get("fit", {})

@@ -4,9 +4,12 @@ later stages can say ``file:line:col`` for any JSON path."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Sequence
 from functools import cached_property
 from json.decoder import scanstring
@@ -207,6 +210,28 @@ def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]
         i += 1
 
 
+class NotRegular(OSError):
+    """A path that names a folder, a FIFO, a device or a socket: reading it could block forever
+    or never end."""
+
+
+def read_regular(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, opened without blocking (a FIFO would block a
+    plain open) and checked on the open file itself (no race with a rename). NotRegular for
+    anything else, or for a file larger than ``limit`` bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file", str(path))
+        if limit is not None and st.st_size > limit:
+            raise NotRegular(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read() if limit is None else f.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
 def load_json(path: Path, display: str | None = None) -> Doc:
     """Read and parse one JSON file; any problem becomes a DataError naming the file and line."""
     shown = display or str(path)
@@ -214,7 +239,10 @@ def load_json(path: Path, display: str | None = None) -> Doc:
         raise DataError([Diagnostic(shown, "not a regular file", expected="a JSON file",
                                     hint="replace it with a JSON file")])
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
+    except NotRegular:
+        raise DataError([Diagnostic(shown, "not a regular file", expected="a JSON file",
+                                    hint="replace it with a JSON file")]) from None
     except FileNotFoundError:
         raise DataError([Diagnostic(shown, "file not found", hint="check the name in the manifest")]) from None
     except OSError as exc:

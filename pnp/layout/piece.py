@@ -29,7 +29,7 @@ from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
 from pnp.layout.primitives import INK, PAPER, Ellipse, Image, Line, Paint, Primitive, Rect, Text
 from pnp.layout.primitives import Path as PathPrim
-from pnp.layout.shapes import _image_size, _polygon_ops, hex_points, icon_primitives, track_points
+from pnp.layout.shapes import MAX_IMAGE_PIXELS, _polygon_ops, hex_points, icon_primitives, image_size, track_points
 from pnp.layout.text import Style, TextLayout
 from pnp.units import MM
 
@@ -440,10 +440,14 @@ class _Painter:
             raise LayoutError(f"image {src!r} is outside the game folder", key="src",
                               expected="a path inside " + str(self.ctx.game.folder)) from None
         if not real.is_file():
-            raise LayoutError(f"image {src!r} not found", key="src", expected="an existing PNG or JPEG file")
-        iw, ih = _image_size(str(real))
-        if iw <= 0 or ih <= 0:
-            raise LayoutError(f"image {src!r} cannot be read", key="src", expected="a valid PNG or JPEG file")
+            raise LayoutError(f"image {src!r} is not a regular file" if real.exists() else f"image {src!r} not found",
+                              key="src", expected="an existing PNG or JPEG file")
+        try:
+            iw, ih = image_size(str(real))
+        except (OSError, ValueError) as exc:
+            raise LayoutError(f"image {src!r} cannot be read: it {exc}" if isinstance(exc, ValueError)
+                              else f"image {src!r} cannot be read ({exc.strerror})", key="src",
+                              expected=f"a valid PNG or JPEG file of at most {MAX_IMAGE_PIXELS} pixels") from None
         x, y, w, h = self.box(el, dx, dy)
         mode = el.data.get("fit", "contain")
         if mode == "stretch":

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from msgspec import Struct, field
 from msgspec.structs import asdict, replace
 
 from pnp.errors import DataError, Diagnostic
+from pnp.input.load import read_regular
 from pnp.input.project import DataRoot, check_game_id
 from pnp.pipeline.build import CACHE_NAME, RenderedGame, commit, default_jobs, render_games
 from pnp.plan.digest import Hashes, component_fingerprints, digest, engine_digest
@@ -39,8 +41,9 @@ VERSION = 1
 
 
 def sha256_file(p: Path) -> str | None:
+    """SHA-256 of a regular file (None: missing, unreadable, a FIFO, a device...)."""
     try:
-        return hashlib.sha256(p.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(p)).hexdigest()
     except OSError:
         return None
 
@@ -125,14 +128,48 @@ def load(folder: Path) -> Record | None:
     """The record of the last build into ``folder``, or None (missing, unreadable, other format:
     a cache is never trusted when in doubt)."""
     try:
-        d = json.loads((folder / CACHE_NAME).read_text(encoding="utf-8"))
+        d = json.loads(read_regular(folder / CACHE_NAME, MAX_RECORD_BYTES).decode("utf-8"))
         if d.get("format") != FORMAT or d.get("version") != VERSION:
             return None
         comps = {k: CachedFile(**{**v, "warnings": tuple(v.get("warnings", ()))}) for k, v in d["components"].items()}
-        return Record(d["inputs"], comps, CachedFile(**d["contents"]), tuple(d.get("warnings", ())),
-                      tuple(d.get("not_printed", ())))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        record = Record(d["inputs"], comps, CachedFile(**d["contents"]), tuple(d.get("warnings", ())),
+                        tuple(d.get("not_printed", ())))
+        return record if _trusted(record) else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
+
+
+MAX_RECORD_BYTES = 64 << 20
+_FILE = re.compile(r"[a-z0-9][a-z0-9-]*\.pdf")  # <component id>.pdf, <game id>-contents.pdf
+_HEX = re.compile(r"[0-9a-f]{64}")
+_SAFE_TEXT = re.compile(r"[^\x00-\x08\x0b-\x1f\x7f-\x9f]*")  # no control characters but tab and line feed
+
+
+def _trusted(r: Record) -> bool:
+    """Whether a record read from disk is one pnp could have written: anyone can write the file,
+    so its names stay inside the output folder (plain ``<id>.pdf`` names, no path), its hashes are
+    hashes, its numbers whole and in range, and its texts, which an up-to-date build prints again,
+    hold no terminal escape sequences. A record that is not is ignored (the game is rebuilt)."""
+    def text(v: Any) -> bool:
+        return isinstance(v, str) and len(v) <= 100_000 and _SAFE_TEXT.fullmatch(v) is not None
+
+    def number(v: Any) -> bool:
+        return type(v) is int and 0 <= v <= 1 << 40
+
+    def cached(f: Any, component: bool) -> bool:
+        return (isinstance(f, CachedFile) and isinstance(f.file, str) and _FILE.fullmatch(f.file) is not None
+                and isinstance(f.sha256, str) and _HEX.fullmatch(f.sha256) is not None
+                and (not component or _HEX.fullmatch(str(f.fingerprint)) is not None)
+                and all(number(v) for v in (f.pages, f.pieces, f.bytes))
+                and text(f.grid) and isinstance(f.warnings, tuple | list) and all(text(w) for w in f.warnings)
+                and isinstance(f.preflight, dict)
+                and (not f.preflight or ComponentPreflight.from_json(f.preflight) is not None))
+
+    return (isinstance(r.inputs, str) and _HEX.fullmatch(r.inputs) is not None
+            and isinstance(r.components, dict)
+            and all(isinstance(k, str) and cached(v, True) for k, v in r.components.items())
+            and cached(r.contents, False)
+            and all(text(w) for w in (*r.warnings, *r.not_printed)))
 
 
 def dump(record: Record) -> bytes:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import asdict
 
+from pnp.input.load import read_regular
 from pnp.input.model import Component, Game
 from pnp.input.project import DataRoot, bundled_root
 from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
@@ -71,17 +73,33 @@ def _json_file(path: Path) -> bytes:
 
 def _json_digest(path: Path) -> bytes:
     try:
-        data = _printable(json.loads(path.read_bytes().decode("utf-8-sig")))
+        data = _printable(json.loads(read_regular(path).decode("utf-8-sig")))
     except (OSError, ValueError):
         return b"?"  # unreadable: pnp check reports it; the version just stays defined
     return hashlib.sha256(_canonical(data)).digest()
 
 
 def _files(folder: Path, suffixes: tuple[str, ...]) -> Iterable[Path]:
+    """The regular files below ``folder`` with one of ``suffixes``, sorted; links to folders are not
+    followed, and a link is taken only when it leads to a regular file inside ``folder`` (a link
+    out of the data root is never read, referenced or not)."""
     if not folder.is_dir():
         return []
-    return sorted((p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in suffixes),
-                  key=lambda p: p.relative_to(folder).as_posix())
+    top = os.path.realpath(folder)
+    out = []
+    for p in _walk(folder, suffixes, ()):
+        try:
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                real = os.path.realpath(p)
+                if os.path.commonpath([top, real]) != top:
+                    continue
+                st = os.stat(real)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out.append(Path(p))
+    return sorted(out, key=lambda p: p.relative_to(folder).as_posix())
 
 
 def _update(h: Any, tag: str, data: bytes) -> None:
@@ -168,8 +186,8 @@ def tree_files(folder: Path, suffixes: tuple[str, ...] | None = None, skip: tupl
 def read_or_empty(p: Path) -> bytes:
     """A file's bytes, or none when it cannot be read (a missing file hashes as empty)."""
     try:
-        return p.read_bytes()
-    except OSError:
+        return read_regular(p)
+    except OSError:  # missing, unreadable, or not a regular file (a FIFO would block the read)
         return b""
 
 
@@ -213,6 +231,8 @@ def font_digest(path: Path) -> bytes:
 
 def _font_identity(path: Path) -> bytes:
     try:
+        if not path.is_file():  # a FIFO would block the open
+            return b""
         with path.open("rb") as f:
             size = os.fstat(f.fileno()).st_size
             head = f.read(12)

@@ -287,7 +287,33 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
         raise DataError(diags) from None
     except json.JSONDecodeError as exc:
         raise DataError([_syntax_error(shown, text, exc)]) from None
-    return Doc(shown, path, data, text)
+    doc = Doc(shown, path, data, text)
+    if _SURROGATE_ESCAPE.search(text):  # cheap: UTF-8 text holds none, only a \uD800 escape can
+        bad = _lone_surrogates(data)
+        if bad:
+            raise DataError([doc.diag(p, "text holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
+                                      expected="valid Unicode text", hint="write the character itself, or a "
+                                      "surrogate pair") for p in bad])
+    return doc
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_LONE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogates(value: Any, at: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
+    """JSON paths of the strings (values or keys) that hold a lone surrogate: no UTF-8 encoder, so
+    no PDF, can take them. ``json`` joins a valid pair into one character."""
+    if isinstance(value, str):
+        return [at] if _LONE.search(value) else []
+    out: list[tuple[str | int, ...]] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += [at + (k,)] if _LONE.search(k) else _lone_surrogates(v, at + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _lone_surrogates(v, at + (i,))
+    return out
 
 
 def _syntax_error(shown: str, text: str, exc: json.JSONDecodeError) -> Diagnostic:

@@ -268,3 +268,50 @@ def test_mangled_bytes_never_crash_mini(game: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_mutated_json_never_crashes_golems(game: str, data: st.DataObject) -> None:
     assert_robust(game, data.draw(mutated(game)))
+
+
+# -- hostile input, round two (issue 19) ----------------------------------------------------------
+
+_PATTERN_ATOMS = ["a", "b", ".", "\\d", "\\w", "(", ")", "|", "*", "+", "?", "{2,}", "\\1", "(?=", "(?!",
+                  "(?<!", "[ab]", "^", "$", "(?:"]
+
+
+@FUZZ
+@given(atoms=st.lists(st.sampled_from(_PATTERN_ATOMS), max_size=12),
+       text=st.text(alphabet="ab1 x", max_size=40))
+def test_any_pattern_is_an_answer_or_an_error_never_a_hang(atoms: list[str], text: str) -> None:
+    """Every pattern built from regex pieces, backreferences and lookaround included, either answers
+    at once on a 40-character text or is refused with a ValueError (never re.error, never a hang)."""
+    import time
+
+    from pnp.input.conditions import regex
+
+    pattern = "".join(atoms)
+    note(pattern)
+    start = time.perf_counter()
+    try:
+        r = regex(pattern)
+        r.fullmatch(text)
+        r.sub("x", text)
+    except ValueError:
+        pass
+    assert time.perf_counter() - start < 0.5
+
+
+@FUZZ
+@given(value=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(
+    ["nan", "inf", "-inf", "1e308", "1e-320", "-0", "0x10", "1,nan", "nan,1", "1e400,0"])))
+def test_numeric_options_are_used_or_refused_with_exit_2(value: float | str) -> None:
+    """--bleed, --back-offset and --back-scale: a value is either in range and finite, or a usage
+    error (exit 2): never exit 3, never a nan in a PDF."""
+    import math
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for opt in ("--bleed", "--back-offset", "--back-scale"):
+            arg = str(value) if opt != "--back-offset" or "," in str(value) else f"{value},0"
+            r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", Path(tmp) / "o", opt, arg)
+            assert r.exit_code in (0, 2), (opt, arg, r.exit_code, r.stderr)
+            assert_no_traceback(r)
+            if r.exit_code == 0:
+                nums = [float(v) for v in arg.split(",")]
+                assert all(math.isfinite(v) for v in nums), (opt, arg)

@@ -1,0 +1,108 @@
+"""Hostile input, round two (issue 19), what the build pipeline must hold: the same bytes from
+any absolute path of the data root, SOURCE_DATE_EPOCH as reproducible-builds.org defines it, and
+a build record that is untrusted input."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import BAD_INPUTS, TEST_DATA, assert_no_traceback, run_cli
+from PIL import Image
+
+
+def _mini_with_image(root: Path) -> Path:
+    shutil.copytree(TEST_DATA / "mini", root)
+    shutil.copytree(BAD_INPUTS / "image-missing", root, dirs_exist_ok=True)
+    (root / "card_data" / "mini" / "art").mkdir()
+    Image.new("RGBA", (40, 30), (200, 30, 30, 128)).save(root / "card_data" / "mini" / "art" / "sun.png")
+    return root
+
+
+def test_the_same_bytes_from_two_absolute_paths_of_the_data_root(tmp_path: Path) -> None:
+    """reportlab names an image XObject by an MD5 of what it is given: the file's path before
+    (so the bytes depended on where the data root lay), its pixels now."""
+    outs = []
+    for where in (tmp_path / "a", tmp_path / "somewhere" / "else" / "b"):
+        root = _mini_with_image(where)
+        r = run_cli("build", "--data", root, "mini", "--out", where / "out")
+        assert r.exit_code == 0, r.stderr
+        outs.append(where / "out" / "mini")
+    for name in ("deck.pdf", "mini-contents.pdf"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    assert b"/Subtype /Image" in (outs[0] / "deck.pdf").read_bytes()
+    # the ppi warning the record keeps names the image relative to the game folder
+    rec = [json.loads((o / ".pnp-build.json").read_text()) for o in outs]
+    assert rec[0]["components"]["deck"]["warnings"] == rec[1]["components"]["deck"]["warnings"]
+    assert "image art/sun.png prints at" in rec[0]["components"]["deck"]["warnings"][0]
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5", " 12", "12 ", "0x10", "99999999999999999999", "１２"])
+def test_a_malformed_source_date_epoch_is_exit_2_and_writes_nothing(value: str, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out")
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "SOURCE_DATE_EPOCH: $: invalid SOURCE_DATE_EPOCH" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_source_date_epoch_sets_the_creation_date_and_counts_as_an_option(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+    assert b"/CreationDate (D:20000101000000+00'00')" in (out / "mini" / "deck.pdf").read_bytes()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "")  # empty: as unset
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 0 and "up to date" in r.stdout, r.stdout
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 0 and "up to date" not in r.stdout, r.stdout
+    assert b"/CreationDate (D:20231114221320+00'00')" in (out / "mini" / "deck.pdf").read_bytes()
+
+
+def _tamper(out: Path, fn) -> None:  # type: ignore[no-untyped-def]
+    p = out / "mini" / ".pnp-build.json"
+    d = json.loads(p.read_text())
+    fn(d)
+    p.write_text(json.dumps(d))
+
+
+@pytest.mark.parametrize("how", ["path-outside", "absolute-path", "escape-in-warning", "not-a-hash", "negative",
+                                 "fifo-name"])
+def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+    secret = tmp_path / "secret.pdf"
+    secret.write_bytes(b"not yours")
+    if how == "fifo-name":
+        os.mkfifo(out / "mini" / "pipe.pdf")
+
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        deck = d["components"]["deck"]
+        if how == "path-outside":
+            deck["file"] = "../../secret.pdf"
+        elif how == "absolute-path":
+            deck["file"] = str(secret)
+        elif how == "escape-in-warning":
+            d["warnings"] = ["\x1b]0;owned\x07\x1b[2J"]
+        elif how == "not-a-hash":
+            deck["fingerprint"] = "x"
+        elif how == "negative":
+            deck["pages"] = -1
+        else:
+            deck["file"] = "pipe.pdf"
+
+    _tamper(out, edit)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert_no_traceback(r)
+    assert "up to date" not in r.stdout  # the record was not trusted: the game was built again
+    assert "\x1b" not in r.stdout + r.stderr
+    assert secret.read_bytes() == b"not yours"
+    assert json.loads((out / "mini" / ".pnp-build.json").read_text())["components"]["deck"]["file"] == "deck.pdf"

@@ -193,6 +193,10 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
             diags.append(manifest.diag(("components", ci, "id"), f"duplicate component id {c['id']!r}",
                                        expected="unique ids"))
         seen[c["id"]] = ci
+        if c["id"] == f"{m['id']}-contents":  # out/<game>/<game>-contents.pdf is the contents sheet
+            diags.append(manifest.diag(("components", ci, "id"), f"component id {c['id']!r} is reserved: "
+                                       f"{c['id']}.pdf is the game's contents sheet",
+                                       expected="another id", hint=f"rename it, e.g. {m['id']}-content-list"))
     for ei, e in enumerate(errata):
         if e.component not in seen:
             diags.append(manifest.diag(("errata", ei, "component"), f"unknown component {e.component!r}",

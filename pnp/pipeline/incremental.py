@@ -29,12 +29,12 @@ from pnp.errors import DataError, Diagnostic
 from pnp.input.load import read_regular
 from pnp.input.project import DataRoot, check_game_id
 from pnp.pipeline.build import CACHE_NAME, RenderedGame, commit, default_jobs, render_games
+from pnp.pipeline.guard import check_output, output_lock
 from pnp.plan.digest import Hashes, component_fingerprints, digest, engine_digest
 from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check, layout_errors
 from pnp.qa.figures import ComponentPreflight, summary
-from pnp.render.write import write_atomic
 
 FORMAT = "pnp-build-cache"
 VERSION = 1
@@ -309,6 +309,13 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
     except DataError as exc:
         return replace(report, errors=tuple(exc.diagnostics))
     folders = {gid: output_folder(out, gid, opts) for gid in gids}
+    check_output(root, folders.values())
+    with output_lock(out):  # another build into `out` waits: no mix of two builds' files and records
+        return _build_locked(root, gids, out, opts, report, folders, force, jobs)
+
+
+def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, report: BuildReport,
+                  folders: dict[str, Path], force: bool, jobs: int | None) -> BuildReport:
     records = {gid: None if force else load(folders[gid]) for gid in gids}
     hashes = Hashes(root, gids, opts)
     current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == hashes.inputs()[gid]
@@ -345,13 +352,16 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
                  for w in warn_text[g.checked.game.id][f.plan.component.id]]
     if opts.strict and warnings:
         return replace(report, warnings=tuple(warnings))
-    for g in rendered:
-        remove(g.folder)
-    written = commit(rendered)
-    for g in rendered:
+
+    def record(g: RenderedGame) -> tuple[Path, bytes]:
         gid = g.checked.game.id
-        record = record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid], records.get(gid))
-        write_atomic(g.folder / CACHE_NAME, dump(record))
+        return g.folder / CACHE_NAME, dump(record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid],
+                                                      records.get(gid)))
+
+    # Each game's PDFs and record are written together, the record renamed last: a full disk
+    # leaves the game's old files and old record; a build killed among the renames leaves a
+    # record whose hashes no longer match, which the next build does not trust.
+    written = commit(rendered, last=record)
     done = {g.checked.game.id: _from_rendered(g) for g in rendered}
     games = tuple(done[gid] if gid in done else _from_record(gid, folders[gid], records[gid])  # type: ignore[arg-type]
                   for gid in gids)

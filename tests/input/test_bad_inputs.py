@@ -180,6 +180,8 @@ CASES = [
          "alternatives inside a repeated group (it could take exponential time)"),
     Case("regex-lookaround-nested", f"{CARD}:9:14", "$.elements[2].when",
          "a repetition inside a repeated group (it could take exponential time)"),
+    Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
+         "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
     # -- a game id with path characters (given on the command line)
     Case("game-id-parent", "../mini", "$", "invalid game id '../mini'", game="../mini"),
     Case("game-id-absolute", "/etc", "$", "invalid game id '/etc'", game="/etc"),

@@ -106,3 +106,138 @@ def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, t
     assert "\x1b" not in r.stdout + r.stderr
     assert secret.read_bytes() == b"not yours"
     assert json.loads((out / "mini" / ".pnp-build.json").read_text())["components"]["deck"]["file"] == "deck.pdf"
+
+
+# -- no collisions (class 4) --------------------------------------------------------------------
+
+@pytest.mark.parametrize("inside", ["card_data", "card_data/mini", "templates/x", "fonts"])
+def test_an_output_folder_among_the_inputs_is_refused(inside: str, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    (root / "fonts").mkdir()
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    r = run_cli("build", "--data", root, "mini", "--out", root / inside)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "which pnp reads as input; choose another with --out" in r.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+def test_the_data_root_itself_may_hold_the_output(tmp_path: Path) -> None:
+    """out/<game>/ beside card_data/ and templates/ overlaps neither."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    r = run_cli("build", "--data", root, "mini", "--out", root)
+    assert r.exit_code == 0, r.stderr
+    assert (root / "mini" / "deck.pdf").is_file()
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_a_second_build_into_one_folder_waits_for_the_first(exists: bool, tmp_path: Path) -> None:
+    """A build holding the lock (here: the test, by flock on the folder, or on its parent when
+    the folder does not exist yet) makes another build into that folder wait."""
+    import fcntl
+    import threading
+
+    import pnp
+
+    out = tmp_path / "out"
+    if exists:
+        out.mkdir()
+    fd = os.open(out if exists else tmp_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    result: list[object] = []
+    t = threading.Thread(target=lambda: result.append(pnp.build("mini", data=TEST_DATA / "mini", out=out, jobs=1)))
+    t.start()
+    t.join(1.5)
+    assert t.is_alive() and not (out / "mini").exists()  # waiting, nothing written
+    os.close(fd)  # releases the lock
+    t.join(60)
+    assert not t.is_alive()
+    (report,) = result
+    assert report.ok  # type: ignore[attr-defined]
+    assert (out / "mini" / "deck.pdf").is_file()
+
+
+# -- faults (class 7) ---------------------------------------------------------------------------
+
+def test_a_full_disk_leaves_the_old_files_and_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from pnp.render import write
+
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", root, "mini", "--out", out).exit_code == 0
+    old = {p.name: p.read_bytes() for p in (out / "mini").iterdir()}
+    deck = root / "card_data" / "mini" / "deck.json"
+    deck.write_text(deck.read_text().replace('"Sun One"', '"Sol One"'))
+    real = write._stage
+    calls = []
+
+    def stage(path: Path, data: bytes) -> str:
+        calls.append(path.name)
+        if len(calls) == 2:  # the first file fitted; the disk is full for the second
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(write, "_stage", stage)
+    r = run_cli("build", "--data", root, "mini", "--out", out)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "No space left on device" in r.stderr
+    assert len(calls) == 2
+    assert {p.name: p.read_bytes() for p in (out / "mini").iterdir()} == old  # no temporary file either
+    monkeypatch.setattr(write, "_stage", real)
+    r = run_cli("build", "--data", root, "mini", "--out", out)
+    assert r.exit_code == 0 and "up to date" not in r.stdout  # the old record does not vouch for the new data
+
+
+def test_ctrl_c_exits_130_with_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import pnp.api
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pnp.api, "build", interrupted)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out")
+    assert r.exit_code == 130
+    assert r.stderr == "pnp: interrupted; nothing more was written\n"
+
+
+def test_a_worker_ignores_ctrl_c_and_dies_with_its_parent(tmp_path: Path) -> None:
+    """The middle process forks a worker (as the pool does), which runs the pool's initializer;
+    the middle process is then killed with SIGKILL: the worker must not outlive it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os, signal, sys, time\n"
+        "from pnp.pipeline.build import _worker_start\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    _worker_start(os.getppid())\n"
+        "    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "print(pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert p.stdout is not None
+    worker = int(p.stdout.readline())
+    time.sleep(0.5)  # the worker has run its initializer
+    assert Path(f"/proc/{worker}").exists()
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and Path(f"/proc/{worker}").exists():
+        with open(f"/proc/{worker}/stat") as f:
+            if f.read().split()[2] == "Z":  # a zombie: dead, waiting for init to reap it
+                break
+        time.sleep(0.05)
+    else:
+        assert not Path(f"/proc/{worker}").exists()

@@ -337,7 +337,7 @@ def fonts_digest(root: DataRoot) -> str:
     """Every font file of the root's font folders: its name and identity (``font_digest``)."""
     h = hashlib.sha256()
     for d in root.font_dirs():
-        for p in tree_files(d, FONT_SUFFIXES):
+        for p in _files(d, FONT_SUFFIXES):  # regular files, no link out of the folder
             h.update(p.name.encode() + b"\0" + font_digest(p) + b"\0")
     return h.hexdigest()
 
@@ -357,7 +357,7 @@ def component_fingerprints(session: Session, game: Game, opts: BuildOptions, pla
                              sort_keys=True).encode())
     common.update((fonts if fonts is not None else fonts_digest(root)).encode())  # fonts: known already
     folder = root.card_data / game.id
-    for p in tree_files(folder, IMAGE_SUFFIXES):
+    for p in _files(folder, IMAGE_SUFFIXES):  # regular files, no link out of the game folder
         common.update(str(p.relative_to(folder)).encode() + b"\0" + file_digest(p))
     entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
     out = {}

@@ -241,3 +241,34 @@ def test_a_worker_ignores_ctrl_c_and_dies_with_its_parent(tmp_path: Path) -> Non
         time.sleep(0.05)
     else:
         assert not Path(f"/proc/{worker}").exists()
+
+
+# -- only regular files, only inside the root (class 3) -----------------------------------------
+
+def test_unreferenced_fifos_and_links_out_of_the_root_are_never_opened(tmp_path: Path) -> None:
+    """A FIFO blocks whoever opens it for reading: a build that finishes opened none of them —
+    in the game folder, in the fonts folder, behind a link out of the root, or as the record."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.mkfifo(outside / "pipe")
+    game = root / "card_data" / "mini"
+    os.mkfifo(game / "pipe.png")
+    (root / "fonts").mkdir()
+    os.mkfifo(root / "fonts" / "pipe.ttf")
+    os.symlink(outside / "pipe", game / "leak.png")
+    os.symlink(outside / "pipe", root / "fonts" / "leak.ttf")
+    os.symlink(outside, game / "linked-folder")
+    out = tmp_path / "out"
+    (out / "mini").mkdir(parents=True)
+    os.mkfifo(out / "mini" / ".pnp-build.json")
+    for _ in range(2):  # a first build, then the up-to-date test over its record
+        r = subprocess.run([sys.executable, "-m", "pnp", "build", "--data", str(root), "mini", "--out", str(out)],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+    assert "up to date" in r.stdout
+    assert (out / "mini" / ".pnp-build.json").is_file()

@@ -144,6 +144,21 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
     return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
+def _line_cols(text: str, positions: list[int]) -> dict[int, tuple[int, int]]:
+    """``_line_col`` of many positions in one pass over ``text`` (a file with 100,000 duplicate
+    keys or NaNs is reported in time linear in its size, not quadratic)."""
+    out: dict[int, tuple[int, int]] = {}
+    line, start, at = 1, 0, 0  # the line holding offset `at` starts at offset `start`
+    for pos in sorted(set(positions)):
+        k = text.count("\n", at, pos)
+        if k:
+            line += k
+            start = text.rfind("\n", at, pos) + 1
+        at = pos
+        out[pos] = (line, pos - start + 1)
+    return out
+
+
 def _scan_problems(text: str) -> list[tuple[list[str | int], int, str, str, str | None]]:
     """Every duplicate key, non-standard constant and too-large number in ``text``, and the first
     value nested deeper than MAX_DEPTH, each with the JSON path and character offset where it
@@ -273,8 +288,10 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
     except (_DuplicateKey, _NonStandard, RecursionError):
         # Report every duplicate key, NaN/Infinity, too-large number and the first too-deep value
         # with its own position, and a syntax error further on too, if any.
-        diags = [Diagnostic(shown, msg, tuple(path), *_line_col(text, pos), expected, hint)
-                 for path, pos, msg, expected, hint in _scan_problems(text)]
+        problems = _scan_problems(text)
+        where = _line_cols(text, [pos for _, pos, _, _, _ in problems])
+        diags = [Diagnostic(shown, msg, tuple(path), *where[pos], expected, hint)
+                 for path, pos, msg, expected, hint in problems]
         try:
             json.loads(text, parse_int=float)
         except json.JSONDecodeError as exc:

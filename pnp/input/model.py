@@ -187,6 +187,11 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
             fields=frozen_map(fields), items=tuple(items), bleed=c.get("bleed"),
             description=doc.data.get("description", ""),
         ))
+    total = sum(comp.pieces for comp in components)
+    if total > MAX_GAME_PIECES:  # each component within its limit, but many of them
+        diags.append(manifest.diag(("components",), f"{total} pieces in the game's components together",
+                                   expected=f"at most {MAX_GAME_PIECES} pieces in one game",
+                                   hint="check the `copies` and `series` counts, or split the game"))
     seen: dict[str, int] = {}
     for ci, c in enumerate(m["components"]):
         if c["id"] in seen:
@@ -225,6 +230,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path) -> Gam
 
 
 MAX_PIECES = 100_000  # per component (copies x series); 10 000 pieces build in about a second
+MAX_GAME_PIECES = 200_000  # per game: a few KB of series could otherwise ask for millions of pieces
 
 
 def _expand_items(doc: Doc, diags: list[Diagnostic]) -> list[Item]:

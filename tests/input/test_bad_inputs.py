@@ -168,6 +168,7 @@ CASES = [
     Case("image-symlink-out", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is outside the game folder",
          setup=_png_outside_via_symlink),
     # -- hostile input, round two (issue 19): bounded resources, patterns, regular files, exit 2
+    Case("game-pieces-too-many", f"{GAME}:11:17", "$.components", "240000 pieces in the game's components together"),
     Case("size-below-floor", f"{GAME}:12:20", "$.components[0].size[1]", "number 2 is out of range"),
     Case("image-bomb", f"{CARD}:12:54", "$.elements[4].src", "more pixels than pnp's limit of 50000000",
          setup=_bomb),

@@ -210,6 +210,7 @@ def assert_robust(game: str, changes: dict[str, bytes]) -> None:
     with tempfile.TemporaryDirectory(prefix="pnp-fuzz-") as tmp:
         root = _make_root(game, Path(tmp))
         for rel, data in changes.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(data)
         out = Path(tmp) / "out"
 
@@ -315,3 +316,58 @@ def test_numeric_options_are_used_or_refused_with_exit_2(value: float | str) -> 
             if r.exit_code == 0:
                 nums = [float(v) for v in arg.split(",")]
                 assert all(math.isfinite(v) for v in nums), (opt, arg)
+
+
+def _valid_image(kind: str) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    img = Image.new("RGB", (64, 48), (200, 60, 20))
+    img.paste((20, 60, 200), (10, 10, 40, 30))
+    img.save(buf, "PNG" if kind == "png" else "JPEG")
+    return buf.getvalue()
+
+
+def _recrc(png: bytes) -> bytes:
+    """The PNG with every chunk's CRC made right again (so only the data inside is broken)."""
+    import struct
+    import zlib
+
+    out, i = bytearray(png[:8]), 8
+    while i + 12 <= len(png):
+        n = struct.unpack(">I", png[i:i + 4])[0]
+        body = png[i + 4:i + 8 + n]
+        if len(body) < n + 4:
+            out += png[i:]
+            break
+        out += png[i:i + 8 + n] + struct.pack(">I", zlib.crc32(body))
+        i += 12 + n
+    return bytes(out)
+
+
+@st.composite
+def damaged_image(draw: st.DrawFn) -> bytes:
+    kind = draw(st.sampled_from(["png", "jpeg"]))
+    raw = bytearray(_valid_image(kind))
+    op = draw(st.sampled_from(["truncate", "flip", "flip-recrc"] if kind == "png" else ["truncate", "flip"]))
+    if op == "truncate":
+        raw = raw[:draw(st.integers(0, len(raw) - 1))]
+    else:
+        for _ in range(draw(st.integers(1, 8))):
+            pos = draw(st.integers(0, len(raw) - 1))
+            raw[pos] = draw(st.integers(0, 255))
+        if op == "flip-recrc":
+            raw = bytearray(_recrc(bytes(raw)))
+    note(f"{kind} {op} ({len(raw)} bytes)")
+    return bytes(raw)
+
+
+@FUZZ
+@given(image=damaged_image())
+def test_damaged_images_are_drawn_or_refused_with_exit_2(image: bytes) -> None:
+    """A truncated or damaged PNG or JPEG (chunk CRCs right or wrong): check and build agree, and
+    either draw it or refuse it with exit 2; never exit 3, never a half-written output."""
+    card = (REPO / "tests" / "bad_inputs" / "image-missing" / "templates" / "mini" / "card.json").read_bytes()
+    assert_robust("mini", {"templates/mini/card.json": card, "card_data/mini/art/sun.png": image})

@@ -305,31 +305,43 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
     except json.JSONDecodeError as exc:
         raise DataError([_syntax_error(shown, text, exc)]) from None
     doc = Doc(shown, path, data, text)
-    if _SURROGATE_ESCAPE.search(text):  # cheap: UTF-8 text holds none, only a \uD800 escape can
-        bad = _lone_surrogates(data)
+    if _BAD_ESCAPE.search(text):  # cheap: raw, JSON strings cannot hold them; only a \u escape can
+        bad = _bad_strings(data)
         if bad:
-            raise DataError([doc.diag(p, "text holds a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
-                                      expected="valid Unicode text", hint="write the character itself, or a "
-                                      "surrogate pair") for p in bad])
+            raise DataError([doc.diag(p, f"text holds {what}", expected="printable Unicode text",
+                                      hint=hint) for p, what, hint in bad])
     return doc
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-_LONE = re.compile("[\ud800-\udfff]")
+# A lone surrogate (no UTF-8 encoder, so no PDF, can take it: json joins a valid pair into one
+# character) or a control character other than tab and line breaks (nothing prints it, and echoed
+# in a message or a title it would drive the terminal: ESC starts escape sequences).
+_BAD_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|00[01][0-9a-fA-F]|007[fF]|00[89][0-9a-fA-F])")
+_BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
-def _lone_surrogates(value: Any, at: tuple[str | int, ...] = ()) -> list[tuple[str | int, ...]]:
-    """JSON paths of the strings (values or keys) that hold a lone surrogate: no UTF-8 encoder, so
-    no PDF, can take them. ``json`` joins a valid pair into one character."""
+def _bad_strings(value: Any, at: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str, str]]:
+    """(JSON path, what, hint) of each string (value or key) holding a character ``_BAD`` finds."""
+    def found(s: str) -> tuple[str, str] | None:
+        m = _BAD.search(s)
+        if m is None:
+            return None
+        if "\ud800" <= m.group() <= "\udfff":
+            return ("a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
+                    "write the character itself, or a surrogate pair")
+        return (f"the control character U+{ord(m.group()):04X}", "remove it (\\n and \\t are fine)")
+
     if isinstance(value, str):
-        return [at] if _LONE.search(value) else []
-    out: list[tuple[str | int, ...]] = []
+        f = found(value)
+        return [(at, *f)] if f else []
+    out: list[tuple[tuple[str | int, ...], str, str]] = []
     if isinstance(value, dict):
         for k, v in value.items():
-            out += [at + (k,)] if _LONE.search(k) else _lone_surrogates(v, at + (k,))
+            f = found(k)
+            out += [(at + (k,), *f)] if f else _bad_strings(v, at + (k,))
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            out += _lone_surrogates(v, at + (i,))
+            out += _bad_strings(v, at + (i,))
     return out
 
 

@@ -204,8 +204,9 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
     """Write rendered games, each all or nothing (``write_all``: a full disk leaves the game's old
     files as they were); a file whose bytes are already on disk is left alone. ``last(game)``, a
     further file (the build record), is written with the game's files and renamed after them.
-    ``before_writing(game)`` runs once before a game's files are written (not at all when none
-    is). Returns the paths written (without ``last``'s)."""
+    ``before_writing(game)`` runs once, after a game's files are staged and before the first is
+    renamed into place (not at all when none is written). Returns the paths written (without
+    ``last``'s)."""
 
     written: list[Path] = []
     for g in games:
@@ -215,11 +216,9 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
         remove_stale_temps(g.folder, [path.name for path, _ in files] + [CACHE_NAME])
         todo = [(path, data) for path, data in files if data is not None and not same_bytes(path, data)]
         extra = last(g) if last is not None else None
-        if todo and before_writing is not None:
-            before_writing(g)
-        if extra is not None and not same_bytes(*extra):
+        if extra is not None and (todo or not same_bytes(*extra)):  # before_writing may remove it
             todo.append(extra)
-        write_all(todo)
+        write_all(todo, (lambda g=g: before_writing(g)) if before_writing is not None else None)
         written += [path for path, _ in todo if extra is None or path != extra[0]]
     return written
 

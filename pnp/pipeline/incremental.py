@@ -358,10 +358,10 @@ def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOpt
         return g.folder / CACHE_NAME, dump(record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid],
                                                       records.get(gid)))
 
-    # Each game's PDFs and record are written together, the record renamed last: a full disk
-    # leaves the game's old files and old record; a build killed among the renames leaves a
-    # record whose hashes no longer match, which the next build does not trust.
-    written = commit(rendered, last=record)
+    # Each game's PDFs and record are written together: all staged first (a full disk leaves the
+    # old files and the old record), then the old record removed and the files renamed into
+    # place, the new record last (a build killed among the renames leaves no record at all).
+    written = commit(rendered, before_writing=lambda g: remove(g.folder), last=record)
     done = {g.checked.game.id: _from_rendered(g) for g in rendered}
     games = tuple(done[gid] if gid in done else _from_record(gid, folders[gid], records[gid])  # type: ignore[arg-type]
                   for gid in gids)

@@ -10,7 +10,7 @@ import signal
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from pnp.errors import OutputError
@@ -86,11 +86,12 @@ def _no_interrupt() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def write_all(files: Sequence[tuple[Path, bytes]]) -> None:
+def write_all(files: Sequence[tuple[Path, bytes]], before_renames: Callable[[], None] | None = None) -> None:
     """Write ``files`` all or none: each first to a temporary file beside it, written and flushed
     to disk; only when every one is (a full disk fails here) are they renamed over the old files,
-    in order, with Ctrl-C held back until the last rename. A failure while staging removes the
-    temporary files and leaves every old file as it was. OutputError names the file."""
+    in order, with Ctrl-C held back until the last rename (``before_renames()`` runs just before
+    the first). A failure while staging removes the temporary files and leaves every old file as
+    it was. OutputError names the file."""
     staged: list[tuple[str, Path]] = []
     path = files[0][0] if files else Path()
     try:
@@ -98,6 +99,8 @@ def write_all(files: Sequence[tuple[Path, bytes]]) -> None:
             ensure_dir(path.parent)
             staged.append((_stage(path, data), path))
         with _no_interrupt():
+            if staged and before_renames is not None:
+                before_renames()
             while staged:
                 tmp, path = staged[0]
                 os.replace(tmp, path)

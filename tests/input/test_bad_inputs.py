@@ -177,6 +177,7 @@ CASES = [
     Case("image-fifo", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is not a regular file",
          setup=_fifo),
     Case("text-lone-surrogate", f"{DECK}:12:15", "$.items[0].name", "text holds a lone surrogate"),
+    Case("text-control-character", f"{GAME}:3:12", "$.title", "text holds the control character U+001B"),
     Case("regex-backreference-nested", f"{CARD}:8:17", "$.elements[1].replace",
          "alternatives inside a repeated group (it could take exponential time)"),
     Case("regex-lookaround-nested", f"{CARD}:9:14", "$.elements[2].when",

@@ -29,6 +29,8 @@ from click.testing import Result
 from conftest import BAD_INPUTS, TEST_DATA, assert_no_traceback, run_cli
 from PIL import Image
 
+from pnp.input.project import bundled_root
+
 CASES_DIR = BAD_INPUTS
 DECK = "card_data/mini/deck.json"
 GAME = "card_data/mini/game.json"
@@ -92,6 +94,16 @@ def _truncated_jpeg(root: Path, scratch: Path) -> None:
     buf = io.BytesIO()
     Image.new("RGB", (300, 200), (10, 200, 30)).save(buf, "JPEG")
     _art(root).write_bytes(buf.getvalue()[:600])
+
+
+def _damaged_font(root: Path, scratch: Path) -> None:
+    """The bundled Lato-Bold with one byte of a glyph changed (found by fuzzing): reportlab loads
+    it, and failed only when embedding its subset in the PDF (IndexError: exit 3 after a clean
+    check)."""
+    raw = bytearray((bundled_root() / "fonts" / "Lato-Bold.ttf").read_bytes())
+    raw[13642] = 224
+    (root / "fonts").mkdir(exist_ok=True)
+    (root / "fonts" / "Lato-Bold.ttf").write_bytes(bytes(raw))
 
 
 def _fifo(root: Path, scratch: Path) -> None:
@@ -176,6 +188,8 @@ CASES = [
     Case("image-truncated-jpeg", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_truncated_jpeg),
     Case("image-fifo", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is not a regular file",
          setup=_fifo),
+    Case("font-damaged", f"{CARD}:7:5", "$.elements[1]", "Lato-Bold.ttf) is damaged: it cannot be embedded in a PDF",
+         setup=_damaged_font),
     Case("text-lone-surrogate", f"{DECK}:12:15", "$.items[0].name", "text holds a lone surrogate"),
     Case("text-control-character", f"{GAME}:3:12", "$.title", "text holds the control character U+001B"),
     Case("regex-backreference-nested", f"{CARD}:8:17", "$.elements[1].replace",

@@ -128,7 +128,8 @@ def load(folder: Path) -> Record | None:
     """The record of the last build into ``folder``, or None (missing, unreadable, other format:
     a cache is never trusted when in doubt)."""
     try:
-        d = json.loads(read_regular(folder / CACHE_NAME, MAX_RECORD_BYTES).decode("utf-8"))
+        d = json.loads(read_regular(folder / CACHE_NAME, MAX_RECORD_BYTES).decode("utf-8"),
+                       parse_constant=_no_constant)
         if d.get("format") != FORMAT or d.get("version") != VERSION:
             return None
         comps = {k: CachedFile(**{**v, "warnings": tuple(v.get("warnings", ()))}) for k, v in d["components"].items()}
@@ -143,6 +144,26 @@ MAX_RECORD_BYTES = 64 << 20
 _FILE = re.compile(r"[a-z0-9][a-z0-9-]*\.pdf")  # <component id>.pdf, <game id>-contents.pdf
 _HEX = re.compile(r"[0-9a-f]{64}")
 _SAFE_TEXT = re.compile(r"[^\x00-\x08\x0b-\x1f\x7f-\x9f]*")  # no control characters but tab and line feed
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} in a build record")  # pnp writes no NaN or Infinity
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    """A JSON value of finite numbers of a sensible size and safe texts, a few levels deep (the
+    preflight figures a record keeps, printed again by an up-to-date build)."""
+    if v is None or isinstance(v, bool):
+        return True
+    if isinstance(v, int | float):
+        return abs(v) <= 1e12
+    if isinstance(v, str):
+        return len(v) <= 100_000 and _SAFE_TEXT.fullmatch(v) is not None
+    if depth >= 8:
+        return False
+    if isinstance(v, list):
+        return all(_plain(x, depth + 1) for x in v)
+    return isinstance(v, dict) and all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
 
 
 def _trusted(r: Record) -> bool:
@@ -162,7 +183,7 @@ def _trusted(r: Record) -> bool:
                 and (not component or _HEX.fullmatch(str(f.fingerprint)) is not None)
                 and all(number(v) for v in (f.pages, f.pieces, f.bytes))
                 and text(f.grid) and isinstance(f.warnings, tuple | list) and all(text(w) for w in f.warnings)
-                and isinstance(f.preflight, dict)
+                and isinstance(f.preflight, dict) and _plain(f.preflight)
                 and (not f.preflight or ComponentPreflight.from_json(f.preflight) is not None))
 
     return (isinstance(r.inputs, str) and _HEX.fullmatch(r.inputs) is not None

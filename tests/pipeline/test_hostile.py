@@ -74,7 +74,7 @@ def _tamper(out: Path, fn) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("how", ["path-outside", "absolute-path", "escape-in-warning", "not-a-hash", "negative",
-                                 "fifo-name"])
+                                 "fifo-name", "nan-figure", "huge-figure", "escape-in-figure"])
 def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
@@ -95,6 +95,12 @@ def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, t
             deck["fingerprint"] = "x"
         elif how == "negative":
             deck["pages"] = -1
+        elif how == "nan-figure":  # an up-to-date build prints the figures: "margins >= nan mm"
+            deck["preflight"]["margin_mm"] = float("nan")
+        elif how == "huge-figure":
+            deck["preflight"]["smallest_text"]["value"] = 1e308
+        elif how == "escape-in-figure":
+            deck["preflight"]["smallest_text"]["element"] = "\x1b]0;owned\x07"
         else:
             deck["file"] = "pipe.pdf"
 

@@ -168,11 +168,27 @@ def _walk(folder: Path, suffixes: tuple[str, ...] | None, skip: tuple[str, ...])
     top = str(folder)
     if not os.path.isdir(top):
         return []
+    # os.walk's walk, without its recursion (Python 3.11's os.walk recursed once per level: 1,500
+    # nested folders in a game folder were a RecursionError): a link to a folder is listed with
+    # the folders and never entered, as os.walk does without followlinks.
     files: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = [d for d in dirnames if d not in skip]
-        files += [os.path.join(dirpath, name) for name in filenames
-                  if suffixes is None or name.lower().endswith(suffixes)]
+    todo = [top]
+    while todo:
+        try:
+            entries = os.scandir(todo.pop())
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if e.name not in skip and not e.is_symlink():
+                        todo.append(e.path)
+                elif suffixes is None or e.name.lower().endswith(suffixes):
+                    files.append(e.path)
     files.sort(key=lambda p: p.split(os.sep))
     return files
 

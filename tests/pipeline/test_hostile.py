@@ -278,3 +278,21 @@ def test_unreferenced_fifos_and_links_out_of_the_root_are_never_opened(tmp_path:
         assert r.returncode == 0, r.stderr
     assert "up to date" in r.stdout
     assert (out / "mini" / ".pnp-build.json").is_file()
+
+
+def test_a_game_folder_nested_1100_deep_builds(tmp_path: Path) -> None:
+    """The input hash walks the game folder; os.walk recursed once per level (Python 3.11), so
+    1,100 nested folders (past the default recursion limit of 1,000) were a RecursionError (exit 3)."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    fd = os.open(root / "card_data" / "mini", os.O_RDONLY)
+    for _ in range(1100):
+        os.mkdir("a", dir_fd=fd)
+        inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.close(fd)
+    for _ in range(2):  # the first build, then the up-to-date test
+        r = run_cli("build", "--data", root, "mini", "--out", tmp_path / "out")
+        assert r.exit_code == 0, r.stderr
+    assert "up to date" in r.stdout

@@ -4,6 +4,7 @@ a build record that is untrusted input."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -285,14 +286,20 @@ def test_a_game_folder_nested_1100_deep_builds(tmp_path: Path) -> None:
     1,100 nested folders (past the default recursion limit of 1,000) were a RecursionError (exit 3)."""
     root = tmp_path / "root"
     shutil.copytree(TEST_DATA / "mini", root)
-    fd = os.open(root / "card_data" / "mini", os.O_RDONLY)
-    for _ in range(1100):
-        os.mkdir("a", dir_fd=fd)
-        inner = os.open("a", os.O_RDONLY, dir_fd=fd)
-        os.close(fd)
-        fd = inner
-    os.close(fd)
-    for _ in range(2):  # the first build, then the up-to-date test
-        r = run_cli("build", "--data", root, "mini", "--out", tmp_path / "out")
-        assert r.exit_code == 0, r.stderr
-    assert "up to date" in r.stdout
+    fds = [os.open(root / "card_data" / "mini", os.O_RDONLY)]
+    try:
+        for _ in range(1100):
+            os.mkdir("a", dir_fd=fds[-1])
+            fds.append(os.open("a", os.O_RDONLY, dir_fd=fds[-1]))
+        for _ in range(2):  # the first build, then the up-to-date test
+            r = run_cli("build", "--data", root, "mini", "--out", tmp_path / "out")
+            assert r.exit_code == 0, r.stderr
+        assert "up to date" in r.stdout
+    finally:
+        # shutil.rmtree recurses too: pytest's clean-up of old temporary folders would fail on
+        # this one in a later run, so it goes now, innermost first
+        while fds:
+            fd = fds.pop()
+            with contextlib.suppress(OSError):
+                os.rmdir("a", dir_fd=fd)
+            os.close(fd)

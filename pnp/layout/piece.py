@@ -35,6 +35,9 @@ from pnp.units import MM
 
 LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
+# per component, all its distinct pieces' sides together (copies share one layout): ~10 s of drawing;
+# the bundled games draw at most ~7,000 in one component
+MAX_COMPONENT_SHAPES = 10_000_000
 _HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
 _MISSING = object()
 _SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
@@ -86,6 +89,8 @@ class Context(Struct):
     token_cut: str = DEFAULT_TOKEN_CUT  # round pieces: "square" (cut boxes abut) | "circle"
     light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
     painters: dict[tuple[int, int], _Painter] = msgspec.field(default_factory=dict)
+    # shapes drawn by the component's pieces so far (one cell, shared by the light variant's copy)
+    shapes: list[int] = msgspec.field(default_factory=lambda: [0])
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
@@ -102,6 +107,7 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     prims: list[Primitive] = []
     for el in tpl.elements:
         prims.extend(painter.element(el, env, 0.0, 0.0))
+    ctx.shapes[0] += painter.drawn
     return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
                        tuple(painter.sources), tuple(painter.reach))
 
@@ -249,6 +255,10 @@ class _Painter:
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
+                if self.drawn + self.ctx.shapes[0] > MAX_COMPONENT_SHAPES:
+                    raise LayoutError(f"more than {MAX_COMPONENT_SHAPES} shapes on the component's pieces "
+                                      "together", expected="fewer distinct items, or fewer shapes on each "
+                                      "(`repeat` and `track` counts)")
             return out
         except (LayoutError, FontError, PathError) as exc:
             raise self.fail(el, env, exc) from None

@@ -35,9 +35,13 @@ from pnp.units import MM
 
 LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
-# per component, all its distinct pieces' sides together (copies share one layout): ~10 s of drawing;
-# the bundled games draw at most ~7,000 in one component
-MAX_COMPONENT_SHAPES = 10_000_000
+# Per component, all its distinct pieces' sides together (copies share one layout): a base, plus
+# an allowance per item written in the data file (a `series` item counts once: a few bytes of
+# series must not buy millions of heavy pieces). A build of 100 pieces of 10,000 circles each (one
+# series item: 1,000,000 shapes) takes 22 s, check 2.5 s; the bundled games draw at most ~140
+# shapes a piece and ~7,000 a component.
+SHAPES_BASE = 1_000_000
+SHAPES_PER_ITEM = 5_000
 _HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
 _MISSING = object()
 _SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
@@ -89,8 +93,17 @@ class Context(Struct):
     token_cut: str = DEFAULT_TOKEN_CUT  # round pieces: "square" (cut boxes abut) | "circle"
     light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
     painters: dict[tuple[int, int], _Painter] = msgspec.field(default_factory=dict)
-    # shapes drawn by the component's pieces so far (one cell, shared by the light variant's copy)
+    # shapes drawn by the component's distinct piece sides so far, and which (template, item) they
+    # are: a side laid out again (LazyPieces keeps 64) is not counted twice. Shared by the light
+    # variant's copy of the context.
     shapes: list[int] = msgspec.field(default_factory=lambda: [0])
+    counted: set[tuple[int, str]] = msgspec.field(default_factory=set)
+
+    @property
+    def max_shapes(self) -> int:
+        """The component's budget of shapes (see SHAPES_BASE)."""
+        written = len({it.origin for it in self.component.items})  # a series' items share their origin
+        return SHAPES_BASE + SHAPES_PER_ITEM * written
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
@@ -103,11 +116,15 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     painter.sources = []
     painter.reach = []
     painter.drawn = 0
+    side = (id(tpl), item.id)
+    painter.budget = painter.max_shapes - ctx.shapes[0] if side not in ctx.counted else None
     env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
     prims: list[Primitive] = []
     for el in tpl.elements:
         prims.extend(painter.element(el, env, 0.0, 0.0))
-    ctx.shapes[0] += painter.drawn
+    if side not in ctx.counted:
+        ctx.counted.add(side)
+        ctx.shapes[0] += painter.drawn
     return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
                        tuple(painter.sources), tuple(painter.reach))
 
@@ -124,6 +141,8 @@ class _Painter:
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
         self.drawn = 0  # primitives drawn so far by leaf elements
+        self.budget: int | None = None  # shapes this piece may still draw (None: counted already)
+        self.max_shapes = ctx.max_shapes  # the component's (computed once: it walks the items)
         # Worked out once per template, keyed by id() of the element dict (kept in the value, so
         # an id is never mistaken for another object's):
         self._styles: dict[int, tuple[Mapping[str, Any], dict[str, Any], dict[Any, Style]]] = {}
@@ -255,10 +274,11 @@ class _Painter:
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
-                if self.drawn + self.ctx.shapes[0] > MAX_COMPONENT_SHAPES:
-                    raise LayoutError(f"more than {MAX_COMPONENT_SHAPES} shapes on the component's pieces "
-                                      "together", expected="fewer distinct items, or fewer shapes on each "
-                                      "(`repeat` and `track` counts)")
+                if self.budget is not None and self.drawn > self.budget:
+                    raise LayoutError(f"more than {self.max_shapes} shapes on the component's pieces together",
+                                      expected=f"at most {SHAPES_BASE} plus {SHAPES_PER_ITEM} per item in the "
+                                      "data file: fewer shapes on each piece (`repeat` and `track` counts), "
+                                      "or shorter series")
             return out
         except (LayoutError, FontError, PathError) as exc:
             raise self.fail(el, env, exc) from None

@@ -124,6 +124,9 @@ def regex(pattern: str) -> _Regex:
         compiled = re.compile(pattern)
     except re.error as exc:
         raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+    except RecursionError:  # Python's parser recurses once per nested group
+        raise ValueError(f"regular expression {pattern[:40]!r}... has a backreference or lookaround and groups "
+                         "nested too deeply") from None
     except ValueError as exc:
         raise ValueError(f"regular expression {pattern!r} has a backreference or lookaround and {exc} "
                          "(it could take exponential time)") from None

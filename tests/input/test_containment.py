@@ -312,14 +312,20 @@ def test_a_build_reads_only_the_game_templates_and_fonts(tmp_path: Path) -> None
 # temporary file is complete on disk but not yet renamed into place: the moment that matters.
 SLOW_FSYNC = """
 import os, sys, time
-_fsync = os.fsync
+_fsync, _replace = os.fsync, os.replace
 def slow_fsync(fd):
     time.sleep(0.4)
     _fsync(fd)
-os.fsync = slow_fsync
+def slow_replace(src, dst):
+    time.sleep(0.3)
+    _replace(src, dst)
+os.fsync, os.replace = slow_fsync, slow_replace
 from pnp.cli import main
 main(sys.argv[1:], prog_name="pnp")
 """
+# A game's files are all staged (written, fsynced) before the first is renamed into place
+# (pnp.render.write.write_all), so the moment that matters, some PDFs renamed and the others still
+# waiting as complete temporary files, lasts only as long as the renames: they are slowed too.
 
 
 def _pdf_ok(data: bytes) -> bool:

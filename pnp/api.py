@@ -27,6 +27,7 @@ from pnp.input.model import Component
 from pnp.input.project import DataRoot, bundled_root, check_game_id
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
+from pnp.pipeline.guard import check_output
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
 from pnp.plan.options import BuildOptions, source_date_epoch
@@ -278,6 +279,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         return ExportReport(gc)
     try:
         select_plans(gc, component)  # an unknown component: an input error before any output
+        check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         return ExportReport(gc, tuple(_export_png(session, gc, Path(out), dpi, component)))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))
@@ -294,6 +296,7 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
     if not gc.report.ok:
         return ExportReport(gc)
     try:
+        check_output(session.root, [Path(out) / gc.game.id])
         done, skipped = _export_tts(session, gc, Path(out), dpi, component)
         return ExportReport(gc, tuple(done), tuple(skipped))
     except DataError as exc:
@@ -309,6 +312,7 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
     except DataError as exc:
         return PreviewReport(errors=tuple(exc.diagnostics))
     try:
+        check_output(session.root, [Path(out) / "preview"])
         return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
     except DataError as exc:
         return PreviewReport(gc, errors=tuple(exc.diagnostics))

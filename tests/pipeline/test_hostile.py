@@ -130,6 +130,19 @@ def test_an_output_folder_among_the_inputs_is_refused(inside: str, tmp_path: Pat
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 
+@pytest.mark.parametrize("command", [("export", "png", "mini"), ("export", "tts", "mini"), ("preview", "mini", "deck")])
+def test_exports_among_the_inputs_are_refused(command: tuple[str, ...], tmp_path: Path) -> None:
+    """PNGs written into the game folder would become its images (and change its data version)."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    r = run_cli(*command, "--data", root, "--out", root / "card_data")
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "which pnp reads as input; choose another with --out" in r.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
 def test_the_data_root_itself_may_hold_the_output(tmp_path: Path) -> None:
     """out/<game>/ beside card_data/ and templates/ overlaps neither."""
     root = tmp_path / "root"

@@ -140,17 +140,29 @@ class _Drawer:
         self.c = c
         self.fonts = fonts
         self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
-        self._images: dict[str, ImageReader] = {}  # by file path, for this canvas's document
+        self._images: dict[str, str] = {}  # file path -> its image XObject's name, in this document
         self._reset()
 
-    def image(self, src: str) -> ImageReader:
-        """The image at ``src`` as an ImageReader, one per file and document. Given a file name,
-        reportlab names the image XObject by an MD5 of the name, so the PDF's bytes would depend
-        on where the data root lies; given an ImageReader, by an MD5 of the decoded pixels."""
-        reader = self._images.get(src)
-        if reader is None:
-            reader = self._images[src] = ImageReader(src)
-        return reader
+    def image(self, src: str, x: float, y: float, w: float, h: float) -> None:
+        """Draw the image file ``src`` into the box (x, y, w, h). Given a file name, reportlab
+        names the image XObject by an MD5 of the name, so the PDF's bytes would depend on where
+        the data root lies; given an ImageReader, by an MD5 of the decoded pixels, which it
+        decodes again on every call. So the first draw of a file goes through drawImage with an
+        ImageReader (which is then let go: an art-heavy deck does not keep every decoded image),
+        and later ones emit what drawImage emits for an image it has already stored."""
+        c = self.c
+        name = self._images.get(src)
+        if name is None:
+            c.drawImage(ImageReader(src), x, y, w, h, mask="auto")
+            self._images[src] = c._formsinuse[-1]
+            return
+        c._currentPageHasImages = 1
+        c.saveState()
+        c.translate(x, y)
+        c.scale(w, h)
+        c._code.append(f"/{c._doc.getXObjectName(name)} Do")
+        c.restoreState()
+        c._formsinuse.append(name)
 
     def _reset(self) -> None:
         self.fill: str | None = None  # hex as given
@@ -241,7 +253,7 @@ class _Drawer:
                     path = c.beginPath()
                     path.rect(*p.clip)
                     c.clipPath(path, stroke=0, fill=0)
-                c.drawImage(self.image(p.src), p.x, p.y, p.w, p.h, mask="auto")
+                self.image(p.src, p.x, p.y, p.w, p.h)
                 if p.clip:
                     c.restoreState()
                 continue

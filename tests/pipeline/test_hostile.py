@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
+import zlib
 from pathlib import Path
 
 import pytest
@@ -34,7 +36,15 @@ def test_the_same_bytes_from_two_absolute_paths_of_the_data_root(tmp_path: Path)
         outs.append(where / "out" / "mini")
     for name in ("deck.pdf", "mini-contents.pdf"):
         assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
-    assert b"/Subtype /Image" in (outs[0] / "deck.pdf").read_bytes()
+    pdf = (outs[0] / "deck.pdf").read_bytes()
+    # stored once (the image and its alpha mask) though drawn on each of the three items' faces
+    assert pdf.count(b"/Subtype /Image") == 2
+    streams = [zlib.decompress(m.group(1)) for m in re.finditer(rb"stream\n(.*?)endstream", pdf, re.S)
+               if m.group(1)[:1] == b"x"]
+    images = {int(n) for n, body in re.findall(rb"(\d+) 0 obj\n<<(.*?)>>", pdf, re.S) if b"/Subtype /Image" in body}
+    names = {name for name, n in re.findall(rb"/(FormXob\.[0-9a-f]{32}) (\d+) 0 R", pdf) if int(n) in images}
+    assert names  # the image's name (its mask is named by the image, not drawn)
+    assert sum(s.count(b"/" + n + b" Do") for s in streams for n in names) >= 3
     # the ppi warning the record keeps names the image relative to the game folder
     rec = [json.loads((o / ".pnp-build.json").read_text()) for o in outs]
     assert rec[0]["components"]["deck"]["warnings"] == rec[1]["components"]["deck"]["warnings"]

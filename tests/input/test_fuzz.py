@@ -371,3 +371,52 @@ def test_damaged_images_are_drawn_or_refused_with_exit_2(image: bytes) -> None:
     either draw it or refuse it with exit 2; never exit 3, never a half-written output."""
     card = (REPO / "tests" / "bad_inputs" / "image-missing" / "templates" / "mini" / "card.json").read_bytes()
     assert_robust("mini", {"templates/mini/card.json": card, "card_data/mini/art/sun.png": image})
+
+
+_HOSTILE_VALUES = st.one_of(
+    st.sampled_from(["../../etc/passwd", "/etc/passwd", "deck.pdf/..", "\x1b]0;owned\x07", "\x1b[2J", "a" * 5000,
+                     "NaN", "", "deck.pdf\n", "DECK.PDF", "deck.PDF"]),
+    st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=False), st.booleans(), st.none(),
+    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.text(max_size=20))
+
+
+def _leaves(v: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from _leaves(x, at + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            yield from _leaves(x, at + (i,))
+    yield at
+
+
+@settings(FUZZ, max_examples=max(EXAMPLES // 2, 1))
+@given(data=st.data())
+def test_a_mangled_build_record_is_ignored_or_true(data: st.DataObject) -> None:
+    """Any value anywhere in .pnp-build.json: the next build exits 0, prints no control
+    character, and leaves a record that matches what is on disk (issue 19, class 3)."""
+    from pnp.pipeline import incremental
+
+    with tempfile.TemporaryDirectory(prefix="pnp-fuzz-") as tmp:
+        out = Path(tmp) / "out"
+        assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+        rec_path = out / "mini" / ".pnp-build.json"
+        rec = json.loads(rec_path.read_text())
+        for _ in range(data.draw(st.integers(1, 3))):
+            paths = [p for p in _leaves(rec) if p]
+            where = data.draw(st.sampled_from(paths))
+            value = data.draw(_HOSTILE_VALUES)
+            note(f"{where} = {value!r}")
+            target = rec
+            for k in where[:-1]:
+                target = target[k]
+            target[where[-1]] = value
+        rec_path.write_text(json.dumps(rec))
+        r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+        assert r.exit_code == 0, r.stderr
+        assert_no_traceback(r)
+        assert not any(ch in r.stdout + r.stderr for ch in "\x1b\x07\x00")
+        record = incremental.load(out / "mini")
+        assert record is not None and record.intact(out / "mini")
+        assert sorted(p.name for p in Path(tmp).iterdir()) == ["out"]

@@ -326,3 +326,45 @@ def test_a_game_folder_nested_1100_deep_builds(tmp_path: Path) -> None:
             with contextlib.suppress(OSError):
                 os.rmdir("a", dir_fd=fd)
             os.close(fd)
+
+
+SLOW_FSYNC = """
+import os, sys, time
+_fsync = os.fsync
+def slow_fsync(fd):
+    time.sleep(0.3)
+    _fsync(fd)
+os.fsync = slow_fsync
+from pnp.cli import run
+sys.argv[0] = "pnp"
+run()
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_writing_leaves_the_old_files_and_exits_130(tmp_path: Path) -> None:
+    """SIGINT while a game's files are being staged (fsync slowed so it lands there): exit 130,
+    one line, every old file and the old record as they were, no temporary file left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from pnp.pipeline import incremental
+
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out, "--paper", "a4").exit_code == 0
+    folder = out / "mini"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_FSYNC, "build", "--data", str(TEST_DATA / "mini"), "mini",
+                             "--out", str(out), "--paper", "letter"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(p.name.endswith(".tmp") for p in folder.iterdir()):
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()
+    assert err.decode().strip().splitlines()[-1] == "pnp: interrupted; nothing more was written"
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    record = incremental.load(folder)
+    assert record is not None and record.intact(folder)

@@ -30,7 +30,7 @@ from pnp.pipeline.build import default_jobs
 from pnp.pipeline.guard import check_output
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
-from pnp.plan.options import BuildOptions, source_date_epoch
+from pnp.plan.options import BuildOptions, output_folder, source_date_epoch
 from pnp.plan.session import Session
 from pnp.products.calibrate import calibration_pdf
 from pnp.products.exports import Exported
@@ -339,6 +339,9 @@ def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", 
           **opts: Any) -> Watch:
     """A watcher of ``game``: each ``poll()`` rebuilds what changed since the last one (as
     ``build`` with the same options would write it) and returns the lines to show. Raises
-    DataError for a bad data root or SOURCE_DATE_EPOCH."""
+    DataError for a bad data root or SOURCE_DATE_EPOCH, OutputError for an output folder among
+    the inputs."""
     source_date_epoch()
-    return Watch(data_root(data), game, Path(out), options(**opts), jobs=jobs or default_jobs())
+    root, o = data_root(data), options(**opts)
+    check_output(root, [output_folder(Path(out), game, o)])
+    return Watch(root, game, Path(out), o, jobs=jobs or default_jobs())

@@ -140,9 +140,11 @@ def test_an_output_folder_among_the_inputs_is_refused(inside: str, tmp_path: Pat
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 
-@pytest.mark.parametrize("command", [("export", "png", "mini"), ("export", "tts", "mini"), ("preview", "mini", "deck")])
+@pytest.mark.parametrize("command", [("export", "png", "mini"), ("export", "tts", "mini"), ("preview", "mini", "deck"),
+                                     ("watch", "mini")])
 def test_exports_among_the_inputs_are_refused(command: tuple[str, ...], tmp_path: Path) -> None:
-    """PNGs written into the game folder would become its images (and change its data version)."""
+    """PNGs written into the game folder would become its images (and change its data version);
+    a watch refuses before its first poll."""
     root = tmp_path / "root"
     shutil.copytree(TEST_DATA / "mini", root)
     before = sorted(p.relative_to(root) for p in root.rglob("*"))

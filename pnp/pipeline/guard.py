@@ -43,7 +43,8 @@ def check_output(root: DataRoot, folders: Iterable[Path]) -> None:
 
 
 def _nearest_existing(p: Path) -> Path:
-    while not p.is_dir() and p != p.parent:
+    # os.path.isdir: False for a name too long or any other OSError (Path.is_dir raised them)
+    while not os.path.isdir(p) and p != p.parent:
         p = p.parent
     return p
 

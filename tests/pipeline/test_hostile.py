@@ -370,3 +370,14 @@ def test_ctrl_c_while_writing_leaves_the_old_files_and_exits_130(tmp_path: Path)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
     record = incremental.load(folder)
     assert record is not None and record.intact(folder)
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "x" * 200 + "/" + "y" * 5000])
+def test_an_output_path_too_long_is_exit_2(name: str, tmp_path: Path) -> None:
+    """The lock looks for the nearest existing folder of `--out`: a name too long for the file
+    system is not one (Path.is_dir raised ENAMETOOLONG: exit 3), and the build says it cannot
+    create the folder."""
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / name)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "pnp: cannot create output folder" in r.stderr

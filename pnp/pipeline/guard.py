@@ -69,7 +69,10 @@ def output_lock(out: Path) -> Iterator[None]:
                 break  # cannot be opened (permissions): the build's own write reports the folder
             fds.append(fd)
             held.add(d)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks (ENOLCK): build unlocked, as on Windows
+                break
         yield
     finally:
         for fd in reversed(fds):

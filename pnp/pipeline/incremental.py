@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from msgspec import Struct, field
 from msgspec.structs import asdict, replace
 
@@ -166,6 +167,16 @@ def _plain(v: Any, depth: int = 0) -> bool:
     return isinstance(v, dict) and all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
 
 
+def _figures(d: dict[str, Any]) -> bool:
+    """Whether ``d`` reads as preflight figures of the right types (a count that is None or a
+    string would fail when the summary adds them up)."""
+    try:
+        msgspec.convert(msgspec.to_builtins(ComponentPreflight.from_json(d)), type=ComponentPreflight)
+    except (msgspec.ValidationError, KeyError, TypeError, ValueError, AttributeError):
+        return False
+    return True
+
+
 def _trusted(r: Record) -> bool:
     """Whether a record read from disk is one pnp could have written: anyone can write the file,
     so its names stay inside the output folder (plain ``<id>.pdf`` names, no path), its hashes are
@@ -184,7 +195,7 @@ def _trusted(r: Record) -> bool:
                 and all(number(v) for v in (f.pages, f.pieces, f.bytes))
                 and text(f.grid) and isinstance(f.warnings, tuple | list) and all(text(w) for w in f.warnings)
                 and isinstance(f.preflight, dict) and _plain(f.preflight)
-                and (not f.preflight or ComponentPreflight.from_json(f.preflight) is not None))
+                and (not f.preflight or _figures(f.preflight)))
 
     return (isinstance(r.inputs, str) and _HEX.fullmatch(r.inputs) is not None
             and isinstance(r.components, dict)

@@ -85,7 +85,7 @@ def _tamper(out: Path, fn) -> None:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("how", ["path-outside", "absolute-path", "escape-in-warning", "not-a-hash", "negative",
-                                 "fifo-name", "nan-figure", "huge-figure", "escape-in-figure"])
+                                 "fifo-name", "nan-figure", "huge-figure", "escape-in-figure", "none-count"])
 def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
@@ -110,6 +110,8 @@ def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, t
             deck["preflight"]["margin_mm"] = float("nan")
         elif how == "huge-figure":
             deck["preflight"]["smallest_text"]["value"] = 1e308
+        elif how == "none-count":  # found by the record fuzz test: the summary added None to an int
+            deck["preflight"]["warnings"] = None
         elif how == "escape-in-figure":
             deck["preflight"]["smallest_text"]["element"] = "\x1b]0;owned\x07"
         else:

@@ -199,6 +199,7 @@ def preflight(games: Games = None, *, data: Data = None, **opts: Any) -> Preflig
     beside it."""
     o = options(**opts)
     try:
+        source_date_epoch()  # preflight renders PDFs in memory: reportlab reads the variable too
         root = data_root(data)
         ids = game_ids(root, games)
     except DataError as exc:

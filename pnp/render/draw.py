@@ -33,6 +33,7 @@ from pnp.impose.sheet import Furniture, Mark, Page, Paper, Slot, slot_matrix
 from pnp.layout.fonts import FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text
+from pnp.plan.options import source_date_epoch
 
 # Streams are Flate-compressed binary: ASCII85 on top makes them a quarter larger and slower.
 rl_config.useA85 = 0
@@ -308,6 +309,7 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     content of back pages."""
     buf = io.BytesIO()
     fonts.ensure(info.ui_font)
+    source_date_epoch()  # reportlab's Canvas reads SOURCE_DATE_EPOCH and raised ValueError on a bad one
     c = Canvas(buf, pagesize=(paper.width, paper.height), invariant=1, initialFontName=info.ui_font,
                initialFontSize=8, pageCompression=1)
     c.setTitle(info.title)

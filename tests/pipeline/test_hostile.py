@@ -383,3 +383,19 @@ def test_an_output_path_too_long_is_exit_2(name: str, tmp_path: Path) -> None:
     assert r.exit_code == 2
     assert_no_traceback(r)
     assert "pnp: cannot create output folder" in r.stderr
+
+
+@pytest.mark.parametrize("command", [("preflight", "mini"), ("export", "png", "mini"), ("preview", "mini", "deck"),
+                                     ("calibrate",)])
+def test_a_malformed_source_date_epoch_is_exit_2_for_every_command_that_draws(
+        command: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every PDF goes through reportlab's Canvas, which reads SOURCE_DATE_EPOCH (preflight, which
+    renders in memory, exited 3)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "abc")
+    data = () if command == ("calibrate",) else ("--data", TEST_DATA / "mini")
+    out = () if command[0] == "preflight" else ("--out", tmp_path / "out")
+    r = run_cli(*command, *data, *out)
+    assert r.exit_code == 2, r.stderr
+    assert_no_traceback(r)
+    assert "invalid SOURCE_DATE_EPOCH abc" in r.stderr
+    assert not (tmp_path / "out").exists()

@@ -29,9 +29,10 @@ from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, f
 from pnp.input.validate import validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
+from pnp.pipeline.guard import check_output
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
-from pnp.plan.options import BuildOptions
+from pnp.plan.options import BuildOptions, output_folder, source_date_epoch
 from pnp.plan.session import Session
 from pnp.products.calibrate import calibration_pdf
 from pnp.products.exports import Exported
@@ -168,6 +169,7 @@ def build(games: Games = None, *, data: Data = None, out: str | os.PathLike[str]
     ``progress(done, total)``: called as each component is rendered (for a progress bar)."""
     o = options(**opts)
     try:
+        source_date_epoch()
         root = data_root(data)
         ids = game_ids(root, games)
     except DataError as exc:
@@ -212,6 +214,7 @@ def preflight(games: Games = None, *, data: Data = None, **opts: Any) -> Preflig
     beside it."""
     o = options(**opts)
     try:
+        source_date_epoch()  # preflight renders PDFs in memory: reportlab reads the variable too
         root = data_root(data)
         ids = game_ids(root, games)
     except DataError as exc:
@@ -274,6 +277,7 @@ class PreviewReport(Struct, frozen=True):
 
 
 def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCheck]:
+    source_date_epoch()
     root = data_root(data)
     session = Session(root)
     return session, _check(root, game, BuildOptions(bleed_mm=bleed_mm, print_shop=True), session)
@@ -293,6 +297,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         return ExportReport(gc)
     try:
         total = len(select_plans(gc, component))  # an unknown component: an input error before any output
+        check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         done: list[Exported] = []
         for e in _export_png(session, gc, Path(out), dpi, component):
             done.append(e)
@@ -316,6 +321,7 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
     if not gc.report.ok:
         return ExportReport(gc)
     try:
+        check_output(session.root, [Path(out) / gc.game.id])
         done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url)
         return ExportReport(gc, tuple(done), tuple(skipped))
     except DataError as exc:
@@ -331,6 +337,7 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
     except DataError as exc:
         return PreviewReport(errors=tuple(exc.diagnostics))
     try:
+        check_output(session.root, [Path(out) / "preview"])
         return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
     except DataError as exc:
         return PreviewReport(gc, errors=tuple(exc.diagnostics))
@@ -339,7 +346,9 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
 def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: str | os.PathLike[str] = "out",
               back_offset: tuple[float, float] = (0.0, 0.0), back_scale: tuple[float, float] = (1.0, 1.0)) -> Path:
     """Write ``out/calibration-<paper>-<duplex>.pdf``, the two-page duplex calibration sheet, drawn
-    with a back correction (mm offset, scale) to check one. Returns its path."""
+    with a back correction (mm offset, scale) to check one. Returns its path; DataError for a
+    malformed SOURCE_DATE_EPOCH."""
+    source_date_epoch()
     fonts = FontBook(DataRoot(bundled_root()).font_dirs())
     data = calibration_pdf(paper_named(paper), duplex, fonts,
                            BackCorrection(back_offset[0] * MM, back_offset[1] * MM, *back_scale))
@@ -355,12 +364,13 @@ def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", 
           **opts: Any) -> Watch:
     """A watcher of ``game``: each ``poll()`` rebuilds what changed since the last one (as
     ``build`` with the same options would write it) and returns the lines to show. Raises
-    DataError for a bad data root or a game it does not hold (a typo ends here, not in a watch
-    of nothing)."""
-    root = data_root(data)
+    DataError for a bad data root, a game it does not hold (a typo ends here, not in a watch of
+    nothing) or SOURCE_DATE_EPOCH, OutputError for an output folder among the inputs."""
+    source_date_epoch()
+    root, o = data_root(data), options(**opts)
     check_game_id(root, game)
-    return Watch(root, game, Path(out), options(**opts), jobs=jobs or default_jobs())
-
+    check_output(root, [output_folder(Path(out), game, o)])
+    return Watch(root, game, Path(out), o, jobs=jobs or default_jobs())
 
 # --------------------------------------------------------------------------- sheets
 

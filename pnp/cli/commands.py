@@ -23,6 +23,7 @@ from pnp import api
 from pnp.cli.options import (
     PAPER_CHOICES,
     PAPER_HELP,
+    Finite,
     again,
     apply_profile,
     build_options,
@@ -200,7 +201,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               help="long/short: each front page is followed by its back page, mirrored for that flip edge; "
               "fold: fronts and backs side by side on one page for printers without duplex (print "
               "single-sided, fold, glue, cut); none: fronts only.")
-@click.option("--bleed", "bleed", type=click.FloatRange(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
+@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
               metavar="MM",
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
@@ -464,7 +465,7 @@ def new_cmd(game: str, path: str | None, sheet: bool, data: str | None, size: st
 @click.argument("game", shell_complete=complete_games)
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
-@click.option("--interval", type=click.FloatRange(0.05, 3600), default=1.0, show_default=True, metavar="S",
+@click.option("--interval", type=Finite(0.05, 3600), default=1.0, show_default=True, metavar="S",
               help="Seconds between polls of the files.")
 @paper_options
 @variant_options
@@ -619,7 +620,7 @@ def export_group() -> None:
 @click.argument("component", required=False, shell_complete=complete_components)
 @click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
               help="Resolution; each side is round(mm / 25.4 * dpi) px.")
-@click.option("--bleed", "bleed", type=click.FloatRange(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
+@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
               metavar="MM",
               help="Bleed around each piece's art, in mm (a component's own bleed wins).")
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")

@@ -4,6 +4,7 @@ variants, printer profiles and back corrections, the data root."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -23,17 +24,30 @@ from pnp.impose.sheet import (
 )
 from pnp.input.project import GAME_ID, DataRoot, bundled_root, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
-from pnp.plan.options import COLOR_MODES, BuildOptions
+from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE, COLOR_MODES, BuildOptions
 from pnp.products.printers import load_profile
 
 
+class Finite(click.FloatRange):
+    """A number from ``lo`` to ``hi``: click's FloatRange lets ``nan`` through (every comparison
+    with it is false) and would write it into a PDF's content stream."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        rv = super().convert(value, param, ctx)
+        if not math.isfinite(rv):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return rv
+
+
 class NumberPair(click.ParamType):
-    """``DX,DY`` (two numbers), or with ``single`` also one number used for both."""
+    """``DX,DY`` (two numbers), or with ``single`` also one number used for both, each finite and
+    from ``lo`` to ``hi``."""
 
     name = "X,Y"
 
-    def __init__(self, single: bool = False):
+    def __init__(self, single: bool = False, lo: float = -math.inf, hi: float = math.inf, unit: str = ""):
         self.single = single
+        self.lo, self.hi, self.unit = lo, hi, unit
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[float, float]:
         if isinstance(value, tuple):
@@ -44,9 +58,12 @@ class NumberPair(click.ParamType):
         except ValueError:
             nums = []
         if len(nums) == 1 and self.single:
-            return (nums[0], nums[0])
+            nums = [nums[0], nums[0]]
         if len(nums) != 2:
             self.fail(f"{value!r} is not {'a number or ' if self.single else ''}two numbers like 0.8,-1.2", param, ctx)
+        if not all(math.isfinite(n) and self.lo <= n <= self.hi for n in nums):
+            self.fail(f"{value!r} is out of range (expected numbers from {self.lo:g} to {self.hi:g}{self.unit})",
+                      param, ctx)
         return (nums[0], nums[1])
 
 
@@ -55,10 +72,12 @@ def print_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option("--printer", metavar="NAME", default=None,
                       help="Use the printer profile NAME from ./pnp.toml or ~/.config/pnp/config.toml "
                       "(its values fill in whatever the command line does not set).")(fn)
-    fn = click.option("--back-scale", type=NumberPair(single=True), default=None, metavar="S|SX,SY",
+    fn = click.option("--back-scale", type=NumberPair(single=True, lo=BACK_SCALE[0], hi=BACK_SCALE[1]), default=None,
+                      metavar="S|SX,SY",
                       help="Scale back pages about the page centre (e.g. 1.002) for a printer that shrinks "
                       "one side.")(fn)
-    fn = click.option("--back-offset", type=NumberPair(), default=None, metavar="DX,DY",
+    fn = click.option("--back-offset", type=NumberPair(lo=-BACK_OFFSET_MM, hi=BACK_OFFSET_MM, unit=" mm"),
+                      default=None, metavar="DX,DY",
                       help="Shift back pages by DX (right) and DY (up) mm, as read off `pnp calibrate`; "
                       "may be negative.")(fn)
     return fn
@@ -141,7 +160,7 @@ def paper_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--paper, --duplex, --bleed and --token-cut as `preflight` and `watch` take them (`build`
     words its --duplex help at length)."""
     fn = token_cut_option(fn)
-    fn = click.option("--bleed", "bleed", type=click.FloatRange(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM,
+    fn = click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM,
                       show_default=True, metavar="MM")(fn)
     fn = click.option("--duplex", type=click.Choice(DUPLEX_MODES), default=DEFAULT_DUPLEX,
                       show_default=True)(fn)

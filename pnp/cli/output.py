@@ -56,8 +56,11 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except OutputError as exc:
             click.echo(f"pnp: {exc}", err=True)
             sys.exit(2)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
+        except KeyboardInterrupt:  # Ctrl-C: files are written all or none, so the old ones stand
+            click.echo("pnp: interrupted; nothing more was written", err=True)
+            sys.exit(130)  # 128 + SIGINT, as a shell reports a process killed by it
         except BrokenPipeError:
             # The reader went away (`pnp list | head -1`): not a bug; stop quietly.
             with contextlib.suppress(OSError, ValueError):

@@ -11,20 +11,126 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
+
+import re2
 
 JsonPath = tuple[str | int, ...]
 
+# RE2 runs in time linear in the text whatever the pattern (no backtracking), so a pattern in the
+# data cannot hang a build; a pattern that would compile to a huge program exceeds its memory budget.
+# What RE2 cannot run at all (backreferences, lookaround: the bundled Cauldron track compares two
+# numbers with ``^(\d+)=\1$``) runs in Python's re, but only a validated subset, with a budget:
+# no repetition inside a repeated group and no alternative inside one (the shapes that backtrack
+# exponentially), and (text length + 1) ** (repetitions + 2) at most REGEX_BUDGET steps.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # its C++ logger would print to stderr
+_RE2_OPTIONS.max_mem = 8 << 20  # bytes for the compiled program and its DFA cache (RE2's default)
+
+REGEX_SYNTAX = "RE2 syntax (Python's; backreferences and lookaround only without nested repetition)"
+MAX_REPLACED = 100_000  # characters a text may grow to by its `replace` rewrites
+REGEX_BUDGET = 10**7  # backtracking steps allowed to a pattern RE2 cannot run
+
+
+class _Regex:
+    """A compiled pattern: ``fullmatch`` (answers remembered: field values repeat) and ``sub``."""
+
+    __slots__ = ("_re", "_repeats", "fullmatch", "pattern")
+
+    def __init__(self, pattern: str, compiled: Any, repeats: int | None = None):
+        self.pattern = pattern
+        self._re = compiled
+        self._repeats = repeats  # None: RE2 (linear); else Python's re with this many repetitions
+
+        def full(text: str) -> bool:
+            self._budget(text)
+            return compiled.fullmatch(text) is not None
+
+        self.fullmatch = lru_cache(maxsize=4096)(full)
+
+    def _budget(self, text: str) -> None:
+        if self._repeats is not None and (len(text) + 1) ** (self._repeats + 2) > REGEX_BUDGET:
+            raise ValueError(f"regular expression {self.pattern!r} (backreference or lookaround) on a text of "
+                             f"{len(text)} characters would take more than {REGEX_BUDGET} steps")
+
+    def sub(self, repl: str, text: str) -> str:
+        """``text`` with every match replaced by ``repl`` (``\\1``, ``\\g<name>``); a bad group
+        reference, or a result longer than MAX_REPLACED characters, is a ValueError."""
+        self._budget(text)
+        if self._repeats is None and not repl.isascii():
+            # google-re2 reads a replacement's literal parts with Python's unicode_escape codec,
+            # which takes a str's characters for Latin-1 bytes ("’" came out as "â\x80\x99"):
+            # give it every other character as the escape that codec decodes back to it.
+            repl = "".join(ch if ch.isascii() else f"\\U{ord(ch):08x}" for ch in repl)
+        try:
+            out = self._re.sub(repl, text)
+        except (IndexError, ValueError, re.error) as exc:  # a group the pattern lacks; a trailing backslash
+            raise ValueError(f"replacement {repl!r} for {self.pattern!r}: {exc}") from None
+        if len(out) > MAX_REPLACED:
+            raise ValueError(f"replacing {self.pattern!r} makes the text {len(out)} characters long "
+                             f"(more than {MAX_REPLACED})")
+        return out
+
+
+def _repetitions(parsed: Any, inside_repeat: bool = False) -> int:
+    """How many repetitions (a maximum above 1) the parsed pattern holds; ValueError for one inside
+    a repeated group, or an alternative inside one."""
+    from re import _constants as c
+
+    n = 0
+    for op, av in parsed:
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+            _lo, hi, sub = av
+            if hi > 1:
+                if inside_repeat:
+                    raise ValueError("a repetition inside a repeated group")
+                n += 1 + _repetitions(sub, True)
+            else:
+                n += _repetitions(sub, inside_repeat)
+        elif op is c.BRANCH:
+            if inside_repeat:
+                raise ValueError("alternatives inside a repeated group")
+            n += sum(_repetitions(b, inside_repeat) for b in av[1])
+        elif op is c.SUBPATTERN:
+            n += _repetitions(av[-1], inside_repeat)
+        elif op in (c.ASSERT, c.ASSERT_NOT):
+            n += _repetitions(av[1], inside_repeat)
+        elif op is c.GROUPREF_EXISTS:
+            n += sum(_repetitions(b, inside_repeat) for b in av[1:] if b is not None)
+        elif op is c.ATOMIC_GROUP:
+            n += _repetitions(av, inside_repeat)
+    return n
+
 
 @cache
-def regex(pattern: str) -> re.Pattern[str]:
-    """A pattern (a condition's ``matches``, a text ``replace``), compiled once; a bad pattern is a
-    ValueError."""
+def regex(pattern: str) -> _Regex:
+    """A pattern (a condition's ``matches``, a text ``replace``), compiled once: with RE2, or, for
+    one RE2 cannot run, with Python's re within the validated subset above; anything else (bad
+    syntax, nested repetition with a backreference, too large) is a ValueError."""
     try:
-        return re.compile(pattern)
+        return _Regex(pattern, re2.compile(pattern, _RE2_OPTIONS))
+    except re2.error as exc:
+        msg = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+    except UnicodeEncodeError:  # a lone surrogate: the loader refuses them, a library caller may not
+        raise ValueError(f"invalid regular expression {pattern!r}: not valid Unicode") from None
+    if not msg.startswith(("invalid escape sequence: \\", "invalid perl operator: (?<", "invalid perl operator: (?=",
+                           "invalid perl operator: (?!", "invalid perl operator: (?P=")):
+        raise ValueError(f"invalid regular expression {pattern!r}: {msg}")
+    from re import _parser
+
+    try:
+        repeats = _repetitions(_parser.parse(pattern))
+        compiled = re.compile(pattern)
     except re.error as exc:
         raise ValueError(f"invalid regular expression {pattern!r}: {exc}") from None
+    except RecursionError:  # Python's parser recurses once per nested group
+        raise ValueError(f"regular expression {pattern[:40]!r}... has a backreference or lookaround and groups "
+                         "nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"regular expression {pattern!r} has a backreference or lookaround and {exc} "
+                         "(it could take exponential time)") from None
+    return _Regex(pattern, compiled, repeats)
 
 
 def field_test(cond: Mapping[str, Any], value: Any) -> bool:

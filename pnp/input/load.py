@@ -4,9 +4,12 @@ later stages can say ``file:line:col`` for any JSON path."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Sequence
 from functools import cached_property
 from json.decoder import scanstring
@@ -145,6 +148,21 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
     return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
+def _line_cols(text: str, positions: list[int]) -> dict[int, tuple[int, int]]:
+    """``_line_col`` of many positions in one pass over ``text`` (a file with 100,000 duplicate
+    keys or NaNs is reported in time linear in its size, not quadratic)."""
+    out: dict[int, tuple[int, int]] = {}
+    line, start, at = 1, 0, 0  # the line holding offset `at` starts at offset `start`
+    for pos in sorted(set(positions)):
+        k = text.count("\n", at, pos)
+        if k:
+            line += k
+            start = text.rfind("\n", at, pos) + 1
+        at = pos
+        out[pos] = (line, pos - start + 1)
+    return out
+
+
 def _scan_problems(text: str) -> list[tuple[list[str | int], int, str, str, str | None]]:
     """Every duplicate key, non-standard constant and too-large number in ``text``, and the first
     value nested deeper than MAX_DEPTH, each with the JSON path and character offset where it
@@ -211,6 +229,28 @@ def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]
         i += 1
 
 
+class NotRegular(OSError):
+    """A path that names a folder, a FIFO, a device or a socket: reading it could block forever
+    or never end."""
+
+
+def read_regular(path: Path | str, limit: int | None = None) -> bytes:
+    """The bytes of the regular file at ``path``, opened without blocking (a FIFO would block a
+    plain open) and checked on the open file itself (no race with a rename). NotRegular for
+    anything else, or for a file larger than ``limit`` bytes."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular(errno.EINVAL, "not a regular file", str(path))
+        if limit is not None and st.st_size > limit:
+            raise NotRegular(errno.EFBIG, f"larger than {limit} bytes", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            return f.read() if limit is None else f.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
 def load_json(path: Path, display: str | None = None) -> Doc:
     """Read and parse one JSON file; any problem becomes a DataError naming the file and line."""
     shown = display or str(path)
@@ -218,7 +258,10 @@ def load_json(path: Path, display: str | None = None) -> Doc:
         raise DataError([Diagnostic(shown, "not a regular file", expected="a JSON file",
                                     hint="replace it with a JSON file")])
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)
+    except NotRegular:
+        raise DataError([Diagnostic(shown, "not a regular file", expected="a JSON file",
+                                    hint="replace it with a JSON file")]) from None
     except FileNotFoundError:
         raise DataError([Diagnostic(shown, "file not found", hint="check the name in the manifest")]) from None
     except OSError as exc:
@@ -249,8 +292,10 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
     except (_DuplicateKey, _NonStandard, RecursionError):
         # Report every duplicate key, NaN/Infinity, too-large number and the first too-deep value
         # with its own position, and a syntax error further on too, if any.
-        diags = [Diagnostic(shown, msg, tuple(path), *_line_col(text, pos), expected, hint)
-                 for path, pos, msg, expected, hint in _scan_problems(text)]
+        problems = _scan_problems(text)
+        where = _line_cols(text, [pos for _, pos, _, _, _ in problems])
+        diags = [Diagnostic(shown, msg, tuple(path), *where[pos], expected, hint)
+                 for path, pos, msg, expected, hint in problems]
         try:
             json.loads(text, parse_int=float)
         except json.JSONDecodeError as exc:
@@ -263,7 +308,45 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
         raise DataError(diags) from None
     except json.JSONDecodeError as exc:
         raise DataError([_syntax_error(shown, text, exc)]) from None
-    return Doc(shown, path, data, text)
+    doc = Doc(shown, path, data, text)
+    if _BAD_ESCAPE.search(text):  # cheap: raw, JSON strings cannot hold them; only a \u escape can
+        bad = _bad_strings(data)
+        if bad:
+            raise DataError([doc.diag(p, f"text holds {what}", expected="printable Unicode text",
+                                      hint=hint) for p, what, hint in bad])
+    return doc
+
+
+# A lone surrogate (no UTF-8 encoder, so no PDF, can take it: json joins a valid pair into one
+# character) or a control character other than tab and line breaks (nothing prints it, and echoed
+# in a message or a title it would drive the terminal: ESC starts escape sequences).
+_BAD_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|00[01][0-9a-fA-F]|007[fF]|00[89][0-9a-fA-F])")
+_BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+def _bad_strings(value: Any, at: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str, str]]:
+    """(JSON path, what, hint) of each string (value or key) holding a character ``_BAD`` finds."""
+    def found(s: str) -> tuple[str, str] | None:
+        m = _BAD.search(s)
+        if m is None:
+            return None
+        if "\ud800" <= m.group() <= "\udfff":
+            return ("a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
+                    "write the character itself, or a surrogate pair")
+        return (f"the control character U+{ord(m.group()):04X}", "remove it (\\n and \\t are fine)")
+
+    if isinstance(value, str):
+        f = found(value)
+        return [(at, *f)] if f else []
+    out: list[tuple[tuple[str | int, ...], str, str]] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            f = found(k)
+            out += [(at + (k,), *f)] if f else _bad_strings(v, at + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _bad_strings(v, at + (i,))
+    return out
 
 
 def _syntax_error(shown: str, text: str, exc: json.JSONDecodeError) -> Diagnostic:

@@ -234,6 +234,11 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
             sheet=doc if isinstance(doc, SheetDoc) else None,
             corner_radius=_corner_radius(manifest, ci, c, size, diags),
         ))
+    total = sum(comp.pieces for comp in components)
+    if total > MAX_GAME_PIECES:  # each component within its limit, but many of them
+        diags.append(manifest.diag(("components",), f"{total} pieces in the game's components together",
+                                   expected=f"at most {MAX_GAME_PIECES} pieces in one game",
+                                   hint="check the `copies` and `series` counts, or split the game"))
     seen: dict[str, int] = {}
     for ci, c in enumerate(m["components"]):
         if ci in skip:
@@ -242,6 +247,10 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
             diags.append(manifest.diag(("components", ci, "id"), f"duplicate component id {c['id']!r}",
                                        expected="unique ids"))
         seen[c["id"]] = ci
+        if c["id"] == f"{m['id']}-contents":  # out/<game>/<game>-contents.pdf is the contents sheet
+            diags.append(manifest.diag(("components", ci, "id"), f"component id {c['id']!r} is reserved: "
+                                       f"{c['id']}.pdf is the game's contents sheet",
+                                       expected="another id", hint=f"rename it, e.g. {m['id']}-content-list"))
     for ei, e in enumerate(errata):
         if (skip and e.component not in seen) or e.component in partial:
             continue  # its component, or some of its items, were left out: nothing to say here
@@ -272,6 +281,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
 
 
 MAX_PIECES = 100_000  # per component (copies x series); 10 000 pieces build in about a second
+MAX_GAME_PIECES = 200_000  # per game: a few KB of series could otherwise ask for millions of pieces
 
 
 def _expand_items(doc: Doc, diags: list[Diagnostic], skip: set[int] | frozenset[int] = frozenset()) -> list[Item]:

@@ -282,7 +282,8 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)),
                          expected=want + (f": {desc}" if desc else ""))]
     if kind == "not":
-        return [doc.diag(path, "combines keys that exclude each other", expected=_describe(err.schema))]
+        return [doc.diag(path, "combines keys that exclude each other",
+                         expected=_describe(err.schema) or "one of the documented forms, not both")]
     if kind == "propertyNames":
         return [doc.diag(path, f"invalid name: {err.message}", expected=_describe(err.schema) or "a valid name")]
     if kind == "items" and err.validator_value is False:

@@ -141,9 +141,30 @@ class FontBook:
 
 
 @cache
+def _bundled_fonts() -> Path:
+    from pnp.input.project import bundled_root
+
+    return (bundled_root() / "fonts").resolve()
+
+
+@cache
 def _register(name: str, path: str) -> None:
     try:
-        pdfmetrics.registerFont(TTFont(name, path))
+        font = TTFont(name, path)
+        if not Path(path).resolve().is_relative_to(_bundled_fonts()):
+            # A damaged font can load and still fail when the PDF embeds its subset (a glyph
+            # pointing past the last one: IndexError in reportlab at save, after `check` passed).
+            # Subsetting every character it maps now (~15 ms for Lato) makes that a FontError
+            # here; pnp's own fonts are known good.
+            try:
+                font.face.makeSubset(sorted(font.face.charToGlyph))
+            except Exception as exc:
+                raise FontError(f"font {name!r} ({path}) is damaged: it cannot be embedded in a PDF "
+                                f"({type(exc).__name__}: {exc})", expected="an intact .ttf file",
+                                hint="replace the file (a fresh download or another copy)") from None
+        pdfmetrics.registerFont(font)
+    except FontError:
+        raise
     except TTFError as exc:
         raise FontError(f"font {name!r} ({path}) is not a usable TrueType font: {exc}",
                         expected="a .ttf with TrueType outlines",

@@ -4,8 +4,10 @@ to a box) and image sizes."""
 from __future__ import annotations
 
 import math
+import os
+import stat
 from collections.abc import Mapping
-from functools import cache
+from functools import cache, lru_cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -133,16 +135,52 @@ def _parsed(d: str):
     return ops
 
 
-@cache
-def _image_size(path: str) -> tuple[int, int]:
-    try:
-        from PIL import Image as PILImage
+MAX_IMAGE_PIXELS = 50_000_000  # ~200 MB decoded as RGBA; 7,000 x 7,000 px, a 59 cm square at 300 ppi
+IMAGE_FORMATS = ("PNG", "JPEG")
 
-        with PILImage.open(path) as im:
-            im.verify()
-        with PILImage.open(path) as im:
-            return im.size
-    except Exception:
+
+def image_size(path: str) -> tuple[int, int]:
+    """The pixel size of the image file at ``path``, after reading it whole (what drawing it will
+    do), so that anything that would fail later fails here, as a ValueError saying why: not a
+    regular file, not a PNG or JPEG, more than MAX_IMAGE_PIXELS pixels (checked from the header,
+    before decoding), truncated or corrupt data. Remembered per file version (size, mtime)."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise ValueError("is not a regular file")
+    return _checked_image(path, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
+    import warnings
+
+    from PIL import Image as PILImage
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # Pillow's DecompressionBombWarning, truncated-data warnings
+            with PILImage.open(path, formats=IMAGE_FORMATS) as im:  # reads the header only
+                w, h = im.size
+                if w * h > MAX_IMAGE_PIXELS:
+                    raise ValueError(f"has {w} x {h} = {w * h} pixels, more than pnp's limit of "
+                                     f"{MAX_IMAGE_PIXELS} (checked before decoding)")
+                im.load()  # decodes every pixel: broken or truncated data fails here, not in the PDF
+            return (w, h)
+    except ValueError:
+        raise
+    except (PILImage.DecompressionBombError, PILImage.DecompressionBombWarning):  # Pillow's own limits, at open
+        raise ValueError(f"has more pixels than pnp's limit of {MAX_IMAGE_PIXELS} (checked before decoding)") from None
+    except PILImage.UnidentifiedImageError:
+        raise ValueError("is not a PNG or JPEG file") from None
+    except (OSError, SyntaxError, EOFError, Warning, MemoryError) as exc:
+        raise ValueError(f"cannot be decoded ({type(exc).__name__}: {exc})") from None
+
+
+def _image_size(path: str) -> tuple[int, int]:
+    """``image_size``, or (0, 0) for a file it refuses."""
+    try:
+        return image_size(path)
+    except (OSError, ValueError):
         return (0, 0)
 
 

@@ -3,7 +3,10 @@ way), then commit them: every file written atomically, or none on bad input."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +15,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import Grid
+from pnp.input.load import read_regular
 from pnp.input.model import Component
 from pnp.input.project import DataRoot
 from pnp.plan.component import ComponentPlan, front_warnings, pages_for
@@ -23,7 +27,7 @@ from pnp.qa.figures import summary
 from pnp.qa.preflight import Collector
 from pnp.render.component import render_component
 from pnp.render.ganged import GangReport, render_ganged
-from pnp.render.write import ensure_dir, remove_stale_temps, write_atomic
+from pnp.render.write import ensure_dir, remove_stale_temps, write_all
 
 CACHE_NAME = ".pnp-build.json"  # the build record beside a game's PDFs (pnp.pipeline.incremental)
 
@@ -102,6 +106,20 @@ def _render_task(i: int) -> tuple[int, bytes | None, int, list[Diagnostic], Any]
     return i, data, npages, front_warnings(gc.game, plan) + found, figures
 
 
+def _worker_start(parent: int) -> None:
+    """A worker process dies quietly with its parent: Ctrl-C is the parent's to handle (it stops
+    the pool and exits 130; a worker would print a KeyboardInterrupt traceback), and on Linux the
+    kernel sends the worker SIGTERM when the parent dies, even by kill -9."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(Exception):
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the parent died before the line above
+        os._exit(1)
+
+
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -131,7 +149,8 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
         order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
         _TASKS = (s, tasks)
         try:
-            with mp.get_context("fork").Pool(min(jobs, len(tasks))) as pool:
+            with mp.get_context("fork").Pool(min(jobs, len(tasks)), initializer=_worker_start,
+                                             initargs=(os.getpid(),)) as pool:
                 for i, data, npages, diags, figures in pool.imap_unordered(_render_task, order):
                     results[i] = (data, npages, diags, figures)
                     if progress:
@@ -178,17 +197,22 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
 
 
 def same_bytes(path: Path, data: bytes) -> bool:
-    """The file at ``path`` holds exactly ``data`` (a missing or unreadable file does not)."""
+    """The file at ``path`` holds exactly ``data`` (a missing or unreadable file, or one that is
+    not a regular file, does not)."""
     try:
-        return path.stat().st_size == len(data) and path.read_bytes() == data
+        return path.stat().st_size == len(data) and read_regular(path) == data
     except OSError:
         return False
 
 
-def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame], None] | None = None) -> list[Path]:
-    """Write rendered games (each file atomically; a file whose bytes are already on disk is
-    left alone). ``before_writing(game)`` runs once before a game's first file is written (not
-    at all when none is). Returns the paths written."""
+def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame], None] | None = None,
+           last: Callable[[RenderedGame], tuple[Path, bytes]] | None = None) -> list[Path]:
+    """Write rendered games, each all or nothing (``write_all``: a full disk leaves the game's old
+    files as they were); a file whose bytes are already on disk is left alone. ``last(game)``, a
+    further file (the build record), is written with the game's files and renamed after them.
+    ``before_writing(game)`` runs once, after a game's files are staged and before the first is
+    renamed into place (not at all when none is written). Returns the paths written (without
+    ``last``'s)."""
 
     written: list[Path] = []
     for g in games:
@@ -198,14 +222,12 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
             files.append(g.ganged[:2])
         # what a killed build left half-written into this folder goes now
         remove_stale_temps(g.folder, [path.name for path, _ in files] + [CACHE_NAME])
-        first = True
-        for path, data in files:
-            if data is not None and not same_bytes(path, data):
-                if first and before_writing is not None:
-                    before_writing(g)
-                first = False
-                write_atomic(path, data)
-                written.append(path)
+        todo = [(path, data) for path, data in files if data is not None and not same_bytes(path, data)]
+        extra = last(g) if last is not None else None
+        if extra is not None and (todo or not same_bytes(*extra)):  # before_writing may remove it
+            todo.append(extra)
+        write_all(todo, (lambda g=g: before_writing(g)) if before_writing is not None else None)
+        written += [path for path, _ in todo if extra is None or path != extra[0]]
     return written
 
 

@@ -17,31 +17,35 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from msgspec import Struct, field
 from msgspec.structs import asdict, replace
 
 from pnp.errors import DataError, Diagnostic
+from pnp.input.load import read_regular
 from pnp.input.project import DataRoot, check_game_id
 from pnp.pipeline.build import CACHE_NAME, RenderedGame, commit, default_jobs, render_games
+from pnp.pipeline.guard import check_output, output_lock
 from pnp.plan.digest import Hashes, component_fingerprints, digest, engine_digest
 from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check, layout_errors
 from pnp.qa.figures import ComponentPreflight, summary
 from pnp.render.ganged import GangReport
-from pnp.render.write import write_atomic
 
 FORMAT = "pnp-build-cache"
 VERSION = 1
 
 
 def sha256_file(p: Path) -> str | None:
+    """SHA-256 of a regular file (None: missing, unreadable, a FIFO, a device...)."""
     try:
-        return hashlib.sha256(p.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(p)).hexdigest()
     except OSError:
         return None
 
@@ -126,17 +130,82 @@ def load(folder: Path) -> Record | None:
     """The record of the last build into ``folder``, or None (missing, unreadable, other format:
     a cache is never trusted when in doubt)."""
     try:
-        d = json.loads((folder / CACHE_NAME).read_text(encoding="utf-8"))
+        d = json.loads(read_regular(folder / CACHE_NAME, MAX_RECORD_BYTES).decode("utf-8"),
+                       parse_constant=_no_constant)
         if d.get("format") != FORMAT or d.get("version") != VERSION:
             return None
         comps = {k: CachedFile(**{**v, "warnings": tuple(v.get("warnings", ()))}) for k, v in d["components"].items()}
         order = d.get("order")  # the manifest's order (the keys above are sorted)
         if isinstance(order, list) and sorted(order) == sorted(comps):
             comps = {k: comps[k] for k in order}
-        return Record(d["inputs"], comps, CachedFile(**d["contents"]), tuple(d.get("warnings", ())),
-                      tuple(d.get("not_printed", ())))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        record = Record(d["inputs"], comps, CachedFile(**d["contents"]), tuple(d.get("warnings", ())),
+                        tuple(d.get("not_printed", ())))
+        return record if _trusted(record) else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
+
+
+MAX_RECORD_BYTES = 64 << 20
+_FILE = re.compile(r"[a-z0-9][a-z0-9-]*\.pdf")  # <component id>.pdf, <game id>-contents.pdf
+_HEX = re.compile(r"[0-9a-f]{64}")
+_SAFE_TEXT = re.compile(r"[^\x00-\x08\x0b-\x1f\x7f-\x9f]*")  # no control characters but tab and line feed
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} in a build record")  # pnp writes no NaN or Infinity
+
+
+def _plain(v: Any, depth: int = 0) -> bool:
+    """A JSON value of finite numbers of a sensible size and safe texts, a few levels deep (the
+    preflight figures a record keeps, printed again by an up-to-date build)."""
+    if v is None or isinstance(v, bool):
+        return True
+    if isinstance(v, int | float):
+        return abs(v) <= 1e12
+    if isinstance(v, str):
+        return len(v) <= 100_000 and _SAFE_TEXT.fullmatch(v) is not None
+    if depth >= 8:
+        return False
+    if isinstance(v, list):
+        return all(_plain(x, depth + 1) for x in v)
+    return isinstance(v, dict) and all(_plain(k, depth + 1) and _plain(x, depth + 1) for k, x in v.items())
+
+
+def _figures(d: dict[str, Any]) -> bool:
+    """Whether ``d`` reads as preflight figures of the right types (a count that is None or a
+    string would fail when the summary adds them up)."""
+    try:
+        msgspec.convert(msgspec.to_builtins(ComponentPreflight.from_json(d)), type=ComponentPreflight)
+    except (msgspec.ValidationError, KeyError, TypeError, ValueError, AttributeError):
+        return False
+    return True
+
+
+def _trusted(r: Record) -> bool:
+    """Whether a record read from disk is one pnp could have written: anyone can write the file,
+    so its names stay inside the output folder (plain ``<id>.pdf`` names, no path), its hashes are
+    hashes, its numbers whole and in range, and its texts, which an up-to-date build prints again,
+    hold no terminal escape sequences. A record that is not is ignored (the game is rebuilt)."""
+    def text(v: Any) -> bool:
+        return isinstance(v, str) and len(v) <= 100_000 and _SAFE_TEXT.fullmatch(v) is not None
+
+    def number(v: Any) -> bool:
+        return type(v) is int and 0 <= v <= 1 << 40
+
+    def cached(f: Any, component: bool) -> bool:
+        return (isinstance(f, CachedFile) and isinstance(f.file, str) and _FILE.fullmatch(f.file) is not None
+                and isinstance(f.sha256, str) and _HEX.fullmatch(f.sha256) is not None
+                and (not component or _HEX.fullmatch(str(f.fingerprint)) is not None)
+                and all(number(v) for v in (f.pages, f.pieces, f.bytes))
+                and text(f.grid) and isinstance(f.warnings, tuple | list) and all(text(w) for w in f.warnings)
+                and isinstance(f.preflight, dict) and _plain(f.preflight)
+                and (not f.preflight or _figures(f.preflight)))
+
+    return (isinstance(r.inputs, str) and _HEX.fullmatch(r.inputs) is not None
+            and isinstance(r.components, dict)
+            and all(isinstance(k, str) and cached(v, True) for k, v in r.components.items())
+            and cached(r.contents, False)
+            and all(text(w) for w in (*r.warnings, *r.not_printed)))
 
 
 def dump(record: Record) -> bytes:
@@ -284,6 +353,14 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
     except DataError as exc:
         return replace(report, errors=tuple(exc.diagnostics))
     folders = {gid: output_folder(out, gid, opts) for gid in gids}
+    check_output(root, folders.values())
+    with output_lock(out):  # another build into `out` waits: no mix of two builds' files and records
+        return _build_locked(root, gids, out, opts, report, folders, force, jobs, progress)
+
+
+def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, report: BuildReport,
+                  folders: dict[str, Path], force: bool, jobs: int | None,
+                  progress: Callable[[int, int], None] | None) -> BuildReport:
     records = {gid: None if force else load(folders[gid]) for gid in gids}
     hashes = Hashes(root, gids, opts)
     current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == hashes.inputs()[gid]
@@ -321,13 +398,16 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
                  for w in warn_text[g.checked.game.id][f.plan.component.id]]
     if opts.strict and warnings:
         return replace(report, warnings=tuple(warnings))
-    for g in rendered:
-        remove(g.folder)
-    written = commit(rendered)
-    for g in rendered:
+
+    def record(g: RenderedGame) -> tuple[Path, bytes]:
         gid = g.checked.game.id
-        record = record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid], records.get(gid))
-        write_atomic(g.folder / CACHE_NAME, dump(record))
+        return g.folder / CACHE_NAME, dump(record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid],
+                                                      records.get(gid)))
+
+    # Each game's PDFs and record are written together: all staged first (a full disk leaves the
+    # old files and the old record), then the old record removed and the files renamed into
+    # place, the new record last (a build killed among the renames leaves no record at all).
+    written = commit(rendered, before_writing=lambda g: remove(g.folder), last=record)
     done = {g.checked.game.id: _from_rendered(g) for g in rendered}
     games = tuple(done[gid] if gid in done else _from_record(gid, folders[gid], records[gid])  # type: ignore[arg-type]
                   for gid in gids)

@@ -21,6 +21,7 @@ from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.project import DataRoot, check_game_id
 from pnp.layout.fonts import FONT_SUFFIXES
 from pnp.pipeline.build import CACHE_NAME, commit, same_bytes
+from pnp.pipeline.guard import check_output, output_lock
 from pnp.pipeline.incremental import Record, dump, load, record_game, remove, render_changed
 from pnp.plan.digest import TEMPLATE_FILES, InputHasher, fonts_digest, tree_files
 from pnp.plan.options import BuildOptions, output_folder
@@ -81,6 +82,11 @@ class Watch:
                 lines.append(f"FAIL {o.rule.id}: expected {o.expected}, actual {o.actual} "
                              f"(rulebook: \"{o.rule.quote}\")")
         folder = output_folder(self.out, gc.game.id, gc.opts)
+        check_output(self.root, [folder])
+        with output_lock(self.out):  # a build into the same folder waits, and it for the build
+            return self._render(gc, session, inputs, folder, lines)
+
+    def _render(self, gc: GameCheck, session: Session, inputs: str, folder: Path, lines: list[str]) -> list[str]:
         rec = self.record if self.record is not None else load(folder)
         try:
             (g,), prints = render_changed(session, [gc], self.out, {gc.game.id: rec}, fonts_digest(self.root),

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import weakref
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -34,11 +35,13 @@ from typing import TYPE_CHECKING, Any
 from msgspec.structs import asdict
 
 from pnp.input import tables
+from pnp.input.load import read_regular
 from pnp.input.model import Component, Game
 from pnp.input.project import DataRoot, bundled_root
 from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
 from pnp.layout.fonts import FONT_SUFFIXES
 from pnp.plan.component import ComponentPlan, side_templates
+from pnp.plan.options import source_date_epoch
 
 if TYPE_CHECKING:
     from pnp.input.project import DataRoot
@@ -75,17 +78,33 @@ def _json_file(path: Path) -> bytes:
 
 def _json_digest(path: Path) -> bytes:
     try:
-        data = _printable(json.loads(path.read_bytes().decode("utf-8-sig")))
+        data = _printable(json.loads(read_regular(path).decode("utf-8-sig")))
     except (OSError, ValueError):
         return b"?"  # unreadable: pnp check reports it; the version just stays defined
     return hashlib.sha256(_canonical(data)).digest()
 
 
 def _files(folder: Path, suffixes: tuple[str, ...]) -> Iterable[Path]:
+    """The regular files below ``folder`` with one of ``suffixes``, sorted; links to folders are not
+    followed, and a link is taken only when it leads to a regular file inside ``folder`` (a link
+    out of the data root is never read, referenced or not)."""
     if not folder.is_dir():
         return []
-    return sorted((p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in suffixes),
-                  key=lambda p: p.relative_to(folder).as_posix())
+    top = os.path.realpath(folder)
+    out = []
+    for p in _walk(folder, suffixes, ()):
+        try:
+            st = os.lstat(p)
+            if stat.S_ISLNK(st.st_mode):
+                real = os.path.realpath(p)
+                if os.path.commonpath([top, real]) != top:
+                    continue
+                st = os.stat(real)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out.append(Path(p))
+    return sorted(out, key=lambda p: p.relative_to(folder).as_posix())
 
 
 def _update(h: Any, tag: str, data: bytes) -> None:
@@ -160,11 +179,27 @@ def _walk(folder: Path, suffixes: tuple[str, ...] | None, skip: tuple[str, ...])
     top = str(folder)
     if not os.path.isdir(top):
         return []
+    # os.walk's walk, without its recursion (Python 3.11's os.walk recursed once per level: 1,500
+    # nested folders in a game folder were a RecursionError): a link to a folder is listed with
+    # the folders and never entered, as os.walk does without followlinks.
     files: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = [d for d in dirnames if d not in skip]
-        files += [os.path.join(dirpath, name) for name in filenames
-                  if suffixes is None or name.lower().endswith(suffixes)]
+    todo = [top]
+    while todo:
+        try:
+            entries = os.scandir(todo.pop())
+        except OSError:
+            continue
+        with entries:
+            for e in entries:
+                try:
+                    is_dir = e.is_dir()
+                except OSError:
+                    is_dir = False
+                if is_dir:
+                    if e.name not in skip and not e.is_symlink():
+                        todo.append(e.path)
+                elif suffixes is None or e.name.lower().endswith(suffixes):
+                    files.append(e.path)
     files.sort(key=lambda p: p.split(os.sep))
     return files
 
@@ -178,8 +213,8 @@ def tree_files(folder: Path, suffixes: tuple[str, ...] | None = None, skip: tupl
 def read_or_empty(p: Path) -> bytes:
     """A file's bytes, or none when it cannot be read (a missing file hashes as empty)."""
     try:
-        return p.read_bytes()
-    except OSError:
+        return read_regular(p)
+    except OSError:  # missing, unreadable, or not a regular file (a FIFO would block the read)
         return b""
 
 
@@ -223,6 +258,8 @@ def font_digest(path: Path) -> bytes:
 
 def _font_identity(path: Path) -> bytes:
     try:
+        if not path.is_file():  # a FIFO would block the open
+            return b""
         with path.open("rb") as f:
             size = os.fstat(f.fileno()).st_size
             head = f.read(12)
@@ -272,6 +309,9 @@ def options_key(opts: BuildOptions) -> str:
     what they were before they existed."""
     d = {k: v for k, v in sorted(asdict(opts).items())
          if k != "strict" and (k, v) not in (("color", "rgb"), ("die_line", False), ("gang", False))}
+    epoch = source_date_epoch()  # the PDFs' creation date: a build with another one is not up to date
+    if epoch is not None:
+        d["source_date_epoch"] = epoch
     return json.dumps(d, sort_keys=True, default=list)
 
 
@@ -327,7 +367,7 @@ def fonts_digest(root: DataRoot) -> str:
     """Every font file of the root's font folders: its name and identity (``font_digest``)."""
     h = hashlib.sha256()
     for d in root.font_dirs():
-        for p in tree_files(d, FONT_SUFFIXES):
+        for p in _files(d, FONT_SUFFIXES):  # regular files, no link out of the folder
             h.update(p.name.encode() + b"\0" + font_digest(p) + b"\0")
     return h.hexdigest()
 
@@ -347,7 +387,7 @@ def component_fingerprints(session: Session, game: Game, opts: BuildOptions, pla
                              sort_keys=True).encode())
     common.update((fonts if fonts is not None else fonts_digest(root)).encode())  # fonts: known already
     folder = root.card_data / game.id
-    for p in tree_files(folder, IMAGE_SUFFIXES):
+    for p in _files(folder, IMAGE_SUFFIXES):  # regular files, no link out of the game folder
         common.update(str(p.relative_to(folder)).encode() + b"\0" + file_digest(p))
     entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
     out = {}

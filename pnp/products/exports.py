@@ -20,6 +20,7 @@ from pnp.layout.text import Style, TextLayout
 from pnp.plan.component import ComponentPlan, pages_for
 from pnp.plan.session import Session
 from pnp.products.images import (
+    BAND_PIXELS,
     FORMAT_VERSION,
     Distinct,
     Exported,
@@ -28,6 +29,8 @@ from pnp.products.images import (
     _pdf,
     _remove_stale,
     _write_json,
+    banded_png,
+    check_pixels,
     compose,
     distinct,
     png_bytes,
@@ -60,6 +63,10 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     ``check(..., BuildOptions(print_shop=True, bleed_mm=...))``; any plan is redrawn as
     print-shop pages (page = trim + bleed)."""
     plans = select_plans(gc, component)
+    for plan in plans:  # every image's size is checked before the first is written
+        w_mm, h_mm = plan.component.size
+        b = _bleed_mm(plan)
+        check_pixels((px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi)), f"{gc.game.id}/{plan.component.id}")
     for plan in plans:
         ds = distinct(plan)
         sub = replace(plan, fronts=tuple(d.front for d in ds), backs=tuple(d.back for d in ds),
@@ -84,10 +91,13 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                         continue
                 else:
                     name = f"{item.id}-{page.side}.png"
-                img = raster(doc, i, size)
-                assert img.size == size, (img.size, size)
                 path = folder / name
-                write_atomic(path, png_bytes(img, dpi))
+                if size[0] * size[1] > BAND_PIXELS:  # a big board: rendered in bands, memory bounded
+                    write_atomic(path, banded_png(doc, i, size, dpi))
+                else:
+                    img = raster(doc, i, size)
+                    assert img.size == size, (img.size, size)
+                    write_atomic(path, png_bytes(img, dpi))
                 names.setdefault(slot.piece, {})[page.side] = name
                 files.append(path)
         index_path = folder / "index.json"

@@ -114,12 +114,28 @@ def _pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
         doc.close()
 
 
+MAX_EXPORT_PIXELS = 250_000_000  # one exported image: e.g. a 60 cm square board at 600 dpi (~200 Mpx)
+BAND_PIXELS = 16_000_000  # an image larger than this is rendered and written in bands of this size
+
+
+def check_pixels(size: tuple[int, int], what: str) -> None:
+    """DataError, before anything is rendered or written, for an image of more than
+    MAX_EXPORT_PIXELS pixels (a big board at a high --dpi)."""
+    w, h = size
+    if w * h > MAX_EXPORT_PIXELS:
+        raise DataError([Diagnostic(what, f"the image would be {w} x {h} = {w * h} pixels, more than pnp's "
+                                    f"limit of {MAX_EXPORT_PIXELS}", expected=f"at most {MAX_EXPORT_PIXELS} pixels",
+                                    hint="lower --dpi")])
+
+
 def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.Image:
     """Page ``index`` rendered into exactly ``size`` pixels, RGB on white: PDFium maps the page
-    onto the bitmap per axis (``PdfPage.render`` takes one scale and rounds each side up)."""
+    onto the bitmap per axis (``PdfPage.render`` takes one scale and rounds each side up).
+    DataError for more than MAX_EXPORT_PIXELS pixels."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as pdfium_c
 
+    check_pixels(size, f"page {index + 1}")
     page = doc[index]
     try:
         w, h = size
@@ -130,6 +146,49 @@ def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.
         return bitmap.to_pil().convert("RGB")
     finally:
         page.close()
+
+
+def banded_png(doc: pdfium.PdfDocument, index: int, size: tuple[int, int], dpi: float) -> bytes:
+    """Page ``index`` as an RGB PNG of exactly ``size`` pixels, as ``raster`` maps it, rendered in
+    bands of at most BAND_PIXELS pixels and compressed band by band: memory stays near one band
+    (plus the compressed file) however large the image (180 Mpx: ~200 MB, 2 s). Within a few rows
+    of a band's edge, PDFium may anti-alias a hairline's pixels otherwise than in one whole render
+    (on the calibration sheet in 37-row bands: 4 rows, by up to 20/255).
+    DataError above MAX_EXPORT_PIXELS."""
+    import struct
+    import zlib
+
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    w, h = size
+    check_pixels(size, f"page {index + 1}")
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ppm = int(dpi / 0.0254 + 0.5)  # pixels per metre, as Pillow writes pHYs
+    parts = [b"\x89PNG\r\n\x1a\n", chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)),
+             chunk(b"pHYs", struct.pack(">IIB", ppm, ppm, 1))]
+    z = zlib.compressobj(6)
+    band = max(1, BAND_PIXELS // w)
+    page = doc[index]
+    try:
+        for y0 in range(0, h, band):
+            bh = min(band, h - y0)
+            bitmap = pdfium.PdfBitmap.new_native(w, bh, pdfium_c.FPDFBitmap_BGR, rev_byteorder=True)
+            pdfium_c.FPDFBitmap_FillRect(bitmap.raw, 0, 0, w, bh, 0xFFFFFFFF)
+            pdfium_c.FPDF_RenderPageBitmap(bitmap.raw, page.raw, 0, -y0, w, h, 0,
+                                           pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_REVERSE_BYTE_ORDER)
+            buf = bytes(bitmap.buffer)
+            stride = bitmap.stride
+            out = [z.compress(b"\x00" + buf[r * stride:r * stride + 3 * w]) for r in range(bh)]
+            parts += [chunk(b"IDAT", b"".join(out))] if any(out) else []
+            bitmap.close()
+    finally:
+        page.close()
+    parts += [chunk(b"IDAT", z.flush()), chunk(b"IEND", b"")]
+    return b"".join(parts)
 
 
 def png_bytes(img: Image.Image, dpi: float) -> bytes:

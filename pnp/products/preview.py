@@ -15,7 +15,19 @@ from pnp.layout.primitives import Paint, Primitive, Rect
 from pnp.layout.primitives import Path as PathPrim
 from pnp.layout.text import Style, TextLayout
 from pnp.plan.session import Session
-from pnp.products.images import _info, _pdf, compose, distinct, png_bytes, px, raster, select_item, select_plans
+from pnp.products.images import (
+    BAND_PIXELS,
+    _info,
+    _pdf,
+    banded_png,
+    compose,
+    distinct,
+    png_bytes,
+    px,
+    raster,
+    select_item,
+    select_plans,
+)
 from pnp.qa.check import GameCheck
 from pnp.render.write import write_atomic
 from pnp.units import MM
@@ -92,10 +104,12 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     data = compose(Paper("preview", width, height), [(page, 0.0, 0.0), *placed], fonts,
                    _info(game, comp.title, f"pnp preview: {game.id}/{comp.id}"))
     size = (px(width / MM, dpi), px(height / MM, dpi))
-    with _pdf(data) as doc:
-        img = raster(doc, 0, size)
     path = out / "preview" / f"{game.id}-{comp.id}{'-' + item if item else ''}.png"
-    write_atomic(path, png_bytes(img, dpi))
+    with _pdf(data) as doc:
+        # a big board at a high --dpi: rendered in bands, memory bounded
+        png = (banded_png(doc, 0, size, dpi) if size[0] * size[1] > BAND_PIXELS
+               else png_bytes(raster(doc, 0, size), dpi))
+    write_atomic(path, png)
     return path
 
 

@@ -23,6 +23,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, alternatives
 from pnp.impose.sheet import DUPLEX_MODES, MAX_BLEED_MM, PAPERS
+from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE
 
 KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
 
@@ -54,10 +55,12 @@ def _pair(value: Any, name: str, where: str, scale: bool) -> tuple[float, float]
         raise DataError([Diagnostic(where, f"{name} is {value!r}",
                                     expected="a number or [X, Y]" if scale else "[X, Y] in mm")])
     x, y = float(value[0]), float(value[1])
-    if scale and not (0.9 <= x <= 1.1 and 0.9 <= y <= 1.1):
-        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range", expected="0.9 to 1.1")])
-    if not scale and not (abs(x) <= 20 and abs(y) <= 20):
-        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range", expected="-20 to 20 mm")])
+    lo, hi = BACK_SCALE
+    if scale and not (lo <= x <= hi and lo <= y <= hi):
+        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range", expected=f"{lo:g} to {hi:g}")])
+    if not scale and not (abs(x) <= BACK_OFFSET_MM and abs(y) <= BACK_OFFSET_MM):
+        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range",
+                                    expected=f"{-BACK_OFFSET_MM:g} to {BACK_OFFSET_MM:g} mm")])
     return x, y
 
 
@@ -72,6 +75,9 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             data = tomllib.loads(path.read_text("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise DataError([Diagnostic(str(path), f"invalid TOML: {exc}", expected="a TOML file")]) from None
+        except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+            raise DataError([Diagnostic(str(path), "invalid TOML: nested too deeply",
+                                        expected="a TOML file with arrays and tables nested a few levels")]) from None
         printers = data.get("printers", {})
         if not isinstance(printers, dict):
             raise DataError([Diagnostic(str(path), "[printers] must be a table of profiles")])

@@ -34,6 +34,7 @@ component's layouts and pages; the figures themselves are values in ``pnp.qa.fig
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -242,6 +243,12 @@ class Collector:
         if cur is None or value < cur[0] - 1e-9:
             self.extremes[name] = (value, _where(item, side, el), el)
 
+    def _shown(self, src: str) -> str:
+        """An image's path as messages show it: relative to the game folder, so that a message
+        (and the build record that keeps it) does not depend on where the data root lies."""
+        folder = str(self.gc.game.folder.resolve())
+        return src[len(folder) + 1:] if src.startswith(folder + os.sep) else src
+
     def flag(self, check: str, el: Element | None, item: str, value: float, what: str = "",
              worst: Any = min) -> None:
         key = (check, el.doc.display if el is not None else "", el.path if el is not None else (), what)
@@ -317,7 +324,7 @@ class Collector:
                     ppi = _ppi(p)
                     self.low("lowest_ppi", ppi, item, side, el)
                     if ppi < t.image_ppi - SLACK:
-                        self.flag("ppi", el, item, ppi, p.src)
+                        self.flag("ppi", el, item, ppi, self._shown(p.src))
                 if boxed:
                     b = _prim_box(p, self.fonts)
                     if b is not None:

@@ -15,7 +15,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.conditions import describe, fields_read, holds
+from pnp.input.conditions import REGEX_SYNTAX, describe, fields_read, holds
 from pnp.input.model import Component, Game, Item, Rule
 from pnp.input.project import DataRoot
 from pnp.input.templates import TemplateStore
@@ -91,7 +91,7 @@ class Checker:
         try:
             return [it for it in items if self._test(sel["where"], it)]
         except ValueError as exc:
-            raise _RefError(path + ("where",), str(exc), "a valid regular expression") from None
+            raise _RefError(path + ("where",), str(exc), f"a regular expression in {REGEX_SYNTAX}") from None
 
     def selected(self, sel: Mapping[str, Any],
                  path: tuple[str | int, ...]) -> tuple[Component, list[Item]]:
@@ -257,7 +257,7 @@ class Checker:
         try:
             bad = [it for it in items if not self._test(p["require"], it)]
         except ValueError as exc:
-            raise _RefError(("require",), str(exc), "a valid regular expression") from None
+            raise _RefError(("require",), str(exc), f"a regular expression in {REGEX_SYNTAX}") from None
         details = tuple(f"{self.at(comp.id, it)}: {_fields_in(p['require'], it)}" for it in bad)
         return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {describe(p['require'])}",
                        f"{len(bad)} do not" if bad else "all do", details)

@@ -23,6 +23,7 @@ from msgspec.structs import replace
 from reportlab import rl_config
 from reportlab.lib.colors import CMYKColorSep, Color
 from reportlab.lib.rl_accel import escapePDF, fp_str
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
@@ -36,6 +37,7 @@ from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Paint, Path, Primitive, Rect, Text, Vector
 from pnp.layout.svg import svg_drawing
 from pnp.layout.turn import text_matrix
+from pnp.plan.options import source_date_epoch
 from pnp.render import ink
 
 # Streams are Flate-compressed binary: ASCII85 on top makes them a quarter larger and slower.
@@ -146,7 +148,29 @@ class _Drawer:
         self.cmyk = cmyk  # converts images (colours are converted by the canvas)
         self.fonts = fonts
         self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
+        self._images: dict[str | ImageReader, str] = {}  # file path (or CMYK image) -> its XObject name
         self._reset()
+
+    def image(self, src: str | ImageReader, x: float, y: float, w: float, h: float) -> None:
+        """Draw the image file ``src`` into the box (x, y, w, h). Given a file name, reportlab
+        names the image XObject by an MD5 of the name, so the PDF's bytes would depend on where
+        the data root lies; given an ImageReader, by an MD5 of the decoded pixels, which it
+        decodes again on every call. So the first draw of a file goes through drawImage with an
+        ImageReader (which is then let go: an art-heavy deck does not keep every decoded image),
+        and later ones emit what drawImage emits for an image it has already stored."""
+        c = self.c
+        name = self._images.get(src)
+        if name is None:
+            c.drawImage(src if isinstance(src, ImageReader) else ImageReader(src), x, y, w, h, mask="auto")
+            self._images[src] = c._formsinuse[-1]
+            return
+        c._currentPageHasImages = 1
+        c.saveState()
+        c.translate(x, y)
+        c.scale(w, h)
+        c._code.append(f"/{c._doc.getXObjectName(name)} Do")
+        c.restoreState()
+        c._formsinuse.append(name)
 
     def _reset(self) -> None:
         self.fill: str | None = None  # hex as given
@@ -253,8 +277,7 @@ class _Drawer:
                     path = c.beginPath()
                     path.rect(*p.clip)
                     c.clipPath(path, stroke=0, fill=0)
-                src = p.src if self.cmyk is None else self.cmyk.image(p.src)
-                c.drawImage(src, p.x, p.y, p.w, p.h, mask="auto")
+                self.image(p.src if self.cmyk is None else self.cmyk.image(p.src), p.x, p.y, p.w, p.h)
                 if p.clip:
                     c.restoreState()
                 continue
@@ -330,6 +353,7 @@ def render(pages: Sequence[Page], paper: Paper, fronts: Sequence[PieceLayout],
     content of back pages. ``die``: a CutContour die line round every front piece."""
     buf = io.BytesIO()
     fonts.ensure(info.ui_font)
+    source_date_epoch()  # reportlab's Canvas reads SOURCE_DATE_EPOCH and raised ValueError on a bad one
     cmyk = ink.cmyk() if info.color == "cmyk" else None
     c = Canvas(buf, pagesize=(paper.width, paper.height), invariant=1, initialFontName=info.ui_font,
                initialFontSize=8, pageCompression=1,

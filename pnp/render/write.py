@@ -6,9 +6,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import signal
 import tempfile
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from pnp.errors import OutputError
@@ -49,24 +51,64 @@ def remove_stale_temps(folder: Path, names: Iterable[str], now: float | None = N
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    ensure_dir(path.parent)
-    fd, tmp = -1, ""
+    write_all([(path, data)])
+
+
+def _stage(path: Path, data: bytes) -> str:
+    """``data`` in a new temporary file beside ``path``, written and flushed to disk; its name."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             fd = -1
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-        tmp = ""
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+@contextlib.contextmanager
+def _no_interrupt() -> Iterator[None]:
+    """SIGINT held back while the block runs (in the main thread; elsewhere it cannot arrive)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def write_all(files: Sequence[tuple[Path, bytes]], before_renames: Callable[[], None] | None = None) -> None:
+    """Write ``files`` all or none: each first to a temporary file beside it, written and flushed
+    to disk; only when every one is (a full disk fails here) are they renamed over the old files,
+    in order, with Ctrl-C held back until the last rename (``before_renames()`` runs just before
+    the first). A failure while staging removes the temporary files and leaves every old file as
+    it was. OutputError names the file."""
+    staged: list[tuple[str, Path]] = []
+    path = files[0][0] if files else Path()
+    try:
+        for path, data in files:
+            ensure_dir(path.parent)
+            staged.append((_stage(path, data), path))
+        with _no_interrupt():
+            if staged and before_renames is not None:
+                before_renames()
+            while staged:
+                tmp, path = staged[0]
+                os.replace(tmp, path)
+                staged.pop(0)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror}") from None
     finally:
-        if fd >= 0:
-            os.close(fd)
-        if tmp:
+        for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
 

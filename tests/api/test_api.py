@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import REPO, TESTS, run_cli
+from conftest import REPO, TEST_DATA, TESTS, run_cli
 from pypdf import PdfReader
 
 import pnp
@@ -219,3 +219,14 @@ def test_build_in_cmyk_is_not_the_rgb_build(mini: Path, tmp_path: Path) -> None:
     assert run_cli("build", "--data", mini, "--out", tmp_path / "cli", "--one-per-page", "--color", "cmyk",
                    "--jobs", "1").exit_code == 0
     assert (tmp_path / "cli" / "mini" / "deck.pdf").read_bytes() == cmyk.games[0].files[0].path.read_bytes()
+
+
+@pytest.mark.parametrize("opts", [{"bleed_mm": float("nan")}, {"bleed_mm": 11.0}, {"back_offset": (float("inf"), 0.0)},
+                                  {"back_offset": (25.0, 0.0)}, {"back_scale": (1.2, 1.0)},
+                                  {"back_scale": (float("nan"), 1.0)}])
+def test_option_values_out_of_range_raise_value_error(opts: dict, tmp_path: Path) -> None:  # type: ignore[type-arg]
+    """Every number of BuildOptions ends up in a PDF content stream (issue 19): nan, inf or an
+    absurd value is refused before anything is read or written."""
+    with pytest.raises(ValueError, match="is out of range"):
+        pnp.build("mini", data=TEST_DATA / "mini", out=tmp_path / "out", **opts)
+    assert not (tmp_path / "out").exists()

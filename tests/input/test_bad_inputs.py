@@ -13,10 +13,13 @@ path under a regular file, a game id with path characters) set it up at run time
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
 import shutil
+import struct
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +28,8 @@ import pytest
 from click.testing import Result
 from conftest import BAD_INPUTS, TEST_DATA, assert_no_traceback, run_cli
 from PIL import Image
+
+from pnp.input.project import bundled_root
 
 CASES_DIR = BAD_INPUTS
 DECK = "card_data/mini/deck.json"
@@ -56,6 +61,54 @@ def _png_outside_via_symlink(root: Path, scratch: Path) -> None:
     Image.new("RGB", (4, 4), "red").save(outside / "sun.png")
     (root / "card_data" / "mini" / "art").mkdir(parents=True)
     os.symlink(outside / "sun.png", root / "card_data" / "mini" / "art" / "sun.png")
+
+
+def _png(w: int, h: int, idat: bytes, depth: int = 8, colour: int = 2) -> bytes:
+    """A PNG file with valid chunk CRCs around whatever ``idat`` holds."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, colour, 0, 0, 0))
+            + chunk(b"IDAT", idat) + chunk(b"IEND", b""))
+
+
+def _art(root: Path) -> Path:
+    art = root / "card_data" / "mini" / "art"
+    art.mkdir(parents=True, exist_ok=True)
+    return art / "sun.png"
+
+
+def _bomb(root: Path, scratch: Path) -> None:
+    """30,000 x 30,000 one-bit pixels (900 Mpx, 110 MB decoded) in a ~110 KB file."""
+    z = zlib.compressobj(9)
+    row = b"\x00" * (1 + 30000 // 8)
+    _art(root).write_bytes(_png(30000, 30000, b"".join(z.compress(row) for _ in range(30000)) + z.flush(), 1, 0))
+
+
+def _corrupt_stream(root: Path, scratch: Path) -> None:
+    """Every chunk's CRC is right; the image data is not a zlib stream."""
+    _art(root).write_bytes(_png(40, 30, b"\x78\x9c" + bytes(range(200))))
+
+
+def _truncated_jpeg(root: Path, scratch: Path) -> None:
+    buf = io.BytesIO()
+    Image.new("RGB", (300, 200), (10, 200, 30)).save(buf, "JPEG")
+    _art(root).write_bytes(buf.getvalue()[:600])
+
+
+def _damaged_font(root: Path, scratch: Path) -> None:
+    """The bundled Lato-Bold with one byte of a glyph changed (found by fuzzing): reportlab loads
+    it, and failed only when embedding its subset in the PDF (IndexError: exit 3 after a clean
+    check)."""
+    raw = bytearray((bundled_root() / "fonts" / "Lato-Bold.ttf").read_bytes())
+    raw[13642] = 224
+    (root / "fonts").mkdir(exist_ok=True)
+    (root / "fonts" / "Lato-Bold.ttf").write_bytes(bytes(raw))
+
+
+def _fifo(root: Path, scratch: Path) -> None:
+    """A named pipe where the image should be: opening it for reading would block forever."""
+    os.mkfifo(_art(root))
 
 
 CASES = [
@@ -128,6 +181,25 @@ CASES = [
          "image '/etc/passwd' is outside the game folder"),
     Case("image-symlink-out", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is outside the game folder",
          setup=_png_outside_via_symlink),
+    # -- hostile input, round two (issue 19): bounded resources, patterns, regular files, exit 2
+    Case("game-pieces-too-many", f"{GAME}:11:17", "$.components", "240000 pieces in the game's components together"),
+    Case("size-below-floor", f"{GAME}:12:20", "$.components[0].size[1]", "number 2 is out of range"),
+    Case("image-bomb", f"{CARD}:12:54", "$.elements[4].src", "more pixels than pnp's limit of 50000000",
+         setup=_bomb),
+    Case("image-corrupt-stream", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_corrupt_stream),
+    Case("image-truncated-jpeg", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_truncated_jpeg),
+    Case("image-fifo", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is not a regular file",
+         setup=_fifo),
+    Case("font-damaged", f"{CARD}:7:5", "$.elements[1]", "Lato-Bold.ttf) is damaged: it cannot be embedded in a PDF",
+         setup=_damaged_font),
+    Case("text-lone-surrogate", f"{DECK}:12:15", "$.items[0].name", "text holds a lone surrogate"),
+    Case("text-control-character", f"{GAME}:3:12", "$.title", "text holds the control character U+001B"),
+    Case("regex-backreference-nested", f"{CARD}:8:17", "$.elements[1].replace",
+         "alternatives inside a repeated group (it could take exponential time)"),
+    Case("regex-lookaround-nested", f"{CARD}:9:14", "$.elements[2].when",
+         "a repetition inside a repeated group (it could take exponential time)"),
+    Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
+         "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
     # -- a game id with path characters (given on the command line)
     Case("game-id-parent", "../mini", "$", "invalid game id '../mini'", game="../mini"),
     Case("game-id-absolute", "/etc", "$", "invalid game id '/etc'", game="/etc"),

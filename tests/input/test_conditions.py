@@ -199,3 +199,15 @@ def test_rule_where_with_an_unknown_nested_field_is_an_input_error(mini: DataRoo
     (d,) = info.value.diagnostics
     assert d.message == "rule 'r': unknown field 'pwoer'"
     assert d.path == ("rulebook", 2, "values", 0, "items", "where", "all", 1, "not", "field")
+
+
+@pytest.mark.parametrize("depth", [600, 5000])
+def test_deeply_nested_groups_are_an_error_or_an_answer(depth: int) -> None:
+    """RE2 takes 5,000 nested groups; with a backreference the pattern goes to Python's parser,
+    which recursed into a RecursionError at 600. The schemas hold data patterns to 200
+    characters, so only a library caller could get there."""
+    from pnp.input.conditions import regex
+
+    assert regex("(" * depth + "a" + ")" * depth).fullmatch("a")
+    with pytest.raises(ValueError, match="nested too deeply"):
+        regex("(" * depth + "a" + ")" * depth + "\\1")

@@ -210,6 +210,7 @@ def assert_robust(game: str, changes: dict[str, bytes]) -> None:
     with tempfile.TemporaryDirectory(prefix="pnp-fuzz-") as tmp:
         root = _make_root(game, Path(tmp))
         for rel, data in changes.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
             (root / rel).write_bytes(data)
         out = Path(tmp) / "out"
 
@@ -268,3 +269,154 @@ def test_mangled_bytes_never_crash_mini(game: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_mutated_json_never_crashes_golems(game: str, data: st.DataObject) -> None:
     assert_robust(game, data.draw(mutated(game)))
+
+
+# -- hostile input, round two (issue 19) ----------------------------------------------------------
+
+_PATTERN_ATOMS = ["a", "b", ".", "\\d", "\\w", "(", ")", "|", "*", "+", "?", "{2,}", "\\1", "(?=", "(?!",
+                  "(?<!", "[ab]", "^", "$", "(?:"]
+
+
+@FUZZ
+@given(atoms=st.lists(st.sampled_from(_PATTERN_ATOMS), max_size=12),
+       text=st.text(alphabet="ab1 x", max_size=40))
+def test_any_pattern_is_an_answer_or_an_error_never_a_hang(atoms: list[str], text: str) -> None:
+    """Every pattern built from regex pieces, backreferences and lookaround included, either answers
+    at once on a 40-character text or is refused with a ValueError (never re.error, never a hang)."""
+    import time
+
+    from pnp.input.conditions import regex
+
+    pattern = "".join(atoms)
+    note(pattern)
+    start = time.perf_counter()
+    try:
+        r = regex(pattern)
+        r.fullmatch(text)
+        r.sub("x", text)
+    except ValueError:
+        pass
+    assert time.perf_counter() - start < 0.5
+
+
+@FUZZ
+@given(value=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from(
+    ["nan", "inf", "-inf", "1e308", "1e-320", "-0", "0x10", "1,nan", "nan,1", "1e400,0"])))
+def test_numeric_options_are_used_or_refused_with_exit_2(value: float | str) -> None:
+    """--bleed, --back-offset and --back-scale: a value is either in range and finite, or a usage
+    error (exit 2): never exit 3, never a nan in a PDF."""
+    import math
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for opt in ("--bleed", "--back-offset", "--back-scale"):
+            arg = str(value) if opt != "--back-offset" or "," in str(value) else f"{value},0"
+            r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", Path(tmp) / "o", opt, arg)
+            assert r.exit_code in (0, 2), (opt, arg, r.exit_code, r.stderr)
+            assert_no_traceback(r)
+            if r.exit_code == 0:
+                nums = [float(v) for v in arg.split(",")]
+                assert all(math.isfinite(v) for v in nums), (opt, arg)
+
+
+def _valid_image(kind: str) -> bytes:
+    import io
+
+    from PIL import Image
+
+    buf = io.BytesIO()
+    img = Image.new("RGB", (64, 48), (200, 60, 20))
+    img.paste((20, 60, 200), (10, 10, 40, 30))
+    img.save(buf, "PNG" if kind == "png" else "JPEG")
+    return buf.getvalue()
+
+
+def _recrc(png: bytes) -> bytes:
+    """The PNG with every chunk's CRC made right again (so only the data inside is broken)."""
+    import struct
+    import zlib
+
+    out, i = bytearray(png[:8]), 8
+    while i + 12 <= len(png):
+        n = struct.unpack(">I", png[i:i + 4])[0]
+        body = png[i + 4:i + 8 + n]
+        if len(body) < n + 4:
+            out += png[i:]
+            break
+        out += png[i:i + 8 + n] + struct.pack(">I", zlib.crc32(body))
+        i += 12 + n
+    return bytes(out)
+
+
+@st.composite
+def damaged_image(draw: st.DrawFn) -> bytes:
+    kind = draw(st.sampled_from(["png", "jpeg"]))
+    raw = bytearray(_valid_image(kind))
+    op = draw(st.sampled_from(["truncate", "flip", "flip-recrc"] if kind == "png" else ["truncate", "flip"]))
+    if op == "truncate":
+        raw = raw[:draw(st.integers(0, len(raw) - 1))]
+    else:
+        for _ in range(draw(st.integers(1, 8))):
+            pos = draw(st.integers(0, len(raw) - 1))
+            raw[pos] = draw(st.integers(0, 255))
+        if op == "flip-recrc":
+            raw = bytearray(_recrc(bytes(raw)))
+    note(f"{kind} {op} ({len(raw)} bytes)")
+    return bytes(raw)
+
+
+@FUZZ
+@given(image=damaged_image())
+def test_damaged_images_are_drawn_or_refused_with_exit_2(image: bytes) -> None:
+    """A truncated or damaged PNG or JPEG (chunk CRCs right or wrong): check and build agree, and
+    either draw it or refuse it with exit 2; never exit 3, never a half-written output."""
+    card = (REPO / "tests" / "bad_inputs" / "image-missing" / "templates" / "mini" / "card.json").read_bytes()
+    assert_robust("mini", {"templates/mini/card.json": card, "card_data/mini/art/sun.png": image})
+
+
+_HOSTILE_VALUES = st.one_of(
+    st.sampled_from(["../../etc/passwd", "/etc/passwd", "deck.pdf/..", "\x1b]0;owned\x07", "\x1b[2J", "a" * 5000,
+                     "NaN", "", "deck.pdf\n", "DECK.PDF", "deck.PDF"]),
+    st.integers(min_value=-(2**70), max_value=2**70), st.floats(allow_nan=False), st.booleans(), st.none(),
+    st.lists(st.integers(), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.text(max_size=20))
+
+
+def _leaves(v: Any, at: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from _leaves(x, at + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            yield from _leaves(x, at + (i,))
+    yield at
+
+
+@settings(FUZZ, max_examples=max(EXAMPLES // 2, 1))
+@given(data=st.data())
+def test_a_mangled_build_record_is_ignored_or_true(data: st.DataObject) -> None:
+    """Any value anywhere in .pnp-build.json: the next build exits 0, prints no control
+    character, and leaves a record that matches what is on disk (issue 19, class 3)."""
+    from pnp.pipeline import incremental
+
+    with tempfile.TemporaryDirectory(prefix="pnp-fuzz-") as tmp:
+        out = Path(tmp) / "out"
+        assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+        rec_path = out / "mini" / ".pnp-build.json"
+        rec = json.loads(rec_path.read_text())
+        for _ in range(data.draw(st.integers(1, 3))):
+            paths = [p for p in _leaves(rec) if p]
+            where = data.draw(st.sampled_from(paths))
+            value = data.draw(_HOSTILE_VALUES)
+            note(f"{where} = {value!r}")
+            target = rec
+            for k in where[:-1]:
+                target = target[k]
+            target[where[-1]] = value
+        rec_path.write_text(json.dumps(rec))
+        r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+        assert r.exit_code == 0, r.stderr
+        assert_no_traceback(r)
+        assert not any(ch in r.stdout + r.stderr for ch in "\x1b\x07\x00")
+        record = incremental.load(out / "mini")
+        assert record is not None and record.intact(out / "mini")
+        assert sorted(p.name for p in Path(tmp).iterdir()) == ["out"]

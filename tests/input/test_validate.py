@@ -246,8 +246,9 @@ def test_data_file_must_be_a_json_file_in_the_game_folder(mini: DataRootCopy, ba
 def test_size_must_be_positive(mini: DataRootCopy) -> None:
     mini.replace("game.json", '"size": "mini"', '"size": [0, 63]')
     # The union (a name or [w, h]) is explained by the branch for arrays, not "expected a name".
+    # The floor is 5 mm (issue 19): smaller pieces cannot be cut, and millions fit on a page.
     assert formatted(mini) == [f"{GAME}:12:16: $.components[0].size[0]: number 0 is out of range "
-                               "(expected a number > 0)"]
+                               "(expected a number >= 5)"]
 
 
 def test_unknown_size_name(mini: DataRootCopy) -> None:

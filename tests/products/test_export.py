@@ -444,3 +444,71 @@ def test_tts_saved_object_of_one_piece_is_a_card(tmp_path: Path) -> None:
     (card,) = load(tmp_path / "out" / "one" / "tts" / "saved-objects" / "one-deck.json")["ObjectStates"]
     assert card["Name"] == "Card" and card["CardID"] == 100 and "DeckIDs" not in card
     assert list(card["CustomDeck"]) == ["1"]
+
+
+# -- big pieces: bounded memory (issue 19) ------------------------------------------------------
+
+def test_a_banded_png_is_the_whole_render_up_to_anti_aliasing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A big image is rendered in bands (memory bounded); its pixels are those of one render of
+    the whole page, but for a few whose anti-aliasing rounds otherwise near a band's edge."""
+    import io
+
+    import pypdfium2 as pdfium
+
+    from pnp.impose.sheet import paper_named
+    from pnp.layout.fonts import FontBook
+    from pnp.products import images
+    from pnp.products.calibrate import calibration_pdf
+    from pnp.render.draw import BackCorrection
+
+    data = calibration_pdf(paper_named("letter"), "long", FontBook(DataRoot(bundled_root()).font_dirs()),
+                           BackCorrection())
+    doc = pdfium.PdfDocument(data)
+    size = (850, 1100)
+    whole = images.raster(doc, 0, size)
+    one_band = Image.open(io.BytesIO(images.banded_png(doc, 0, size, 100)))
+    assert one_band.size == size and one_band.mode == "RGB"
+    assert one_band.info["dpi"] == pytest.approx((100, 100), abs=0.05)
+    assert ImageChops.difference(whole, one_band).getbbox() is None  # one band: the very same pixels
+    monkeypatch.setattr(images, "BAND_PIXELS", 850 * 37)  # bands of 37 rows
+    banded = Image.open(io.BytesIO(images.banded_png(doc, 0, size, 100))).convert("RGB")
+    diff = ImageChops.difference(whole, banded).convert("L")
+    w = size[0]
+    rows = [y for y in range(size[1]) if diff.crop((0, y, w, y + 1)).getbbox() is not None]
+    # the same pixels but near a band's edge, where a hairline's anti-aliasing may round otherwise
+    assert rows and all(min(y % 37, 37 - y % 37) <= 4 for y in rows), rows
+    assert w * size[1] - diff.histogram()[0] < w * size[1] // 1000  # pixels that differ at all
+
+
+def test_an_export_image_above_the_pixel_limit_is_exit_2_before_any_file(tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "root"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "data" / "mini", root)
+    game = root / "card_data" / "mini" / "game.json"
+    game.write_text(game.read_text().replace('"size": "mini"', '"size": [1900, 1900]'))
+    for t in ("card", "back"):
+        p = root / "templates" / "mini" / f"{t}.json"
+        p.write_text(p.read_text().replace('"size": [44, 63],', ""))
+    r = CliRunner().invoke(main, ["export", "png", "mini", "--data", str(root), "--out", str(tmp_path / "out"),
+                                  "--dpi", "300"])
+    assert r.exit_code == 2, r.output
+    assert "pixels, more than pnp's limit of 250000000" in r.output and "lower --dpi" in r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_big_preview_is_rendered_in_bands(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above BAND_PIXELS a preview is rendered in bands: the same size, and the same picture but
+    for anti-aliasing near the bands' edges."""
+    import pnp
+    from pnp.products import preview
+
+    whole = pnp.preview("golems", "golem-deck", "flesh", out=tmp_path / "whole", dpi=100)
+    assert whole.ok
+    monkeypatch.setattr(preview, "BAND_PIXELS", 20_000)
+    banded = pnp.preview("golems", "golem-deck", "flesh", out=tmp_path / "banded", dpi=100)
+    assert banded.ok
+    a, b = Image.open(whole.path).convert("RGB"), Image.open(banded.path).convert("RGB")
+    assert a.size == b.size and a.size[0] * a.size[1] > 20_000
+    diff = ImageChops.difference(a, b).convert("L")
+    assert a.size[0] * a.size[1] - diff.histogram()[0] < a.size[0] * a.size[1] // 100

@@ -151,6 +151,28 @@ def test_unknown_printer_and_bad_profile_exit_2(tmp_path: Path, monkeypatch: pyt
     assert res.exit_code == 2 and "invalid TOML" in res.output
 
 
+@pytest.mark.parametrize(("toml", "message"), [
+    ("[printers.office]\nback_scale = nan\n", "back_scale [nan, nan] is out of range"),
+    ("[printers.office]\nback_scale = 1.5\n", "back_scale [1.5, 1.5] is out of range"),
+    ("[printers.office]\nback_offset = [inf, 0]\n", "back_offset [inf, 0] is out of range"),
+    ("[printers.office]\nbleed = nan\n", "bleed nan"),
+    ("[printers.office]\nbleed = 1e300\n", "bleed 1e+300"),
+    ("[printers.office]\nx = " + "[" * 5000 + "]" * 5000 + "\n", "invalid TOML: nested too deeply"),
+    ("[printers.office]\nx = " + "{a=" * 5000 + "1" + "}" * 5000 + "\n", "invalid TOML: nested too deeply"),
+])
+def test_hostile_printer_profiles_exit_2(toml: str, message: str, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """NaN, infinite, huge and out-of-range values, and nesting deep enough to exhaust the TOML
+    parser's recursion (issue 19): exit 2 with the reason, never exit 3, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    (tmp_path / "pnp.toml").write_text(toml)
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    assert message in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_one_per_page_boxes(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["build", "golems", "--one-per-page", "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output

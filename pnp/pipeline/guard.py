@@ -1,0 +1,79 @@
+"""Output folders kept apart from the data and from other builds: ``check_output`` refuses an
+output folder inside (or holding) the folders pnp reads, ``output_lock`` serialises builds into
+one output folder.
+
+The lock is ``flock`` on the output folder itself (a directory can be locked on Linux and macOS),
+so no lock file joins the outputs. A folder that does not exist yet cannot be locked: its nearest
+existing parent is, and, once that is held, every folder on the way that another build created
+meanwhile; so two first builds into new folders under one parent wait for each other too. Where
+``fcntl`` does not exist (Windows) there is no lock, and two builds into one folder can still mix
+their files; on network file systems ``flock`` may be local to each machine."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from pnp.errors import OutputError
+from pnp.input.project import DataRoot
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+
+
+def _overlap(a: Path, b: Path) -> bool:
+    return a == b or a.is_relative_to(b) or b.is_relative_to(a)
+
+
+def check_output(root: DataRoot, folders: Iterable[Path]) -> None:
+    """OutputError when one of ``folders`` (a game's output folder) lies inside, or holds, a folder
+    pnp reads (the data root's card_data/ and templates/, every font folder): a build would write
+    its PDFs and record among the inputs, and each build would change the inputs of the next."""
+    read = [p.resolve() for p in (root.card_data, *root.template_dirs(), *root.font_dirs())]
+    for folder in folders:
+        f = folder.resolve()
+        for r in read:
+            if _overlap(f, r):
+                raise OutputError(f"output folder {folder} overlaps {r}, which pnp reads as input; "
+                                  "choose another with --out (outside card_data/, templates/ and fonts/)")
+
+
+def _nearest_existing(p: Path) -> Path:
+    # os.path.isdir: False for a name too long or any other OSError (Path.is_dir raised them)
+    while not os.path.isdir(p) and p != p.parent:
+        p = p.parent
+    return p
+
+
+@contextlib.contextmanager
+def output_lock(out: Path) -> Iterator[None]:
+    """Hold the lock of output folder ``out`` (see the module docstring) while the block runs."""
+    if fcntl is None:
+        yield
+        return
+    target = Path(os.path.abspath(out))
+    fds: list[int] = []
+    held: set[Path] = set()
+    try:
+        while True:
+            d = _nearest_existing(target)
+            if d in held:
+                break
+            try:
+                fd = os.open(d, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            except OSError:
+                break  # cannot be opened (permissions): the build's own write reports the folder
+            fds.append(fd)
+            held.add(d)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+            except OSError:  # a file system without locks (ENOLCK): build unlocked, as on Windows
+                break
+        yield
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)  # closing releases the lock

@@ -1,0 +1,403 @@
+"""Hostile input, round two (issue 19), what the build pipeline must hold: the same bytes from
+any absolute path of the data root, SOURCE_DATE_EPOCH as reproducible-builds.org defines it, and
+a build record that is untrusted input."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import zlib
+from pathlib import Path
+
+import pytest
+from conftest import BAD_INPUTS, TEST_DATA, assert_no_traceback, run_cli
+from PIL import Image
+
+
+def _mini_with_image(root: Path) -> Path:
+    shutil.copytree(TEST_DATA / "mini", root)
+    shutil.copytree(BAD_INPUTS / "image-missing", root, dirs_exist_ok=True)
+    (root / "card_data" / "mini" / "art").mkdir()
+    Image.new("RGBA", (40, 30), (200, 30, 30, 128)).save(root / "card_data" / "mini" / "art" / "sun.png")
+    return root
+
+
+def test_the_same_bytes_from_two_absolute_paths_of_the_data_root(tmp_path: Path) -> None:
+    """reportlab names an image XObject by an MD5 of what it is given: the file's path before
+    (so the bytes depended on where the data root lay), its pixels now."""
+    outs = []
+    for where in (tmp_path / "a", tmp_path / "somewhere" / "else" / "b"):
+        root = _mini_with_image(where)
+        # run in the root, as a designer does (messages, and the warnings the record keeps, name
+        # files from the working folder)
+        r = run_cli("build", "--data", root, "mini", "--out", where / "out", cwd=root)
+        assert r.exit_code == 0, r.stderr
+        outs.append(where / "out" / "mini")
+    for name in ("deck.pdf", "mini-contents.pdf"):
+        assert (outs[0] / name).read_bytes() == (outs[1] / name).read_bytes(), name
+    pdf = (outs[0] / "deck.pdf").read_bytes()
+    # stored once (the image and its alpha mask) though drawn on each of the three items' faces
+    assert pdf.count(b"/Subtype /Image") == 2
+    streams = [zlib.decompress(m.group(1)) for m in re.finditer(rb"stream\n(.*?)endstream", pdf, re.S)
+               if m.group(1)[:1] == b"x"]
+    images = {int(n) for n, body in re.findall(rb"(\d+) 0 obj\n<<(.*?)>>", pdf, re.S) if b"/Subtype /Image" in body}
+    names = {name for name, n in re.findall(rb"/(FormXob\.[0-9a-f]{32}) (\d+) 0 R", pdf) if int(n) in images}
+    assert names  # the image's name (its mask is named by the image, not drawn)
+    assert sum(s.count(b"/" + n + b" Do") for s in streams for n in names) >= 3
+    # the ppi warning the record keeps names the image relative to the game folder
+    rec = [json.loads((o / ".pnp-build.json").read_text()) for o in outs]
+    assert rec[0]["components"]["deck"]["warnings"] == rec[1]["components"]["deck"]["warnings"]
+    assert "image art/sun.png prints at" in rec[0]["components"]["deck"]["warnings"][0]
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5", " 12", "12 ", "0x10", "99999999999999999999", "１２"])
+def test_a_malformed_source_date_epoch_is_exit_2_and_writes_nothing(value: str, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", value)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out")
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "SOURCE_DATE_EPOCH: $: invalid SOURCE_DATE_EPOCH" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_source_date_epoch_sets_the_creation_date_and_counts_as_an_option(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+    assert b"/CreationDate (D:20000101000000+00'00')" in (out / "mini" / "deck.pdf").read_bytes()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "")  # empty: as unset
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 0 and "up to date" in r.stdout, r.stdout
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 0 and "up to date" not in r.stdout, r.stdout
+    assert b"/CreationDate (D:20231114221320+00'00')" in (out / "mini" / "deck.pdf").read_bytes()
+
+
+def _tamper(out: Path, fn) -> None:  # type: ignore[no-untyped-def]
+    p = out / "mini" / ".pnp-build.json"
+    d = json.loads(p.read_text())
+    fn(d)
+    p.write_text(json.dumps(d))
+
+
+@pytest.mark.parametrize("how", ["path-outside", "absolute-path", "escape-in-warning", "not-a-hash", "negative",
+                                 "fifo-name", "nan-figure", "huge-figure", "escape-in-figure", "none-count"])
+def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+    secret = tmp_path / "secret.pdf"
+    secret.write_bytes(b"not yours")
+    if how == "fifo-name":
+        os.mkfifo(out / "mini" / "pipe.pdf")
+
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        deck = d["components"]["deck"]
+        if how == "path-outside":
+            deck["file"] = "../../secret.pdf"
+        elif how == "absolute-path":
+            deck["file"] = str(secret)
+        elif how == "escape-in-warning":
+            d["warnings"] = ["\x1b]0;owned\x07\x1b[2J"]
+        elif how == "not-a-hash":
+            deck["fingerprint"] = "x"
+        elif how == "negative":
+            deck["pages"] = -1
+        elif how == "nan-figure":  # an up-to-date build prints the figures: "margins >= nan mm"
+            deck["preflight"]["margin_mm"] = float("nan")
+        elif how == "huge-figure":
+            deck["preflight"]["smallest_text"]["value"] = 1e308
+        elif how == "none-count":  # found by the record fuzz test: the summary added None to an int
+            deck["preflight"]["warnings"] = None
+        elif how == "escape-in-figure":
+            deck["preflight"]["smallest_text"]["element"] = "\x1b]0;owned\x07"
+        else:
+            deck["file"] = "pipe.pdf"
+
+    _tamper(out, edit)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert_no_traceback(r)
+    assert "up to date" not in r.stdout  # the record was not trusted: the game was built again
+    assert "\x1b" not in r.stdout + r.stderr
+    assert secret.read_bytes() == b"not yours"
+    assert json.loads((out / "mini" / ".pnp-build.json").read_text())["components"]["deck"]["file"] == "deck.pdf"
+
+
+# -- no collisions (class 4) --------------------------------------------------------------------
+
+@pytest.mark.parametrize("inside", ["card_data", "card_data/mini", "templates/x", "fonts"])
+def test_an_output_folder_among_the_inputs_is_refused(inside: str, tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    (root / "fonts").mkdir()
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    r = run_cli("build", "--data", root, "mini", "--out", root / inside)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "which pnp reads as input; choose another with --out" in r.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+@pytest.mark.parametrize("command", [("export", "png", "mini"), ("export", "tts", "mini"), ("preview", "mini", "deck"),
+                                     ("watch", "mini")])
+def test_exports_among_the_inputs_are_refused(command: tuple[str, ...], tmp_path: Path) -> None:
+    """PNGs written into the game folder would become its images (and change its data version);
+    a watch refuses before its first poll."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    r = run_cli(*command, "--data", root, "--out", root / "card_data")
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "which pnp reads as input; choose another with --out" in r.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+def test_the_data_root_itself_may_hold_the_output(tmp_path: Path) -> None:
+    """out/<game>/ beside card_data/ and templates/ overlaps neither."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    r = run_cli("build", "--data", root, "mini", "--out", root)
+    assert r.exit_code == 0, r.stderr
+    assert (root / "mini" / "deck.pdf").is_file()
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_a_second_build_into_one_folder_waits_for_the_first(exists: bool, tmp_path: Path) -> None:
+    """A build holding the lock (here: the test, by flock on the folder, or on its parent when
+    the folder does not exist yet) makes another build into that folder wait."""
+    import fcntl
+    import threading
+
+    import pnp
+
+    out = tmp_path / "out"
+    if exists:
+        out.mkdir()
+    fd = os.open(out if exists else tmp_path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    result: list[object] = []
+    t = threading.Thread(target=lambda: result.append(pnp.build("mini", data=TEST_DATA / "mini", out=out, jobs=1)))
+    t.start()
+    t.join(1.5)
+    assert t.is_alive() and not (out / "mini").exists()  # waiting, nothing written
+    os.close(fd)  # releases the lock
+    t.join(60)
+    assert not t.is_alive()
+    (report,) = result
+    assert report.ok  # type: ignore[attr-defined]
+    assert (out / "mini" / "deck.pdf").is_file()
+
+
+# -- faults (class 7) ---------------------------------------------------------------------------
+
+def test_a_full_disk_leaves_the_old_files_and_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from pnp.render import write
+
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", root, "mini", "--out", out).exit_code == 0
+    old = {p.name: p.read_bytes() for p in (out / "mini").iterdir()}
+    deck = root / "card_data" / "mini" / "deck.json"
+    deck.write_text(deck.read_text().replace('"Sun One"', '"Sol One"'))
+    real = write._stage
+    calls = []
+
+    def stage(path: Path, data: bytes) -> str:
+        calls.append(path.name)
+        if len(calls) == 2:  # the first file fitted; the disk is full for the second
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(path, data)
+
+    monkeypatch.setattr(write, "_stage", stage)
+    r = run_cli("build", "--data", root, "mini", "--out", out)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "No space left on device" in r.stderr
+    assert len(calls) == 2
+    assert {p.name: p.read_bytes() for p in (out / "mini").iterdir()} == old  # no temporary file either
+    monkeypatch.setattr(write, "_stage", real)
+    r = run_cli("build", "--data", root, "mini", "--out", out)
+    assert r.exit_code == 0 and "up to date" not in r.stdout  # the old record does not vouch for the new data
+
+
+def test_ctrl_c_exits_130_with_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import pnp.api
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pnp.api, "build", interrupted)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out")
+    assert r.exit_code == 130
+    assert r.stderr == "pnp: interrupted; nothing more was written\n"
+
+
+def test_a_worker_ignores_ctrl_c_and_dies_with_its_parent(tmp_path: Path) -> None:
+    """The middle process forks a worker (as the pool does), which runs the pool's initializer;
+    the middle process is then killed with SIGKILL: the worker must not outlive it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = (
+        "import os, signal, sys, time\n"
+        "from pnp.pipeline.build import _worker_start\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    _worker_start(os.getppid())\n"
+        "    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN\n"
+        "    time.sleep(60)\n"
+        "    os._exit(0)\n"
+        "print(pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert p.stdout is not None
+    worker = int(p.stdout.readline())
+    time.sleep(0.5)  # the worker has run its initializer
+    assert Path(f"/proc/{worker}").exists()
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and Path(f"/proc/{worker}").exists():
+        with open(f"/proc/{worker}/stat") as f:
+            if f.read().split()[2] == "Z":  # a zombie: dead, waiting for init to reap it
+                break
+        time.sleep(0.05)
+    else:
+        assert not Path(f"/proc/{worker}").exists()
+
+
+# -- only regular files, only inside the root (class 3) -----------------------------------------
+
+def test_unreferenced_fifos_and_links_out_of_the_root_are_never_opened(tmp_path: Path) -> None:
+    """A FIFO blocks whoever opens it for reading: a build that finishes opened none of them —
+    in the game folder, in the fonts folder, behind a link out of the root, or as the record."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    os.mkfifo(outside / "pipe")
+    game = root / "card_data" / "mini"
+    os.mkfifo(game / "pipe.png")
+    (root / "fonts").mkdir()
+    os.mkfifo(root / "fonts" / "pipe.ttf")
+    os.symlink(outside / "pipe", game / "leak.png")
+    os.symlink(outside / "pipe", root / "fonts" / "leak.ttf")
+    os.symlink(outside, game / "linked-folder")
+    out = tmp_path / "out"
+    (out / "mini").mkdir(parents=True)
+    os.mkfifo(out / "mini" / ".pnp-build.json")
+    for _ in range(2):  # a first build, then the up-to-date test over its record
+        r = subprocess.run([sys.executable, "-m", "pnp", "build", "--data", str(root), "mini", "--out", str(out)],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+    assert "up to date" in r.stdout
+    assert (out / "mini" / ".pnp-build.json").is_file()
+
+
+def test_a_game_folder_nested_1100_deep_builds(tmp_path: Path) -> None:
+    """The input hash walks the game folder; os.walk recursed once per level (Python 3.11), so
+    1,100 nested folders (past the default recursion limit of 1,000) were a RecursionError (exit 3)."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    fds = [os.open(root / "card_data" / "mini", os.O_RDONLY)]
+    try:
+        for _ in range(1100):
+            os.mkdir("a", dir_fd=fds[-1])
+            fds.append(os.open("a", os.O_RDONLY, dir_fd=fds[-1]))
+        for _ in range(2):  # the first build, then the up-to-date test
+            r = run_cli("build", "--data", root, "mini", "--out", tmp_path / "out")
+            assert r.exit_code == 0, r.stderr
+        assert "up to date" in r.stdout
+    finally:
+        # shutil.rmtree recurses too: pytest's clean-up of old temporary folders would fail on
+        # this one in a later run, so it goes now, innermost first
+        while fds:
+            fd = fds.pop()
+            with contextlib.suppress(OSError):
+                os.rmdir("a", dir_fd=fd)
+            os.close(fd)
+
+
+SLOW_FSYNC = """
+import os, sys, time
+_fsync = os.fsync
+def slow_fsync(fd):
+    time.sleep(0.3)
+    _fsync(fd)
+os.fsync = slow_fsync
+from pnp.cli import run
+sys.argv[0] = "pnp"
+run()
+"""
+
+
+@pytest.mark.slow
+def test_ctrl_c_while_writing_leaves_the_old_files_and_exits_130(tmp_path: Path) -> None:
+    """SIGINT while a game's files are being staged (fsync slowed so it lands there): exit 130,
+    one line, every old file and the old record as they were, no temporary file left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from pnp.pipeline import incremental
+
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out, "--paper", "a4").exit_code == 0
+    folder = out / "mini"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    proc = subprocess.Popen([sys.executable, "-c", SLOW_FSYNC, "build", "--data", str(TEST_DATA / "mini"), "mini",
+                             "--out", str(out), "--paper", "letter"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(p.name.endswith(".tmp") for p in folder.iterdir()):
+        time.sleep(0.005)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()
+    assert err.decode().strip().splitlines()[-1] == "pnp: interrupted; nothing more was written"
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+    record = incremental.load(folder)
+    assert record is not None and record.intact(folder)
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "x" * 200 + "/" + "y" * 5000])
+def test_an_output_path_too_long_is_exit_2(name: str, tmp_path: Path) -> None:
+    """The lock looks for the nearest existing folder of `--out`: a name too long for the file
+    system is not one (Path.is_dir raised ENAMETOOLONG: exit 3), and the build says it cannot
+    create the folder."""
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / name)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "pnp: cannot create output folder" in r.stderr
+
+
+@pytest.mark.parametrize("command", [("preflight", "mini"), ("export", "png", "mini"), ("preview", "mini", "deck"),
+                                     ("calibrate",)])
+def test_a_malformed_source_date_epoch_is_exit_2_for_every_command_that_draws(
+        command: tuple[str, ...], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every PDF goes through reportlab's Canvas, which reads SOURCE_DATE_EPOCH (preflight, which
+    renders in memory, exited 3)."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "abc")
+    data = () if command == ("calibrate",) else ("--data", TEST_DATA / "mini")
+    out = () if command[0] == "preflight" else ("--out", tmp_path / "out")
+    r = run_cli(*command, *data, *out)
+    assert r.exit_code == 2, r.stderr
+    assert_no_traceback(r)
+    assert "invalid SOURCE_DATE_EPOCH abc" in r.stderr
+    assert not (tmp_path / "out").exists()

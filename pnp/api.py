@@ -399,12 +399,14 @@ def export_data(game: str, component: str, *, data: Data = None, out: str | os.P
     try:
         if fmt not in FORMATS:
             raise DataError([Diagnostic(fmt, f"unknown sheet format {fmt!r}", expected=" or ".join(FORMATS))])
-        g = load_game(data_root(data), game)
+        root = data_root(data)
+        g = load_game(root, game)
         shown, fields_, items = component_data(g, component)
         rows = sheet_rows(shown, fields_, items)
     except DataError as exc:
         return DataExportReport(errors=tuple(exc.diagnostics))
     path = Path(out) / game / "data" / f"{component}.{fmt}"
+    check_output(root, [path.parent])  # a sheet written among the inputs would be read as one
     write_atomic(path, csv_bytes(rows) if fmt == "csv" else xlsx_bytes(rows, component))
     return DataExportReport(path, tuple(rows[0]), len(rows) - 1)
 

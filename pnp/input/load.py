@@ -322,6 +322,7 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
 # in a message or a title it would drive the terminal: ESC starts escape sequences).
 _BAD_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|00[01][0-9a-fA-F]|007[fF]|00[89][0-9a-fA-F])")
 _BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+BAD_TEXT = _BAD  # the same check for text read from elsewhere (a sheet's cells)
 
 
 def _bad_strings(value: Any, at: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str, str]]:

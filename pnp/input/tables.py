@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pnp.errors import DataError, Diagnostic, alternatives
-from pnp.input.load import Doc
+from pnp.input.load import BAD_TEXT, Doc, read_regular
 from pnp.input.validate import item_validator, validate_value
 
 if TYPE_CHECKING:  # the readers' modules are loaded when a sheet is read (every build imports this one)
@@ -157,7 +157,7 @@ def read_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
     suffix = path.suffix.lower()
     try:
         if suffix in (".csv", ".tsv"):
-            return text_rows(path.read_bytes(), shown, "\t" if suffix == ".tsv" else None)
+            return text_rows(read_regular(path, MAX_SHEET_BYTES), shown, "\t" if suffix == ".tsv" else None)
         if suffix == ".xlsx":
             return _xlsx_rows(path, shown, sheet)
         return _ods_rows(path, shown, sheet)
@@ -485,6 +485,14 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
         for name, value in cells.items():
             path_parts: tuple[str | int, ...] = ("items", ii, *name.split(".", 1))
             spec = fields.get(name) if isinstance(fields.get(name), Mapping) else {}
+            if isinstance(value, str) and (m := BAD_TEXT.search(value)) is not None:
+                # nothing prints it, and echoed in a message it would drive the terminal
+                col = seen[name]
+                cell_diags.append(Diagnostic(shown, f"the cell holds the control character U+{ord(m.group()):04X}",
+                                             path_parts, r, col, "printable text", "remove it",
+                                             cell=f"{column_letter(col)} ({name})"))
+                bad_cells.add(path_parts)
+                continue
             try:
                 v = convert(value, kinds[name], spec.get("separator", DEFAULT_SEPARATOR))
             except _Bad as bad:

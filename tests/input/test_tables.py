@@ -324,3 +324,24 @@ def test_sources_are_optional_unless_the_manifest_requires_them(mini: DataRootCo
     mini.edit("game.json", lambda m: m.pop("provenance"))
     mini.file("deck.csv").write_text("id,name\na,A\nb,B\n", encoding="utf-8")
     assert [i.provenance.kind for i in mini.load().components[0].items] == ["unstated", "unstated"]
+
+
+def test_a_control_character_in_a_cell_is_named_by_its_cell(tmp_path: Path) -> None:
+    """An escape character in a cell (it would drive the terminal when a message echoes it) is
+    an input error at its cell, as in a JSON string."""
+    from pnp.input.project import DataRoot, load_game
+
+    root = tmp_path
+    game = root / "card_data" / "g"
+    game.mkdir(parents=True)
+    (game / "cards.csv").write_text("id,name\nace,Ace\x1b]0;pwned\x07\n", encoding="utf-8")
+    (game / "game.json").write_text(json.dumps({
+        "id": "g", "title": "G", "players": {"min": 1}, "document": {"file": "none"},
+        "components": [{"id": "deck", "title": "Deck", "kind": "card", "size": "poker", "data": "cards.csv",
+                        "template": "g/front",
+                        "fields": {"name": {"type": "string", "description": "Name"}}}],
+        "rulebook": []}), encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        load_game(DataRoot(root), "g")
+    (d,) = exc.value.diagnostics
+    assert d.message == "the cell holds the control character U+001B" and d.line == 2 and d.cell == "B (name)"

@@ -401,3 +401,10 @@ def test_a_malformed_source_date_epoch_is_exit_2_for_every_command_that_draws(
     assert_no_traceback(r)
     assert "invalid SOURCE_DATE_EPOCH abc" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_export_data_never_writes_among_the_inputs(tmp_path: Path) -> None:
+    root = _mini_with_image(tmp_path / "a")
+    r = run_cli("export", "data", "mini", "deck", "--data", root, "--out", root / "card_data", cwd=root)
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert not (root / "card_data" / "mini" / "data").exists()

@@ -337,6 +337,6 @@ def test_a_paragraph_does_not_end_in_one_word_when_it_can_be_avoided() -> None:
     # the two would not fit side by side
     assert lines_of("alpha beta gamma extraordinarily") == ["alpha beta gamma", "extraordinarily"]
     # the greedy layout alone, for comparison, ends in one word
-    wws = [pdf_width(w, "Lato-Regular", 10) for w in "alpha beta gamma delta".split()]
+    wws = [pdf_width(w, "Lato-Regular", 10) for w in ["alpha", "beta", "gamma", "delta"]]
     greedy, _, _ = layout._lines(wws, {}, pdf_width(" ", "Lato-Regular", 10), width, True)
     assert [len(ln) for ln, _ in greedy] == [3, 1]

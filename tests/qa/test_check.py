@@ -236,7 +236,7 @@ def test_rules_with_unknown_fields_and_items_are_all_reported(golems: DataRootCo
          "rule 'terrain-water-12': unknown field 'rol'", "one of id, copies, icon, name, notes, recruits, role"),
         (golems.line_of("game.json", '"armour"'), ("rulebook", 20, "fields", 1),
          "rule 'golem-hardness-determines-stats': unknown field 'armour'",
-         "one of id, copies, armor, force, hardness, hits, move, name, terrain, type"),
+         "one of id, copies, armor, force, hardness, hits, move, name, note, note_terrain, terrain, type"),
     ]
     assert all(d.file == "card_data/golems/game.json" for d in info.value.diagnostics)
 

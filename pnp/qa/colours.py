@@ -13,15 +13,35 @@ import math
 _WHITE = (0.95047, 1.0, 1.08883)  # D65, Y = 1
 
 
+# Machado et al. 2009, severity 1.0: linear RGB -> linear RGB as the dichromat sees it
+CVD: dict[str, tuple[tuple[float, float, float], ...]] = {
+    "protan": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998)),
+    "deutan": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.011820, 0.042940, 0.968881)),
+    "tritan": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602), (0.004733, 0.691367, 0.303900)),
+}
+
+
 def hex_rgb(colour: str) -> tuple[float, float, float]:
     """'#rrggbb' (an alpha suffix is ignored) -> r, g, b in 0..1."""
     h = colour.lstrip("#")
     return int(h[0:2], 16) / 255, int(h[2:4], 16) / 255, int(h[4:6], 16) / 255
 
 
+def _linear(colour: str) -> list[float]:
+    return [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in hex_rgb(colour)]
+
+
+def simulate(colour: str, kind: str) -> str:
+    """The sRGB '#rrggbb' a dichromat of ``kind`` (a key of ``CVD``) sees for ``colour``."""
+    lin = _linear(colour)
+    out = [min(1.0, max(0.0, sum(m * c for m, c in zip(row, lin, strict=True)))) for row in CVD[kind]]
+    enc = [12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055 for v in out]
+    return "#" + "".join(f"{round(v * 255):02x}" for v in enc)
+
+
 def srgb_lab(colour: str) -> tuple[float, float, float]:
     """CIELAB (D65) of an sRGB '#rrggbb'."""
-    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in hex_rgb(colour)]
+    lin = _linear(colour)
     r, g, b = lin
     xyz = (0.4124564 * r + 0.3575761 * g + 0.1804375 * b,
            0.2126729 * r + 0.7151522 * g + 0.0721750 * b,
@@ -76,3 +96,8 @@ def ciede2000(lab1: tuple[float, float, float], lab2: tuple[float, float, float]
 def delta_e(colour1: str, colour2: str) -> float:
     """ΔE00 between two sRGB '#rrggbb' colours."""
     return ciede2000(srgb_lab(colour1), srgb_lab(colour2))
+
+
+def delta_e_cvd(colour1: str, colour2: str) -> float:
+    """The smallest ΔE00 between two colours as protanopes, deuteranopes and tritanopes see them."""
+    return min(delta_e(simulate(colour1, k), simulate(colour2, k)) for k in CVD)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pnp.qa.colours import ciede2000, delta_e, srgb_lab
+from pnp.qa.colours import CVD, ciede2000, delta_e, delta_e_cvd, simulate, srgb_lab
 
 # Sharma, Wu and Dalal (2005), table 1: pairs 1, 7, 17, 19, 25, 34 (L, a, b; L, a, b; ΔE00)
 SHARMA = [
@@ -28,3 +28,13 @@ def test_srgb_to_lab() -> None:
     assert srgb_lab("#ff0000") == pytest.approx((53.24, 80.09, 67.20), abs=0.02)
     assert srgb_lab("#000000") == pytest.approx((0.0, 0.0, 0.0), abs=1e-9)
     assert delta_e("#123456", "#123456") == 0.0
+
+
+def test_simulated_dichromats_keep_greys_and_lose_red_against_green() -> None:
+    for kind in CVD:
+        for grey in ("#000000", "#808080", "#ffffff"):
+            assert simulate(grey, kind) == grey  # each matrix row sums to 1
+    assert delta_e("#d62728", "#2ca02c") > 60  # red and green, as most people see them
+    assert delta_e(simulate("#d62728", "deutan"), simulate("#2ca02c", "deutan")) < 15
+    assert delta_e_cvd("#d62728", "#2ca02c") < 15
+    assert delta_e_cvd("#0072b2", "#e69f00") > 40  # Okabe-Ito blue and orange stay apart

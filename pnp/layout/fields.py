@@ -19,7 +19,7 @@ from pnp.input.model import Component, Game, Item
 MINUS = "\u2212"
 EN_DASH = "\u2013"
 BUILTINS = ("id", "copies", "game.title", "game.subtitle", "game.designer", "component.title",
-            "component.id", "token_cut")
+            "component.id", "token_cut", "provenance")
 REPEAT_VARS = ("n", "index", "row", "col")
 TRACK_VARS = ("n", "index", "value")
 # --token-cut: round pieces in abutting square cut boxes (the default), or each cut round
@@ -272,6 +272,8 @@ class Env(Struct):
             return self.item.copies
         if name == "token_cut":
             return self.token_cut
+        if name == "provenance":  # where the item comes from: document, external, designed (or unstated)
+            return self.item.provenance.kind
         if name.startswith("game."):
             return getattr(self.game, name[5:])
         if name.startswith("component."):

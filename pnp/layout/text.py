@@ -10,7 +10,10 @@ word once through FontBook's width table for that (font, size), and ``_place`` r
 widths and builds one Text per stretch of a line. A size is skipped without measuring when it
 provably cannot fit. Every float is computed with the same operations in the same order as the
 straightforward algorithm, so the output is byte-identical to it (tests/layout/test_text.py compares
-the two); results for texts without inline icons are memoised per ``TextLayout``."""
+the two); results for texts without inline icons are memoised per ``TextLayout``.
+
+Balance: after greedy wrapping, a paragraph that would end in a one-word line takes the last word
+of the line above down with it when the two fit (``_balance``; the line count never changes)."""
 
 from __future__ import annotations
 
@@ -343,6 +346,8 @@ class TextLayout:
                 wws, rws = self._measure(st, words, size, icons)  # type: ignore[arg-type]
             space = self.fonts.width(" ", st.font, size) + st.tracking
             lines, ok, paras = self._lines(wws, marks, space, w, wrap)
+            if wrap and len(lines) > 1:
+                _balance(lines, wws, space, w + 1e-6)
             if ok and self._height(st, len(lines), paras, size) <= h + 1e-6:
                 fits = True
                 break
@@ -458,6 +463,26 @@ class TextLayout:
                 out.append(_text(seg_x, baseline, seg, seg_font, size, color, tracking))
             baseline -= lh + (gap if para_after else 0.0)
         return out, right
+
+
+def _balance(lines: list[Line], wws: list[float], space: float, limit: float) -> None:
+    """No one-word last line where it can be avoided: where a paragraph (the lines between two
+    line breaks) ends in a line of one word, the word before it moves down from the line above
+    when the two fit side by side and that line keeps a word. The number of lines stays, so the
+    height and the size found stay too. ``lines`` are ranges here (wrapping is on); two lines
+    belong to one paragraph when the second starts where the first stops (a break's marker
+    stands between them otherwise)."""
+    for i in range(1, len(lines)):
+        cur, para = lines[i]
+        prev = lines[i - 1][0]
+        if len(cur) != 1 or len(prev) < 2 or prev.stop != cur.start:  # type: ignore[union-attr]
+            continue
+        if i + 1 < len(lines) and lines[i + 1][0].start == cur.stop:  # type: ignore[union-attr]
+            continue  # not the paragraph's last line
+        k = cur.start  # type: ignore[union-attr]
+        if wws[k - 1] + space + wws[k] <= limit:
+            lines[i - 1] = (range(prev.start, k - 1), lines[i - 1][1])  # type: ignore[union-attr]
+            lines[i] = (range(k - 1, k + 1), para)
 
 
 def _text(x: float, y: float, seg: list[str], font: str | None, size: float, color: str, tracking: float) -> Text:

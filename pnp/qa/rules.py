@@ -267,12 +267,15 @@ class Checker:
             s = p[key]
             comp, items = self.selected(s["select"], (key, "select"))
             self._field(s["field"], comp.fields, (key, "field"))
+            also = s.get("and_field")
+            if also is not None:
+                self._field(also, comp.fields, (key, "and_field"))
             vals: list[tuple[Item, Any]] = []
             for it in items:
                 v = it.get(s["field"], document=True)
                 for x in v if isinstance(v, list) else [v]:
                     if x not in (None, ""):
-                        vals.append((it, x))
+                        vals.append((it, x if also is None else (x, it.get(also, document=True))))
             return comp.id, vals
 
         fid, fvals = side("from")
@@ -293,13 +296,14 @@ class Checker:
                     where = f": {self.named(oid, found)}" if found else ""
                     details.append(f"{self.at(cid, it)} {field}={v!r}: found {len(found)} in {oid}.{ofield}{where}")
 
-        look(fid, p["from"]["field"], fvals, tid, p["to"]["field"], tby)
+        fname, tname = _side_name(p["from"]), _side_name(p["to"])
+        look(fid, fname, fvals, tid, tname, tby)
         if p.get("both_ways"):
-            look(tid, p["to"]["field"], tvals, fid, p["from"]["field"], fby)
+            look(tid, tname, tvals, fid, fname, fby)
         how = "exactly one" if p.get("exactly_one") else "at least one"
         both = " and back" if p.get("both_ways") else ""
         return Outcome(rule, not details,
-                       f"each {fid}.{p['from']['field']} has {how} {tid}.{p['to']['field']}{both}",
+                       f"each {fid}.{fname} has {how} {tid}.{tname}{both}",
                        _count(len(details), "mismatch", "mismatches") if details else "all match", tuple(details))
 
     def check_groups(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
@@ -468,3 +472,8 @@ def check_game(game: Game, templates: TemplateStore | None = None) -> Report:
                                       k["unstated"]))
     return Report(game, tuple(outcomes), tuple(prov))
 
+
+def _side_name(side: Mapping[str, Any]) -> str:
+    """A ``match`` side's field, or its pair of fields (``and_field``: both must match)."""
+    also = side.get("and_field")
+    return side["field"] if also is None else f"({side['field']}, {also})"

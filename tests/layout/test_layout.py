@@ -103,6 +103,18 @@ def test_fields_filters_and_conditions(tmp_path: Path) -> None:
     assert c == "NIL 0 zero=\u2013"
 
 
+def test_provenance_is_a_built_in_for_text_and_conditions(tmp_path: Path) -> None:
+    """An item's source kind reads as {provenance} and in ``when`` (issue 23: designed pieces say so)."""
+    els = [{"type": "text", "box": [0, 0, 63, 10], "text": "{name} ({provenance})", "style": "body"},
+           {"type": "text", "box": [0, 10, 63, 10], "text": "designed", "style": "body",
+            "when": {"field": "provenance", "equals": "designed"}}]
+    root = make_game(tmp_path, els, [item(id="a", name="Ours"),
+                                     {"id": "b", "name": "Theirs", "source": {"document": "Theirs"}}])
+    a, b = (" ".join(t.text for t in texts(f.primitives)) for f in plan(root)[0].fronts)
+    assert a == "Ours (designed) designed"
+    assert b == "Theirs (document)"
+
+
 def test_repeat_count_from_field_and_step(tmp_path: Path) -> None:
     els = [{"type": "repeat", "count": "{power}", "step": [6, 0], "per_row": 3, "row_step": [0, 7],
             "elements": [{"type": "circle", "box": [5, 5, 5, 5], "fill": "ink"}]}]

@@ -4,7 +4,8 @@
 cannot fit, merges runs without rebuilding Text objects and memoises whole results (issue 8).
 Output must stay byte-identical, so the tests below compare it, float for float, with the
 plain algorithm written out the simple way (``Reference``: one word at a time, every size
-measured in full), on generated texts, styles and boxes."""
+measured in full), on generated texts, styles and boxes. Both balance a paragraph's one-word
+last line (issue 23), each its own way."""
 
 from __future__ import annotations
 
@@ -113,9 +114,11 @@ class Reference:
     def lines(self, st_: Style, tokens, size: float, width: float, wrap: bool):
         space = pdf_width(" ", st_.font, size) + st_.tracking
         lines, cur, cur_w, ok = [], [], 0.0, True
+        hard = set()
         for tok in tokens:
             if isinstance(tok, str):
                 if wrap:
+                    hard.add(len(lines))
                     lines.append((cur, tok == "\n\n"))
                     cur, cur_w = [], 0.0
                 continue
@@ -131,7 +134,23 @@ class Reference:
         lines.append((cur, False))
         if not wrap and cur_w > width + 1e-6:
             ok = False
+        if wrap:
+            self.balance(st_, lines, hard, size, width)
         return lines, ok
+
+    def balance(self, st_: Style, lines, hard: set, size: float, width: float) -> None:
+        """A paragraph's one-word last line takes the last word of the line above when both fit
+        and that line keeps a word (``hard``: the lines a line break ended)."""
+        space = pdf_width(" ", st_.font, size) + st_.tracking
+        for i in range(1, len(lines)):
+            last = i == len(lines) - 1 or i in hard
+            above = lines[i - 1][0]
+            if not last or len(lines[i][0]) != 1 or i - 1 in hard or len(above) < 2:
+                continue
+            moved, lone = above[-1], lines[i][0][0]
+            if self.word_width(st_, moved, size) + space + self.word_width(st_, lone, size) <= width + 1e-6:
+                lines[i - 1] = (above[:-1], lines[i - 1][1])
+                lines[i] = ([moved, lone], lines[i][1])
 
     def height(self, st_: Style, lines, size: float) -> float:
         paras = sum(1 for _, p in lines[:-1] if p)
@@ -291,3 +310,33 @@ def test_fit_right_is_where_the_lines_ink_ends(text: str, style: Style, box, mar
         assert max(ends) <= fit.right + 1e-9 * max(1.0, abs(fit.right))
     if not style.tracking and "{icon:" not in text:
         assert max(ends) == pytest.approx(fit.right, rel=1e-12, abs=1e-9)
+
+
+def test_a_paragraph_does_not_end_in_one_word_when_it_can_be_avoided() -> None:
+    """Greedy wrapping would leave 'delta' alone on the last line of each paragraph: the fitter
+    moves 'gamma' down instead, keeps the size and the number of lines. Where the word above
+    cannot move (it is alone on its line, or the two do not fit side by side) the line stays."""
+    st_ = Style(font="Lato-Regular", size=10)
+    width = pdf_width("alpha beta gamma", "Lato-Regular", 10) + 1.0
+    box = (0.0, 0.0, width, 100.0)
+    layout = TextLayout(FONTS)
+
+    def lines_of(text: str, box=box) -> list[str]:
+        prims, fit = layout.fit(text, st_, box, markup=True)
+        assert fit.size == 10 and fit.fits
+        return [p.text for p in prims if isinstance(p, Text)]
+
+    assert lines_of("alpha beta gamma delta") == ["alpha beta", "gamma delta"]
+    assert lines_of("alpha beta gamma delta\n\nalpha beta gamma delta") == [
+        "alpha beta", "gamma delta", "alpha beta", "gamma delta"]
+    # a line break ends a paragraph: the line before it is balanced, the one after it not joined
+    assert lines_of("alpha beta gamma delta\nepsilon") == ["alpha beta", "gamma delta", "epsilon"]
+    # the word above is alone on its line: nothing can move
+    narrow = (0.0, 0.0, pdf_width("alpha beta", "Lato-Regular", 10) - 1.0, 100.0)
+    assert lines_of("alpha beta", narrow) == ["alpha", "beta"]
+    # the two would not fit side by side
+    assert lines_of("alpha beta gamma extraordinarily") == ["alpha beta gamma", "extraordinarily"]
+    # the greedy layout alone, for comparison, ends in one word
+    wws = [pdf_width(w, "Lato-Regular", 10) for w in ["alpha", "beta", "gamma", "delta"]]
+    greedy, _, _ = layout._lines(wws, {}, pdf_width(" ", "Lato-Regular", 10), width, True)
+    assert [len(ln) for ln, _ in greedy] == [3, 1]

@@ -137,10 +137,28 @@ def test_recruiting_terrain_naming_the_wrong_material(golems: DataRootCopy) -> N
     golems.edit("terrain.json", rename)
     bad = failed(golems)
     assert set(bad) == {"material-terrain-match"}
+    # The rule matches (name, terrain) pairs: Clay's pair is gone, Stone's still found once (the
+    # Quarry), and the Mud Flats' new pair names no card.
     assert bad["material-terrain-match"].details == (
-        at(golems, "golem-deck.json", "clay") + " name='Clay': found 0 in terrain.recruits",
-        at(golems, "golem-deck.json", "stone") + " name='Stone': found 2 in terrain.recruits: "
-        + at(golems, "terrain.json", "mud-flats") + ", " + at(golems, "terrain.json", "quarry"),
+        at(golems, "golem-deck.json", "clay")
+        + " (name, terrain)=('Clay', 'Mud Flats'): found 0 in terrain.(recruits, name)",
+        at(golems, "terrain.json", "mud-flats")
+        + " (recruits, name)=('Stone', 'Mud Flats'): found 0 in golem-deck.(name, terrain)",
+    )
+
+
+def test_material_card_printing_another_terrain(golems: DataRootCopy) -> None:
+    """A Material card prints the terrain it needs (issue 23): the pair is checked both ways."""
+    golems.edit("golem-deck.json", lambda d: d["items"][0].update(terrain="Quarry"))  # flesh: Village
+    bad = failed(golems)
+    assert set(bad) == {"material-terrain-match"}
+    assert bad["material-terrain-match"].expected == (
+        "each golem-deck.(name, terrain) has exactly one terrain.(recruits, name) and back")
+    assert bad["material-terrain-match"].details == (
+        at(golems, "golem-deck.json", "flesh")
+        + " (name, terrain)=('Flesh', 'Quarry'): found 0 in terrain.(recruits, name)",
+        at(golems, "terrain.json", "village")
+        + " (recruits, name)=('Flesh', 'Village'): found 0 in golem-deck.(name, terrain)",
     )
 
 
@@ -218,7 +236,7 @@ def test_rules_with_unknown_fields_and_items_are_all_reported(golems: DataRootCo
          "rule 'terrain-water-12': unknown field 'rol'", "one of id, copies, icon, name, notes, recruits, role"),
         (golems.line_of("game.json", '"armour"'), ("rulebook", 20, "fields", 1),
          "rule 'golem-hardness-determines-stats': unknown field 'armour'",
-         "one of id, copies, armor, force, hardness, hits, move, name, type"),
+         "one of id, copies, armor, force, hardness, hits, move, name, note, note_terrain, terrain, type"),
     ]
     assert all(d.file == "card_data/golems/game.json" for d in info.value.diagnostics)
 

@@ -175,14 +175,15 @@ def test_identical_input_gives_identical_bytes(tmp_path: Path, letter: dict[str,
 
 
 def test_opacity_survives_inside_forms(letter: dict[str, Path]) -> None:
-    """The rune ring on golem cards is drawn at 13% opacity inside a form XObject."""
+    """The rune ring on golem cards is drawn at 13% opacity inside a form XObject (26 mm on the
+    Material cards of the first page, which also name their terrain)."""
     import pypdfium2 as pdfium
 
     pdf = pdfium.PdfDocument(letter["golem-deck"])
     img = pdf[0].render(scale=2).to_pil().convert("RGB")
     with pdfplumber.open(letter["golem-deck"]) as pp:
         page = pp.pages[0]
-        ring = [c for c in page.curves if abs(c["width"] / MM - 34 * 0.92) < 1.0]
+        ring = [c for c in page.curves if abs(c["width"] / MM - 26 * 0.92) < 1.0]
     assert ring, "the rune ring's outer circle is present"
     c = ring[0]
     # Sample the stroke of the outer circle at its leftmost point.

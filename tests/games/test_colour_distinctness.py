@@ -1,0 +1,75 @@
+"""Colours that meet on the table are told apart (issue 23), measured as CIEDE2000 (ΔE00).
+
+Thresholds: every pair of colours that stand for different things side by side on the table
+(player colours, suits, deck backs) differs by at least 15 ΔE00 for normal colour vision: about
+three times the ΔE00 of 3-6 by which two inkjets (or one on two papers) render the same colour, so
+a pair stays apart after printing. Where the colour is what a player reads at a glance (player
+colours, Capek's inquiry colours beside the gold coins and the Outrage red, Time Capsules' players
+and artifact colours) every pair also differs by at least 8 ΔE00 as protanopes, deuteranopes and
+tritanopes see them (Machado et al. 2009, full severity); each of those also carries a symbol. The
+Cauldron deck backs, character and ingredient colours are held to the first threshold only: each
+back carries its deck's name in large type and its symbol, each character and ingredient its
+picture."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import pytest
+
+from pnp.input.project import bundled_root
+from pnp.qa.colours import delta_e, delta_e_cvd
+
+NORMAL = 15.0
+CVD = 8.0
+ROOT = bundled_root() / "templates"
+
+
+def style(game: str) -> dict:
+    return json.loads((ROOT / game / "style.json").read_text())
+
+
+def palette(game: str, name: str) -> dict[str, str]:
+    return dict(style(game)["palettes"][name])
+
+
+def backs(game: str, templates: list[str]) -> dict[str, str]:
+    return {t: json.loads((ROOT / game / f"{t}.json").read_text())["colors"]["deck-ground"] for t in templates}
+
+
+SETS: dict[str, tuple[dict[str, str], bool]] = {
+    "golems players": (palette("golems", "player"), True),
+    "capek inquiries, gold coin, outrage": (
+        {**palette("capek-golems", "inquiry"), "gold coin": style("capek-golems")["colors"]["gold"],
+         "outrage": style("capek-golems")["colors"]["outrage"]}, True),
+    "time-capsules players and artifacts": (
+        {**{f"player {k}": v for k, v in palette("time-capsules", "player").items()},
+         **{f"artifact {k}": v for k, v in palette("time-capsules", "art").items()}}, True),
+    "cauldron deck backs": (backs("cauldron", ["omen-back", "basic-spell-back", "advanced-spell-back",
+                                               "basic-potion-back", "advanced-potion-back"]), False),
+    "cauldron characters": (palette("cauldron", "character"), False),
+    "cauldron ingredients": (palette("cauldron", "ingredient"), False),
+    "cyberiad card types": (palette("cyberiad", "card_type"), False),
+}
+
+
+@pytest.mark.parametrize("name", list(SETS))
+def test_colours_that_meet_on_the_table_differ(name: str) -> None:
+    colours, cvd = SETS[name]
+    assert len(colours) >= 4
+    close = [f"{a}/{b}: {delta_e(ca, cb):.1f}" for (a, ca), (b, cb) in itertools.combinations(colours.items(), 2)
+             if delta_e(ca, cb) < NORMAL]
+    assert close == [], f"{name}: pairs under {NORMAL} ΔE00"
+    if cvd:
+        close = [f"{a}/{b}: {delta_e_cvd(ca, cb):.1f}" for (a, ca), (b, cb)
+                 in itertools.combinations(colours.items(), 2) if delta_e_cvd(ca, cb) < CVD]
+        assert close == [], f"{name}: pairs under {CVD} ΔE00 for a colour-blind player"
+
+
+def test_the_fixed_pairs_were_below_the_thresholds() -> None:
+    """The colours issue 23 changed, against what they replaced (so the test can fail)."""
+    assert delta_e("#E69F00", "#dcaa3a") < 6  # Capek's old amber beside the gold coins
+    assert delta_e("#e0612a", "#f08a24") < NORMAL  # Time Capsules' old 'red' artifacts beside orange
+    assert delta_e_cvd("#2ec4d6", "#aebbc8") < CVD  # Time Capsules' cyan and old silver players
+    assert delta_e("#101f44", "#2a1740") < 10  # the first new Cauldron backs: Omen and Basic Spell

@@ -247,10 +247,13 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
             diags.append(manifest.diag(("components", ci, "id"), f"duplicate component id {c['id']!r}",
                                        expected="unique ids"))
         seen[c["id"]] = ci
-        if c["id"] == f"{m['id']}-contents":  # out/<game>/<game>-contents.pdf is the contents sheet
-            diags.append(manifest.diag(("components", ci, "id"), f"component id {c['id']!r} is reserved: "
-                                       f"{c['id']}.pdf is the game's contents sheet",
-                                       expected="another id", hint=f"rename it, e.g. {m['id']}-content-list"))
+        # out/<game>/<game>-contents.pdf is the contents sheet, <game>-ganged.pdf the ganged sheets
+        for suffix, what, instead in (("contents", "contents sheet", "content-list"),
+                                      ("ganged", "ganged sheets (--gang)", "ganged-deck")):
+            if c["id"] == f"{m['id']}-{suffix}":
+                diags.append(manifest.diag(("components", ci, "id"), f"component id {c['id']!r} is reserved: "
+                                           f"{c['id']}.pdf is the game's {what}",
+                                           expected="another id", hint=f"rename it, e.g. {m['id']}-{instead}"))
     for ei, e in enumerate(errata):
         if (skip and e.component not in seen) or e.component in partial:
             continue  # its component, or some of its items, were left out: nothing to say here

@@ -127,6 +127,10 @@ class Context(Struct):
         return SHAPES_BASE + SHAPES_PER_ITEM * written
 
 
+MAX_TEXT = 20_000  # characters of one text element (a dense tarot card holds about 2,000); fitting more
+# at every size took minutes (a few `replace` rules doubling a short text)
+
+
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     comp = ctx.component
     key = (id(tpl), get_ident())  # a painter lays out one piece at a time
@@ -465,6 +469,11 @@ class _Painter:
                 raise LayoutError(f"replace[{i}]: {exc}", key="replace",
                                   expected=f"a regular expression in {REGEX_SYNTAX} and a replacement "
                                   f"using its groups") from None
+            if len(text) > MAX_TEXT:  # rewrites that grow it (each doubling it, say) stop here
+                break
+        if len(text) > MAX_TEXT:
+            raise LayoutError(f"text of {len(text)} characters: far more than a piece can hold",
+                              expected=f"at most {MAX_TEXT} characters after its field references and `replace`")
         if not text.strip():
             return []
         fit = d.get("fit", {})
@@ -582,6 +591,9 @@ class _Painter:
         except ValueError:
             raise LayoutError(f"image {src!r} is outside the game folder", key="src",
                               expected="a path inside " + str(self.ctx.game.folder)) from None
+        except (RuntimeError, OSError) as exc:  # a loop of links ("Symlink loop"), a path too long
+            raise LayoutError(f"image {src!r} cannot be followed to a file ({exc})", key="src",
+                              expected="an existing PNG, JPEG or SVG file, not a loop of links") from None
         if not real.is_file():
             raise LayoutError(f"image {src!r} is not a regular file" if real.exists() else f"image {src!r} not found",
                               key="src", expected="an existing PNG, JPEG or SVG file")

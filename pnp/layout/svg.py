@@ -6,8 +6,9 @@ else); the renderer draws that Drawing scaled into the element's box.
 Checked before svglib sees the file, with the same kind of message as a bad PNG: at most
 ``MAX_BYTES`` and ``MAX_NODES`` elements; well-formed XML with an ``<svg>`` root; no entity
 declarations (a DOCTYPE with an internal subset: "billion laughs"); no reference to another file
-(``href`` other than ``#id`` or an embedded ``data:image/...``): the art must be self-contained,
-as an image inside the game folder is; no ``<text>``: svglib would set it in a standard PDF font
+(``href`` other than ``#id``): the art must be self-contained, as an image inside the game folder
+is; no embedded raster image (``data:`` URLs: svglib cannot draw them); at most
+``MAX_PATH_CHARS`` characters of path data; no ``<text>``: svglib would set it in a standard PDF font
 that is not embedded (print shops reject those), so text must be converted to outlines."""
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
 MAX_NODES = 100_000  # elements; each becomes at least one drawing operation on every piece
+MAX_PATH_CHARS = 1_000_000  # of path data (d, points) in all: a 1,000,000-segment path took minutes and GBs
 TEXT_TAGS = frozenset(("text", "tspan", "textPath", "flowRoot", "flowPara"))
 EXPECTED = "a self-contained SVG file (an <svg> root, shapes and paths, text converted to outlines)"
 
@@ -71,6 +73,7 @@ def _art(path: str, mtime: int, size: int, shown: str) -> tuple[Any, float, floa
         raise SvgError(f"SVG {shown!r} has a <{etree.QName(root).localname}> root, not <svg>")
     count = 0
     empty = []  # text elements without text (editors leave them): dropped, so svglib never looks up a font
+    path_chars = [0]  # path data read so far
     for node in root.iter():
         if not isinstance(node.tag, str):
             continue  # processing instructions
@@ -88,9 +91,18 @@ def _art(path: str, mtime: int, size: int, shown: str) -> tuple[Any, float, floa
         for attr, value in node.attrib.items():
             if etree.QName(attr).localname == "href":
                 v = value.strip()
-                if not (v.startswith("#") or v.startswith("data:image/")):
+                if v.startswith("data:"):
+                    # svglib cannot draw an embedded raster image (it failed deep in the drawing)
+                    raise SvgError(f"SVG {shown!r} embeds a raster image (line {node.sourceline})",
+                                   hint="use an image element for the raster image, and SVG for vector art only")
+                if not v.startswith("#"):
                     raise SvgError(f"SVG {shown!r} refers to another file ({v[:60]!r} on line {node.sourceline})",
                                    hint="embed the referenced art in the SVG file itself")
+            elif etree.QName(attr).localname in ("d", "points"):
+                path_chars[0] += len(value)
+                if path_chars[0] > MAX_PATH_CHARS:
+                    raise SvgError(f"SVG {shown!r} has more than {MAX_PATH_CHARS} characters of path data",
+                                   hint="simplify the paths (fewer nodes), or export the art as a PNG")
     for node in empty:
         if node.getparent() is not None:
             node.getparent().remove(node)

@@ -32,9 +32,15 @@ def _overlap(a: Path, b: Path) -> bool:
 def check_output(root: DataRoot, folders: Iterable[Path]) -> None:
     """OutputError when one of ``folders`` (a game's output folder) lies inside, or holds, a folder
     pnp reads (the data root's card_data/ and templates/, every font folder): a build would write
-    its PDFs and record among the inputs, and each build would change the inputs of the next."""
+    its PDFs and record among the inputs, and each build would change the inputs of the next.
+    Also when a game's output folder is a link: the files would be written wherever it points."""
     read = [p.resolve() for p in (root.card_data, *root.template_dirs(), *root.font_dirs())]
     for folder in folders:
+        # out/<game> (or out/<game>/ink-saver) as a link: the files would land wherever it points
+        for part in (folder, folder.parent) if folder.name == "ink-saver" else (folder,):
+            if os.path.islink(part):  # False for a name too long (Path.is_symlink raised it)
+                raise OutputError(f"output folder {part} is a link (to {os.readlink(part)}); pnp writes a game's "
+                                  "files only into a real folder inside --out: remove the link")
         f = folder.resolve()
         for r in read:
             if _overlap(f, r):

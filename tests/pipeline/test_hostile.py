@@ -408,3 +408,93 @@ def test_export_data_never_writes_among_the_inputs(tmp_path: Path) -> None:
     r = run_cli("export", "data", "mini", "deck", "--data", root, "--out", root / "card_data", cwd=root)
     assert r.exit_code == 2 and "Traceback" not in r.output
     assert not (root / "card_data" / "mini" / "data").exists()
+
+
+# -- found by the independent attack (issue 19) ----------------------------------------------------
+
+def _image_at(root: Path, src: str) -> None:
+    card = root / "templates" / "mini" / "card.json"
+    card.write_text(card.read_text().replace('"art/sun.png"', json.dumps(src)))
+
+
+def test_a_loop_of_links_as_an_image_is_exit_2(tmp_path: Path) -> None:
+    root = _mini_with_image(tmp_path / "r")
+    art = root / "card_data" / "mini" / "art"
+    os.symlink("loop2.png", art / "loop1.png")
+    os.symlink("loop1.png", art / "loop2.png")
+    _image_at(root, "art/loop1.png")
+    for cmd in ("check", "build"):
+        r = run_cli(cmd, "--data", root, "mini", *(("--out", tmp_path / "out") if cmd == "build" else ()), cwd=root)
+        assert r.exit_code == 2 and "Traceback" not in r.output and "internal error" not in r.output, r.output
+        assert "cannot be followed to a file" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_game_output_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "deck.pdf").write_text("SECRET")
+    out = tmp_path / "out"
+    out.mkdir()
+    os.symlink(victim, out / "mini")
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 2 and "is a link" in r.stderr, r.output
+    assert (victim / "deck.pdf").read_text() == "SECRET" and sorted(p.name for p in victim.iterdir()) == ["deck.pdf"]
+
+
+def test_the_ganged_file_name_is_reserved(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    shutil.copytree(TEST_DATA / "mini", root)
+    g = root / "card_data" / "mini" / "game.json"
+    g.write_text(g.read_text().replace('"id": "deck"', '"id": "mini-ganged"'))
+    d = root / "card_data" / "mini" / "deck.json"
+    d.write_text(d.read_text().replace('"component": "deck"', '"component": "mini-ganged"'))
+    r = run_cli("check", "--data", root, "mini", cwd=root)
+    assert r.exit_code == 2 and "component id 'mini-ganged' is reserved" in r.stderr, r.output
+
+
+def test_svg_with_an_embedded_raster_or_huge_paths_is_refused_at_check(tmp_path: Path) -> None:
+    root = _mini_with_image(tmp_path / "r")
+    art = root / "card_data" / "mini" / "art"
+    (art / "emb.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" '
+                                 'width="10" height="10"><image width="10" height="10" '
+                                 'xlink:href="data:image/png;base64,iVBORw0KGgo="/></svg>')
+    (art / "big.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><path d="M0 0'
+                                 + " L1 1" * 250_000 + '"/></svg>')
+    for name, said in (("emb.svg", "embeds a raster image"), ("big.svg", "characters of path data")):
+        _image_at(root, f"art/{name}")
+        r = run_cli("check", "--data", root, "mini", cwd=root)
+        assert r.exit_code == 2 and said in r.stderr and "Traceback" not in r.output, r.output
+        card = root / "templates" / "mini" / "card.json"
+        card.write_text(card.read_text().replace(json.dumps(f"art/{name}"), '"art/sun.png"'))
+
+
+def test_alternatives_in_a_row_beside_a_lookahead_cannot_hang() -> None:
+    """(?=a)(?:a|a|a|a)...b: RE2 cannot run the lookahead, and in Python's re each group in a row
+    multiplies the backtracking by four (17 groups took over 30 s): alternatives are refused there."""
+    import time
+
+    from pnp.input.conditions import regex
+
+    pattern = "(?=a)" + "(?:a|a|a|a)" * 17 + "b"
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match=r"alternatives \(\|\)"):
+        regex(pattern).fullmatch("a" * 40 + "!")
+    assert time.perf_counter() - t < 1
+
+
+def test_replace_rules_that_double_a_text_stop_at_the_text_limit(tmp_path: Path) -> None:
+    """13 `replace` rules each doubling the text, on four elements: check took 168 s before."""
+    import time
+
+    root = tmp_path / "r"
+    shutil.copytree(TEST_DATA / "mini", root)
+    card = root / "templates" / "mini" / "card.json"
+    tpl = json.loads(card.read_text())
+    tpl["elements"].append({"type": "text", "box": [2, 2, 40, 20], "text": "ab cd ef g", "style": "body",
+                            "replace": [{"pattern": "(.)", "with": "\\1\\1"}] * 13})
+    card.write_text(json.dumps(tpl))
+    t = time.perf_counter()
+    r = run_cli("check", "--data", root, "mini", cwd=root)
+    assert time.perf_counter() - t < 10
+    assert r.exit_code == 2 and "far more than a piece can hold" in r.stderr, r.output

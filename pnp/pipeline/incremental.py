@@ -134,6 +134,10 @@ def load(folder: Path) -> Record | None:
                        parse_constant=_no_constant)
         if d.get("format") != FORMAT or d.get("version") != VERSION:
             return None
+        lists = [d.get("warnings", []), d.get("not_printed", [])]
+        lists += [v.get("warnings", []) for v in d["components"].values()]
+        if not all(isinstance(x, list) for x in lists):  # a dict's keys would pass for texts
+            return None
         comps = {k: CachedFile(**{**v, "warnings": tuple(v.get("warnings", ()))}) for k, v in d["components"].items()}
         order = d.get("order")  # the manifest's order (the keys above are sorted)
         if isinstance(order, list) and sorted(order) == sorted(comps):

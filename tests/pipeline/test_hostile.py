@@ -498,3 +498,14 @@ def test_replace_rules_that_double_a_text_stop_at_the_text_limit(tmp_path: Path)
     r = run_cli("check", "--data", root, "mini", cwd=root)
     assert time.perf_counter() - t < 10
     assert r.exit_code == 2 and "far more than a piece can hold" in r.stderr, r.output
+
+
+def test_a_record_whose_warnings_are_not_a_list_is_ignored(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
+    rec = out / "mini" / ".pnp-build.json"
+    d = json.loads(rec.read_text())
+    d["warnings"] = {"a": "x"}
+    rec.write_text(json.dumps(d))
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out, "--strict")
+    assert r.exit_code == 0 and "up to date" not in r.stdout, r.output  # ignored: built again, no 'a'

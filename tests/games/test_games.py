@@ -52,7 +52,8 @@ FACTS: dict[str, Facts] = {
                       quotes_more_than=60),
     "cyberiad": Facts(components=("deck", "constructors", "reference", "fame", "trouble", "genius"), verbatim=True),
     "time-capsules": Facts(components=("artifacts", "bioobjects", "fluctuations", "batteries", "crystals", "breaks",
-                                       "computers", "mats", "track", "capsules", "solo"), rules_at_least=50,
+                                       "computers", "mats", "track", "score-markers", "capsules", "solo"),
+                           rules_at_least=50,
                            quotes_more_than=60),
 }
 

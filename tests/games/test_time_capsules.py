@@ -48,7 +48,7 @@ def template(name: str) -> dict[str, Any]:
 def test_component_counts(game: Game) -> None:
     assert {c.id: sum(i.copies for i in c.items) for c in game.components} == {
         "artifacts": 100, "bioobjects": 20, "fluctuations": 36, "batteries": 80, "crystals": 40, "breaks": 40,
-        "computers": 60, "mats": 4, "track": 1, "capsules": 16, "solo": 1}
+        "computers": 60, "mats": 4, "track": 1, "score-markers": 4, "capsules": 16, "solo": 1}
     kinds = {c.id: c.kind for c in game.components}
     assert kinds["capsules"] == "box" and kinds["track"] == "board" and kinds["mats"] == "mat"
     assert game.component("fluctuations").size == (44, 63)  # mini cards

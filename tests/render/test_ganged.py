@@ -89,8 +89,9 @@ def test_the_five_games_need_fewer_sheets() -> None:
         f = ganged_file(s, gc.game, gc.plans, opts)
         before += total
         after += total - (f.report.saved if f is not None else 0)
-    # measured: 14.3 % fewer. The issue's target is 15 %; it was met (113 -> 96) until the
-    # terrain tiles shrank to fit the board's squares (issue 22), which saved a Golems sheet by
-    # itself. Not met now: docs/printing.md and the issue's note say so.
-    assert (before, after) == (112, 96)
+    # measured: 15.0 % fewer. The terrain tiles shrinking to fit the board's squares (issue 22)
+    # saved a Golems sheet by itself (112 -> 96, 14.3 %); Time Capsules' +80 score markers
+    # (issue 23) add a sheet of four tokens that ganging absorbs, so the ratio is back to 15.0 %
+    # without any sheet saved: docs/printing.md says so.
+    assert (before, after) == (113, 96)
     assert (before - after) / before > 0.14

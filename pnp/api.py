@@ -284,10 +284,11 @@ def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCh
 
 
 def export_png(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM,
+               dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM, jobs: int | None = None,
                progress: Callable[[int, int], None] | None = None) -> ExportReport:
     """One PNG per distinct item and side of every component of ``game`` (or of ``component``),
     with bleed, RGB, in ``out/<game>/png/<component>/`` beside an ``index.json``.
+    ``jobs``: worker processes (None: one per core; the bytes are the same either way).
     ``progress(done, total)``: called as each component is exported."""
     try:
         session, gc = _for_export(data, game, bleed_mm)
@@ -299,7 +300,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         total = len(select_plans(gc, component))  # an unknown component: an input error before any output
         check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         done: list[Exported] = []
-        for e in _export_png(session, gc, Path(out), dpi, component):
+        for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs()):
             done.append(e)
             if progress is not None:
                 progress(len(done), total)

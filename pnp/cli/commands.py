@@ -624,9 +624,12 @@ def export_group() -> None:
               metavar="MM",
               help="Bleed around each piece's art, in mm (a component's own bleed wins).")
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Render images in N processes [default: the number of cores]; same bytes for any N.")
 @data_option
 @guarded
-def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, data: str | None) -> None:
+def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, jobs: int | None,
+                   data: str | None) -> None:
     """One PNG per distinct item and side (front, back) of every component of GAME (or of
     COMPONENT), with bleed, RGB, plus an index.json listing items, copies and file names.
 
@@ -641,7 +644,7 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
     """
     with progress_bar("exporting") as progress:
         report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed,
-                                progress=progress)
+                                jobs=jobs, progress=progress)
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     total = 0

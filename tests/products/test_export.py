@@ -512,3 +512,29 @@ def test_a_big_preview_is_rendered_in_bands(tmp_path: Path, monkeypatch: pytest.
     assert a.size == b.size and a.size[0] * a.size[1] > 20_000
     diff = ImageChops.difference(a, b).convert("L")
     assert a.size[0] * a.size[1] - diff.histogram()[0] < a.size[0] * a.size[1] // 100
+
+
+@pytest.mark.parametrize("band", [False, True])
+def test_png_export_same_bytes_whatever_the_job_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      band: bool) -> None:
+    """Two worker processes write exactly the files one process writes (banded images too), and
+    the workers are really used."""
+    import pnp.products.exports as exports
+
+    banded: list[int] = []
+    if band:  # every image above 20,000 px: rendered in bands, in the workers as in one process
+        monkeypatch.setattr(exports, "BAND_PIXELS", 20_000)
+        real_band = exports.banded_png
+        monkeypatch.setattr(exports, "banded_png", lambda *a: banded.append(1) or real_band(*a))
+    pools: list[int] = []
+    real = exports.fork_pool
+    monkeypatch.setattr(exports, "fork_pool", lambda jobs: pools.append(jobs) or real(jobs))
+    trees = []
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs
+        ok("export", "png", "cyberiad", "--out", out, "--dpi", "100", "--jobs", jobs)
+        trees.append({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
+    assert pools == [2, 2]  # the PDFs, then the images
+    assert len([n for n in trees[0] if n.endswith(".png")]) > 20
+    assert trees[0] == trees[1]
+    assert bool(banded) == band  # (counted in this process: the --jobs 1 run)

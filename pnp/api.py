@@ -35,7 +35,7 @@ from pnp.pipeline.watch import Watch
 from pnp.plan.options import BuildOptions, output_folder, source_date_epoch
 from pnp.plan.session import Session
 from pnp.products.calibrate import calibration_pdf
-from pnp.products.exports import Exported
+from pnp.products.exports import TTS_DPI, Exported
 from pnp.products.exports import export_png as _export_png
 from pnp.products.exports import export_tts as _export_tts
 from pnp.products.images import select_plans
@@ -310,7 +310,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
 
 
 def export_tts(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = 300, base_url: str | None = None) -> ExportReport:
+               dpi: float = TTS_DPI, base_url: str | None = None) -> ExportReport:
     """Tabletop Simulator deck sheets for every component of ``game`` with a back (or
     ``component``), in ``out/<game>/tts/<component>/`` with their JSON, and a saved object per
     deck in ``out/<game>/tts/saved-objects/`` whose image URLs are the sheets' ``file://`` URLs,

@@ -53,6 +53,10 @@ if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents
 
 TTS_MAX_PX = 4096  # Tabletop Simulator: keep every sheet at most this wide and tall
 TTS_MAX_COLS, TTS_MAX_ROWS = 10, 7
+# Faces at TTS's usual density: a full 10 x 7 sheet of 63 x 88 mm cards fills 4096 px across, 409 x 572 px
+# a face (the deck template's and the community's 409 x 585 sheet cell, the card's own aspect kept), the same
+# for every deck, small or large, and tokens as sharp as cards (docs/printing.md, Tabletop Simulator).
+TTS_DPI = 165
 TTS_MIN_GRID = 2  # TTS's deck import takes 2..10 columns and 2..7 rows
 # TTS CustomDeck "Type": 0 rounded rectangle, 1 rectangle, 2 rounded hex, 3 hex, 4 circle
 TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
@@ -253,7 +257,7 @@ def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, font
         return raster(doc, 0, (cols * face[0], rows * face[1]))
 
 
-def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
+def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
                component: str | None = None, base_url: str | None = None) -> tuple[list[Exported], list[Component]]:
     """Tabletop Simulator deck sheets for every component with a back (or ``component``, which
     must have one), each with a saved object (``pnp.products.tts_save``) whose image URLs are

@@ -309,6 +309,23 @@ def test_tts_more_than_one_sheet(tmp_path: Path) -> None:
                                  "card_id": 200}
 
 
+def test_tts_faces_at_the_usual_density_for_every_deck(tmp_path: Path) -> None:
+    """By default a 63 x 88 mm face is 409 x 572 px (TTS_DPI), for a small deck as for a full
+    10 x 7 sheet, which then fills 4096 px across without being scaled down."""
+    from pnp.products.exports import TTS_DPI, _tts_scale
+
+    face = (px(63, TTS_DPI), px(88, TTS_DPI))
+    assert face == (409, 572)
+    assert tts_grid(70, face) == (10, 7) and _tts_scale(10, 7, face) == 1.0
+    assert 10 * face[0] <= TTS_MAX_PX and 10 * face[0] > TTS_MAX_PX - 10
+    root = write_game(tmp_path / "root", "few", [63, 88], [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                            for n in ("ash", "birch", "cedar")])
+    ok("export", "tts", "--data", root, "few", "--out", tmp_path / "out")
+    deck = load(tmp_path / "out" / "few" / "tts" / "deck" / "deck.json")
+    assert deck["face_px"] == [409, 572]
+    assert deck["sheets"][0]["size_px"] == [2 * 409, 2 * 572]  # 3 cards + the hidden face
+
+
 def test_tts_component_without_back_is_an_input_error(tmp_path: Path) -> None:
     r = run("export", "tts", "golems", "board", "--out", tmp_path)
     assert r.exit_code == 2 and "no back" in r.stderr

@@ -423,3 +423,24 @@ def test_four_nets_to_a_sheet_on_every_paper(bundled: Bundled, paper: str) -> No
     gc = bundled.checked(GAME, BuildOptions(paper=paper))
     plan = next(p for p in gc.plans if p.component.id == "capsules")
     assert plan.grid is not None and plan.grid.cols * plan.grid.rows == 4, paper
+
+
+@pytest.mark.parametrize("ink_saver", [False, True])
+def test_the_bleed_is_the_faces_own_colour_also_with_ink_saver(bundled: Bundled, ink_saver: bool) -> None:
+    """Laid out, each 17 pt bleed stroke is exactly its fill's colour, and with --ink-saver that is
+    the face's light colour (the same fill as the face drawn on top of it), not the normal one."""
+    from pnp.layout.primitives import Path
+    from pnp.plan.options import BuildOptions
+
+    gc = bundled.checked(GAME, BuildOptions(ink_saver=ink_saver))
+    plan = next(p for p in gc.plans if p.component.id == "capsules")
+    prims = plan.fronts[0].primitives
+    bleeds = [p for p in prims if isinstance(p, Path) and p.paint.stroke_width > 17]
+    assert len(bleeds) == 13
+    assert all(p.paint.stroke == p.paint.fill for p in bleeds)
+    fills = {p.paint.fill for p in prims if isinstance(p, Path) and p.paint.stroke is None}
+    assert {p.paint.stroke for p in bleeds} <= fills
+    normal = bundled.checked(GAME).plans
+    normal_fills = {p.paint.fill for p in next(q for q in normal if q.component.id == "capsules").fronts[0].primitives
+                    if isinstance(p, Path) and p.paint.stroke_width > 17}
+    assert ({p.paint.stroke for p in bleeds} == normal_fills) != ink_saver

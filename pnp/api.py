@@ -35,7 +35,7 @@ from pnp.pipeline.watch import Watch
 from pnp.plan.options import BuildOptions, output_folder, source_date_epoch
 from pnp.plan.session import Session
 from pnp.products.calibrate import calibration_pdf
-from pnp.products.exports import Exported
+from pnp.products.exports import TTS_DPI, Exported
 from pnp.products.exports import export_png as _export_png
 from pnp.products.exports import export_tts as _export_tts
 from pnp.products.images import select_plans
@@ -284,10 +284,11 @@ def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCh
 
 
 def export_png(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM,
+               dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM, jobs: int | None = None,
                progress: Callable[[int, int], None] | None = None) -> ExportReport:
     """One PNG per distinct item and side of every component of ``game`` (or of ``component``),
     with bleed, RGB, in ``out/<game>/png/<component>/`` beside an ``index.json``.
+    ``jobs``: worker processes (None: one per core; the bytes are the same either way).
     ``progress(done, total)``: called as each component is exported."""
     try:
         session, gc = _for_export(data, game, bleed_mm)
@@ -299,7 +300,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         total = len(select_plans(gc, component))  # an unknown component: an input error before any output
         check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         done: list[Exported] = []
-        for e in _export_png(session, gc, Path(out), dpi, component):
+        for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs()):
             done.append(e)
             if progress is not None:
                 progress(len(done), total)
@@ -309,7 +310,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
 
 
 def export_tts(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = 300, base_url: str | None = None) -> ExportReport:
+               dpi: float = TTS_DPI, base_url: str | None = None) -> ExportReport:
     """Tabletop Simulator deck sheets for every component of ``game`` with a back (or
     ``component``), in ``out/<game>/tts/<component>/`` with their JSON, and a saved object per
     deck in ``out/<game>/tts/saved-objects/`` whose image URLs are the sheets' ``file://`` URLs,

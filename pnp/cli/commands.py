@@ -624,9 +624,12 @@ def export_group() -> None:
               metavar="MM",
               help="Bleed around each piece's art, in mm (a component's own bleed wins).")
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
+@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Render images in N processes [default: the number of cores]; same bytes for any N.")
 @data_option
 @guarded
-def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, data: str | None) -> None:
+def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, jobs: int | None,
+                   data: str | None) -> None:
     """One PNG per distinct item and side (front, back) of every component of GAME (or of
     COMPONENT), with bleed, RGB, plus an index.json listing items, copies and file names.
 
@@ -641,7 +644,7 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
     """
     with progress_bar("exporting") as progress:
         report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed,
-                                progress=progress)
+                                jobs=jobs, progress=progress)
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     total = 0
@@ -656,15 +659,16 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
 @export_group.command("tts")
 @click.argument("game", shell_complete=complete_games)
 @click.argument("component", required=False, shell_complete=complete_components)
-@click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
-              help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px.")
+@click.option("--dpi", type=click.IntRange(36, 1200), default=None, metavar="N",
+              help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px "
+              "[default: 165, TTS's usual 409 px across a card; the same for every deck].")
 @click.option("--base-url", metavar="URL", default=None,
               help="Where the sheets will be hosted (DIR/<game>/tts/ uploaded as it is): the saved objects' "
               "image URLs become URL/<component>/<file> instead of local file:// URLs.")
 @out_option("sheets go to DIR/<game>/tts/<component>/")
 @data_option
 @guarded
-def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: str | None,
+def export_tts_cmd(game: str, component: str | None, dpi: int | None, out: str, data: str | None,
                    base_url: str | None) -> None:
     """Tabletop Simulator deck sheets for every component of GAME with a back (or COMPONENT):
     grids of up to 10 x 7 faces, the hidden-card face in the last slot, RGB, at most
@@ -679,7 +683,8 @@ def export_tts_cmd(game: str, component: str | None, dpi: int, out: str, data: s
       pnp export tts golems golem-deck --out tts
       pnp export tts golems --base-url https://example.org/golems-tts
     """
-    report = api.export_tts(game, component, data=data_root(data), out=out, dpi=dpi, base_url=base_url)
+    report = api.export_tts(game, component, data=data_root(data), out=out, base_url=base_url,
+                            **({"dpi": dpi} if dpi is not None else {}))
     gc = checked_for_export(report)
     click.echo(f"{gc.game.id}: {gc.game.title}")
     for e in report.exported:

@@ -314,9 +314,13 @@ class _Painter:
     def paint(self, el: Element, env: Env, default_stroke: float = 0.5) -> Paint:
         d = el.data
         dash = d.get("dash")
+        fill = self.color(d.get("fill"), env, "fill")
+        # A stroke in the fill's own colour widens the fill (a box net's bleed): it takes the fill's
+        # light variant too, so an --ink-saver face is not ringed by its normal colour.
+        same = d.get("stroke") is not None and d.get("stroke") == d.get("fill")
         return Paint(
-            fill=self.color(d.get("fill"), env, "fill"),
-            stroke=self.color(d.get("stroke"), env, "stroke"),
+            fill=fill,
+            stroke=fill if same else self.color(d.get("stroke"), env, "stroke"),
             stroke_width=float(d.get("stroke_width", default_stroke)),
             opacity=float(d.get("opacity", 1.0)),
             dash=(float(dash[0]), float(dash[1])) if dash else None,

@@ -3,10 +3,6 @@ way), then commit them: every file written atomically, or none on bad input."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +18,9 @@ from pnp.plan.component import ComponentPlan, front_warnings, pages_for
 from pnp.plan.options import output_folder
 from pnp.plan.session import Session
 from pnp.products.contents import render_contents
+from pnp.products.workers import can_fork, fork_pool
+from pnp.products.workers import default_jobs as default_jobs  # where the api and benchmarks import it
+from pnp.products.workers import worker_start as _worker_start  # noqa: F401  (tests import it here)
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import summary
 from pnp.qa.preflight import Collector
@@ -106,27 +105,6 @@ def _render_task(i: int) -> tuple[int, bytes | None, int, list[Diagnostic], Any]
     return i, data, npages, front_warnings(gc.game, plan) + found, figures
 
 
-def _worker_start(parent: int) -> None:
-    """A worker process dies quietly with its parent: Ctrl-C is the parent's to handle (it stops
-    the pool and exits 130; a worker would print a KeyboardInterrupt traceback), and on Linux the
-    kernel sends the worker SIGTERM when the parent dies, even by kill -9."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(Exception):
-            import ctypes
-
-            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the parent died before the line above
-        os._exit(1)
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, session: Session | None = None,
                  jobs: int = 1, reuse: Callable[[GameCheck, ComponentPlan], bool] | None = None,
                  progress: Callable[[int, int], None] | None = None,
@@ -142,15 +120,12 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
     s = session or Session(root)
     tasks = [(gc, plan) for gc in checked for plan in gc.plans if not (reuse and reuse(gc, plan))]
     results: dict[int, tuple[bytes | None, int, list[Diagnostic], Any]] = {}
-    if jobs > 1 and len(tasks) > 1 and hasattr(os, "fork"):
-        import multiprocessing as mp  # only when there is something to share out
-
+    if jobs > 1 and len(tasks) > 1 and can_fork():
         # Biggest first, so the last worker is not left with the longest component.
         order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
         _TASKS = (s, tasks)
         try:
-            with mp.get_context("fork").Pool(min(jobs, len(tasks)), initializer=_worker_start,
-                                             initargs=(os.getpid(),)) as pool:
+            with fork_pool(min(jobs, len(tasks))) as pool:
                 for i, data, npages, diags, figures in pool.imap_unordered(_render_task, order):
                     results[i] = (data, npages, diags, figures)
                     if progress:

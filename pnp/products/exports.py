@@ -4,10 +4,11 @@ Simulator deck sheets with their JSON."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from msgspec import Struct
 from msgspec.structs import replace
 
 from pnp.errors import DataError, Diagnostic
@@ -39,6 +40,7 @@ from pnp.products.images import (
     select_plans,
 )
 from pnp.products.tts_save import SAVED_OBJECTS, saved_object
+from pnp.products.workers import can_fork, fork_pool
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
@@ -46,73 +48,149 @@ from pnp.render.write import write_atomic
 from pnp.units import MM
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
+    import pypdfium2 as pdfium
     from PIL import Image
 
 TTS_MAX_PX = 4096  # Tabletop Simulator: keep every sheet at most this wide and tall
 TTS_MAX_COLS, TTS_MAX_ROWS = 10, 7
+# Faces at TTS's usual density: a full 10 x 7 sheet of 63 x 88 mm cards fills 4096 px across, 409 x 572 px
+# a face (the deck template's and the community's 409 x 585 sheet cell, the card's own aspect kept), the same
+# for every deck, small or large, and tokens as sharp as cards (docs/printing.md, Tabletop Simulator).
+TTS_DPI = 165
 TTS_MIN_GRID = 2  # TTS's deck import takes 2..10 columns and 2..7 rows
 # TTS CustomDeck "Type": 0 rounded rectangle, 1 rectangle, 2 rounded hex, 3 hex, 4 circle
 TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
 
 
 def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
-               component: str | None = None) -> Iterator[Exported]:
+               component: str | None = None, jobs: int = 1) -> Iterator[Exported]:
     """Write ``out/<game>/png/<component>/<item>-front.png`` for every distinct item and one
     image per distinct back (``back.png``, or ``back-1.png``, ``back-2.png``... when the backs
     differ), with bleed, RGB, plus ``index.json`` (which back each item uses). ``gc`` should come from
     ``check(..., BuildOptions(print_shop=True, bleed_mm=...))``; any plan is redrawn as
-    print-shop pages (page = trim + bleed)."""
+    print-shop pages (page = trim + bleed). With ``jobs`` > 1 the components' PDFs, then their
+    images, are made in that many worker processes (``pnp.products.workers``); the bytes are the
+    same either way. Yields each component once all its images are written, in data order."""
+    global _PNG
     plans = select_plans(gc, component)
     for plan in plans:  # every image's size is checked before the first is written
         w_mm, h_mm = plan.component.size
         b = _bleed_mm(plan)
         check_pixels((px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi)), f"{gc.game.id}/{plan.component.id}")
+    comps: list[_PngComponent] = []
     for plan in plans:
         ds = distinct(plan)
         sub = replace(plan, fronts=tuple(d.front for d in ds), backs=tuple(d.back for d in ds),
                       placement="print-shop", grid=None)
-        data, _ = render_component(session, gc.game, sub)
-        pages = pages_for(sub)
         w_mm, h_mm = plan.component.size
         b = _bleed_mm(plan)
         size = (px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi))
         folder = out / gc.game.id / "png" / plan.component.id
         names: dict[int, dict[str, str]] = {}
-        files: list[Path] = []
+        images: list[tuple[int, Path]] = []  # (page index, file) of each image to write
         back_names = _back_names(ds)
-        with _pdf(data) as doc:
-            for i, page in enumerate(pages):
-                slot = page.slots[0]
-                item = ds[slot.piece].item
-                if page.side == "back":  # one image per distinct back, however many items share it
-                    name = back_names[slot.piece]
-                    names.setdefault(slot.piece, {})[page.side] = name
-                    if folder / name in files:
-                        continue
-                else:
-                    name = f"{item.id}-{page.side}.png"
-                path = folder / name
-                if size[0] * size[1] > BAND_PIXELS:  # a big board: rendered in bands, memory bounded
-                    write_atomic(path, banded_png(doc, i, size, dpi))
-                else:
-                    img = raster(doc, i, size)
-                    assert img.size == size, (img.size, size)
-                    write_atomic(path, png_bytes(img, dpi))
+        for i, page in enumerate(pages_for(sub)):
+            slot = page.slots[0]
+            if page.side == "back":  # one image per distinct back, however many items share it
+                name = back_names[slot.piece]
                 names.setdefault(slot.piece, {})[page.side] = name
-                files.append(path)
-        index_path = folder / "index.json"
-        _remove_stale(folder, index_path, {p.name for p in files},
+                if any(f.name == name for _, f in images):
+                    continue
+            else:
+                name = f"{ds[slot.piece].item.id}-{page.side}.png"
+            names.setdefault(slot.piece, {})[page.side] = name
+            images.append((i, folder / name))
+        comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
+    tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
+    _PNG = _PngState(session, gc, dpi, comps, [])
+    try:
+        if jobs > 1 and len(tasks) > 1 and can_fork():
+            with fork_pool(min(jobs, len(comps))) as pool:  # the PDFs, biggest first
+                order = sorted(range(len(comps)), key=lambda k: -len(comps[k].images))
+                made = dict(pool.imap_unordered(_png_pdf_task, order))
+            _PNG.pdfs.extend(made[k] for k in range(len(comps)))
+            with fork_pool(min(jobs, len(tasks))) as pool:  # forked again: the workers inherit the PDFs
+                yield from _png_finish(comps, gc, dpi, pool.imap(_png_image_task, tasks, chunksize=2))
+        else:
+            _PNG.pdfs.extend(_png_pdf_task(k)[1] for k in range(len(comps)))
+            yield from _png_finish(comps, gc, dpi, map(_png_image_task, tasks))
+    finally:
+        _PNG = None
+        for doc in _OPEN.values():
+            doc.close()
+        _OPEN.clear()
+
+
+class _PngComponent(Struct):
+    plan: ComponentPlan
+    ds: list[Distinct]
+    sub: ComponentPlan  # one print-shop page per distinct item and side
+    size: tuple[int, int]
+    bleed: float
+    folder: Path
+    names: dict[int, dict[str, str]]  # item index -> side -> file name
+    images: list[tuple[int, Path]]
+
+
+class _PngState(Struct):
+    session: Session
+    gc: GameCheck
+    dpi: float
+    comps: list[_PngComponent]
+    pdfs: list[bytes]
+
+
+# The export in progress, inherited by forked workers: a task is a few indices.
+_PNG: _PngState | None = None
+_OPEN: dict[int, pdfium.PdfDocument] = {}  # this process's open PDFs, by component
+
+
+def _png_pdf_task(k: int) -> tuple[int, bytes]:
+    assert _PNG is not None
+    data, _ = render_component(_PNG.session, _PNG.gc.game, _PNG.comps[k].sub)
+    return k, data
+
+
+def _png_image_task(task: tuple[int, int, Path]) -> int:
+    """Renders, encodes and writes one image; returns its component's index."""
+    assert _PNG is not None
+    k, i, path = task
+    if k not in _OPEN:
+        import pypdfium2 as pdfium
+
+        _OPEN[k] = pdfium.PdfDocument(_PNG.pdfs[k])
+    doc, size, dpi = _OPEN[k], _PNG.comps[k].size, _PNG.dpi
+    if size[0] * size[1] > BAND_PIXELS:  # a big board: rendered in bands, memory bounded
+        write_atomic(path, banded_png(doc, i, size, dpi))
+    else:
+        img = raster(doc, i, size)
+        assert img.size == size, (img.size, size)
+        write_atomic(path, png_bytes(img, dpi))
+    return k
+
+
+def _png_finish(comps: Sequence[_PngComponent], gc: GameCheck, dpi: float,
+                done: Iterable[int]) -> Iterator[Exported]:
+    """Index each component once its images (``done``: their component indices, in task order) are written."""
+    left = [len(c.images) for c in comps]
+    for k in done:
+        left[k] -= 1
+        if left[k]:
+            continue
+        c = comps[k]
+        comp, files = c.plan.component, [p for _, p in c.images]
+        index_path = c.folder / "index.json"
+        _remove_stale(c.folder, index_path, {p.name for p in files},
                       lambda old: [n for it in old.get("items", []) for n in (it.get("front"), it.get("back"))])
-        comp = plan.component
         _write_json(index_path, {
             "format": "pnp-png", "version": FORMAT_VERSION,
             "game": gc.game.id, "component": comp.id, "title": comp.title,
-            "dpi": dpi, "trim_mm": list(comp.size), "bleed_mm": round(b, 4), "size_px": list(size),
-            "pieces": comp.pieces,
-            "items": [{"id": d.item.id, "copies": d.item.copies, "front": names[i]["front"],
-                       "back": names[i].get("back")} for i, d in enumerate(ds)],
+            "dpi": dpi, "trim_mm": list(comp.size), "bleed_mm": round(c.bleed, 4),
+            "size_px": list(c.size), "pieces": comp.pieces,
+            "items": [{"id": d.item.id, "copies": d.item.copies, "front": c.names[i]["front"],
+                       "back": c.names[i].get("back")} for i, d in enumerate(c.ds)],
         })
-        yield Exported(comp, folder, tuple(files), index_path, size)
+        yield Exported(comp, c.folder, tuple(files), index_path, c.size)
 
 
 def _back_names(ds: Sequence[Distinct]) -> dict[int, str]:
@@ -179,7 +257,7 @@ def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, font
         return raster(doc, 0, (cols * face[0], rows * face[1]))
 
 
-def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
+def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
                component: str | None = None, base_url: str | None = None) -> tuple[list[Exported], list[Component]]:
     """Tabletop Simulator deck sheets for every component with a back (or ``component``, which
     must have one), each with a saved object (``pnp.products.tts_save``) whose image URLs are

@@ -385,3 +385,62 @@ def test_board_layout_shows_the_loop_and_rounds(checked: GameCheck) -> None:
     plan = next(p for p in checked.plans if p.component.id == "mats")
     assert plan.grid is None  # 300 mm wide: tiled over pages by the engine
     assert plan.fronts[0].width == pytest.approx(300 * MM)
+
+
+# -- the capsule's bleed and its sheets (issue 20) ----------------------------------------------------
+
+def test_every_printed_piece_of_the_net_bleeds_3_mm(net: dict[str, Any]) -> None:
+    """Each face, flap and tab is drawn first (before any piece) as its own polygon stroked 6 mm wide in
+    its own colour: with round joins its colour reaches 3 mm past every edge, so past the cut outline;
+    that bleed stays inside the piece and clear of the instructions beside the net."""
+    els = net["tpl"]["elements"]
+    order = {e.get("id"): i for i, e in enumerate(els)}
+    for name, poly in net["polys"].items():
+        bleed = net["els"][f"bleed-{name}"]
+        assert [tuple(p) for p in bleed["points"]] == poly, name
+        assert bleed["stroke"] == bleed["fill"] == net["els"][name]["fill"], name
+        assert bleed["stroke_width"] / 2 >= 3 * MM - 1e-3, name
+        assert order[f"bleed-{name}"] < min(order[n] for n in net["polys"]), name
+    cut = net["cut"]
+    w, h = net["tpl"]["size"]
+    x0, x1 = min(x for x, _ in cut), max(x for x, _ in cut)
+    y0, y1 = min(y for _, y in cut), max(y for _, y in cut)
+    assert x0 >= 3 and y0 >= 3 and x1 + 3 <= w and y1 + 3 <= h
+    # the instructions beside the net start beyond the bleed of every piece at their height
+    beside = [e for e in els if "box" in e and e["box"][0] >= x1 - 10 and e["type"] in ("text", "richtext", "rect")]
+    assert len(beside) >= 8
+    for e in beside:
+        bx, by, _, bh = e["box"]
+        near = [max(x for x, _ in poly) for poly in net["polys"].values()
+                if min(y for _, y in poly) - 3 < by + bh and max(y for _, y in poly) + 3 > by]
+        assert near and bx >= max(near) + 3, e["box"]
+
+
+@pytest.mark.parametrize("paper", ["letter", "a4", "universal"])
+def test_four_nets_to_a_sheet_on_every_paper(bundled: Bundled, paper: str) -> None:
+    from pnp.plan.options import BuildOptions
+
+    gc = bundled.checked(GAME, BuildOptions(paper=paper))
+    plan = next(p for p in gc.plans if p.component.id == "capsules")
+    assert plan.grid is not None and plan.grid.cols * plan.grid.rows == 4, paper
+
+
+@pytest.mark.parametrize("ink_saver", [False, True])
+def test_the_bleed_is_the_faces_own_colour_also_with_ink_saver(bundled: Bundled, ink_saver: bool) -> None:
+    """Laid out, each 17 pt bleed stroke is exactly its fill's colour, and with --ink-saver that is
+    the face's light colour (the same fill as the face drawn on top of it), not the normal one."""
+    from pnp.layout.primitives import Path
+    from pnp.plan.options import BuildOptions
+
+    gc = bundled.checked(GAME, BuildOptions(ink_saver=ink_saver))
+    plan = next(p for p in gc.plans if p.component.id == "capsules")
+    prims = plan.fronts[0].primitives
+    bleeds = [p for p in prims if isinstance(p, Path) and p.paint.stroke_width > 17]
+    assert len(bleeds) == 13
+    assert all(p.paint.stroke == p.paint.fill for p in bleeds)
+    fills = {p.paint.fill for p in prims if isinstance(p, Path) and p.paint.stroke is None}
+    assert {p.paint.stroke for p in bleeds} <= fills
+    normal = bundled.checked(GAME).plans
+    normal_fills = {p.paint.fill for p in next(q for q in normal if q.component.id == "capsules").fronts[0].primitives
+                    if isinstance(p, Path) and p.paint.stroke_width > 17}
+    assert ({p.paint.stroke for p in bleeds} == normal_fills) != ink_saver

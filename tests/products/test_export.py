@@ -309,6 +309,23 @@ def test_tts_more_than_one_sheet(tmp_path: Path) -> None:
                                  "card_id": 200}
 
 
+def test_tts_faces_at_the_usual_density_for_every_deck(tmp_path: Path) -> None:
+    """By default a 63 x 88 mm face is 409 x 572 px (TTS_DPI), for a small deck as for a full
+    10 x 7 sheet, which then fills 4096 px across without being scaled down."""
+    from pnp.products.exports import TTS_DPI, _tts_scale
+
+    face = (px(63, TTS_DPI), px(88, TTS_DPI))
+    assert face == (409, 572)
+    assert tts_grid(70, face) == (10, 7) and _tts_scale(10, 7, face) == 1.0
+    assert 10 * face[0] <= TTS_MAX_PX and 10 * face[0] > TTS_MAX_PX - 10
+    root = write_game(tmp_path / "root", "few", [63, 88], [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                            for n in ("ash", "birch", "cedar")])
+    ok("export", "tts", "--data", root, "few", "--out", tmp_path / "out")
+    deck = load(tmp_path / "out" / "few" / "tts" / "deck" / "deck.json")
+    assert deck["face_px"] == [409, 572]
+    assert deck["sheets"][0]["size_px"] == [2 * 409, 2 * 572]  # 3 cards + the hidden face
+
+
 def test_tts_component_without_back_is_an_input_error(tmp_path: Path) -> None:
     r = run("export", "tts", "golems", "board", "--out", tmp_path)
     assert r.exit_code == 2 and "no back" in r.stderr
@@ -512,3 +529,29 @@ def test_a_big_preview_is_rendered_in_bands(tmp_path: Path, monkeypatch: pytest.
     assert a.size == b.size and a.size[0] * a.size[1] > 20_000
     diff = ImageChops.difference(a, b).convert("L")
     assert a.size[0] * a.size[1] - diff.histogram()[0] < a.size[0] * a.size[1] // 100
+
+
+@pytest.mark.parametrize("band", [False, True])
+def test_png_export_same_bytes_whatever_the_job_count(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      band: bool) -> None:
+    """Two worker processes write exactly the files one process writes (banded images too), and
+    the workers are really used."""
+    import pnp.products.exports as exports
+
+    banded: list[int] = []
+    if band:  # every image above 20,000 px: rendered in bands, in the workers as in one process
+        monkeypatch.setattr(exports, "BAND_PIXELS", 20_000)
+        real_band = exports.banded_png
+        monkeypatch.setattr(exports, "banded_png", lambda *a: banded.append(1) or real_band(*a))
+    pools: list[int] = []
+    real = exports.fork_pool
+    monkeypatch.setattr(exports, "fork_pool", lambda jobs: pools.append(jobs) or real(jobs))
+    trees = []
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs
+        ok("export", "png", "cyberiad", "--out", out, "--dpi", "100", "--jobs", jobs)
+        trees.append({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
+    assert pools == [2, 2]  # the PDFs, then the images
+    assert len([n for n in trees[0] if n.endswith(".png")]) > 20
+    assert trees[0] == trees[1]
+    assert bool(banded) == band  # (counted in this process: the --jobs 1 run)

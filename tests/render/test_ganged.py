@@ -94,4 +94,4 @@ def test_the_five_games_need_fewer_sheets() -> None:
     # (issue 23) add a sheet of four tokens that ganging absorbs, so the ratio is back to 15.0 %
     # without any sheet saved: docs/printing.md says so.
     assert (before, after) == (113, 96)
-    assert (before - after) / before > 0.14
+    assert (before - after) / before >= 0.15

@@ -46,6 +46,21 @@ rl_config.useA85 = 0
 CUT_WIDTH = 0.25  # pt, crop marks
 
 
+
+def rl_path(c: Any, ops: Any) -> Any:
+    """A reportlab path object of ``ops`` (("M"|"L"|"C"|"Z", points) pairs: move, line, curve, close)."""
+    path = c.beginPath()
+    for op, pts in ops:
+        if op == "M":
+            path.moveTo(*pts)
+        elif op == "L":
+            path.lineTo(*pts)
+        elif op == "C":
+            path.curveTo(*pts)
+        else:
+            path.close()
+    return path
+
 class DocInfo(Struct, frozen=True):
     title: str
     author: str
@@ -294,17 +309,7 @@ class _Drawer:
             elif isinstance(p, Line):
                 c.line(p.x1, p.y1, p.x2, p.y2)
             elif isinstance(p, Path):
-                path = c.beginPath()
-                for op, pts in p.ops:
-                    if op == "M":
-                        path.moveTo(*pts)
-                    elif op == "L":
-                        path.lineTo(*pts)
-                    elif op == "C":
-                        path.curveTo(*pts)
-                    else:
-                        path.close()
-                c.drawPath(path, stroke=int(stroke), fill=int(fill),
+                c.drawPath(rl_path(c, p.ops), stroke=int(stroke), fill=int(fill),
                            fillMode=FILL_EVEN_ODD if p.paint.fill_rule == "evenodd" else FILL_NON_ZERO)
         if t is not None:
             c.drawText(t)
@@ -490,17 +495,7 @@ def _die_lines(c: Canvas, page: Page, die: DieLine) -> None:
     c.setLineWidth(DIE_WIDTH)
     c.setDash([], 0)
     for s in slots:
-        path = c.beginPath()
-        for op, pts in die_path(die, s.x, s.y, s.w, s.h):
-            if op == "M":
-                path.moveTo(*pts)
-            elif op == "L":
-                path.lineTo(*pts)
-            elif op == "C":
-                path.curveTo(*pts)
-            else:
-                path.close()
-        c.drawPath(path, stroke=1, fill=0)
+        c.drawPath(rl_path(c, die_path(die, s.x, s.y, s.w, s.h)), stroke=1, fill=0)
     c.restoreState()
 
 

@@ -202,11 +202,11 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
                 bad_items[ci] = {int(d.path[1]) for d in file_diags}
             else:
                 skip.add(ci)
-    skip.update(ci for ci in range(len(components)) if ci not in skip and components[ci] is not None
-                and isinstance(components[ci], dict) and components[ci]["id"] not in data_docs)  # type: ignore[index]
+    # entries whose data file could not be read at all (no Doc): left out too
+    skip.update(ci for ci, c in enumerate(components) if isinstance(c, dict) and c["id"] not in data_docs)
     if not diags:
         return build_game(manifest, data_docs, folder), []
-    if not components or any(d.file != manifest.display or d.path[:1] != ("components",) or len(d.path) < 2
+    if not components or any(d.path[:1] != ("components",) or len(d.path) < 2
                              for d in diags if d.file == manifest.display):
         return None, diags  # the manifest itself is wrong beyond its component entries
     try:

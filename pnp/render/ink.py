@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -57,7 +56,7 @@ class _CmykImage(ImageReader):
 
 
 class Cmyk:
-    """Colour and image conversion to the output profile, remembered per colour and per file."""
+    """Colour and image conversion to the output profile, colours remembered."""
 
     def __init__(self, profile: Path = PROFILE):
         self.profile_bytes = profile.read_bytes()
@@ -65,7 +64,6 @@ class Cmyk:
         self._srgb = ImageCms.createProfile("sRGB")
         self._rgb = self._transform(self._srgb)
         self._colors: dict[tuple[float, float, float, float], CMYKColor] = {}
-        self._images: dict[tuple[str, int, int], _CmykImage] = {}
 
     def _transform(self, source: Any) -> ImageCms.ImageCmsTransform:
         return ImageCms.buildTransform(source, self._out, "RGB", "CMYK",
@@ -91,29 +89,31 @@ class Cmyk:
         return out
 
     def image(self, src: str) -> _CmykImage:
-        """The image file ``src`` converted to CMYK (from its embedded profile, else sRGB),
-        remembered while the file's modification time and size stay the same."""
-        st = os.stat(src)
-        key = (src, st.st_mtime_ns, st.st_size)
-        hit = self._images.get(key)
-        if hit is None:
-            with Image.open(src) as im:
-                im.load()
-                icc = im.info.get("icc_profile")
-                alpha = None
-                if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-                    im = im.convert("RGBA")
-                    alpha = im.getchannel("A")
-                rgb = im.convert("RGB")
-            transform = self._rgb
-            if icc:
-                # an unreadable embedded profile: the image is taken as sRGB
-                with contextlib.suppress(OSError, ValueError, ImageCms.PyCMSError):
-                    transform = self._transform(ImageCms.ImageCmsProfile(io.BytesIO(icc)))
-            cmyk = ImageCms.applyTransform(rgb, transform)
-            assert cmyk is not None
-            hit = self._images[key] = _CmykImage(cmyk, alpha, f"{src}#cmyk")
-        return hit
+        """The image file ``src`` converted to CMYK (from its embedded profile, else sRGB). Not
+        remembered: the caller draws it once per document and lets it go (a deck of large
+        art would otherwise hold every converted image at once). Each intermediate image is
+        let go as soon as the next exists, so the peak is about three copies of the image."""
+        with Image.open(src) as im:
+            im.load()
+            icc = im.info.get("icc_profile")
+            alpha = None
+            if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+                rgba = im if im.mode == "RGBA" else im.convert("RGBA")
+                alpha = rgba.getchannel("A")
+                rgb = rgba.convert("RGB")
+                del rgba
+            else:
+                rgb = im if im.mode == "RGB" else im.convert("RGB")
+            rgb.load()
+        transform = self._rgb
+        if icc:
+            # an unreadable embedded profile: the image is taken as sRGB
+            with contextlib.suppress(OSError, ValueError, ImageCms.PyCMSError):
+                transform = self._transform(ImageCms.ImageCmsProfile(io.BytesIO(icc)))
+        cmyk = ImageCms.applyTransform(rgb, transform)
+        del rgb
+        assert cmyk is not None
+        return _CmykImage(cmyk, alpha, f"{src}#cmyk")
 
 
 _CMYK: Cmyk | None = None

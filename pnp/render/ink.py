@@ -40,19 +40,28 @@ PDF_VERSION = (1, 6)  # PDF/X-4 is based on PDF 1.6
 
 
 class _CmykImage(ImageReader):
-    """A CMYK image for reportlab, its alpha (when it has one) as a soft mask."""
+    """A CMYK image for reportlab, its alpha (when it has one) as a soft mask. Its pixels are let
+    go once reportlab has taken them as bytes: one copy of a large image, not two."""
 
     def __init__(self, cmyk: Image.Image, alpha: Image.Image | None, name: str):
         super().__init__(cmyk)
         self.fileName = name
         self._alpha = alpha
+        self._transparent: Any = None
 
     def getRGBData(self) -> bytes:  # reportlab's name: the pixel data, whatever the mode
         if self._data is None:
             self._dataA = ImageReader(self._alpha) if self._alpha is not None else None
+            self._alpha = None
             self.mode = "CMYK"
+            self.getSize()
+            self._transparent = super().getTransparent()
             self._data = self._image.tobytes()
+            self._image = None
         return self._data
+
+    def getTransparent(self) -> Any:  # read before the pixels were let go
+        return self._transparent
 
 
 class Cmyk:
@@ -92,19 +101,21 @@ class Cmyk:
         """The image file ``src`` converted to CMYK (from its embedded profile, else sRGB). Not
         remembered: the caller draws it once per document and lets it go (a deck of large
         art would otherwise hold every converted image at once). Each intermediate image is
-        let go as soon as the next exists, so the peak is about three copies of the image."""
-        with Image.open(src) as im:
-            im.load()
-            icc = im.info.get("icc_profile")
-            alpha = None
-            if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-                rgba = im if im.mode == "RGBA" else im.convert("RGBA")
-                alpha = rgba.getchannel("A")
-                rgb = rgba.convert("RGB")
-                del rgba
-            else:
-                rgb = im if im.mode == "RGB" else im.convert("RGB")
-            rgb.load()
+        let go as soon as the next exists."""
+        im = Image.open(src)
+        try:
+            im.load()  # closes the file of a one-frame image
+        except BaseException:
+            im.close()
+            raise
+        icc = im.info.get("icc_profile")
+        alpha = None
+        if im.mode == "PA" or (im.mode == "P" and "transparency" in im.info):
+            im = im.convert("RGBA")
+        if im.mode in ("RGBA", "LA"):
+            alpha = im.getchannel("A")
+        rgb = im if im.mode == "RGB" else im.convert("RGB")
+        del im  # each image is let go as soon as the next exists: at most two copies at a time
         transform = self._rgb
         if icc:
             # an unreadable embedded profile: the image is taken as sRGB

@@ -515,8 +515,9 @@ def test_a_record_whose_warnings_are_not_a_list_is_ignored(tmp_path: Path) -> No
 
 def _deep_use_svg(levels: int) -> str:
     """Each level a group of two <use> of the level below: 2 KB for 29 levels, 2**29 elements drawn out."""
-    body = ['<path id="l0" d="M0 0L1 1"/>'] + [f'<g id="l{i}"><use xlink:href="#l{i - 1}"/>'
-                                                f'<use xlink:href="#l{i - 1}" x="1"/></g>' for i in range(1, levels + 1)]
+    body = ['<path id="l0" d="M0 0L1 1"/>']
+    body += [f'<g id="l{i}"><use xlink:href="#l{i - 1}"/><use xlink:href="#l{i - 1}" x="1"/></g>'
+             for i in range(1, levels + 1)]
     return ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" '
             f'height="10"><defs>{"".join(body)}</defs><use xlink:href="#l{levels}"/></svg>')
 

@@ -39,6 +39,7 @@ from pnp.cli.options import (
     paper_options,
     print_options,
     root_line,
+    shop_option,
     token_cut_option,
     variant_options,
 )
@@ -54,6 +55,7 @@ from pnp.cli.output import (
     progress_bar,
     report_github,
     report_text,
+    shop_text,
 )
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
@@ -217,6 +219,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               "preflight figures; without it, one line per game.")
 @click.option("--refresh", is_flag=True, help="Fetch published sheets first (as `pnp fetch`); a failed fetch "
               "keeps the cached copy, which the build then uses.")
+@shop_option("PDF shops: drivethrucards; the PNG shops (thegamecrafter, makeplayingcards, printerstudio) are "
+             "`pnp export png --shop`")
 @print_options
 @data_option
 @click.pass_context
@@ -224,7 +228,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               refresh: bool, back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None,
-              printer: str | None, data: str | None, verbose: bool, color: str, die_line: bool, gang: bool) -> None:
+              printer: str | None, data: str | None, verbose: bool, color: str, die_line: bool, gang: bool,
+              shop: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -249,7 +254,13 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --one-per-page --color cmyk       # PDF/X-4 in CMYK for a print shop
       pnp build golems --one-per-page --die-line         # with CutContour die lines
       pnp build golems --gang                            # also golems-ganged.pdf: fewer sheets
+      pnp build mygame --shop drivethrucards             # out/mygame/shops/drivethrucards/
     """
+    if shop is not None:
+        root = data_root(data)
+        click.echo(root_line(root, data))
+        shop_run(ctx, "build", shop, api.game_ids(root, games or None), None, root, out, jobs)
+        return
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
                          print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut, color=color,
                          die_line=die_line, gang=gang)
@@ -601,6 +612,43 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
     return gc
 
 
+# options a shop preset decides; given with --shop they are ignored, and the command says so
+SHOP_SETS = ("paper", "duplex", "bleed", "one_per_page", "color", "die_line", "gang", "ink_saver", "token_cut",
+             "back_offset", "back_scale", "printer", "dpi")
+
+
+def shop_run(ctx: click.Context, command: str, shop: str, games: list[str], component: str | None,
+             root: DataRoot, out: str, jobs: int | None) -> None:
+    """``--shop``: each game's files for the shop, what mapped and what did not; exit 2 when a
+    game has an input problem or nothing of it maps (nothing is written for that game)."""
+    try:
+        preset = api.shop_preset(shop, command)
+    except DataError as exc:
+        fail_input(exc.diagnostics)
+    ignored = [f"--{k.replace('_', '-')}" for k in SHOP_SETS if k in ctx.params
+               and (src := ctx.get_parameter_source(k)) is not None and src.name == "COMMANDLINE"]
+    if ignored:
+        click.echo(f"pnp: {preset.title}'s preset sets the size, bleed, colour and pages; ignoring "
+                   f"{', '.join(ignored)}", err=True)
+    failed: list[str] = []
+    for gid in games:
+        report = api.export_shop(gid, preset.id, component, data=root, out=out, jobs=jobs, command=command)
+        if report.checked is not None and not report.checked.report.ok:
+            report_text(report.checked, False)
+            click.echo(f"pnp: rulebook violations; nothing was written (`{again('check', gid)}` for details).",
+                       err=True)
+            sys.exit(1)
+        if report.errors:
+            game_problems(gid, report.errors)
+            failed.append(gid)
+            continue
+        assert report.shop is not None
+        shop_text(gid, report.shop)
+    if failed:
+        click.echo(f"pnp: nothing written for {preset.title} of {', '.join(failed)}; see above.", err=True)
+        sys.exit(2)
+
+
 @main.group("export")
 def export_group() -> None:
     """Export pieces as images, rasterised from pnp's own PDF: one PNG per piece and side for
@@ -626,10 +674,13 @@ def export_group() -> None:
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Render images in N processes [default: the number of cores]; same bytes for any N.")
+@shop_option("PNG shops: thegamecrafter, makeplayingcards, printerstudio (each sets --dpi and --bleed); the PDF "
+             "shop drivethrucards is `pnp build --shop`")
 @data_option
+@click.pass_context
 @guarded
-def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, jobs: int | None,
-                   data: str | None) -> None:
+def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: int, bleed: float, out: str,
+                   jobs: int | None, data: str | None, shop: str | None) -> None:
     """One PNG per distinct item and side (front, back) of every component of GAME (or of
     COMPONENT), with bleed, RGB, plus an index.json listing items, copies and file names.
 
@@ -641,7 +692,11 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
       pnp export png golems
       pnp export png golems golem-deck --dpi 600
       pnp export png mygame deck --bleed 3.175 --data ~/my-games
+      pnp export png mygame --shop thegamecrafter     # out/mygame/shops/thegamecrafter/
     """
+    if shop is not None:
+        shop_run(ctx, "export png", shop, [game], component, data_root(data), out, jobs)
+        return
     with progress_bar("exporting") as progress:
         report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed,
                                 jobs=jobs, progress=progress)

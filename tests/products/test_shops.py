@@ -1,0 +1,189 @@
+"""Print-shop presets (issue 20, part 2: ``--shop NAME``): the presets file against its schema,
+page and pixel sizes read back from the files a shop gets (page boxes with the bleed, PNG pixels),
+the page order, file names, the report, a component that maps to nothing, an unknown shop."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+from PIL import Image
+from pypdf import PdfReader
+
+from pnp.cli import main
+from pnp.errors import DataError
+from pnp.products.images import px
+from pnp.products.scaffold import scaffold
+from pnp.products.shops import load_shops, ordered, shop_named
+from pnp.units import MM_PER_INCH
+
+PT = 72 / MM_PER_INCH  # points per mm
+
+
+def run(*args: str | Path) -> Result:
+    try:
+        runner = CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        runner = CliRunner()
+    result = runner.invoke(main, [str(a) for a in args])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def load(p: Path) -> Any:
+    return json.loads(p.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def shopgame(tmp_path: Path) -> Path:
+    """A new game (``pnp new``: poker 63 x 88 mm cards whose templates adapt), plus a component of
+    20 mm tokens (no shop sells those) and one of 63 x 88 mm cards whose template is fixed at its
+    own size."""
+    root = tmp_path / "data"
+    scaffold(root, "demo")
+    game = root / "card_data" / "demo"
+    manifest = load(game / "game.json")
+    deck = load(game / "deck.json")
+    fixed = load(root / "templates" / "demo" / "card.json")
+    fixed["size"] = [63, 88]
+    (root / "templates" / "demo" / "fixed.json").write_text(json.dumps(fixed), encoding="utf-8")
+    for cid, kind, size, tpl in (("chips", "token", [20, 20], "demo/card"), ("old", "card", "poker", "demo/fixed")):
+        (game / f"{cid}.json").write_text(json.dumps({**deck, "component": cid}), encoding="utf-8")
+        manifest["components"].append({"id": cid, "title": cid.title(), "kind": kind, "size": size,
+                                       "data": f"{cid}.json", "template": tpl, "back": "demo/back"})
+    (game / "game.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return root
+
+
+def mm(v: Any) -> float:
+    return float(v) / PT
+
+
+def test_the_presets_are_valid_and_every_figure_says_where_it_comes_from() -> None:
+    shops = load_shops()
+    assert set(shops) == {"drivethrucards", "thegamecrafter", "makeplayingcards", "printerstudio"}
+    for s in shops.values():
+        assert s.bleed["figure"] in ("published", "chosen") and s.bleed["said"]
+        assert all(p.figure in ("published", "chosen") and p.said for p in s.products)
+        assert (s.output == "pdf") == (s.command == "build")
+    # the figures found published (docs/printing.md cites them); the others are chosen
+    assert shops["drivethrucards"].products[0].figure == "published"
+    assert shops["thegamecrafter"].products[0].figure == "published"
+    assert all(p.figure == "chosen" for k in ("makeplayingcards", "printerstudio") for p in shops[k].products)
+
+
+def test_a_broken_presets_file_is_an_input_error_naming_the_key(tmp_path: Path) -> None:
+    bad = load(Path(__file__).resolve().parents[2] / "pnp" / "products" / "shops.json")
+    bad["shops"]["thegamecrafter"]["bleed_mm"] = "1/8 in"
+    p = tmp_path / "shops.json"
+    p.write_text(json.dumps(bad, indent=2), encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        load_shops(p)
+    d = exc.value.diagnostics[0]
+    assert d.path == ("shops", "thegamecrafter", "bleed_mm") and d.line is not None
+
+
+def test_drivethrucards_gets_a_pdf_per_deck_back_first_trim_and_bleed_in_the_page_boxes(shopgame: Path,
+                                                                                      tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = run("build", "demo", "--shop", "drivethrucards", "--data", shopgame, "--out", out)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    folder = out / "demo" / "shops" / "drivethrucards"
+    assert sorted(p.name for p in folder.iterdir()) == ["demo-deck.pdf", "shop-report.json"]
+    assert "deck: 63 x 88 mm -> poker 63.5 x 88.9 mm (adapted): demo-deck.pdf (6 pages)" in r.stdout
+    pdf = PdfReader(folder / "demo-deck.pdf")
+    assert len(pdf.pages) == 6  # 3 cards, back and front each
+    for page in pdf.pages:
+        trim = [mm(v) for v in page.trimbox]
+        bleed = [mm(v) for v in page.bleedbox]
+        media = [mm(v) for v in page.mediabox]
+        assert trim[2] - trim[0] == pytest.approx(63.5, abs=1e-3)  # 2.5 in
+        assert trim[3] - trim[1] == pytest.approx(88.9, abs=1e-3)  # 3.5 in
+        assert trim[0] == pytest.approx(3.175, abs=1e-3) and trim[1] == pytest.approx(3.175, abs=1e-3)  # 1/8 in
+        assert bleed == pytest.approx(media, abs=1e-3)
+        assert media[2] == pytest.approx(69.85, abs=1e-3) and media[3] == pytest.approx(95.25, abs=1e-3)
+    # back of card 1 first, then its front: the back is the same on every card, the fronts differ
+    texts = [p.extract_text() for p in pdf.pages]
+    assert texts[0] == texts[2] == texts[4] and "Scout" in texts[1] and "Trader" in texts[3]
+    # CMYK PDF/X: the output intent
+    intents = pdf.trailer["/Root"]["/OutputIntents"]
+    assert intents[0].get_object()["/S"] == "/GTS_PDFX"
+    rep = load(folder / "shop-report.json")
+    assert rep["format"] == "pnp-shop" and rep["page_order"] == ["back", "front"]
+    assert {m["component"]: (m["how"], m["trim_mm"], m["files"]) for m in rep["mapped"]} == {
+        "deck": ("adapted", [63.5, 88.9], ["demo-deck.pdf"])}
+    reasons = {u["component"]: u["reason"] for u in rep["not_mapped"]}
+    assert set(reasons) == {"chips", "old"}
+    assert "no product for a token" in reasons["chips"]
+    assert "does not become poker 63.5 x 88.9 mm" in reasons["old"] and "template demo/fixed" in reasons["old"]
+    # each component that does not map is a clear line, not a traceback, not silence
+    assert "not mapped: chips (token, 20 x 20 mm): DriveThruCards has no product for a token" in r.stderr
+    assert "not mapped: old (card, 63 x 88 mm)" in r.stderr
+    assert "2 components not mapped" in r.stdout
+
+
+@pytest.mark.parametrize(("shop", "size"), [("thegamecrafter", (825, 1125)), ("makeplayingcards", (822, 1122)),
+                                             ("printerstudio", (822, 1122))])
+def test_png_shops_get_one_image_per_side_at_their_pixel_size(shopgame: Path, tmp_path: Path, shop: str,
+                                                              size: tuple[int, int]) -> None:
+    out = tmp_path / "out"
+    r = run("export", "png", "demo", "--shop", shop, "--data", shopgame, "--out", out, "--jobs", "1")
+    assert r.exit_code == 0, r.stdout + r.stderr
+    preset = shop_named(shop)
+    # the pixels follow from the preset: (2.5 in + 2 x bleed) at 300 dpi
+    assert size == (px(63.5 + 2 * preset.bleed_mm, preset.dpi), px(88.9 + 2 * preset.bleed_mm, preset.dpi))
+    folder = out / "demo" / "shops" / shop / "deck"
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["back.png", "guard-front.png", "index.json", "scout-front.png", "trader-front.png"]
+    for n in (n for n in names if n.endswith(".png")):
+        with Image.open(folder / n) as img:
+            assert img.size == size and img.mode == "RGB"
+            # the card's colour runs to the image's edge: the bleed is filled
+            assert img.getpixel((0, 0)) == img.getpixel((2, 2))
+    assert not (out / "demo" / "png").exists()  # a shop's files stay in its folder
+    assert load(out / "demo" / "shops" / shop / "shop-report.json")["dpi"] == 300
+
+
+def test_an_unknown_shop_is_exit_2_with_the_nearest_name(shopgame: Path, tmp_path: Path) -> None:
+    r = run("build", "demo", "--shop", "drivethrucard", "--data", shopgame, "--out", tmp_path / "out")
+    assert r.exit_code == 2
+    assert "unknown shop 'drivethrucard'" in r.stderr and "did you mean 'drivethrucards'?" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_png_shop_asked_of_build_says_which_command(shopgame: Path, tmp_path: Path) -> None:
+    r = run("build", "demo", "--shop", "The Game Crafter", "--data", shopgame, "--out", tmp_path / "out")
+    assert r.exit_code == 2
+    assert "pnp export png GAME --shop thegamecrafter" in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_a_game_with_nothing_that_maps_writes_nothing_and_names_every_component(tmp_path: Path) -> None:
+    # the bundled Golems: fixed 63 x 88 mm templates, tiles, tokens, a board, a reference sheet
+    out = tmp_path / "out"
+    r = run("build", "golems", "--shop", "drivethrucards", "--out", out)
+    assert r.exit_code == 2
+    assert "no component of golems maps to a DriveThruCards product; nothing was written" in r.stderr
+    for cid in ("terrain", "golem-deck", "event-deck", "wizard", "board", "chits", "mana", "counters", "status",
+                "reference"):
+        assert f"component {cid} (" in r.stderr
+    assert "Traceback" not in r.stderr and not out.exists()
+
+
+def test_other_build_options_given_with_shop_are_named_as_ignored(shopgame: Path, tmp_path: Path) -> None:
+    r = run("build", "demo", "--shop", "drivethrucards", "--bleed", "1", "--paper", "a4", "--data", shopgame,
+            "--out", tmp_path / "out")
+    assert r.exit_code == 0
+    assert "ignoring --paper, --bleed" in r.stderr
+
+
+def test_page_order_back_first_keeps_pieces_together() -> None:
+    from pnp.impose.grid import print_shop
+    from pnp.impose.sheet import PieceSpec, SheetOptions, paper_named
+
+    pages = print_shop(3, PieceSpec(100, 200), SheetOptions(paper=paper_named("letter"), bleed=9.0))
+    got = [(p.number, p.slots[0].piece, p.side) for p in ordered(pages, ("back", "front"))]
+    assert got == [(1, 0, "back"), (2, 0, "front"), (3, 1, "back"), (4, 1, "front"), (5, 2, "back"), (6, 2, "front")]
+    assert ordered(pages, ("front", "back")) == pages

@@ -9,7 +9,11 @@ Every function takes ``data`` (a folder holding ``card_data/<game>/`` and ``temp
 ``DataRoot``; None: the bundled games) and returns a report value; bad input never raises, it
 is in the report's ``errors`` (``pnp.errors.Diagnostic``: file, line, column, JSON path,
 message, expected), and nothing is written then. Options are ``BuildOptions`` fields: paper,
-duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_saver, color, die_line, gang."""
+duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_saver, color, die_line, gang.
+
+Size: a little over 500 lines because it holds one function and one report type per command
+(check, build, preflight, the exports, the shop presets, preview, calibrate, watch, fetch), each
+with the docstring a library user reads."""
 
 from __future__ import annotations
 

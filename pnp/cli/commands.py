@@ -55,8 +55,8 @@ from pnp.cli.output import (
     progress_bar,
     report_github,
     report_text,
-    shop_text,
 )
+from pnp.cli.shop import shop_run
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
@@ -610,43 +610,6 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
     if report.errors:
         fail_input(report.errors)
     return gc
-
-
-# options a shop preset decides; given with --shop they are ignored, and the command says so
-SHOP_SETS = ("paper", "duplex", "bleed", "one_per_page", "color", "die_line", "gang", "ink_saver", "token_cut",
-             "back_offset", "back_scale", "printer", "dpi")
-
-
-def shop_run(ctx: click.Context, command: str, shop: str, games: list[str], component: str | None,
-             root: DataRoot, out: str, jobs: int | None) -> None:
-    """``--shop``: each game's files for the shop, what mapped and what did not; exit 2 when a
-    game has an input problem or nothing of it maps (nothing is written for that game)."""
-    try:
-        preset = api.shop_preset(shop, command)
-    except DataError as exc:
-        fail_input(exc.diagnostics)
-    ignored = [f"--{k.replace('_', '-')}" for k in SHOP_SETS if k in ctx.params
-               and (src := ctx.get_parameter_source(k)) is not None and src.name == "COMMANDLINE"]
-    if ignored:
-        click.echo(f"pnp: {preset.title}'s preset sets the size, bleed, colour and pages; ignoring "
-                   f"{', '.join(ignored)}", err=True)
-    failed: list[str] = []
-    for gid in games:
-        report = api.export_shop(gid, preset.id, component, data=root, out=out, jobs=jobs, command=command)
-        if report.checked is not None and not report.checked.report.ok:
-            report_text(report.checked, False)
-            click.echo(f"pnp: rulebook violations; nothing was written (`{again('check', gid)}` for details).",
-                       err=True)
-            sys.exit(1)
-        if report.errors:
-            game_problems(gid, report.errors)
-            failed.append(gid)
-            continue
-        assert report.shop is not None
-        shop_text(gid, report.shop)
-    if failed:
-        click.echo(f"pnp: nothing written for {preset.title} of {', '.join(failed)}; see above.", err=True)
-        sys.exit(2)
 
 
 @main.group("export")

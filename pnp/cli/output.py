@@ -18,7 +18,6 @@ from pnp.cli.options import again
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.input.project import shown_path
 from pnp.plan.options import BuildOptions
-from pnp.products.shops import ShopReport
 from pnp.qa.check import GameCheck
 
 
@@ -288,29 +287,3 @@ def build_text(report: Any, verbose: bool) -> None:
 
 
 JSON_FORMAT_VERSION = 1
-
-
-def shop_text(gid: str, r: ShopReport) -> None:
-    """What ``--shop`` wrote for one game: per component the product it became (or why it did
-    not map, on stderr), the files, the report."""
-    shop = r.shop
-    click.echo(f"{gid}: {shop.title} ({shown_path(r.folder)}/)")
-    for m in r.mapped:
-        w, h = m.component.size
-        pw, ph = m.plan.component.size
-        files = [f for f in r.files if f.component == m.component.id]
-        if shop.output == "pdf":
-            what = ", ".join(f"{f.path.name} ({counted(f.pages, 'page')})" for f in files)
-        else:
-            pngs = [f for f in files if f.path.suffix == ".png"]
-            size = pngs[0].size_px if pngs and pngs[0].size_px else (0, 0)
-            what = f"{m.component.id}/: {counted(len(pngs), 'PNG')}, {size[0]} x {size[1]} px"
-        click.echo(f"  {m.component.id}: {w:g} x {h:g} mm -> {m.product.id} {pw:g} x {ph:g} mm ({m.how}): {what}")
-    for u in r.unmapped:
-        c = u.component
-        click.echo(f"  not mapped: {c.id} ({c.kind}, {c.size[0]:g} x {c.size[1]:g} mm): {u.reason}", err=True)
-    n = sum(1 for f in r.files if f.path.suffix in (".pdf", ".png"))
-    kind = "PDF" if shop.output == "pdf" else "PNG"
-    tail = (f"; {counted(len(r.unmapped), 'component')} not mapped (listed above and in the report)"
-            if r.unmapped else "")
-    click.echo(f"pnp: wrote {counted(n, kind)} for {shop.title}{tail}; report {shown_path(r.report)}")

@@ -273,9 +273,27 @@ def export_shop(session: Session, gc: GameCheck, out: Path, shop: Shop, componen
         for comp_id, paths, size in png(sub, folder, shop.dpi):
             files.extend(ShopFile(comp_id, p, size_px=size) for p in paths)
     report = folder / REPORT
+    _remove_stale(folder, {f.path for f in files})
     write_all([(report, (json.dumps(report_json(gc, shop, mapped, unmapped, files, folder), indent=2,
                                     ensure_ascii=False) + "\n").encode("utf-8"))])
     return ShopReport(shop, folder, mapped, unmapped, tuple(files), report)
+
+
+def _remove_stale(folder: Path, kept: set[Path]) -> None:
+    """Remove the files the last report in ``folder`` lists and this export did not write (a
+    component renamed or no longer mapped), so the folder holds only what is to be uploaded. Only
+    plain relative names inside the folder are touched; an unreadable report is left alone."""
+    try:
+        old = json.loads((folder / REPORT).read_text(encoding="utf-8"))
+        names = [n for m in old.get("mapped", []) for n in m.get("files", [])]
+    except (OSError, ValueError, AttributeError, TypeError):
+        return
+    for name in names:
+        if not isinstance(name, str) or not name or name.startswith("/") or ".." in Path(name).parts:
+            continue
+        path = folder / name
+        if path not in kept and path.is_file():
+            path.unlink()
 
 
 def report_json(gc: GameCheck, shop: Shop, mapped: Sequence[Mapped], unmapped: Sequence[Unmapped],

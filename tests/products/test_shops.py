@@ -147,6 +147,23 @@ def test_png_shops_get_one_image_per_side_at_their_pixel_size(shopgame: Path, tm
     assert load(out / "demo" / "shops" / shop / "shop-report.json")["dpi"] == 300
 
 
+def test_a_component_no_longer_mapped_leaves_no_file_behind(shopgame: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run("build", "demo", "--shop", "drivethrucards", "--data", shopgame, "--out", out).exit_code == 0
+    folder = out / "demo" / "shops" / "drivethrucards"
+    (folder / "notes.txt").write_text("mine", encoding="utf-8")
+    manifest = shopgame / "card_data" / "demo" / "game.json"
+    m = load(manifest)
+    m["components"][0]["id"] = "cards"
+    manifest.write_text(json.dumps(m).replace('"component": "deck"', '"component": "cards"'), encoding="utf-8")
+    deck = shopgame / "card_data" / "demo" / "deck.json"
+    deck.write_text(deck.read_text(encoding="utf-8").replace('"component": "deck"', '"component": "cards"'),
+                    encoding="utf-8")
+    r = run("build", "demo", "--shop", "drivethrucards", "--data", shopgame, "--out", out)
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert sorted(p.name for p in folder.iterdir()) == ["demo-cards.pdf", "notes.txt", "shop-report.json"]
+
+
 def test_an_unknown_shop_is_exit_2_with_the_nearest_name(shopgame: Path, tmp_path: Path) -> None:
     r = run("build", "demo", "--shop", "drivethrucard", "--data", shopgame, "--out", tmp_path / "out")
     assert r.exit_code == 2

@@ -321,25 +321,12 @@ def shop_preset(name: str, command: str | None = None) -> Shop:
     return shop_named(name, command)
 
 
-class ShopExportReport(Struct, frozen=True):
-    """What ``export_shop`` wrote: the game as checked for the shop, and per shop folder the
-    components mapped to its products, those that did not map (with the reason) and the files."""
+class ShopExportReport(ExportReport, frozen=True):
+    """What ``export_shop`` wrote (exit codes as ``ExportReport``; 2 also for an unknown shop or
+    no component that maps to its products): ``shop`` holds the components mapped to the
+    shop's products, those that did not map (with the reason) and the files."""
 
-    checked: GameCheck | None = None
     shop: ShopReport | None = None
-    errors: tuple[Diagnostic, ...] = ()
-
-    @property
-    def exit_code(self) -> int:
-        """0 written; 1 rulebook violations (nothing written); 2 invalid input, an unknown shop, or
-        no component that maps to the shop's products (nothing written)."""
-        if self.errors:
-            return 2
-        return 1 if self.checked is not None and not self.checked.report.ok else 0
-
-    @property
-    def ok(self) -> bool:
-        return self.exit_code == 0
 
 
 def export_shop(game: str, shop: str, component: str | None = None, *, data: Data = None,
@@ -371,7 +358,7 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
             return [(e.component.id, (*e.files, e.index), e.size_px)
                     for e in _export_png(session, sub, Path(out), dpi, jobs=jobs or default_jobs(), root=folder)]
 
-        return ShopExportReport(gc, _export_shop(session, gc, Path(out), preset, component, png))
+        return ShopExportReport(gc, shop=_export_shop(session, gc, Path(out), preset, component, png))
     except DataError as exc:
         return ShopExportReport(gc, errors=tuple(exc.diagnostics))
 

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
+from click.testing import Result
+from conftest import assert_no_traceback, run_cli
 from PIL import Image
 from pypdf import PdfReader
 
-from pnp.cli import main
 from pnp.errors import DataError
 from pnp.products.images import px
 from pnp.products.scaffold import scaffold
@@ -24,13 +24,9 @@ PT = 72 / MM_PER_INCH  # points per mm
 
 
 def run(*args: str | Path) -> Result:
-    try:
-        runner = CliRunner(mix_stderr=False)  # click < 8.2
-    except TypeError:
-        runner = CliRunner()
-    result = runner.invoke(main, [str(a) for a in args])
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
+    r = run_cli(*args)
+    assert_no_traceback(r)
+    return r
 
 
 def load(p: Path) -> Any:
@@ -204,3 +200,15 @@ def test_page_order_back_first_keeps_pieces_together() -> None:
     got = [(p.number, p.slots[0].piece, p.side) for p in ordered(pages, ("back", "front"))]
     assert got == [(1, 0, "back"), (2, 0, "front"), (3, 1, "back"), (4, 1, "front"), (5, 2, "back"), (6, 2, "front")]
     assert ordered(pages, ("front", "back")) == pages
+
+
+def test_the_library_reports_mapped_and_unmapped_components(shopgame: Path, tmp_path: Path) -> None:
+    import pnp
+
+    r = pnp.export_shop("demo", "drivethrucards", data=shopgame, out=tmp_path / "out")
+    assert r.exit_code == 0 and r.shop is not None
+    got = [(m.component.id, m.how, m.plan.component.size) for m in r.shop.mapped]
+    assert got == [("deck", "adapted", (63.5, 88.9))]
+    assert sorted(u.component.id for u in r.shop.unmapped) == ["chips", "old"]
+    bad = pnp.export_shop("demo", "printstudio", data=shopgame, out=tmp_path / "out")
+    assert bad.exit_code == 2 and "did you mean 'printerstudio'?" in (bad.errors[0].hint or "")

@@ -5,11 +5,11 @@ Thresholds: every pair of colours that stand for different things side by side o
 three times the ΔE00 of 3-6 by which two inkjets (or one on two papers) render the same colour, so
 a pair stays apart after printing. Where the colour is what a player reads at a glance (player
 colours, Capek's inquiry colours beside the gold coins and the Outrage red, Time Capsules' players
-and artifact colours) every pair also differs by at least 8 ΔE00 as protanopes, deuteranopes and
-tritanopes see them (Machado et al. 2009, full severity); each of those also carries a symbol. The
-Cauldron deck backs, character and ingredient colours are held to the first threshold only: each
-back carries its deck's name in large type and its symbol, each character and ingredient its
-picture."""
+and artifact colours, the Cyberiad's four card types) every pair also differs by at least 8 ΔE00
+as protanopes, deuteranopes and tritanopes see them (Machado et al. 2009, full severity); each of
+those also carries a symbol. The Cauldron deck backs, character and ingredient colours are held to
+the first threshold only: each back carries its deck's name in large type and its symbol, each
+character and ingredient its picture."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ SETS: dict[str, tuple[dict[str, str], bool]] = {
                                                "basic-potion-back", "advanced-potion-back"]), False),
     "cauldron characters": (palette("cauldron", "character"), False),
     "cauldron ingredients": (palette("cauldron", "ingredient"), False),
-    "cyberiad card types": (palette("cyberiad", "card_type"), False),
+    "cyberiad card types": (palette("cyberiad", "card_type"), True),
 }
 
 
@@ -73,3 +73,4 @@ def test_the_fixed_pairs_were_below_the_thresholds() -> None:
     assert delta_e("#e0612a", "#f08a24") < NORMAL  # Time Capsules' old 'red' artifacts beside orange
     assert delta_e_cvd("#2ec4d6", "#aebbc8") < CVD  # Time Capsules' cyan and old silver players
     assert delta_e("#101f44", "#2a1740") < 10  # the first new Cauldron backs: Omen and Basic Spell
+    assert delta_e_cvd("#2c5a9e", "#6e4a94") < CVD  # Cyberiad's Sally cobalt and old Effect violet

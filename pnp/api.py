@@ -336,8 +336,9 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
     ``makeplayingcards``, ``printerstudio``; see ``pnp.products.shops``) takes for ``game`` (or
     its ``component``), in ``out/<game>/shops/<shop>/`` with a ``shop-report.json``: each
     component at the shop's product size (a 63 x 88 mm card whose templates adapt becomes a
-    2.5 x 3.5 in one), with its bleed, colour and page order, as one PDF per component or one PNG
-    per piece side. Components that map to no product are named in the report with the reason.
+    2.5 x 3.5 in one; one drawn for its own size is centred on it, its bleed reaching the
+    product's bleed edge), with its bleed, colour and page order, as one PDF per component or one
+    PNG per piece side. Components that map to no product are named in the report with the reason.
     ``command``: the command asking ("build" or "export png"); a shop the other command serves
     is then an error saying which."""
     try:

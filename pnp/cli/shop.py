@@ -66,7 +66,8 @@ def shop_text(gid: str, r: ShopReport) -> None:
             pngs = [f for f in files if f.path.suffix == ".png"]
             size = pngs[0].size_px if pngs and pngs[0].size_px else (0, 0)
             what = f"{m.component.id}/: {counted(len(pngs), 'PNG')}, {size[0]} x {size[1]} px"
-        click.echo(f"  {m.component.id}: {w:g} x {h:g} mm -> {m.product.id} {pw:g} x {ph:g} mm ({m.how}): {what}")
+        click.echo(f"  {m.component.id}: {w:g} x {h:g} mm -> {m.product.id} {m.product.size_text((pw, ph))} "
+                   f"({m.how_text()}): {what}")
     for u in r.unmapped:
         c = u.component
         click.echo(f"  not mapped: {c.id} ({c.kind}, {c.size[0]:g} x {c.size[1]:g} mm): {u.reason}", err=True)

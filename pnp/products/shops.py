@@ -11,8 +11,16 @@ Each component is mapped to a product of the shop, or said not to map:
 * **adapted**: its trim is within ``adapt_within_mm`` of the product's on each side and its
   templates adapt (no ``size`` of their own, coordinates relative to ``w``/``h``): it is laid out
   again at the product's size (a metric poker card, 63 x 88 mm, becomes a 2.5 x 3.5 in one);
+* **centred**: its templates are drawn for its own size, and its trim is smaller than the
+  product's by at most ``centre_within_mm`` on each side, never larger. The piece is drawn with a
+  bleed that reaches the product's bleed edge (the shop's bleed plus the difference) and centred on
+  the product's trim, so the shop cuts inside the piece's bleed: a 63 x 88 mm card on a 2.5 x 3.5 in
+  product shows 0.25 mm of its bleed left and right and 0.45 mm top and bottom. Its safe zone
+  (``SAFE_MM`` inside its trim, which preflight holds text and icons to) is checked to lie inside the
+  product's safe area; where it does not, the mapping says so;
 * **not mapped**, with the reason: no product of its kind and about its size, or a template drawn
-  for its own size. Never silently left out: the command prints it and the report lists it."""
+  for its own size and not within the centring tolerance (or larger than the product). Never
+  silently left out: the command prints it and the report lists it."""
 
 from __future__ import annotations
 
@@ -31,12 +39,17 @@ from pnp.input.load import load_json
 from pnp.input.model import Component
 from pnp.input.validate import validate_doc
 from pnp.layout.fonts import UI_FONT
+from pnp.layout.piece import PieceLayout
+from pnp.layout.primitives import Image, Line, Primitive, Text, Vector
+from pnp.layout.primitives import Path as PathPrim
 from pnp.plan.component import ComponentPlan, pages_for, plan_component
-from pnp.plan.options import BuildOptions
+from pnp.plan.options import BuildOptions, sheet_for
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck
+from pnp.qa.figures import SAFE_MM
 from pnp.render.draw import DocInfo, render
 from pnp.render.write import write_all
+from pnp.units import MM
 
 PRESETS = Path(__file__).resolve().parent / "shops.json"
 REPORT = "shop-report.json"
@@ -52,9 +65,19 @@ class Product(Struct, frozen=True):
     figure: str  # "published" | "chosen"
     said: str
     safe_mm: float | None = None
+    shapes: tuple[str, ...] = ()  # the component shapes it can be; empty: any
 
     def describe(self) -> str:
         return f"{self.id} {self.trim_mm[0]:g} x {self.trim_mm[1]:g} mm"
+
+    def size_text(self, size: tuple[float, float] | None = None) -> str:
+        """``size`` (the trim by default) in inches when both sides are whole eighths of an inch
+        (``2.5 x 3.5 in``), else in mm."""
+        w, h = size or self.trim_mm
+        eighths = (w / 25.4 * 8, h / 25.4 * 8)
+        if all(abs(e - round(e)) < 1e-3 for e in eighths):
+            return f"{w / 25.4:g} x {h / 25.4:g} in"
+        return f"{w:g} x {h:g} mm"
 
 
 class Shop(Struct, frozen=True):
@@ -71,6 +94,7 @@ class Shop(Struct, frozen=True):
     file_name: str = "{component}.pdf"
     notes: tuple[str, ...] = ()
     adapt_within_mm: float = 2.0
+    centre_within_mm: float = 1.0
 
     def options(self) -> BuildOptions:
         """The build options of this shop's files: print-shop pages with its bleed and colour."""
@@ -86,14 +110,14 @@ def load_shops(path: Path = PRESETS) -> dict[str, Shop]:
     if problems:
         raise DataError(problems)
     data = doc.data
-    within = float(data["adapt_within_mm"])
+    within, centre = float(data["adapt_within_mm"]), float(data["centre_within_mm"])
     shops = {}
     for sid, s in data["shops"].items():
         products = tuple(Product(p["id"], p["title"], tuple(p["kinds"]), tuple(p["trim_mm"]), p["figure"], p["said"],
-                                 p.get("safe_mm")) for p in s["products"])
+                                 p.get("safe_mm"), tuple(p.get("shapes", ()))) for p in s["products"])
         shops[sid] = Shop(sid, s["title"], s["command"], s["output"], float(s["bleed_mm"]), dict(s["bleed"]),
                           s["color"], products, int(s.get("dpi", 300)), tuple(s.get("page_order", ("front", "back"))),
-                          s.get("file_name", "{component}.pdf"), tuple(s.get("notes", ())), within)
+                          s.get("file_name", "{component}.pdf"), tuple(s.get("notes", ())), within, centre)
     return shops
 
 
@@ -120,12 +144,26 @@ def shop_named(name: str, command: str | None = None) -> Shop:
 
 
 class Mapped(Struct, frozen=True):
-    """A component as the shop gets it: ``how`` is "as is" or "adapted"."""
+    """A component as the shop gets it: ``how`` is "as is", "adapted" or "centred"."""
 
     component: Component  # as in the game (its own size)
     product: Product
     how: str
-    plan: ComponentPlan  # laid out at the product's size, with the shop's bleed
+    plan: ComponentPlan  # at the product's size, with the shop's bleed
+    # centred: how much of the piece's bleed shows inside the product's trim on each side (x, y), mm
+    shows_mm: tuple[float, float] = (0.0, 0.0)
+    safe: str | None = None  # centred: where the piece's safe zone leaves the product's (None: inside)
+
+    def how_text(self) -> str:
+        """How the component became the product, in words: "as is", "laid out again at 2.5 x 3.5
+        in", "centred, 0.25 x 0.45 mm of bleed shows"."""
+        if self.how == "adapted":
+            return f"laid out again at {self.product.size_text(self.plan.component.size)}"
+        if self.how == "centred":
+            x, y = self.shows_mm
+            text = f"centred, {x:.3g} x {y:.3g} mm of bleed shows"
+            return f"{text}; {self.safe}" if self.safe else text
+        return self.how
 
 
 class Unmapped(Struct, frozen=True):
@@ -143,7 +181,7 @@ def _nearest(comp: Component, shop: Shop) -> tuple[Product | None, float]:
     """The product of the component's kind nearest its size, and the larger side difference (mm)."""
     best: tuple[Product | None, float] = (None, float("inf"))
     for p in shop.products:
-        if comp.kind not in p.kinds:
+        if comp.kind not in p.kinds or (p.shapes and comp.shape not in p.shapes):
             continue
         w, h = _turned(comp, p)
         off = max(abs(w - comp.size[0]), abs(h - comp.size[1]))
@@ -163,11 +201,11 @@ def map_component(session: Session, gc: GameCheck, plan: ComponentPlan, shop: Sh
     size = f"{comp.size[0]:g} x {comp.size[1]:g} mm"
     product, off = _nearest(comp, shop)
     if product is None:
-        return Unmapped(comp, f"{shop.title} has no product for a {comp.kind} (its products: "
+        return Unmapped(comp, f"no product of {shop.title} fits: it has none for a {comp.kind} (its products: "
                               f"{_products_text(shop)})")
     if off > shop.adapt_within_mm:
-        return Unmapped(comp, f"{size} is not within {shop.adapt_within_mm:g} mm of any {comp.kind} product of "
-                              f"{shop.title} ({_products_text(shop, comp.kind)})")
+        return Unmapped(comp, f"no product of {shop.title} fits: {size} is not within {shop.adapt_within_mm:g} mm "
+                              f"of any {comp.kind} product ({_products_text(shop, comp.kind)})")
     how = "as is" if off <= SAME_MM else "adapted"
     target = replace(comp, size=_turned(comp, product) if how == "adapted" else comp.size, bleed=shop.bleed_mm)
     try:
@@ -175,10 +213,81 @@ def map_component(session: Session, gc: GameCheck, plan: ComponentPlan, shop: Sh
     except DataError as exc:
         first = exc.diagnostics[0]
         at = f" ({first.file}{':' + str(first.line) if first.line else ''})"
-        return Unmapped(comp, f"{size} does not become {product.describe()}: {first.message}{at}; a template "
-                              "without its own `size`, its coordinates relative to w and h, adapts "
-                              "(docs/templates.md)")
+        centred = _centred(session, gc, comp, product, shop)
+        if isinstance(centred, Mapped):
+            return centred
+        return Unmapped(comp, f"no product of {shop.title} fits: its templates are drawn for {size}{at} and it "
+                              f"{centred}; a template without its own `size`, its coordinates relative to w and h, "
+                              "adapts (docs/templates.md)")
     return Mapped(comp, product, how, mapped)
+
+
+def _centred(session: Session, gc: GameCheck, comp: Component, product: Product, shop: Shop) -> Mapped | str:
+    """A component drawn for its own size, centred on ``product`` (see the module's docstring), or
+    why it cannot be (its trim larger than the product's, or smaller by more than
+    ``centre_within_mm`` on a side)."""
+    pw, ph = _turned(comp, product)
+    dx, dy = (pw - comp.size[0]) / 2, (ph - comp.size[1]) / 2
+    if min(dx, dy) < -SAME_MM / 2:
+        return (f"is larger than {product.describe()}, so it cannot be centred on it (the shop's cut would fall "
+                "inside the piece)")
+    if max(dx, dy) > shop.centre_within_mm + 1e-9:
+        return (f"centred on {product.describe()} would show {max(dx, dy):.3g} mm of its bleed on a side, more than "
+                f"the {shop.centre_within_mm:g} mm pnp allows")
+    dx, dy = max(dx, 0.0), max(dy, 0.0)
+    reach = shop.bleed_mm + max(dx, dy)  # the piece's bleed reaches the product's bleed edge on every side
+    drawn, _ = plan_component(session, gc.game, replace(comp, bleed=reach),
+                              BuildOptions(print_shop=True, bleed_mm=reach, color=shop.color))
+    target = replace(comp, size=(pw, ph), bleed=shop.bleed_mm)
+    moved: dict[int, PieceLayout] = {}  # copies share one layout object: they keep sharing one
+
+    def move(lay: PieceLayout) -> PieceLayout:
+        if id(lay) not in moved:
+            moved[id(lay)] = shifted(lay, dx * MM, dy * MM, pw * MM, ph * MM, shop.bleed_mm * MM)
+        return moved[id(lay)]
+
+    plan = ComponentPlan(target, tuple(move(f) for f in drawn.fronts),
+                         tuple(None if b is None else move(b) for b in drawn.backs), None,
+                         sheet_for(target, shop.options()), "print-shop")
+    return Mapped(comp, product, "centred", plan, (round(dx, 4), round(dy, 4)), _safe_check(dx, dy, product))
+
+
+def _safe_check(dx: float, dy: float, product: Product) -> str | None:
+    """None when the piece's safe zone (SAFE_MM inside its trim), centred with (dx, dy) mm of its
+    bleed showing, lies inside the product's safe area; else what reaches outside it."""
+    if product.safe_mm is None:
+        return "the shop's safe area is not known, so the piece's safe zone was not checked against it"
+    short = product.safe_mm - (min(dx, dy) + SAFE_MM)
+    if short <= 1e-6:
+        return None
+    return (f"its safe zone ({SAFE_MM:g} mm inside its trim) reaches {short:.2g} mm into the shop's "
+            f"{product.safe_mm:g} mm margin: keep text and icons {product.safe_mm - min(dx, dy):.3g} mm inside "
+            "its trim")
+
+
+def _moved(p: Primitive, dx: float, dy: float) -> Primitive:
+    """``p`` moved by (dx, dy) pt."""
+    if isinstance(p, Image | Vector):
+        if p.matrix is not None:  # drawn under its matrix: move the matrix
+            a, b, c, d, e, f = p.matrix
+            return replace(p, matrix=(a, b, c, d, e + dx, f + dy))
+        clip = None if p.clip is None else (p.clip[0] + dx, p.clip[1] + dy, p.clip[2], p.clip[3])
+        return replace(p, x=p.x + dx, y=p.y + dy, clip=clip)
+    if isinstance(p, Line):
+        return replace(p, x1=p.x1 + dx, y1=p.y1 + dy, x2=p.x2 + dx, y2=p.y2 + dy)
+    if isinstance(p, PathPrim):
+        return replace(p, ops=tuple((op, tuple(v + (dx if i % 2 == 0 else dy) for i, v in enumerate(vs)))
+                                    for op, vs in p.ops))
+    if isinstance(p, Text):
+        return replace(p, x=p.x + dx, y=p.y + dy)
+    return replace(p, x=p.x + dx, y=p.y + dy)  # Rect, Ellipse
+
+
+def shifted(lay: PieceLayout, dx: float, dy: float, width: float, height: float, bleed: float) -> PieceLayout:
+    """``lay`` as a piece of ``width`` x ``height`` pt with ``bleed``, its drawing moved by (dx, dy)
+    pt (a piece centred on a larger trim)."""
+    return replace(lay, width=width, height=height, bleed=bleed,
+                   primitives=tuple(_moved(p, dx, dy) for p in lay.primitives))
 
 
 def unmapped_diag(gc: GameCheck, u: Unmapped) -> Diagnostic:
@@ -310,7 +419,9 @@ def report_json(gc: GameCheck, shop: Shop, mapped: Sequence[Mapped], unmapped: S
         **({"dpi": shop.dpi} if shop.output == "png" else {"page_order": list(shop.page_order)}),
         "notes": list(shop.notes),
         "mapped": [{"component": m.component.id, "size_mm": list(m.component.size), "how": m.how,
-                    "product": m.product.id, "trim_mm": list(m.plan.component.size),
+                    "how_text": m.how_text(), "product": m.product.id, "trim_mm": list(m.plan.component.size),
+                    **({"bleed_shows_mm": list(m.shows_mm), "safe_zone": m.safe or "inside the shop's safe area"}
+                       if m.how == "centred" else {}),
                     "figure": m.product.figure, "files": by_comp.get(m.component.id, [])} for m in mapped],
         "not_mapped": [{"component": u.component.id, "size_mm": list(u.component.size), "kind": u.component.kind,
                         "reason": u.reason} for u in unmapped],

@@ -39,6 +39,7 @@ from pnp.cli.options import (
     paper_options,
     print_options,
     root_line,
+    shop_option,
     token_cut_option,
     variant_options,
 )
@@ -56,6 +57,7 @@ from pnp.cli.output import (
     report_github,
     report_text,
 )
+from pnp.cli.shop import shop_run
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
@@ -226,6 +228,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               "preflight figures; without it, one line per game.")
 @click.option("--refresh", is_flag=True, help="Fetch published sheets first (as `pnp fetch`); a failed fetch "
               "keeps the cached copy, which the build then uses.")
+@shop_option("PDF shops: drivethrucards; the PNG shops (thegamecrafter, makeplayingcards, printerstudio) are "
+             "`pnp export png --shop`")
 @print_options
 @data_option
 @click.pass_context
@@ -233,7 +237,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               refresh: bool, back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None,
-              printer: str | None, data: str | None, verbose: bool, color: str, die_line: bool, gang: bool) -> None:
+              printer: str | None, data: str | None, verbose: bool, color: str, die_line: bool, gang: bool,
+              shop: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -258,7 +263,13 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --one-per-page --color cmyk       # PDF/X-4 in CMYK for a print shop
       pnp build golems --one-per-page --die-line         # with CutContour die lines
       pnp build golems --gang                            # also golems-ganged.pdf: fewer sheets
+      pnp build mygame --shop drivethrucards             # out/mygame/shops/drivethrucards/
     """
+    if shop is not None:
+        root = data_root(data)
+        click.echo(root_line(root, data))
+        shop_run(ctx, "build", shop, api.game_ids(root, games or None), None, root, out, jobs)
+        return
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
                          print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut, color=color,
                          die_line=die_line, gang=gang)
@@ -635,10 +646,13 @@ def export_group() -> None:
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Render images in N processes [default: the number of cores]; same bytes for any N.")
+@shop_option("PNG shops: thegamecrafter, makeplayingcards, printerstudio (each sets --dpi and --bleed); the PDF "
+             "shop drivethrucards is `pnp build --shop`")
 @data_option
+@click.pass_context
 @guarded
-def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, jobs: int | None,
-                   data: str | None) -> None:
+def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: int, bleed: float, out: str,
+                   jobs: int | None, data: str | None, shop: str | None) -> None:
     """One PNG per distinct item and side (front, back) of every component of GAME (or of
     COMPONENT), with bleed, RGB, plus an index.json listing items, copies and file names.
 
@@ -650,7 +664,11 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
       pnp export png golems
       pnp export png golems golem-deck --dpi 600
       pnp export png mygame deck --bleed 3.175 --data ~/my-games
+      pnp export png mygame --shop thegamecrafter     # out/mygame/shops/thegamecrafter/
     """
+    if shop is not None:
+        shop_run(ctx, "export png", shop, [game], component, data_root(data), out, jobs)
+        return
     with progress_bar("exporting") as progress:
         report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed,
                                 jobs=jobs, progress=progress)

@@ -223,18 +223,21 @@ def rect_sides(w: float, h: float) -> dict[str, Segment]:
 
 def _positions(seg: Segment) -> list[tuple[float, float, float, float]]:
     """(x, y, inward nx, ny) at every sample position along the edge, in a canonical order
-    (left to right, bottom to top), ``MISCUT_MM`` clear of its ends (the corners)."""
+    (left to right, bottom to top, worked out from that end so that two edges along one line give
+    the same points), ``MISCUT_MM`` clear of its ends (the corners)."""
     (ax, ay), (bx, by) = seg
     length = math.hypot(bx - ax, by - ay)
+    nx, ny = -(by - ay) / length, (bx - ax) / length  # the piece is on the left
+    if bx - ax < -1e-9 or (abs(bx - ax) <= 1e-9 and by < ay):
+        (ax, ay), (bx, by) = (bx, by), (ax, ay)
     ux, uy = (bx - ax) / length, (by - ay) / length
-    nx, ny = -uy, ux  # the piece is on the left
     end = MISCUT_MM * MM
-    n = max(1, int((length - 2 * end) / (STEP_MM * MM)))
-    pts = [(ax + ux * (end + (length - 2 * end) * (i + 0.5) / n), ay + uy * (end + (length - 2 * end) * (i + 0.5) / n))
-           for i in range(n)]
-    if ux < -1e-9 or (abs(ux) <= 1e-9 and uy < 0):
-        pts.reverse()
-    return [(x, y, nx, ny) for x, y in pts]
+    n = max(1, int((length - 2 * end) / (STEP_MM * MM) + 1e-6))
+    out = []
+    for i in range(n):
+        t = end + (length - 2 * end) * (i + 0.5) / n
+        out.append((ax + ux * t, ay + uy * t, nx, ny))
+    return out
 
 
 def _band(seg: Segment) -> tuple[float, float, float, float]:

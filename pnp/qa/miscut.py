@@ -118,7 +118,7 @@ def seam_difference(page: Any, seg: tuple[Point, Point], size: tuple[float, floa
     ux, uy = (bx - ax) / length, (by - ay) / length
     nx, ny = -uy, ux
     end = MISCUT_MM * MM
-    n = max(1, int((length - 2 * end) / (STEP_MM * MM)))
+    n = max(1, int((length - 2 * end) / (STEP_MM * MM) + 1e-6))
     worst = 0.0
     w, h = img.size
     for k in range(n):

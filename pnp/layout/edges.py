@@ -125,11 +125,15 @@ class _Shape:
 
     def __init__(self, p: Primitive):
         self.p = p
+        self.box = _box(p) or (0.0, 0.0, -1.0, -1.0)
         self.polys: list[list[tuple[float, float]]] = []
         if isinstance(p, Path):
             self.polys = polygons(p)
         elif isinstance(p, Rect | Ellipse):
             self.polys = _rect_polys(p)
+        closed = not isinstance(p, Path) or any(op == "Z" for op, _ in p.ops)
+        self.segs = [seg for poly in self.polys for seg in
+                     (zip(poly, poly[1:] + poly[:1], strict=True) if closed else itertools.pairwise(poly))]
 
     def _inside(self, x: float, y: float) -> bool:
         p = self.p
@@ -147,15 +151,13 @@ class _Shape:
         p = self.p
         if isinstance(p, Line):
             return _seg_dist(x, y, (p.x1, p.y1), (p.x2, p.y2)) <= half
-        closed = not isinstance(p, Path) or any(op == "Z" for op, _ in p.ops)
-        for poly in self.polys:
-            segs = list(zip(poly, poly[1:] + poly[:1], strict=True)) if closed else list(itertools.pairwise(poly))
-            if any(_seg_dist(x, y, a, b) <= half for a, b in segs):
-                return True
-        return False
+        return any(_seg_dist(x, y, a, b) <= half for a, b in self.segs)
 
     def paint(self, x: float, y: float, under: str) -> str:
         """The colour at (x, y) with this primitive drawn over ``under``."""
+        b = self.box
+        if not (b[0] <= x <= b[2] and b[1] <= y <= b[3]):
+            return under
         p = self.p
         if isinstance(p, Image | Vector):
             x0, y0, x1, y1 = _art_box(p)
@@ -256,12 +258,20 @@ class EdgeSampler:
     def __init__(self, paper: str = PAPER):
         self.paper = paper
         self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
+        self._last: tuple[PieceLayout | None, list[tuple[tuple[float, float, float, float], Primitive]]] = (None, [])
+
+    def _boxes(self, lay: PieceLayout) -> list[tuple[tuple[float, float, float, float], Primitive]]:
+        """The drawn primitives of ``lay`` with their boxes (kept for the last layout asked for:
+        its four edges are sampled one after the other)."""
+        if self._last[0] is not lay:
+            self._last = (lay, [(b, p) for p in lay.primitives if (b := _box(p)) is not None])
+        return self._last[1]
 
     def profile(self, lay: PieceLayout, seg: Segment) -> Profile:
         """Colours along ``seg`` (see ``rect_sides``) just inside the trim, position by position
         (canonical order), each at every depth of ``DEPTHS_MM``."""
         band = _band(seg)
-        near = tuple(p for p in lay.primitives if (b := _box(p)) is not None and _meets(b, band))
+        near = tuple(p for b, p in self._boxes(lay) if _meets(b, band))
         key = (seg, near)
         found = self._cache.get(key)
         if found is None:
@@ -300,7 +310,7 @@ def worst(a: Profile, b: Profile) -> float:
 
 
 def profiles_match(a: Profile, b: Profile) -> bool:
-    return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b or (len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True)))
 
 
 def _all_match(left: Iterable[Profile], right: Iterable[Profile]) -> bool:
@@ -335,12 +345,14 @@ def edge_match(sides: Sequence[Sequence[PieceLayout | None]], hexagon: bool = Fa
         if not distinct:
             continue
         segs = rect_sides(distinct[0].width, distinct[0].height)
-        prof = {name: [sampler.profile(lay, seg) for lay in distinct] for name, seg in segs.items()}
+        each = [{name: sampler.profile(lay, seg) for name, seg in segs.items()} for lay in distinct]
+        prof = {name: [p[name] for p in each] for name in segs}
         lr = lr and _all_match(prof["left"], prof["right"])
         tb = tb and _all_match(prof["bottom"], prof["top"])
         if hexagon and hexes:
             edges = hex_sides(distinct[0].width, distinct[0].height)
-            per_edge = [[sampler.profile(lay, seg) for lay in distinct] for seg in edges]
+            by_lay = [[sampler.profile(lay, seg) for seg in edges] for lay in distinct]
+            per_edge = [[p[i] for p in by_lay] for i in range(6)]
             hexes = all(_all_match(per_edge[i], per_edge[(i + 3) % 6]) for i in range(3))
     return EdgeMatch(lr, tb, hexes)
 

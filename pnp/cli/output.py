@@ -17,6 +17,7 @@ from msgspec.structs import replace
 from pnp.cli.options import again
 from pnp.errors import DataError, Diagnostic, OutputError, counted, terminal_text
 from pnp.input.project import shown_path
+from pnp.layout.edges import MISCUT_MM
 from pnp.plan.options import BuildOptions
 from pnp.qa.check import GameCheck
 
@@ -202,6 +203,12 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
     cuts = sum(c.cut_crossings for c in pre.components)
     echo("  cut lines: " + (f"{counted(cuts, 'cut line')} {'crosses' if cuts == 1 else 'cross'} a piece"
                                   if cuts else "none crosses a piece"))
+    seams = [c.miscut_seams for c in pre.components if c.miscut_seams is not None]
+    if seams:
+        n = sum(seams)
+        click.echo(f"  shared cut lines ({MISCUT_MM:g} mm miscut): "
+                   + (f"{counted(n, 'cut line')} would show a neighbour's different colour" if n
+                      else "none would show a neighbour's different colour"))
     if pre.margin_mm is not None:
         echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
                    f"(minimum {t.margin_mm:g} mm)")

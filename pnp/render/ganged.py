@@ -4,6 +4,7 @@ sheets sharing sheets (``pnp.impose.gang``), each labelled with what is on it.""
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from msgspec import Struct
@@ -15,6 +16,7 @@ from pnp.impose.grid import impose
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
 from pnp.impose.sheet import Page, PieceSpec
 from pnp.input.model import Game
+from pnp.layout.edges import edge_match
 from pnp.layout.fonts import UI_FONT
 from pnp.layout.piece import PieceLayout
 from pnp.plan.component import ComponentPlan, pages_for
@@ -125,8 +127,10 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
             stack += group
             continue
         leaving |= {id(raw[id(b.front)]) for b in group}
-        title = tuple(dict.fromkeys(n for b in group for n in names[id(b.front)]))
         for pb in _blocks(pool, -1):
+            # the components on this sheet of the pool (its pieces numbered for the whole file)
+            title = tuple(dict.fromkeys(chosen[bisect_right(offset, sl.piece) - 1].component.title
+                                        for sl in pb.front.slots))
             names[id(pb.front)] = title
             if candidates([pb], sheet, LABEL_ROOM):
                 stack.append(pb)
@@ -175,7 +179,16 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
     pieces = [sl.piece for b in group for sl in b.front.slots]
     w, h = plan.component.size
     spec = PieceSpec(w * MM, h * MM, has_back=group[0].back is not None and opts.duplex != "none")
-    pages = impose(len(pieces), spec, plan.sheet)
+    sheet = plan.sheet
+    owners = {b.owner for b in group}
+    if len(owners) > 1 and (sheet.abut_lr or sheet.abut_tb):
+        # pieces of several components abut only where their meeting edges match (pnp.layout.edges)
+        fronts = [chosen[o].fronts for o in sorted(owners)]
+        m = edge_match([[f for seq in fronts for f in seq],
+                        [b for o in sorted(owners) for b in chosen[o].backs]] if spec.has_back else
+                       [[f for seq in fronts for f in seq]])
+        sheet = replace(sheet, abut_lr=sheet.abut_lr and m.lr, abut_tb=sheet.abut_tb and m.tb)
+    pages = impose(len(pieces), spec, sheet)
     if sum(pg.side == "front" for pg in pages) > len(group):
         return None
     return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)

@@ -19,7 +19,7 @@ import json
 import pytest
 
 from pnp.input.project import bundled_root
-from pnp.qa.colours import delta_e, delta_e_cvd
+from pnp.layout.colours import delta_e, delta_e_cvd
 
 NORMAL = 15.0
 CVD = 8.0

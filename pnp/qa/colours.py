@@ -4,11 +4,17 @@ that meet on the table (player colours, deck and artifact colours; issue 23).
 The formula is Sharma, Wu and Dalal, "The CIEDE2000 Color-Difference Formula: Implementation
 Notes, Supplementary Test Data, and Mathematical Observations" (2005), with kL = kC = kH = 1;
 sRGB to CIELAB through linear RGB and XYZ with the D65 white (IEC 61966-2-1). tests/qa/
-test_colours.py checks it against the paper's test pairs."""
+test_colours.py checks it against the paper's test pairs. ``SoftProof`` models a colour printed in
+CMYK (an ICC round trip) for the same comparisons after printing."""
 
 from __future__ import annotations
 
 import math
+from pathlib import Path
+
+from PIL import Image, ImageCms
+
+from pnp.render.ink import PROFILE
 
 _WHITE = (0.95047, 1.0, 1.08883)  # D65, Y = 1
 
@@ -101,3 +107,32 @@ def delta_e(colour1: str, colour2: str) -> float:
 def delta_e_cvd(colour1: str, colour2: str) -> float:
     """The smallest ΔE00 between two colours as protanopes, deuteranopes and tritanopes see them."""
     return min(delta_e(simulate(colour1, k), simulate(colour2, k)) for k in CVD)
+
+
+class SoftProof:
+    """A soft proof (issue 23): what a colour looks like printed on a CMYK press or inkjet, as far as
+    an ICC profile says: sRGB -> CMYK through the output profile (relative colorimetric with
+    black-point compensation, the transform ``pnp build --color cmyk`` uses) and back to sRGB
+    (relative colorimetric). The default profile is the engine's FOGRA39L (ISO coated offset; the
+    coated-paper gamut a good inkjet also reaches). Nothing is printed: this is a model of the print."""
+
+    def __init__(self, profile: Path | None = None):
+        self.profile = profile or PROFILE
+        srgb = ImageCms.createProfile("sRGB")
+        out = ImageCms.ImageCmsProfile(str(self.profile))
+        self._to = ImageCms.buildTransform(srgb, out, "RGB", "CMYK",
+                                           renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC,
+                                           flags=ImageCms.Flags.BLACKPOINTCOMPENSATION)
+        self._back = ImageCms.buildTransform(out, srgb, "CMYK", "RGB",
+                                             renderingIntent=ImageCms.Intent.RELATIVE_COLORIMETRIC)
+        self._seen: dict[str, str] = {}
+
+    def __call__(self, colour: str) -> str:
+        """The sRGB '#rrggbb' that ``colour`` comes back as after the round trip through CMYK."""
+        hit = self._seen.get(colour)
+        if hit is None:
+            px = Image.new("RGB", (1, 1), tuple(round(v * 255) for v in hex_rgb(colour)))
+            cmyk = ImageCms.applyTransform(px, self._to)
+            rgb = ImageCms.applyTransform(cmyk, self._back).getpixel((0, 0))  # type: ignore[union-attr]
+            hit = self._seen[colour] = "#" + "".join(f"{v:02x}" for v in rgb)
+        return hit

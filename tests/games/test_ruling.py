@@ -92,3 +92,19 @@ def test_cauldron_reference_gaps_are_even_on_both_faces(cauldron_ref: Path) -> N
     assert max(all_gaps) - min(all_gaps) < 0.3, all_gaps
     assert box[0]["top"] / MM - back[-1][1] == pytest.approx(all_gaps[0], abs=0.3)
 
+
+
+def test_time_capsules_mat_action_rows_are_evenly_spaced(bundled: Bundled) -> None:
+    """The standard-action rows of both halves of a player mat (their formula boxes, 33 x 11.3 mm)
+    stand at one pitch in each column: 4 rows on the active half, 3 on the inactive one."""
+    with pdfplumber.open(bundled.built("time-capsules", SHOP).paths["mats"]) as pdf:
+        page = pdf.pages[0]
+        boxes = [r for r in page.rects + page.curves
+                 if abs((r["x1"] - r["x0"]) / MM - 33) < 0.2 and abs((r["bottom"] - r["top"]) / MM - 11.3) < 0.2]
+    cols: dict[int, list[float]] = {}
+    for r in boxes:
+        cols.setdefault(round(r["x0"] / MM), []).append(r["top"] / MM)
+    tops = [sorted(ys) for _, ys in sorted(cols.items())]
+    assert [len(t) for t in tops] == [4, 3]
+    pitches = [b - a for t in tops for a, b in pairwise(t)]
+    assert max(pitches) - min(pitches) < 0.05, pitches

@@ -29,7 +29,7 @@ from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, f
 from pnp.input.validate import validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
-from pnp.pipeline.guard import check_output
+from pnp.pipeline.guard import check_output, output_lock
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
 from pnp.plan.options import BuildOptions, output_folder, source_date_epoch
@@ -300,10 +300,11 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         total = len(select_plans(gc, component))  # an unknown component: an input error before any output
         check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         done: list[Exported] = []
-        for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs()):
-            done.append(e)
-            if progress is not None:
-                progress(len(done), total)
+        with output_lock(Path(out)):  # a build or another export into `out` waits
+            for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs()):
+                done.append(e)
+                if progress is not None:
+                    progress(len(done), total)
         return ExportReport(gc, tuple(done))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))
@@ -323,7 +324,8 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
         return ExportReport(gc)
     try:
         check_output(session.root, [Path(out) / gc.game.id])
-        done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url)
+        with output_lock(Path(out)):  # a build or another export into `out` waits
+            done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url)
         return ExportReport(gc, tuple(done), tuple(skipped))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))
@@ -339,7 +341,8 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
         return PreviewReport(errors=tuple(exc.diagnostics))
     try:
         check_output(session.root, [Path(out) / "preview"])
-        return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
+        with output_lock(Path(out)):
+            return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
     except DataError as exc:
         return PreviewReport(gc, errors=tuple(exc.diagnostics))
 

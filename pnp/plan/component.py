@@ -304,7 +304,8 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     if diags:
         raise DataError(diags)
     sheet = sheet_for(comp, opts)
-    ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut)
+    ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut,
+                  images=s.images.setdefault(game.id, {}))
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
     found: dict[Diagnostic, list[str]] = {}

@@ -5,14 +5,14 @@ Thresholds: every pair of colours that stand for different things side by side o
 three times the ΔE00 of 3-6 by which two inkjets (or one on two papers) render the same colour, so
 a pair stays apart after printing. Where the colour is what a player reads at a glance (player
 colours, Capek's inquiry colours beside the gold coins and the Outrage red, Time Capsules' players
-and artifact colours) every pair also differs by at least 8 ΔE00 as protanopes, deuteranopes and
-tritanopes see them (Machado et al. 2009, full severity); each of those also carries a symbol. The
-Cauldron character colours are held to both (a player finds their token on the Magik track by its
-colour; test_cauldron_characters_differ_for_colour_blind_players). The Cauldron deck backs and
-ingredient colours are held to the first threshold only: each back carries its deck's name in large
-type and its symbol, each ingredient its picture and name. Every set is also held to the same
-thresholds after a soft proof through the CMYK output profile (test_colours_still_differ_after_a_soft_proof):
-a model of printing, not a print."""
+and artifact colours, the Cyberiad's four card types) every pair also differs by at least 8 ΔE00
+as protanopes, deuteranopes and tritanopes see them (Machado et al. 2009, full severity); each of
+those also carries a symbol. The Cauldron character colours are held to both (a player finds their
+token on the Magik track by its colour; test_cauldron_characters_differ_for_colour_blind_players).
+The Cauldron deck backs and ingredient colours are held to the first threshold only: each back
+carries its deck's name in large type and its symbol, each ingredient its picture and name. Every
+set is also held to the same thresholds after a soft proof through the CMYK output profile
+(test_colours_still_differ_after_a_soft_proof): a model of printing, not a print."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ SETS: dict[str, tuple[dict[str, str], bool]] = {
                                                "basic-potion-back", "advanced-potion-back"]), False),
     "cauldron characters": (palette("cauldron", "character"), False),
     "cauldron ingredients": (palette("cauldron", "ingredient"), False),
-    "cyberiad card types": (palette("cyberiad", "card_type"), False),
+    "cyberiad card types": (palette("cyberiad", "card_type"), True),
 }
 
 
@@ -76,6 +76,7 @@ def test_the_fixed_pairs_were_below_the_thresholds() -> None:
     assert delta_e("#e0612a", "#f08a24") < NORMAL  # Time Capsules' old 'red' artifacts beside orange
     assert delta_e_cvd("#2ec4d6", "#aebbc8") < CVD  # Time Capsules' cyan and old silver players
     assert delta_e("#101f44", "#2a1740") < 10  # the first new Cauldron backs: Omen and Basic Spell
+    assert delta_e_cvd("#2c5a9e", "#6e4a94") < CVD  # Cyberiad's Sally cobalt and old Effect violet
 
 
 # -- issue 23, second round: the Cauldron characters for colour-blind players, and a soft proof ------

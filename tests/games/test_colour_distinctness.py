@@ -97,10 +97,7 @@ def test_cauldron_characters_differ_for_colour_blind_players() -> None:
 
 
 PROOF = SoftProof()
-# Capek Golems is another helper's (art3) this round: its Parts Machining yellow and the gold coin
-# come out of the proof 13.7 apart (17.2 on screen); left to that work, and listed in the note.
-PROOFED: dict[str, tuple[dict[str, str], bool]] = {
-    **{k: v for k, v in SETS.items() if not k.startswith("capek")}, "cauldron characters": (CHARACTERS, True)}
+PROOFED: dict[str, tuple[dict[str, str], bool]] = {**SETS, "cauldron characters": (CHARACTERS, True)}
 
 
 @pytest.mark.parametrize("name", list(PROOFED))
@@ -126,3 +123,4 @@ def test_the_soft_proof_can_fail() -> None:
     assert delta_e("#d94fa8", "#6e7680") > NORMAL and delta_e_cvd("#d94fa8", "#6e7680") > CVD
     assert delta_e_cvd(PROOF("#d94fa8"), PROOF("#6e7680")) < 6  # Time Capsules' old magenta beside silver
     assert delta_e(PROOF("#0a3070"), PROOF("#40125c")) < NORMAL  # Cauldron's old Omen beside Basic Spell
+    assert delta_e(PROOF("#F0E442"), PROOF("#dcaa3a")) < NORMAL  # Capek's Parts Machining beside the old gold

@@ -19,11 +19,11 @@ from __future__ import annotations
 import logging
 import math
 import os
-from functools import lru_cache
+from collections import OrderedDict
 from typing import Any
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
-MAX_NODES = 100_000  # elements; each becomes at least one drawing operation on every piece
+MAX_NODES = 50_000  # elements: svglib converts ~0.2 ms each (50,000 in ~10 s), once per build
 MAX_USE_DEPTH = 16  # <use> of a <use> of ...: editors' clones nest a few deep
 # Elements svglib copies to draw out every <use> (each copies what it refers to, and that
 # copy's own <use>s are drawn out in turn): <use> of <use>s doubling 10 levels deep copies
@@ -51,17 +51,30 @@ def is_svg(path: str) -> bool:
 def svg_art(path: str, shown: str) -> tuple[float, float]:
     """The width and height (pt) of the SVG file at ``path`` (``shown``: its name in messages),
     after the checks above; SvgError when it fails one."""
-    st = os.stat(path)
-    return _art(path, st.st_mtime_ns, st.st_size, shown)[1:]  # type: ignore[return-value]
+    return _cached(path, shown)[1:]  # type: ignore[return-value]
 
 
 def svg_drawing(path: str) -> Any:
     """The checked file's reportlab Drawing (read once per file version)."""
+    return _cached(path, os.path.basename(path))[0]
+
+
+_ART: OrderedDict[tuple[str, int, int], tuple[Any, float, float]] = OrderedDict()  # the last 64 read
+
+
+def _cached(path: str, shown: str) -> tuple[Any, float, float]:
+    """``_art`` once per file version (path, mtime, size), whatever name messages give it: the
+    check and the drawing of one build read a file once (svglib takes ~0.2 ms an element)."""
     st = os.stat(path)
-    return _art(path, st.st_mtime_ns, st.st_size, os.path.basename(path))[0]
+    key = (path, st.st_mtime_ns, st.st_size)
+    hit = _ART.get(key)
+    if hit is None:
+        hit = _ART[key] = _art(path, st.st_size, shown)
+        if len(_ART) > 64:
+            _ART.popitem(last=False)
+    return hit
 
 
-@lru_cache(maxsize=64)
 def _check_expansion(root: Any, shown: str) -> None:
     """SvgError when the drawing, with every ``<use>`` replaced by what it refers to (as svglib
     draws it), would hold more than MAX_NODES elements, nest ``<use>`` more than MAX_USE_DEPTH
@@ -124,7 +137,7 @@ def _check_expansion(root: Any, shown: str) -> None:
         open_.discard(el)
 
 
-def _art(path: str, mtime: int, size: int, shown: str) -> tuple[Any, float, float]:
+def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
     if size > MAX_BYTES:
         raise SvgError(f"SVG {shown!r} is {size / 1e6:.1f} MB", expected=f"at most {MAX_BYTES // 1024 // 1024} MB",
                        hint="simplify the art, or export it as a PNG")

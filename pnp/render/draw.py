@@ -164,6 +164,7 @@ class _Drawer:
         self.fonts = fonts
         self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
         self._images: dict[str, str] = {}  # file path -> its XObject name
+        self._vectors: dict[str, str] = {}  # SVG file path -> the name of the form that draws it
         self._reset()
 
     def image(self, src: str, x: float, y: float, w: float, h: float) -> None:
@@ -328,11 +329,19 @@ class _Drawer:
             c.clipPath(path, stroke=0, fill=0)
         c.translate(p.x, p.y)
         c.scale(p.w / p.art_w, p.h / p.art_h)
-        drawing = svg_drawing(p.src)
-        # The renderer starts by setting its default font (Helvetica, which would then sit in the
-        # PDF unembedded): start it on the canvas's own font instead (the art has no text).
-        drawing.initialFontName, drawing.initialFontSize = c._fontname, c._fontsize
-        renderPDF.draw(drawing, c, 0, 0)
+        name = self._vectors.get(p.src)
+        if name is None:
+            # Drawn once per document, as a form XObject every use refers to: a deck of 54 cards
+            # with one SVG emblem holds its drawing once, and svglib's drawing is walked once.
+            name = self._vectors[p.src] = f"svg{len(self._vectors)}"
+            drawing = svg_drawing(p.src)
+            # The renderer starts by setting its default font (Helvetica, which would then sit in
+            # the PDF unembedded): start it on the canvas's own font instead (the art has no text).
+            drawing.initialFontName, drawing.initialFontSize = c._fontname, c._fontsize
+            c.beginForm(name, upperx=p.art_w, uppery=p.art_h)
+            renderPDF.draw(drawing, c, 0, 0)
+            _end_form(c)
+        c.doForm(name)
         c.restoreState()
         self._reset()
 

@@ -143,7 +143,8 @@ def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.
         pdfium_c.FPDFBitmap_FillRect(bitmap.raw, 0, 0, w, h, 0xFFFFFFFF)
         pdfium_c.FPDF_RenderPageBitmap(bitmap.raw, page.raw, 0, 0, w, h, 0,
                                        pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_REVERSE_BYTE_ORDER)
-        return bitmap.to_pil().convert("RGB")
+        img = bitmap.to_pil()  # RGB already (BGR in reversed byte order), a copy of the buffer
+        return img if img.mode == "RGB" else img.convert("RGB")
     finally:
         page.close()
 

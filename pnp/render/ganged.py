@@ -248,24 +248,22 @@ def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, b: Block, opts: B
 
 
 def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions) -> tuple[Page, ...] | None:
-    """The pieces of ``group`` (alike components' mostly empty sheets, pieces already numbered
+    """The pieces of ``group`` (alike components' partial sheets, pieces already numbered
     for the whole file) imposed together as ordinary grid sheets; None when that takes more
     sheets. As many sheets is kept: the pieces fill the first ones, and the emptier last one
     stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
-    w, h = plan.component.size
-    spec = PieceSpec(w * MM, h * MM, has_back=group[0].back is not None and opts.duplex != "none")
-    pages = impose(len(pieces), spec, plan.sheet)
+    pages = impose(len(pieces), _spec(plan, group[0], opts), plan.sheet)
     if sum(pg.side == "front" for pg in pages) > len(group):
         return None
     return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
 
 
 def _capacity(plan: ComponentPlan) -> int:
-    """The pieces a full sheet of ``plan`` holds."""
-    return plan.grid.cols * plan.grid.rows if plan.grid is not None else max(
-        len(pg.slots) for pg in pages_for(plan))
+    """The pieces a full sheet of ``plan`` (on a grid) holds."""
+    assert plan.grid is not None
+    return plan.grid.cols * plan.grid.rows
 
 
 def _follows_ganged(back: Page, pages: Sequence[Page], ganged: set[int]) -> bool:

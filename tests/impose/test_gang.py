@@ -89,11 +89,12 @@ def test_pages_that_cannot_be_ganged() -> None:
     assert candidates([tiled], opts) == []
 
 
-def test_a_block_that_fits_nowhere_whole_is_split_over_the_room_left() -> None:
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_a_block_that_fits_nowhere_whole_is_split_over_the_room_left(duplex: str) -> None:
     """Two decks' last sheets of 2 rows leave room for 2 rows of tokens each; 4 rows of tokens
     fit on neither whole, so they are split (imposed again, 2 rows and 2 rows) over both sheets:
     two sheets, not three, each token once, each back behind its front."""
-    opts = SheetOptions(paper=PAPERS["letter"], duplex="long")
+    opts = SheetOptions(paper=PAPERS["letter"], duplex=duplex)
     card, token = PieceSpec(63 * MM, 88 * MM), PieceSpec(25 * MM, 25 * MM)
     cards = [Block(k, impose(4, card, opts)[0], impose(4, card, opts)[1]) for k in (0, 1)]
     full = impose(100, token, opts)[0].slots
@@ -120,7 +121,7 @@ def test_a_block_that_fits_nowhere_whole_is_split_over_the_room_left() -> None:
     assert len(sheets) == 2 and alone == []
     placed = sorted(s.piece for g in sheets for s in g.pages[0].slots if g.blocks and s.w == 25 * MM)
     assert placed == list(range(4 * per_row))
-    pw = opts.paper.width
+    pw, ph = opts.paper.width, opts.paper.height
     for g in sheets:
         front, back = g.pages
         boxes = [s.bleed_box for s in front.slots]
@@ -129,7 +130,8 @@ def test_a_block_that_fits_nowhere_whole_is_split_over_the_room_left() -> None:
         by_piece = {(s.w, s.piece): s for s in front.slots}
         for b in back.slots:
             f = by_piece[(b.w, b.piece)]
-            assert (b.x, b.y) == pytest.approx((pw - f.x - f.w, f.y))
+            want = (pw - f.x - f.w, f.y) if duplex == "long" else (f.x, ph - f.y - f.h)
+            assert (b.x, b.y) == pytest.approx(want)
         for cut in front.cuts:
             assert not any(_crosses(cut, s.bleed_box) for s in front.slots), cut
 

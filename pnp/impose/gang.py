@@ -1,4 +1,4 @@
-"""Ganged sheets (``--gang``): the mostly empty sheets of a game — a deck's partial last sheet,
+"""Ganged sheets (``--gang``): the partial sheets of a game — a deck's partial last sheet,
 a component that fills a fraction of its one sheet, a part of a board tiled over several pages
 — share sheets.
 
@@ -59,16 +59,15 @@ def _band(page: Page) -> tuple[float, float]:
 def _gangable(page: Page) -> bool:
     """Grid slots of one side (or the one part of a tiled piece, with its label), no paper of its
     own, no clip (a hex honeycomb), no marks but cut circles and a part's glue and alignment marks."""
-    parts = [s for s in page.slots if s.part is not None]
-    return (bool(page.slots) and page.paper is None and (page.label is None or len(parts) == len(page.slots) == 1)
-            and all(s.clip is None for s in page.slots) and (not parts or len(page.slots) == 1)
+    one_part = len(page.slots) == 1 and page.slots[0].part is not None
+    return (bool(page.slots) and page.paper is None and (page.label is None or one_part)
+            and all(s.clip is None and (s.part is None or one_part) for s in page.slots)
             and all(s.side == page.side for s in page.slots)
             and all(m.kind in GANGED_MARKS for m in page.marks))
 
 
 def gangable(b: Block) -> bool:
-    """Whether a block's pages may move: grid slots of one side, no paper of their own, no tile
-    part, no label, no marks but cut circles."""
+    """Whether a block's pages may move onto a shared sheet (``_gangable``, front and back)."""
     return _gangable(b.front) and (b.back is None or _gangable(b.back))
 
 

@@ -9,7 +9,11 @@ Every function takes ``data`` (a folder holding ``card_data/<game>/`` and ``temp
 ``DataRoot``; None: the bundled games) and returns a report value; bad input never raises, it
 is in the report's ``errors`` (``pnp.errors.Diagnostic``: file, line, column, JSON path,
 message, expected), and nothing is written then. Options are ``BuildOptions`` fields: paper,
-duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_saver, color, die_line, gang."""
+duplex, bleed_mm, strict, print_shop, back_offset, back_scale, token_cut, ink_saver, color, die_line, gang.
+
+Size: a little over 500 lines because it holds one function and one report type per command
+(check, build, preflight, the exports, the shop presets, preview, calibrate, watch, fetch), each
+with the docstring a library user reads."""
 
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, f
 from pnp.input.validate import validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
-from pnp.pipeline.guard import check_output
+from pnp.pipeline.guard import check_output, output_lock
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
 from pnp.plan.options import BuildOptions, output_folder, source_date_epoch
@@ -41,6 +45,8 @@ from pnp.products.exports import export_tts as _export_tts
 from pnp.products.images import select_plans
 from pnp.products.preview import preview as _preview
 from pnp.products.published import Fetched, fetch_entry, published
+from pnp.products.shops import Shop, ShopReport, shop_named
+from pnp.products.shops import export_shop as _export_shop
 from pnp.products.tabular import FORMATS, component_data, csv_bytes, sheet_rows, xlsx_bytes
 from pnp.qa.check import GameCheck
 from pnp.qa.check import check as _check
@@ -50,9 +56,9 @@ from pnp.render.write import write_atomic
 from pnp.units import MM
 
 __all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataExportReport", "DataRoot", "ExportReport", "FetchReport",
-           "GameChecked", "GamePreflighted", "PreflightReport", "PreviewReport", "Watch", "build", "calibrate", "check",
-           "data_root", "export_data", "export_png", "export_tts", "fetch", "find_data_root", "game_ids", "options",
-           "preflight", "preview", "watch"]
+           "GameChecked", "GamePreflighted", "PreflightReport", "PreviewReport", "ShopExportReport", "Watch", "build",
+           "calibrate", "check", "data_root", "export_data", "export_png", "export_shop", "export_tts", "fetch",
+           "find_data_root", "game_ids", "options", "preflight", "preview", "shop_preset", "watch"]
 
 Data = str | os.PathLike[str] | DataRoot | None
 Games = str | Sequence[str] | None
@@ -300,13 +306,63 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         total = len(select_plans(gc, component))  # an unknown component: an input error before any output
         check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         done: list[Exported] = []
-        for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs()):
-            done.append(e)
-            if progress is not None:
-                progress(len(done), total)
+        with output_lock(Path(out)):  # a build or another export into `out` waits
+            for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs()):
+                done.append(e)
+                if progress is not None:
+                    progress(len(done), total)
         return ExportReport(gc, tuple(done))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))
+
+
+def shop_preset(name: str, command: str | None = None) -> Shop:
+    """The shop preset ``name`` (``pnp.products.shops``); DataError for an unknown name (with the
+    nearest one) or, with ``command``, a shop another command serves."""
+    return shop_named(name, command)
+
+
+class ShopExportReport(ExportReport, frozen=True):
+    """What ``export_shop`` wrote (exit codes as ``ExportReport``; 2 also for an unknown shop or
+    no component that maps to its products): ``shop`` holds the components mapped to the
+    shop's products, those that did not map (with the reason) and the files."""
+
+    shop: ShopReport | None = None
+
+
+def export_shop(game: str, shop: str, component: str | None = None, *, data: Data = None,
+                out: str | os.PathLike[str] = "out", jobs: int | None = None,
+                command: str | None = None) -> ShopExportReport:
+    """The files the print shop ``shop`` (``drivethrucards``, ``thegamecrafter``,
+    ``makeplayingcards``, ``printerstudio``; see ``pnp.products.shops``) takes for ``game`` (or
+    its ``component``), in ``out/<game>/shops/<shop>/`` with a ``shop-report.json``: each
+    component at the shop's product size (a 63 x 88 mm card whose templates adapt becomes a
+    2.5 x 3.5 in one; one drawn for its own size is centred on it, its bleed reaching the
+    product's bleed edge), with its bleed, colour and page order, as one PDF per component or one
+    PNG per piece side. Components that map to no product are named in the report with the reason.
+    ``command``: the command asking ("build" or "export png"); a shop the other command serves
+    is then an error saying which."""
+    try:
+        preset = shop_named(shop, command)
+        source_date_epoch()
+        root = data_root(data)
+        session = Session(root)
+        gc = _check(root, game, preset.options(), session)
+    except DataError as exc:
+        return ShopExportReport(errors=tuple(exc.diagnostics))
+    if not gc.report.ok:
+        return ShopExportReport(gc)
+    try:
+        select_plans(gc, component)  # an unknown component: an input error before any output
+        check_output(session.root, [Path(out) / gc.game.id])
+
+        def png(sub: GameCheck, folder: Path, dpi: float) -> list[tuple[str, tuple[Path, ...], tuple[int, int]]]:
+            return [(e.component.id, (*e.files, e.index), e.size_px)
+                    for e in _export_png(session, sub, Path(out), dpi, jobs=jobs or default_jobs(), root=folder)]
+
+        return ShopExportReport(gc, shop=_export_shop(session, gc, Path(out), preset, component, png))
+    except DataError as exc:
+        return ShopExportReport(gc, errors=tuple(exc.diagnostics))
 
 
 def export_tts(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
@@ -323,7 +379,8 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
         return ExportReport(gc)
     try:
         check_output(session.root, [Path(out) / gc.game.id])
-        done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url)
+        with output_lock(Path(out)):  # a build or another export into `out` waits
+            done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url)
         return ExportReport(gc, tuple(done), tuple(skipped))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))
@@ -339,7 +396,8 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
         return PreviewReport(errors=tuple(exc.diagnostics))
     try:
         check_output(session.root, [Path(out) / "preview"])
-        return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
+        with output_lock(Path(out)):
+            return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
     except DataError as exc:
         return PreviewReport(gc, errors=tuple(exc.diagnostics))
 

@@ -3,6 +3,7 @@ what was expected, so a designer can fix data without reading code."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 from msgspec import Struct
@@ -109,3 +110,17 @@ class DataError(Exception):
 
 class OutputError(Exception):
     """The output could not be written (permissions, disk); nothing partial is left behind."""
+
+
+_UNSAFE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def terminal_text(text: str) -> str:
+    """``text`` with every control, format (bidi overrides such as U+202E, zero-width marks),
+    surrogate and line/paragraph-separator character but tab and line feed written as an escape
+    (``\\u202e``): data and build-record text printed to a terminal can neither send escape
+    sequences nor reorder what is shown."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch in "\t\n" or unicodedata.category(ch) not in _UNSAFE
+                   else f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}" for ch in text)

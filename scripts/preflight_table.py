@@ -45,6 +45,7 @@ def main() -> int:
             f"{rules.value:g} pt (min {t.rules_text_pt:g})" if rules else "-",
             f"{n.extreme('thinnest_stroke').value:.2f} pt",  # type: ignore[union-attr]
             f"{n.margin_mm:.1f} mm",
+            str(sum(c.miscut_seams or 0 for c in n.components)),
             str(len(n.findings)),
             str(len(n.waived)),
             f"{n.coverage * 100:.1f} %",  # type: ignore[operator]
@@ -52,7 +53,7 @@ def main() -> int:
             f"{ratio:.2f}",
         ])
     head = ["game", "pages", "sheets", "PDFs", "smallest text", "smallest rules text", "thinnest stroke",
-            "margin", "warnings", "exempted", "ink", "ink, --ink-saver", "ratio"]
+            "margin", "miscut seams", "warnings", "exempted", "ink", "ink, --ink-saver", "ratio"]
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" if k == 0 else "---:" for k in range(len(head))) + "|")
     for r in rows:

@@ -39,6 +39,7 @@ from pnp.cli.options import (
     paper_options,
     print_options,
     root_line,
+    shop_option,
     token_cut_option,
     variant_options,
 )
@@ -46,6 +47,7 @@ from pnp.cli.output import (
     JSON_FORMAT_VERSION,
     build_text,
     diag_annotation,
+    echo,
     fail_input,
     game_problems,
     guarded,
@@ -55,6 +57,7 @@ from pnp.cli.output import (
     report_github,
     report_text,
 )
+from pnp.cli.shop import shop_run
 from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
@@ -107,29 +110,29 @@ def list_cmd(data: str | None) -> None:
         ids = api.game_ids(root)
     except DataError as exc:
         fail_input(exc.diagnostics)
-    click.echo(root_line(root, data))
+    echo(root_line(root, data))
     problems: list[Diagnostic] = []
     for gid in ids:
         try:
             game = load_game(root, gid)
         except DataError as exc:
             n = len(exc.diagnostics)
-            click.echo(f"{gid}: cannot be loaded ({counted(n, 'problem')}; see below)")
+            echo(f"{gid}: cannot be loaded ({counted(n, 'problem')}; see below)")
             for d in exc.diagnostics:
-                click.echo("  " + d.format(), err=True)
+                echo("  " + d.format(), err=True)
             problems.extend(exc.diagnostics)
             continue
         lo, hi = game.players
         players = counted(lo, "player") if hi == lo else f"{lo}-{hi} players" if hi else f"{lo}+ players"
-        click.echo(f"{game.id}: {game.title} ({players}) — {counted(sum(c.pieces for c in game.components), 'piece')}")
+        echo(f"{game.id}: {game.title} ({players}) — {counted(sum(c.pieces for c in game.components), 'piece')}")
         rows = [(c.id, c.kind + (f" {c.shape}" if c.shape != "rect" else ""), f"{c.size[0]:g} x {c.size[1]:g} mm",
                  counted(c.pieces, "piece"), f"({len(c.items)} distinct)") for c in game.components]
         w = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
         for r in rows:  # each column as wide as its longest entry: a long id or size never shifts the rest
-            click.echo(f"  {r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}  {r[4]}")
+            echo(f"  {r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:>{w[3]}}  {r[4]}")
         for n in game.not_printed:
-            click.echo(f"  not printed: {n.name} ({n.quantity})")
-    click.echo("\nkinds: " + ", ".join(f"{k.name} ({'/'.join(k.shapes)})" for k in kinds.KINDS.values()))
+            echo(f"  not printed: {n.name} ({n.quantity})")
+    echo("\nkinds: " + ", ".join(f"{k.name} ({'/'.join(k.shapes)})" for k in kinds.KINDS.values()))
     if problems:
         sys.exit(2)
 
@@ -142,11 +145,18 @@ def list_cmd(data: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
 @click.option("--verbose", "-v", is_flag=True, help="Also list the rules that pass.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
+@click.option("--one-per-page", is_flag=True, help="Check for print-shop PDFs (each piece on its own page), as "
+              "`pnp build --one-per-page` makes them.")
+@paper_options
 @data_option
 @guarded
-def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, strict: bool,
-              data: str | None) -> None:
+def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, strict: bool, one_per_page: bool,
+              paper: str, duplex: str, bleed: float, token_cut: str, data: str | None) -> None:
     """Validate data and templates and verify each game's rulebook rules.
+
+    Pieces are laid out on the sheets `pnp build` with the same --paper, --duplex, --bleed,
+    --token-cut and --one-per-page would use, so what that build would refuse (a piece too big
+    for --duplex fold) is refused here too.
 
     Exit 0: all good; 1: rule violations; 2: invalid input.
 
@@ -159,7 +169,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
     """
     as_json = as_json or fmt == "json"
     github = fmt == "github" and not as_json
-    report = api.check(games or None, data=data_root(data), strict=strict)
+    report = api.check(games or None, data=data_root(data), strict=strict, paper=paper, duplex=duplex,
+                       bleed_mm=bleed, token_cut=token_cut, print_shop=one_per_page)
     if report.errors:
         fail_input(report.errors)
     results: list[dict[str, Any]] = []
@@ -170,8 +181,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
                                 "warnings": [], "document": "", "rules": [], "provenance": []})
             elif github:
                 for d in g.errors:
-                    click.echo(diag_annotation(d))
-                click.echo(f"{g.id}: {counted(len(g.errors), 'input problem')}")
+                    echo(diag_annotation(d))
+                echo(f"{g.id}: {counted(len(g.errors), 'input problem')}")
             else:
                 game_problems(g.id, g.errors)
             continue
@@ -188,7 +199,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
         else:
             report_text(gc, verbose)
     if as_json:
-        click.echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
+        echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
     sys.exit(report.exit_code)
 
 
@@ -217,6 +228,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               "preflight figures; without it, one line per game.")
 @click.option("--refresh", is_flag=True, help="Fetch published sheets first (as `pnp fetch`); a failed fetch "
               "keeps the cached copy, which the build then uses.")
+@shop_option("PDF shops: drivethrucards; the PNG shops (thegamecrafter, makeplayingcards, printerstudio) are "
+             "`pnp export png --shop`")
 @print_options
 @data_option
 @click.pass_context
@@ -224,7 +237,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
 def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, duplex: str, bleed: float,
               strict: bool, one_per_page: bool, ink_saver: bool, token_cut: str, jobs: int | None, force: bool,
               refresh: bool, back_offset: tuple[float, float] | None, back_scale: tuple[float, float] | None,
-              printer: str | None, data: str | None, verbose: bool, color: str, die_line: bool, gang: bool) -> None:
+              printer: str | None, data: str | None, verbose: bool, color: str, die_line: bool, gang: bool,
+              shop: str | None) -> None:
     """Render every component of each game (default: all) to printable PDFs.
 
     The rulebook check runs first; invalid data is never rendered. Builds are incremental: a
@@ -249,12 +263,18 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
       pnp build golems --one-per-page --color cmyk       # PDF/X-4 in CMYK for a print shop
       pnp build golems --one-per-page --die-line         # with CutContour die lines
       pnp build golems --gang                            # also golems-ganged.pdf: fewer sheets
+      pnp build mygame --shop drivethrucards             # out/mygame/shops/drivethrucards/
     """
+    if shop is not None:
+        root = data_root(data)
+        click.echo(root_line(root, data))
+        shop_run(ctx, "build", shop, api.game_ids(root, games or None), None, root, out, jobs)
+        return
     opts = build_options(ctx, printer, paper, duplex, bleed, back_offset, back_scale, strict=strict,
                          print_shop=one_per_page, ink_saver=ink_saver, token_cut=token_cut, color=color,
                          die_line=die_line, gang=gang)
     root = data_root(data)
-    click.echo(root_line(root, data))
+    echo(root_line(root, data))
     if refresh:
         fetched_text(api.fetch(games or None, data=root))
     with progress_bar("rendering") as progress:
@@ -266,12 +286,12 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
         for gc in report.failed:
             report_text(gc, False)
         ids = [gc.game.id for gc in report.failed]
-        click.echo(f"pnp: rulebook violations; nothing was rendered (`{again('check', *ids)}` for details).", err=True)
+        echo(f"pnp: rulebook violations; nothing was rendered (`{again('check', *ids)}` for details).", err=True)
         sys.exit(1)
     if opts.strict and report.warnings:
         fail_input(report.warnings)
     for w in report.warnings:
-        click.echo(w if isinstance(w, str) else w.format(), err=True)
+        echo(w if isinstance(w, str) else w.format(), err=True)
     build_text(report, verbose)
 
 
@@ -322,7 +342,7 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
         else:
             preflight_text(pre, report.opts)
     if as_json:
-        click.echo(json.dumps({"format": "pnp-preflight", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
+        echo(json.dumps({"format": "pnp-preflight", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
     sys.exit(report.exit_code)
 
 
@@ -356,7 +376,7 @@ def calibrate_cmd(ctx: click.Context, paper: str, duplex: str, out: str, back_of
         raise click.BadParameter(f"the profile's duplex {v['duplex']!r} has no flip edge to calibrate")
     path = api.calibrate(v["paper"], v["duplex"], out=out, back_offset=v["back_offset"] or (0.0, 0.0),
                          back_scale=v["back_scale"] or (1.0, 1.0))
-    click.echo(f"wrote {path}: print it double-sided ({v['duplex']} edge, 100 %), hold it to the light, "
+    echo(f"wrote {path}: print it double-sided ({v['duplex']} edge, 100 %), hold it to the light, "
                "read DX and DY, then build with --back-offset DX,DY")
 
 
@@ -383,7 +403,7 @@ def schema_cmd(out: str) -> None:
     folder = Path(out)
     for name, data in schema_bytes().items():
         write_atomic(folder / name, data)
-        click.echo(str(folder / name))
+        echo(str(folder / name))
 
 
 @main.command("fetch")
@@ -410,9 +430,9 @@ def fetched_text(report: api.FetchReport) -> None:
     if report.errors:
         fail_input(report.errors)
     for f in report.fetched:
-        click.echo(f"{f.component}: {f.url} -> {shown_path(f.path)}: {f.message}", err=not f.ok)
+        echo(f"{f.component}: {f.url} -> {shown_path(f.path)}: {f.message}", err=not f.ok)
     if not report.fetched:
-        click.echo("pnp: no published sheets (no component's data is an http(s) URL)")
+        echo("pnp: no published sheets (no component's data is an http(s) URL)")
 
 
 @main.command("new")
@@ -447,16 +467,16 @@ def new_cmd(game: str, path: str | None, sheet: bool, data: str | None, size: st
     root = Path(path or data or find_root(Path.cwd()) or ".")
     files = scaffold(root, game, sheet=sheet, size=size)
     for f in files:
-        click.echo(shown_path(f))
+        echo(shown_path(f))
     # The next command, as it works from here: --data only when the new root is not the one
     # pnp finds from the working folder.
     here = find_root(Path.cwd())
     where = "" if here is not None and here.resolve() == root.resolve() else f" --data {shown_path(root)}"
-    click.echo(f"pnp: created game {game!r} in {shown_path(root / 'card_data' / game)}; "
+    echo(f"pnp: created game {game!r} in {shown_path(root / 'card_data' / game)}; "
                f"next: pnp check {game}{where} && pnp build {game}{where}")
     bundled = DataRoot(bundled_root())
     if game in bundled.game_ids() and root.resolve() != bundled.path.resolve():
-        click.echo(f"note: a bundled game is also called {game!r}; `pnp ... {game}` run in "
+        echo(f"note: a bundled game is also called {game!r}; `pnp ... {game}` run in "
                    f"{shown_path(root)} (or with --data {shown_path(root)}) means yours, and the bundled one "
                    f"stays as it is (--data {shown_path(bundled.path)})")
 
@@ -499,8 +519,8 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
         watcher = api.watch(game, data=data_root(data), out=out, jobs=jobs, **asdict(opts))
     except DataError as exc:
         fail_input(exc.diagnostics)
-    click.echo(root_line(watcher.root, data))
-    click.echo(f"pnp: watching {game} (every {interval:g} s; Ctrl-C to stop)")
+    echo(root_line(watcher.root, data))
+    echo(f"pnp: watching {game} (every {interval:g} s; Ctrl-C to stop)")
     try:
         while True:
             try:
@@ -514,10 +534,10 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
             if lines:
                 stamp = time.strftime("%H:%M:%S")
                 for line in lines:
-                    click.echo(f"[{stamp}] {line}")
+                    echo(f"[{stamp}] {line}")
             time.sleep(interval)
     except KeyboardInterrupt:
-        click.echo("pnp: stopped watching")
+        echo("pnp: stopped watching")
         sys.exit(0)
 
 
@@ -553,7 +573,7 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
 
     try:
         root = data_root(data)
-        click.echo(root_line(root, data))
+        echo(root_line(root, data))
         for g in games:  # a mistyped id stops here (a watch would only report it on the page)
             check_game_id(root, g)
         views = [GameView(api.watch(g, data=root, out=out, jobs=1, paper=paper, duplex=duplex, bleed_mm=bleed,
@@ -564,16 +584,16 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
     server = None
     try:  # Ctrl-C at any moment, the first render included, stops it cleanly
         try:
-            server = serve(views, host, port, interval, log=lambda line: click.echo(line, err=True))
+            server = serve(views, host, port, interval, log=lambda line: echo(line, err=True))
         except OSError as exc:
-            click.echo(f"pnp: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+            echo(f"pnp: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
             sys.exit(2)
-        click.echo(f"pnp: serving {', '.join(v.id for v in views)} at {server.url} (Ctrl-C to stop)")
+        echo(f"pnp: serving {', '.join(v.id for v in views)} at {server.url} (Ctrl-C to stop)")
         server.stopping.wait()
     except KeyboardInterrupt:
         if server is not None:
             server.close()
-        click.echo("pnp: stopped serving")
+        echo("pnp: stopped serving")
 
 
 # --------------------------------------------------------------------------- exports and previews
@@ -587,14 +607,14 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
     if gc is None:
         fail_input(report.errors)
     for w in gc.warnings:
-        click.echo(w.format(), err=True)
+        echo(w.format(), err=True)
     if not gc.report.ok:
         report_text(gc, False)
         if not allow_violations:
-            click.echo(f"pnp: rulebook violations; nothing was exported (`{again('check', gc.game.id)}` for details).",
+            echo(f"pnp: rulebook violations; nothing was exported (`{again('check', gc.game.id)}` for details).",
                        err=True)
             sys.exit(1)
-        click.echo(f"pnp: rulebook violations (previewing anyway; `{again('check', gc.game.id)}` for details).",
+        echo(f"pnp: rulebook violations (previewing anyway; `{again('check', gc.game.id)}` for details).",
                    err=True)
     if report.errors:
         fail_input(report.errors)
@@ -626,10 +646,13 @@ def export_group() -> None:
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
 @click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
               help="Render images in N processes [default: the number of cores]; same bytes for any N.")
+@shop_option("PNG shops: thegamecrafter, makeplayingcards, printerstudio (each sets --dpi and --bleed); the PDF "
+             "shop drivethrucards is `pnp build --shop`")
 @data_option
+@click.pass_context
 @guarded
-def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out: str, jobs: int | None,
-                   data: str | None) -> None:
+def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: int, bleed: float, out: str,
+                   jobs: int | None, data: str | None, shop: str | None) -> None:
     """One PNG per distinct item and side (front, back) of every component of GAME (or of
     COMPONENT), with bleed, RGB, plus an index.json listing items, copies and file names.
 
@@ -641,19 +664,23 @@ def export_png_cmd(game: str, component: str | None, dpi: int, bleed: float, out
       pnp export png golems
       pnp export png golems golem-deck --dpi 600
       pnp export png mygame deck --bleed 3.175 --data ~/my-games
+      pnp export png mygame --shop thegamecrafter     # out/mygame/shops/thegamecrafter/
     """
+    if shop is not None:
+        shop_run(ctx, "export png", shop, [game], component, data_root(data), out, jobs)
+        return
     with progress_bar("exporting") as progress:
         report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed,
                                 jobs=jobs, progress=progress)
     gc = checked_for_export(report)
-    click.echo(f"{gc.game.id}: {gc.game.title}")
+    echo(f"{gc.game.id}: {gc.game.title}")
     total = 0
     for e in report.exported:
         items = len(e.component.items)
-        click.echo(f"  {e.folder}/  {counted(len(e.files), 'PNG')} ({counted(items, 'item')}), "
+        echo(f"  {e.folder}/  {counted(len(e.files), 'PNG')} ({counted(items, 'item')}), "
                    f"{e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
         total += len(e.files)
-    click.echo(f"pnp: wrote {counted(total, 'PNG')} to {shown_path(Path(out) / gc.game.id / 'png')}/ ({dpi} dpi)")
+    echo(f"pnp: wrote {counted(total, 'PNG')} to {shown_path(Path(out) / gc.game.id / 'png')}/ ({dpi} dpi)")
 
 
 @export_group.command("tts")
@@ -686,16 +713,16 @@ def export_tts_cmd(game: str, component: str | None, dpi: int | None, out: str, 
     report = api.export_tts(game, component, data=data_root(data), out=out, base_url=base_url,
                             **({"dpi": dpi} if dpi is not None else {}))
     gc = checked_for_export(report)
-    click.echo(f"{gc.game.id}: {gc.game.title}")
+    echo(f"{gc.game.id}: {gc.game.title}")
     for e in report.exported:
-        click.echo(f"  {e.folder}/  {counted(len(e.files), 'image')}, faces {e.size_px[0]} x {e.size_px[1]} px; "
+        echo(f"  {e.folder}/  {counted(len(e.files), 'image')}, faces {e.size_px[0]} x {e.size_px[1]} px; "
                    f"{e.index.name}")
     if report.skipped:
-        click.echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
-    click.echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
+        echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
+    echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
                f"to {Path(out) / gc.game.id / 'tts'}/")
     if report.exported:
-        click.echo(f"pnp: saved objects in {Path(out) / gc.game.id / 'tts' / 'saved-objects'}/ "
+        echo(f"pnp: saved objects in {Path(out) / gc.game.id / 'tts' / 'saved-objects'}/ "
                    "(copy them to Tabletop Simulator's Saves/Saved Objects/)")
 
 
@@ -720,7 +747,7 @@ def export_data_cmd(game: str, component: str, fmt: str, out: str, data: str | N
     report = api.export_data(game, component, data=data_root(data), out=out, fmt=fmt)
     if report.errors:
         fail_input(report.errors)
-    click.echo(f"pnp: wrote {shown_path(report.path)} ({counted(report.rows, 'row')}, "
+    echo(f"pnp: wrote {shown_path(report.path)} ({counted(report.rows, 'row')}, "
                f"{counted(len(report.columns), 'column')})")
 
 
@@ -744,7 +771,7 @@ def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str,
     """
     report = api.preview(game, component, item, data=data_root(data), out=out, dpi=dpi)
     checked_for_export(report, allow_violations=True)
-    click.echo(str(report.path))
+    echo(str(report.path))
 
 
 if __name__ == "__main__":

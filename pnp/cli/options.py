@@ -143,6 +143,18 @@ def die_line_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                         "component's corner_radius), for cutting machines and print shops.")(fn)
 
 
+SHOP_HELP = ("Write the files the print-on-demand shop NAME takes, in DIR/<game>/shops/<shop>/ with a "
+             "shop-report.json: each component at the shop's card size (a 63 x 88 mm card whose templates adapt "
+             "becomes 2.5 x 3.5 in), bleed, colour and page order; components that map to no product are named "
+             "with the reason. {which} (docs/printing.md, Print-shop presets).")
+
+
+def shop_option(which: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        return click.option("--shop", metavar="NAME", default=None, help=SHOP_HELP.format(which=which))(fn)
+    return deco
+
+
 PAPER_CHOICES = list(PAPERS)
 
 

@@ -15,27 +15,34 @@ import click
 from msgspec.structs import replace
 
 from pnp.cli.options import again
-from pnp.errors import DataError, Diagnostic, OutputError, counted
+from pnp.errors import DataError, Diagnostic, OutputError, counted, terminal_text
 from pnp.input.project import shown_path
+from pnp.layout.edges import MISCUT_MM
 from pnp.plan.options import BuildOptions
 from pnp.qa.check import GameCheck
+
+
+def echo(message: Any = None, **kwargs: Any) -> None:
+    """click.echo, with text made safe for a terminal (pnp.errors.terminal_text): every line
+    pnp prints may hold data or build-record text."""
+    click.echo(terminal_text(message) if isinstance(message, str) else message, **kwargs)
 
 
 def fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnostic | str], code: int = 2) -> NoReturn:
     """Print every problem (a Diagnostic, or a message as printed before: the build cache keeps
     warnings as text) and exit."""
     for d in diags:
-        click.echo(d if isinstance(d, str) else d.format(), err=True)
+        echo(d if isinstance(d, str) else d.format(), err=True)
     n = sum(1 for d in diags if isinstance(d, str) or d.severity == "error") or len(diags)
-    click.echo(f"pnp: {counted(n, 'problem')} in the input; nothing was written.", err=True)
+    echo(f"pnp: {counted(n, 'problem')} in the input; nothing was written.", err=True)
     sys.exit(code)
 
 
 def game_problems(gid: str, diags: tuple[Diagnostic, ...]) -> None:
     """One game's input problems, and their count, on stderr (the other games carry on)."""
     for d in diags:
-        click.echo(d.format(), err=True)
-    click.echo(f"{gid}: {counted(len(diags), 'input problem')}", err=True)
+        echo(d.format(), err=True)
+    echo(f"{gid}: {counted(len(diags), 'input problem')}", err=True)
 
 
 def internal_error(exc: Exception) -> str:
@@ -54,12 +61,12 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except DataError as exc:
             fail_input(exc.diagnostics)
         except OutputError as exc:
-            click.echo(f"pnp: {exc}", err=True)
+            echo(f"pnp: {exc}", err=True)
             sys.exit(2)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except KeyboardInterrupt:  # Ctrl-C: files are written all or none, so the old ones stand
-            click.echo("pnp: interrupted; nothing more was written", err=True)
+            echo("pnp: interrupted; nothing more was written", err=True)
             sys.exit(130)  # 128 + SIGINT, as a shell reports a process killed by it
         except BrokenPipeError:
             # The reader went away (`pnp list | head -1`): not a bug; stop quietly.
@@ -69,7 +76,7 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as exc:
             if os.environ.get("PNP_DEBUG"):
                 raise
-            click.echo(internal_error(exc), err=True)
+            echo(internal_error(exc), err=True)
             sys.exit(3)
 
     return wrapper
@@ -78,35 +85,35 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
 def report_text(gc: GameCheck, verbose: bool) -> None:
     r = gc.report
     passed = sum(o.passed for o in r.outcomes)
-    click.echo(f"{gc.game.id}: {counted(len(r.outcomes), 'rule')}, {passed} pass, {len(r.outcomes) - passed} fail")
+    echo(f"{gc.game.id}: {counted(len(r.outcomes), 'rule')}, {passed} pass, {len(r.outcomes) - passed} fail")
     if gc.document:
-        click.echo(f"  {gc.document}")
+        echo(f"  {gc.document}")
     for o in r.outcomes:
         if o.passed and not verbose and not o.oddities:
             continue
         mark = "PASS" if o.passed else "FAIL"
-        click.echo(f"  {mark} {o.rule.id}: {o.rule.description}")
+        echo(f"  {mark} {o.rule.id}: {o.rule.description}")
         if not o.passed:
-            click.echo(f"       expected: {o.expected}")
-            click.echo(f"       actual:   {o.actual}")
+            echo(f"       expected: {o.expected}")
+            echo(f"       actual:   {o.actual}")
             for d in o.details[:20]:
-                click.echo(f"         - {d}")
-            click.echo(f"       rulebook: \"{o.rule.quote}\"")
+                echo(f"         - {d}")
+            echo(f"       rulebook: \"{o.rule.quote}\"")
         for odd in o.oddities:
-            click.echo(f"       document oddity (excepted): {odd}")
+            echo(f"       document oddity (excepted): {odd}")
     width = max((len(p.component) for p in r.provenance), default=0)
     for p in r.provenance:
         kinds = [f"{n} {k}" for n, k in ((p.document, "document"), (p.external, "external"),
                                          (p.designed, "designed"), (p.unstated, "no source")) if n]
-        click.echo(f"  {p.component:<{width}}  {counted(p.pieces, 'piece'):>11}, {counted(p.items, 'item'):>9}: "
+        echo(f"  {p.component:<{width}}  {counted(p.pieces, 'piece'):>11}, {counted(p.items, 'item'):>9}: "
                    + (", ".join(kinds) or "none"))
     if r.provenance:
-        click.echo("  (items' sources: document = quoted from the rulebook, external = a published fact from "
+        echo("  (items' sources: document = quoted from the rulebook, external = a published fact from "
                    "elsewhere, designed = made to fill a gap" + (", no source = not stated"
                                                                   if any(p.unstated for p in r.provenance) else "")
                    + ")")
     for w in gc.warnings:
-        click.echo(w.format(), err=True)
+        echo(w.format(), err=True)
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
@@ -139,13 +146,13 @@ def report_github(gc: GameCheck, strict: bool) -> None:
         file, path = o.rule.origin
         doc = gc.game.doc_for(file)
         line = doc.locate(path)[0] if doc is not None else None
-        click.echo(github_annotation("error", f"rule {o.rule.id}: expected {o.expected}, actual {o.actual}"
+        echo(github_annotation("error", f"rule {o.rule.id}: expected {o.expected}, actual {o.actual}"
                                      f" ({o.rule.description}; rulebook: \"{o.rule.quote}\")",
                                      file or gc.game.manifest_file, line))
     for w in gc.warnings:
-        click.echo(diag_annotation(replace(w, severity="error") if strict else w))
+        echo(diag_annotation(replace(w, severity="error") if strict else w))
     passed = sum(o.passed for o in r.outcomes)
-    click.echo(f"{gc.game.id}: {counted(len(r.outcomes), 'rule')}, {passed} pass, {len(r.outcomes) - passed} fail, "
+    echo(f"{gc.game.id}: {counted(len(r.outcomes), 'rule')}, {passed} pass, {len(r.outcomes) - passed} fail, "
                f"{counted(len(gc.warnings), 'warning')}")
 
 
@@ -153,8 +160,8 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
     t = pre.thresholds
     g = pre.game
     variant = ", ink saver" if pre.ink_saver else ""
-    click.echo(f"{g.id}: {g.title} (paper {opts.paper}, duplex {opts.duplex}, bleed {opts.bleed_mm:g} mm{variant})")
-    click.echo(f"  {'component':<18} {'pieces':>6} {'/sheet':>6} {'sheets':>6} {'pages':>5} {'KB':>6} {'ink':>5}"
+    echo(f"{g.id}: {g.title} (paper {opts.paper}, duplex {opts.duplex}, bleed {opts.bleed_mm:g} mm{variant})")
+    echo(f"  {'component':<18} {'pieces':>6} {'/sheet':>6} {'sheets':>6} {'pages':>5} {'KB':>6} {'ink':>5}"
                f" {'text':>7} {'rules':>7} {'stroke':>7} {'margin':>8}")
 
     def val(e: Any, fmt: str = "g") -> str:
@@ -165,7 +172,7 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
         kb = f"{c.bytes / 1024:.0f}" if c.bytes is not None else "-"
         per = f"1/{c.parts}" if c.parts > 1 else str(c.per_sheet)
         margin = f"{c.margin_mm:.1f} mm" if c.margin_mm is not None else "-"
-        click.echo(f"  {c.component:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
+        echo(f"  {c.component:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
                    f" {val(c.smallest_text):>7} {val(c.smallest_rules):>7} {val(c.thinnest_stroke, '.2f'):>7}"
                    f" {margin:>8}")
     pages = sum(c.pages for c in pre.components)
@@ -175,41 +182,47 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
         ratio = cov / pre.normal_coverage
         line += f"; normal build {pre.normal_coverage * 100:.1f} %: {ratio:.2f}x, {(1 - ratio) * 100:.0f} % less ink"
     if line:
-        click.echo(line)
+        echo(line)
     for name, label, minimum in (("smallest_text", "smallest text", None),
                                  ("smallest_rules", "smallest rules text", t.rules_text_pt),
                                  ("thinnest_stroke", "thinnest stroke", t.stroke_pt),
                                  ("lowest_ppi", "lowest image resolution", t.image_ppi)):
         e = pre.extreme(name)
         if e is None:
-            click.echo("  images: none" if name == "lowest_ppi" else f"  {label}: none")
+            echo("  images: none" if name == "lowest_ppi" else f"  {label}: none")
             continue
         unit = "ppi" if name == "lowest_ppi" else "pt"
         value = f"{e.value:.2f}" if name == "thinnest_stroke" else f"{e.value:.0f}" if unit == "ppi" else f"{e.value:g}"
         floor = f" (minimum {minimum:g})" if minimum is not None else ""
-        click.echo(f"  {label}: {value} {unit}{floor}, {e.where.text()}")
+        echo(f"  {label}: {value} {unit}{floor}, {e.where.text()}")
     if t.reason:
-        click.echo(f"  rules text minimum {t.rules_text_pt:g} pt for this game: {t.reason}")
+        echo(f"  rules text minimum {t.rules_text_pt:g} pt for this game: {t.reason}")
     outside = sum(c.outside_safe for c in pre.components)
-    click.echo(f"  safe zone ({t.safe_mm:g} mm inside the trim): "
+    echo(f"  safe zone ({t.safe_mm:g} mm inside the trim): "
                + (f"{counted(outside, 'text or icon element')} outside" if outside else "kept"))
     cuts = sum(c.cut_crossings for c in pre.components)
-    click.echo("  cut lines: " + (f"{counted(cuts, 'cut line')} {'crosses' if cuts == 1 else 'cross'} a piece"
+    echo("  cut lines: " + (f"{counted(cuts, 'cut line')} {'crosses' if cuts == 1 else 'cross'} a piece"
                                   if cuts else "none crosses a piece"))
+    seams = [c.miscut_seams for c in pre.components if c.miscut_seams is not None]
+    if seams:
+        n = sum(seams)
+        click.echo(f"  shared cut lines ({MISCUT_MM:g} mm miscut): "
+                   + (f"{counted(n, 'cut line')} would show a neighbour's different colour" if n
+                      else "none would show a neighbour's different colour"))
     if pre.margin_mm is not None:
-        click.echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
+        echo(f"  margins: {pre.margin_mm:.1f} mm or more from the paper's edge to a trim "
                    f"(minimum {t.margin_mm:g} mm)")
     if pre.waived:
         reasons: dict[tuple[str, str], list[str]] = {}
         for w in pre.waived:
             reasons.setdefault((w.check.replace("_", " "), w.reason), []).append(w.component)
-        click.echo(f"  exempted by the data ({len(pre.waived)}):")
+        echo(f"  exempted by the data ({len(pre.waived)}):")
         for (what, why), comps in reasons.items():
-            click.echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
+            echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
     for d in pre.findings:
-        click.echo(d.format(), err=True)
+        echo(d.format(), err=True)
     n = len(pre.findings)
-    click.echo(f"  {counted(n, 'warning')}")
+    echo(f"  {counted(n, 'warning')}")
 
 
 @contextlib.contextmanager
@@ -263,25 +276,25 @@ def build_text(report: Any, verbose: bool) -> None:
         if g.preflight_warnings is not None:
             line += ("; preflight ok" if not g.preflight_warnings else
                      f"; preflight: {counted(g.preflight_warnings, 'warning')} ({again('preflight', g.id)})")
-        click.echo(line)
+        echo(line)
         if g.ganged is not None:
             path, gang = g.ganged
-            click.echo(f"  ganged: {shown_path(path)}: {counted(gang.before, 'sheet')} of {len(gang.components)} "
+            echo(f"  ganged: {shown_path(path)}: {counted(gang.before, 'sheet')} of {len(gang.components)} "
                        f"components on {gang.after} ({gang.saved} saved)")
         if verbose:
             for f in g.files:
                 grid = f", {f.grid} per sheet" if f.grid else ""
                 same = "" if f.rendered else " (unchanged)"
-                click.echo(f"  {shown_path(f.path)}  {counted(f.pieces, 'piece')}, {counted(f.pages, 'page')}{grid}, "
+                echo(f"  {shown_path(f.path)}  {counted(f.pieces, 'piece')}, {counted(f.pages, 'page')}{grid}, "
                            f"{f.bytes / 1024:.0f} KB{same}")
-            click.echo(f"  {shown_path(g.contents)}  what was printed and what else you need")
+            echo(f"  {shown_path(g.contents)}  what was printed and what else you need")
             for need in g.not_printed:
-                click.echo(f"  also needed (not printed): {need}")
+                echo(f"  also needed (not printed): {need}")
             if g.preflight:
-                click.echo(f"  preflight: {g.preflight} (ink coverage: {again('preflight', g.id)})")
+                echo(f"  preflight: {g.preflight} (ink coverage: {again('preflight', g.id)})")
     kept = f"; {total_files - total_written} unchanged" if total_files > total_written else ""
     variant = ", ink saver" if opts.ink_saver else ""
-    click.echo(f"pnp: wrote {counted(total_written, 'PDF')} to {shown_path(report.out)}/{kept} (paper {opts.paper}, "
+    echo(f"pnp: wrote {counted(total_written, 'PDF')} to {shown_path(report.out)}/{kept} (paper {opts.paper}, "
                f"duplex {opts.duplex}, bleed {opts.bleed_mm:g} mm{variant})"
                + ("" if verbose else "; -v lists every file"))
 

@@ -42,8 +42,9 @@ def plan_grid(piece: PieceSpec, options: SheetOptions, area: tuple[float, float]
     best: Grid | None = None
     for rotated in (False, True):
         w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
-        cols, gutter_x, outer_x = _axis_outer(w, options.bleed, uw, options.abut, options.min_outer_bleed)
-        rows, gutter_y, outer_y = _axis_outer(h, options.bleed, uh, options.abut, options.min_outer_bleed)
+        abut_x, abut_y = _abuts(options, rotated)
+        cols, gutter_x, outer_x = _axis_outer(w, options.bleed, uw, abut_x, options.min_outer_bleed)
+        rows, gutter_y, outer_y = _axis_outer(h, options.bleed, uh, abut_y, options.min_outer_bleed)
         if cols * rows == 0:
             continue
         if best is None or cols * rows > best.cols * best.rows:
@@ -51,6 +52,13 @@ def plan_grid(piece: PieceSpec, options: SheetOptions, area: tuple[float, float]
     if best is not None and options.label_room > 0 and area is None:
         best = _with_label_room(best, piece, options)
     return best
+
+
+def _abuts(options: SheetOptions, rotated: bool) -> tuple[bool, bool]:
+    """Whether pieces may abut along the page's x and y axes: a piece's left and right edges meet
+    along x unless it is turned, when its top and bottom edges do."""
+    lr, tb = options.abut and options.abut_lr, options.abut and options.abut_tb
+    return (tb, lr) if rotated else (lr, tb)
 
 
 def _extent(n: int, size: float, bleed: float, gutter: bool, outer: float | None) -> float:
@@ -68,15 +76,16 @@ def _with_label_room(grid: Grid, piece: PieceSpec, options: SheetOptions) -> Gri
         my = (options.paper.height - _extent(g.rows, h, b, g.gutter_y, g.outer_y)) / 2
         return max(mx, my) - options.margin + EPS >= options.label_room
 
-    if room(grid) or not options.abut:
+    abut_x, abut_y = _abuts(options, grid.rotated)
+    if room(grid) or not (abut_x or abut_y):
         return grid
     uw, uh = _usable(options)
     candidates = []
-    if grid.gutter_x:
+    if grid.gutter_x and abut_x:
         ext = _extent(grid.cols, w, b, False, None)
         if ext <= uw + EPS:
             candidates.append(replace(grid, gutter_x=False, outer_x=None))
-    if grid.gutter_y:
+    if grid.gutter_y and abut_y:
         ext = _extent(grid.rows, h, b, False, None)
         if ext <= uh + EPS:
             candidates.append(replace(grid, gutter_y=False, outer_y=None))

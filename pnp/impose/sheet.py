@@ -7,7 +7,9 @@ Decisions this module makes (the contract the ``draw`` stage can rely on):
 
 * Grid: per page axis, pieces either sit with a *gutter* (each piece has full bleed on
   both sides of that axis) or *abut* (neighbours share a cut line, bleed only on the
-  outer edges of the grid). The larger count wins; on a tie the gutter wins. The piece is
+  outer edges of the grid). The larger count wins; on a tie the gutter wins. An axis abuts
+  only where the options allow the piece edges that meet along it to be shared (``abut_lr``,
+  ``abut_tb``: the caller says which edges match in colour). The piece is
   turned 90 degrees counter-clockwise only if that gives strictly more pieces per page.
   The full grid is centred on the page; a partial last page keeps the full grid's
   positions (filled row by row from the top-left), and its bleed is that of the full grid
@@ -113,6 +115,12 @@ class SheetOptions(Struct, frozen=True):
     overlap: float = 10 * MM  # glue overlap for pieces tiled over several pages
     crop_marks: bool = True  # False for reference sheets (nothing to cut)
     abut: bool = True  # allow shared cut lines; False gives every piece its own bleed (round tokens)
+    # Which edges of the piece (its own frame, before any turn) may be shared with a neighbour's:
+    # left against right (``abut_lr``), bottom against top (``abut_tb``); False where the meeting
+    # edges differ in colour (pnp.layout.edges), so a slightly-off cut shows no neighbour's colour.
+    abut_lr: bool = True
+    abut_tb: bool = True
+    abut_hex: bool = True  # hexes may interlock in a honeycomb (every edge shared)
     cut_circles: bool = False  # round pieces: a thin cut circle on each trim (for scissors or a punch)
     # The bleed on the outer edges of a grid may shrink down to this (None: never) when that fits
     # one more row or column; inner bleed (gutters) is never reduced.

@@ -12,6 +12,8 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 from pnp.errors import did_you_mean
+from pnp.input.load import read_regular
+from pnp.layout.fontcheck import FontDamage, check_font
 
 # pnp's own text (sheet labels, contents and assembly pages, previews, the calibration sheet):
 # bundled TrueType fonts, so every PDF embeds its fonts (never Helvetica).
@@ -20,6 +22,7 @@ UI_BOLD = "Lato-Bold"
 # The files of a fonts folder: a FontBook registers the TrueType ones (by stem); a build hashes
 # and watch polls both kinds (pnp.plan.digest), so an .otf added or changed is noticed too.
 FONT_SUFFIXES = (".ttf", ".otf")
+MAX_FONT_BYTES = 64 << 20  # the largest TrueType fonts (CJK) are ~20 MB
 
 
 class FontError(Exception):
@@ -149,6 +152,16 @@ def _bundled_fonts() -> Path:
 
 @cache
 def _register(name: str, path: str) -> None:
+    try:
+        # reportlab trusts the font's counts (a damaged one can make it allocate gigabytes): the
+        # structure is checked first, reading headers only
+        check_font(read_regular(path, MAX_FONT_BYTES))
+    except FontDamage as exc:
+        raise FontError(f"font {name!r} ({path}) is damaged: {exc}", expected="an intact .ttf file",
+                        hint="replace the file (a fresh download or another copy)") from None
+    except OSError as exc:
+        raise FontError(f"font {name!r} ({path}) cannot be read: {exc.strerror or exc}",
+                        expected="a readable .ttf file", hint="replace or remove the file") from None
     try:
         font = TTFont(name, path)
         if not Path(path).resolve().is_relative_to(_bundled_fonts()):

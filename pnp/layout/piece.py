@@ -33,7 +33,16 @@ from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
 from pnp.layout.primitives import INK, PAPER, Ellipse, Image, Line, Paint, Primitive, Rect, Text, Vector
 from pnp.layout.primitives import Path as PathPrim
-from pnp.layout.shapes import MAX_IMAGE_PIXELS, _polygon_ops, hex_points, icon_primitives, image_size, track_points
+from pnp.layout.shapes import (
+    MAX_GAME_IMAGE_PIXELS,
+    MAX_IMAGE_BYTES,
+    MAX_IMAGE_PIXELS,
+    _polygon_ops,
+    hex_points,
+    icon_primitives,
+    image_size,
+    track_points,
+)
 from pnp.layout.svg import SvgError, svg_art
 from pnp.layout.svg import is_svg as svg_file
 from pnp.layout.text import Style, TextLayout
@@ -119,6 +128,9 @@ class Context(Struct):
     # variant's copy of the context.
     shapes: list[int] = msgspec.field(default_factory=lambda: [0])
     counted: set[tuple[int, str]] = msgspec.field(default_factory=set)
+    # the game's distinct image files so far and their pixels (shared by every component of the
+    # game that a Session lays out), held to MAX_GAME_IMAGE_PIXELS together
+    images: dict[str, int] = msgspec.field(default_factory=dict)
 
     @property
     def max_shapes(self) -> int:
@@ -610,7 +622,9 @@ class _Painter:
             except (OSError, ValueError) as exc:
                 raise LayoutError(f"image {src!r} cannot be read: it {exc}" if isinstance(exc, ValueError)
                                   else f"image {src!r} cannot be read ({exc.strerror})", key="src",
-                                  expected=f"a valid PNG or JPEG file of at most {MAX_IMAGE_PIXELS} pixels") from None
+                                  expected=f"a valid PNG or JPEG file of at most {MAX_IMAGE_PIXELS} pixels "
+                                  f"and {MAX_IMAGE_BYTES} bytes decoded") from None
+            self.count_image(str(real), src, iw * ih)
         if iw <= 0 or ih <= 0:
             raise LayoutError(f"image {src!r} cannot be read", key="src", expected="a valid PNG, JPEG or SVG file")
         x, y, w, h = self.box(el, dx, dy)
@@ -634,6 +648,21 @@ class _Painter:
         if vector:
             return [Vector(ix, iy, dw, dh, str(real), iw, ih, clip)]
         return [Image(ix, iy, dw, dh, str(real), clip)]
+
+    def count_image(self, real: str, src: str, pixels: int) -> None:
+        """Add a raster image file to the game's images (once per file); LayoutError when they
+        hold more than MAX_GAME_IMAGE_PIXELS pixels together."""
+        images = self.ctx.images
+        if real in images:
+            return
+        total = sum(images.values()) + pixels
+        if total > MAX_GAME_IMAGE_PIXELS:
+            raise LayoutError(f"image {src!r} ({pixels} pixels) brings the game's {len(images) + 1} image files "
+                              f"to {total} pixels together, more than pnp's budget of {MAX_GAME_IMAGE_PIXELS} "
+                              "a game", key="src",
+                              expected=f"images of at most {MAX_GAME_IMAGE_PIXELS} pixels together in one game",
+                              hint="scale the art to the resolution it prints at (300 ppi at its size on the piece)")
+        images[real] = pixels
 
     def focus(self, raw: Any, env: Env) -> tuple[float, float]:
         """An image's ``focus``: [x, y] as fractions (0..1) or percentages of the image from its

@@ -136,6 +136,14 @@ def _parsed(d: str):
 
 
 MAX_IMAGE_PIXELS = 50_000_000  # ~200 MB decoded as RGBA; 7,000 x 7,000 px, a 59 cm square at 300 ppi
+# Decoded bytes of one image as its header declares them (width x height x channels x bits per
+# sample / 8): a 16-bit RGBA pixel is 8 bytes. An A3 page at 300 ppi is 70 MB as 8-bit RGBA,
+# 104 MB as 16-bit RGB.
+MAX_IMAGE_BYTES = 128 << 20
+# Pixels of a game's distinct image files together. A PDF holds every image's stream until it
+# is written, and pnp decodes each to 4 bytes a pixel (RGB or CMYK, plus alpha) to draw it.
+MAX_GAME_IMAGE_PIXELS = 50_000_000
+_PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # by PNG colour type: grey, RGB, palette, grey+alpha, RGBA
 IMAGE_FORMATS = ("PNG", "JPEG")
 
 
@@ -164,6 +172,11 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
                 if w * h > MAX_IMAGE_PIXELS:
                     raise ValueError(f"has {w} x {h} = {w * h} pixels, more than pnp's limit of "
                                      f"{MAX_IMAGE_PIXELS} (checked before decoding)")
+                declared = _declared_bytes(im)
+                if declared > MAX_IMAGE_BYTES:
+                    raise ValueError(f"is {w} x {h} pixels of {declared / (w * h):g} bytes each, {declared} bytes "
+                                     f"decoded, more than pnp's limit of {MAX_IMAGE_BYTES} bytes an image (checked "
+                                     "before decoding; save it with 8 bits a channel, or smaller)")
                 im.load()  # decodes every pixel: broken or truncated data fails here, not in the PDF
             return (w, h)
     except ValueError:
@@ -174,6 +187,22 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
         raise ValueError("is not a PNG or JPEG file") from None
     except (OSError, SyntaxError, EOFError, Warning, MemoryError) as exc:
         raise ValueError(f"cannot be decoded ({type(exc).__name__}: {exc})") from None
+
+
+def _declared_bytes(im: Any) -> int:
+    """Decoded bytes of the image opened as ``im`` (header read, pixels not), as its header
+    declares them: width x height x channels x bits per sample / 8, at least a byte a pixel."""
+    w, h = im.size
+    if im.format == "PNG":
+        fp = im.fp
+        pos = fp.tell()
+        fp.seek(24)
+        depth, colour = fp.read(2)
+        fp.seek(pos)
+        per_pixel = _PNG_CHANNELS.get(colour, 4) * depth / 8
+    else:  # JPEG: 8 bits a sample (12-bit JPEGs Pillow does not open), one byte a band
+        per_pixel = len(im.getbands()) * max(8, getattr(im, "bits", 8)) / 8
+    return max(w * h, math.ceil(w * h * per_pixel))
 
 
 def _image_size(path: str) -> tuple[int, int]:

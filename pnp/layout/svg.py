@@ -8,8 +8,11 @@ Checked before svglib sees the file, with the same kind of message as a bad PNG:
 declarations (a DOCTYPE with an internal subset: "billion laughs"); no reference to another file
 (``href`` other than ``#id``): the art must be self-contained, as an image inside the game folder
 is; no embedded raster image (``data:`` URLs: svglib cannot draw them); at most
-``MAX_PATH_CHARS`` characters of path data; no ``<text>``: svglib would set it in a standard PDF font
-that is not embedded (print shops reject those), so text must be converted to outlines."""
+``MAX_PATH_CHARS`` characters of path data, and the same limits with every ``<use>`` drawn out
+(nested at most ``MAX_USE_DEPTH`` deep, never containing itself, copying at most
+``MAX_USE_COPIES`` elements); no ``<text>``: svglib would set
+it in a standard PDF font that is not embedded (print shops reject those), so text must be
+converted to outlines."""
 
 from __future__ import annotations
 
@@ -21,6 +24,12 @@ from typing import Any
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
 MAX_NODES = 100_000  # elements; each becomes at least one drawing operation on every piece
+MAX_USE_DEPTH = 16  # <use> of a <use> of ...: editors' clones nest a few deep
+# Elements svglib copies to draw out every <use> (each copies what it refers to, and that
+# copy's own <use>s are drawn out in turn): <use> of <use>s doubling 10 levels deep copies
+# ~39,000 and took 6 s (~0.16 ms an element), 8 levels ~7,700 and 1.5 s; 1,000 <use> of one
+# path copy 1,000 (0.8 s).
+MAX_USE_COPIES = 10_000
 MAX_PATH_CHARS = 1_000_000  # of path data (d, points) in all: a 1,000,000-segment path took minutes and GBs
 TEXT_TAGS = frozenset(("text", "tspan", "textPath", "flowRoot", "flowPara"))
 EXPECTED = "a self-contained SVG file (an <svg> root, shapes and paths, text converted to outlines)"
@@ -53,6 +62,68 @@ def svg_drawing(path: str) -> Any:
 
 
 @lru_cache(maxsize=64)
+def _check_expansion(root: Any, shown: str) -> None:
+    """SvgError when the drawing, with every ``<use>`` replaced by what it refers to (as svglib
+    draws it), would hold more than MAX_NODES elements, nest ``<use>`` more than MAX_USE_DEPTH
+    deep, or refer to itself: 2 KB of ``<use>`` doubling 29 levels deep is 500 million
+    elements. One pass over the elements, each weighed once (no recursion)."""
+    from lxml import etree
+
+    ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+
+    def target(el: Any) -> Any:
+        if etree.QName(el).localname != "use":
+            return None
+        for attr, value in el.attrib.items():
+            if etree.QName(attr).localname == "href" and value.strip().startswith("#"):
+                return ids.get(value.strip()[1:])
+        return None
+
+    weight: dict[Any, int] = {}  # element -> elements it stands for, expanded
+    depth: dict[Any, int] = {}  # element -> <use> levels below it
+    chars: dict[Any, int] = {}  # element -> characters of path data it stands for, expanded
+    copies: dict[Any, int] = {}  # element -> elements copied to draw out the <use>s in it
+    open_: set[Any] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        el, done = stack.pop()
+        if el in weight:
+            continue
+        kids = [ch for ch in el if isinstance(ch.tag, str)]
+        used = target(el)
+        if not done:
+            if el in open_:
+                raise SvgError(f"SVG {shown!r} has a <use> that contains itself (line {el.sourceline})",
+                               hint="remove the <use> that refers to its own group")
+            open_.add(el)
+            stack.append((el, True))
+            stack.extend((x, False) for x in (*kids, *([used] if used is not None else [])) if x not in weight)
+            continue
+        w = 1 + sum(weight[ch] for ch in kids) + (weight[used] if used is not None else 0)
+        d = max([depth[ch] for ch in kids] + ([depth[used] + 1] if used is not None else [0]))
+        c = (sum(len(v) for a, v in el.attrib.items() if etree.QName(a).localname in ("d", "points"))
+             + sum(chars[ch] for ch in kids) + (chars[used] if used is not None else 0))
+        if c > MAX_PATH_CHARS:
+            raise SvgError(f"SVG {shown!r} has more than {MAX_PATH_CHARS} characters of path data with each "
+                           "<use> drawn out", hint="simplify the paths (fewer nodes), or export the art as a PNG")
+        k = sum(copies[ch] for ch in kids) + (weight[used] + copies[used] if used is not None else 0)
+        if k > MAX_USE_COPIES:
+            raise SvgError(f"SVG {shown!r} needs more than {MAX_USE_COPIES} elements copied to draw out its <use> "
+                           f"references (line {el.sourceline})",
+                           expected=f"at most {MAX_USE_COPIES} elements copied for <use>",
+                           hint="simplify the art (fewer, shallower <use> references), or export it as a PNG")
+        if w > MAX_NODES:
+            raise SvgError(f"SVG {shown!r} has more than {MAX_NODES} elements with each <use> drawn out",
+                           expected=f"at most {MAX_NODES} elements, <use> included",
+                           hint="simplify the art, or export it as a PNG")
+        if d > MAX_USE_DEPTH:
+            raise SvgError(f"SVG {shown!r} nests <use> more than {MAX_USE_DEPTH} deep (line {el.sourceline})",
+                           expected=f"<use> nested at most {MAX_USE_DEPTH} deep",
+                           hint="simplify the art, or export it as a PNG")
+        weight[el], depth[el], chars[el], copies[el] = w, d, c, k
+        open_.discard(el)
+
+
 def _art(path: str, mtime: int, size: int, shown: str) -> tuple[Any, float, float]:
     if size > MAX_BYTES:
         raise SvgError(f"SVG {shown!r} is {size / 1e6:.1f} MB", expected=f"at most {MAX_BYTES // 1024 // 1024} MB",
@@ -103,6 +174,7 @@ def _art(path: str, mtime: int, size: int, shown: str) -> tuple[Any, float, floa
                 if path_chars[0] > MAX_PATH_CHARS:
                     raise SvgError(f"SVG {shown!r} has more than {MAX_PATH_CHARS} characters of path data",
                                    hint="simplify the paths (fewer nodes), or export the art as a PNG")
+    _check_expansion(root, shown)
     for node in empty:
         if node.getparent() is not None:
             node.getparent().remove(node)

@@ -33,8 +33,11 @@ def check_output(root: DataRoot, folders: Iterable[Path]) -> None:
     """OutputError when one of ``folders`` (a game's output folder) lies inside, or holds, a folder
     pnp reads (the data root's card_data/ and templates/, every font folder): a build would write
     its PDFs and record among the inputs, and each build would change the inputs of the next.
-    Also when a game's output folder is a link: the files would be written wherever it points."""
-    read = [p.resolve() for p in (root.card_data, *root.template_dirs(), *root.font_dirs())]
+    Also when a game's output folder is a link: the files would be written wherever it points.
+    The data root's fonts/ and templates/ count even before they exist: a game named ``fonts``
+    built with ``--out`` at the data root would otherwise create fonts/ among the inputs."""
+    read = [p.resolve() for p in (root.card_data, root.templates, root.fonts, *root.template_dirs(),
+                                  *root.font_dirs())]
     for folder in folders:
         # out/<game> (or out/<game>/ink-saver) as a link: the files would land wherever it points
         for part in (folder, folder.parent) if folder.name == "ink-saver" else (folder,):

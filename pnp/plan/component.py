@@ -8,6 +8,7 @@ first byte is written, so a failing build leaves no partial output."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from pnp.input import kinds
 from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template, TemplateStore
+from pnp.layout.edges import EdgeSampler, edge_classes, edge_match
 from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, Env, LayoutError, field_refs
 from pnp.layout.piece import Context, PieceLayout, layout_piece
 from pnp.plan.options import BuildOptions, sheet_for
@@ -106,6 +108,13 @@ class LazyPieces(Sequence[PieceLayout]):
         return lay
 
 
+class Block(Struct, frozen=True):
+    """Pieces (indexes into a plan's fronts) imposed together on sheets with these options."""
+
+    pieces: tuple[int, ...]
+    sheet: SheetOptions
+
+
 class ComponentPlan(Struct, frozen=True, dict=True):
     """One component ready to draw: its piece layouts, sheet options and grid."""
 
@@ -115,6 +124,10 @@ class ComponentPlan(Struct, frozen=True, dict=True):
     grid: Grid | None  # None: one per page or tiled
     sheet: SheetOptions
     placement: str  # "grid" | "page" (the kind's) | "print-shop" (--one-per-page)
+    # Runs of pieces imposed each on sheets of their own (piece indexes, sheet options): pieces whose
+    # meeting edges match in colour abut on full sheets, the rest sit apart (see ``matching_edges``).
+    # Empty: every piece in order on ``sheet``'s grid.
+    blocks: tuple[Block, ...] = ()
 
     @cached_property
     def pages(self) -> tuple[Page, ...]:
@@ -124,8 +137,9 @@ class ComponentPlan(Struct, frozen=True, dict=True):
 
 
 def _honeycomb(comp: Component, sheet: SheetOptions) -> bool:
-    """Hex tiles interlock with shared edges (not with gutterfold, whose halves need a grid)."""
-    return comp.shape == "hex" and sheet.duplex != "fold"
+    """Hex tiles interlock with shared edges (not with gutterfold, whose halves need a grid, nor
+    where their edges differ in colour)."""
+    return comp.shape == "hex" and sheet.duplex != "fold" and sheet.abut and sheet.abut_hex
 
 
 def _static_refs(tpl: Template, comp: Component) -> list[Diagnostic]:
@@ -304,7 +318,8 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     if diags:
         raise DataError(diags)
     sheet = sheet_for(comp, opts)
-    ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut)
+    ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut,
+                  images=s.images.setdefault(game.id, {}))
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
     found: dict[Diagnostic, list[str]] = {}
@@ -350,6 +365,12 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
     placement = "print-shop" if opts.print_shop else kind.placement
+    if placement == "grid" and kind.crop_marks and sheet.abut and comp.items:
+        firsts = list(itertools.accumulate((item.copies for item in comp.items[:-1]), initial=0))
+        laid = [(lazy_fronts if lazy_fronts is not None else fronts)[i] for i in firsts]
+        sheet, blocks = matching_edges(comp, piece, sheet, laid, backs, firsts)
+    else:
+        blocks = ()
     grid = None
     if placement == "grid":
         grid = plan_hex(piece, sheet) if _honeycomb(comp, sheet) else None
@@ -360,9 +381,64 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
                 raise DataError([manifest.diag(("components", ci, "size"), msg,
                                                expected="a smaller piece, or --duplex long/short")
                                  if manifest else Diagnostic(comp.id, msg)])
-            grid = plan_grid(piece, sheet)
+            grid = plan_grid(piece, blocks[0].sheet if blocks else sheet)
     front_seq: Sequence[PieceLayout] = lazy_fronts if lazy_fronts is not None else tuple(fronts)
-    return ComponentPlan(comp, front_seq, tuple(backs), grid, sheet, placement), warnings
+    return ComponentPlan(comp, front_seq, tuple(backs), grid, sheet, placement, blocks), warnings
+
+
+def matching_edges(comp: Component, piece: PieceSpec, sheet: SheetOptions, fronts: Sequence[PieceLayout],
+                   backs: Sequence[PieceLayout | None], firsts: Sequence[int]
+                   ) -> tuple[SheetOptions, tuple[Block, ...]]:
+    """``sheet`` allowing shared cut lines only between edges that match in colour
+    (pnp.layout.edges): a side whose pieces' meeting edges differ gets a gutter, a honeycomb of
+    hexes whose edges differ becomes a grid. ``fronts`` holds each item's front (its first copy
+    is piece ``firsts[k]``), ``backs`` every piece's back.
+
+    And the blocks, when they take fewer sheets: the items fall into classes whose meeting edges
+    all match; each class fills whole sheets of the abutting grid, and what is left over of every
+    class shares sheets of the gutter grid (or, where that takes more sheets, ends its class on
+    an abutting sheet of its own). Skipped (nothing to share) when the grid would have gutters on
+    both axes anyway."""
+    grid = plan_grid(piece, sheet)
+    hexes = _honeycomb(comp, sheet)
+    if not hexes and (grid is None or (grid.gutter_x and grid.gutter_y)):
+        return sheet, ()
+    back_of = [backs[i] for i in firsts] if backs else []
+    sides = [fronts] + ([back_of] if sheet.duplex != "none" else [])
+    sampler = EdgeSampler()
+    m = edge_match(sides, hexagon=hexes, sampler=sampler)
+    if m.lr and m.tb and m.hexes:
+        return sheet, ()
+    apart = replace(sheet, abut_lr=m.lr, abut_tb=m.tb, abut_hex=m.hexes)
+    spaced = plan_grid(piece, apart)
+    if hexes or grid is None or spaced is None:
+        return apart, ()
+    lr = not (grid.gutter_y if grid.rotated else grid.gutter_x)  # the edges the abutting grid shares
+    tb = not (grid.gutter_x if grid.rotated else grid.gutter_y)
+    classes, alone = edge_classes([[f] + ([back_of[k]] if len(sides) > 1 else []) for k, f in enumerate(fronts)],
+                                  lr, tb, sampler)
+    counts = [item.copies for item in comp.items]
+    cells, few = grid.cols * grid.rows, spaced.cols * spaced.rows
+
+    def pieces(items: Sequence[int]) -> list[int]:
+        return [firsts[k] + c for k in items for c in range(counts[k])]
+
+    runs = [pieces(cls) for cls in classes]
+    full = [run[: len(run) // cells * cells] for run in runs]
+    rest = [run[len(full[i]):] for i, run in enumerate(runs)]
+    single = pieces(alone)  # pieces that can abut nothing: on gutter sheets in any case
+    left = sorted([i for r in rest for i in r] + single)
+    own = sum(1 for r in rest if r) + -(-len(single) // few)  # each class's leftovers on a sheet of its own
+    shared = -(-len(left) // few)  # all leftovers together on gutter sheets
+    sheets = sum(len(f) // cells for f in full) + min(shared, own)
+    if sheets >= -(-sum(counts) // few):
+        return apart, ()
+    blocks = [Block(tuple(f), sheet) for f in full if f]
+    if shared <= own:
+        blocks += [Block(tuple(left), apart)] if left else []
+    else:
+        blocks += [Block(tuple(r), sheet) for r in rest if r] + ([Block(tuple(single), apart)] if single else [])
+    return apart, tuple(blocks)
 
 
 def ink_saver_sides(front: Template, back: Template | None
@@ -395,5 +471,12 @@ def _impose_plan(plan: ComponentPlan) -> tuple[Page, ...]:
             return pages
     if plan.placement == "page":
         return one_per_page(n, piece, plan.sheet)
+    if plan.blocks:
+        out: list[Page] = []
+        for block in plan.blocks:
+            for page in impose(len(block.pieces), piece, block.sheet):
+                slots = tuple(replace(s, piece=block.pieces[s.piece]) for s in page.slots)
+                out.append(replace(page, number=len(out) + 1, slots=slots))
+        return tuple(out)
     return impose(n, piece, plan.sheet)
 

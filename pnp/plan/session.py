@@ -14,4 +14,7 @@ class Session:
         self.root = root
         self.store = TemplateStore(root)
         self.fonts = FontBook(root.font_dirs())
+        # per game id: its distinct raster image files laid out so far -> their pixels
+        # (pnp.layout.piece.Context.images, held to a budget per game)
+        self.images: dict[str, dict[str, int]] = {}
 

@@ -63,14 +63,16 @@ TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
 
 
 def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
-               component: str | None = None, jobs: int = 1) -> Iterator[Exported]:
+               component: str | None = None, jobs: int = 1, root: Path | None = None) -> Iterator[Exported]:
     """Write ``out/<game>/png/<component>/<item>-front.png`` for every distinct item and one
     image per distinct back (``back.png``, or ``back-1.png``, ``back-2.png``... when the backs
     differ), with bleed, RGB, plus ``index.json`` (which back each item uses). ``gc`` should come from
     ``check(..., BuildOptions(print_shop=True, bleed_mm=...))``; any plan is redrawn as
     print-shop pages (page = trim + bleed). With ``jobs`` > 1 the components' PDFs, then their
     images, are made in that many worker processes (``pnp.products.workers``); the bytes are the
-    same either way. Yields each component once all its images are written, in data order."""
+    same either way. Yields each component once all its images are written, in data order.
+    ``root``: the folder the component folders go in, instead of ``out/<game>/png/`` (a shop's
+    folder, ``pnp.products.shops``)."""
     global _PNG
     plans = select_plans(gc, component)
     for plan in plans:  # every image's size is checked before the first is written
@@ -85,7 +87,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         w_mm, h_mm = plan.component.size
         b = _bleed_mm(plan)
         size = (px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi))
-        folder = out / gc.game.id / "png" / plan.component.id
+        folder = (root if root is not None else out / gc.game.id / "png") / plan.component.id
         names: dict[int, dict[str, str]] = {}
         images: list[tuple[int, Path]] = []  # (page index, file) of each image to write
         back_names = _back_names(ds)

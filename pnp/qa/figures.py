@@ -96,6 +96,9 @@ class ComponentPreflight(Struct, frozen=True):
     waived: tuple[Waiver, ...] = ()
     bytes: int | None = None
     coverage: tuple[float, ...] | None = None  # per page, 0..1 (pnp preflight)
+    # shared cut lines where a 0.5 mm miscut shows a neighbour's different colour (pnp preflight;
+    # None where not measured: a build does not rasterise)
+    miscut_seams: int | None = None
 
     @property
     def mean_coverage(self) -> float | None:
@@ -114,7 +117,7 @@ class ComponentPreflight(Struct, frozen=True):
             "images": self.images, "margin_mm": round(self.margin_mm, 2) if self.margin_mm is not None else None,
             "outside_safe_zone": self.outside_safe, "cut_crossings": self.cut_crossings,
             "warnings": self.warnings, "rules_text_pt": self.rules_text_pt,
-            "waived": [asdict(w) for w in self.waived],
+            "waived": [asdict(w) for w in self.waived], "miscut_seams": self.miscut_seams,
         }
 
     @staticmethod
@@ -124,7 +127,8 @@ class ComponentPreflight(Struct, frozen=True):
             *(Extreme.from_json(d.get(name)) for name in EXTREMES), d["images"], d["margin_mm"],
             d["outside_safe_zone"], d["cut_crossings"], d["warnings"], d.get("rules_text_pt", 8.0),
             tuple(Waiver(**w) for w in d.get("waived", ())), d.get("bytes"),
-            tuple(c / 100 for c in d["coverage_pages"]) if d.get("coverage_pages") is not None else None)
+            tuple(c / 100 for c in d["coverage_pages"]) if d.get("coverage_pages") is not None else None,
+            d.get("miscut_seams"))
 
 
 def lowest(components: Iterable[ComponentPreflight], name: str) -> Extreme | None:

@@ -42,11 +42,12 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 from reportlab.pdfbase import pdfmetrics
 
-from pnp.errors import Diagnostic, json_path
+from pnp.errors import Diagnostic, counted, json_path
 from pnp.impose.hex import hex_outline
 from pnp.impose.sheet import EPS, Page
 from pnp.input.model import Game, Item
 from pnp.input.templates import Element
+from pnp.layout.edges import MISCUT_MM
 from pnp.layout.fonts import FontBook
 from pnp.layout.inksaver import bbox
 from pnp.layout.piece import TEXT_TYPES, PieceLayout
@@ -58,6 +59,7 @@ from pnp.plan.digest import template_names
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import EXTREMES, ComponentPreflight, Extreme, Thresholds, Waiver, Where, lowest
+from pnp.qa.miscut import Seam, find_seams
 from pnp.render.component import render_component
 from pnp.units import MM
 
@@ -577,6 +579,50 @@ def cut_crossings(page: Page, paper: tuple[float, float]) -> list[tuple[int, int
 # --------------------------------------------------------------------------- the report
 
 
+def miscut_seams(gc: GameCheck, plan: ComponentPlan, data: bytes) -> list[Diagnostic]:
+    """A warning for each page of the component's PDF ``data`` with a shared cut line where a
+    miscut of ``MISCUT_MM`` shows a neighbour's different colour (``pnp.qa.miscut``), naming the
+    sheet and the two pieces."""
+    if not plan.sheet.crop_marks:  # a box net's template draws its own cut outline inside its box
+        return []
+    pages = pages_for(plan)
+    seams = find_seams(data, pages, [_page_size(p, plan) for p in pages])
+    if not seams:
+        return []
+    game, comp = gc.game, plan.component
+    fronts = plan.fronts
+    key = getattr(fronts, "key", None)
+    item_of = [i for i, item in enumerate(comp.items) for _ in range(item.copies)]
+
+    def name(piece: int) -> str:
+        return comp.items[key(piece) if key is not None else item_of[piece]].id
+
+    sheet_of: dict[int, int] = {}
+    n = 0
+    for p in pages:
+        n += p.side == "front"
+        sheet_of[p.number] = n
+    by_page: dict[int, list[Seam]] = {}
+    for seam in seams:
+        by_page.setdefault(seam.page, []).append(seam)
+    manifest = game.manifest
+    where = (manifest, ("components", [c.id for c in game.components].index(comp.id))) if manifest else None
+    out = []
+    for number, found in by_page.items():
+        first = found[0]
+        page = pages[number - 1]
+        a, b = page.slots[first.a].piece, page.slots[first.b].piece
+        more = f"; {counted(len(found) - 1, 'more cut line')} on that page" if len(found) > 1 else ""
+        msg = (f"a {MISCUT_MM:g} mm miscut shows a neighbour's colour (ΔE00 {max(s.delta_e for s in found):.0f}) "
+               f"in game {game.id}, component {comp.id}, sheet {sheet_of[number]} {first.side} (page {number}): "
+               f"pieces {a + 1} ({name(a)}) and {b + 1} ({name(b)}) share a cut line{more}")
+        exp = f"pieces that share a cut line to match in colour within {MISCUT_MM:g} mm of it"
+        hint = "give the pieces bleed (a gutter keeps each one's colour past its own cut), or matching edges"
+        out.append(where[0].diag(where[1], msg, expected=exp, hint=hint, severity="warning") if where is not None
+                   else Diagnostic(game.manifest_file, msg, expected=exp, hint=hint, severity="warning"))
+    return out
+
+
 def page_coverage(pdf: bytes, dpi: float = COVERAGE_DPI) -> list[float]:
     """Ink coverage (0..1) of each page: the mean of ``1 - min(R, G, B)`` over its pixels."""
     import pypdfium2 as pdfium  # late: a build does not rasterise
@@ -625,6 +671,9 @@ def preflight_game(session: Session, gc: GameCheck, coverage: bool = True, dpi: 
         c, found = col.finish(data)
         if coverage:
             c = replace(c, coverage=tuple(page_coverage(data, dpi)))
+        seams = miscut_seams(gc, plan, data)
+        c = replace(c, miscut_seams=len(seams), warnings=c.warnings + len(seams))
+        found.extend(seams)
         comps.append(c)
         findings.extend(found)
     return GamePreflight(gc.game, t, gc.opts.ink_saver, tuple(comps), tuple(findings))

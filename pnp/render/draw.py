@@ -163,20 +163,22 @@ class _Drawer:
         self.cmyk = cmyk  # converts images (colours are converted by the canvas)
         self.fonts = fonts
         self._codes: dict[str, _Codes | None] = {}  # by font name, for this canvas's document
-        self._images: dict[str | ImageReader, str] = {}  # file path (or CMYK image) -> its XObject name
+        self._images: dict[str, str] = {}  # file path -> its XObject name
         self._reset()
 
-    def image(self, src: str | ImageReader, x: float, y: float, w: float, h: float) -> None:
+    def image(self, src: str, x: float, y: float, w: float, h: float) -> None:
         """Draw the image file ``src`` into the box (x, y, w, h). Given a file name, reportlab
         names the image XObject by an MD5 of the name, so the PDF's bytes would depend on where
         the data root lies; given an ImageReader, by an MD5 of the decoded pixels, which it
         decodes again on every call. So the first draw of a file goes through drawImage with an
-        ImageReader (which is then let go: an art-heavy deck does not keep every decoded image),
-        and later ones emit what drawImage emits for an image it has already stored."""
+        ImageReader (converted to CMYK for a PDF/X file), which is then let go: an art-heavy deck
+        does not keep every decoded image, only its compressed stream in the document. Later
+        draws emit what drawImage emits for an image it has already stored."""
         c = self.c
         name = self._images.get(src)
         if name is None:
-            c.drawImage(src if isinstance(src, ImageReader) else ImageReader(src), x, y, w, h, mask="auto")
+            c.drawImage(self.cmyk.image(src) if self.cmyk is not None else ImageReader(src), x, y, w, h,
+                        mask="auto")
             self._images[src] = c._formsinuse[-1]
             return
         c._currentPageHasImages = 1
@@ -292,7 +294,7 @@ class _Drawer:
                     path = c.beginPath()
                     path.rect(*p.clip)
                     c.clipPath(path, stroke=0, fill=0)
-                self.image(p.src if self.cmyk is None else self.cmyk.image(p.src), p.x, p.y, p.w, p.h)
+                self.image(p.src, p.x, p.y, p.w, p.h)
                 if p.clip:
                     c.restoreState()
                 continue

@@ -14,9 +14,10 @@ from pnp.impose.dieline import DieLine
 from pnp.impose.gang import Block, candidates, gang, gangable, height
 from pnp.impose.grid import impose
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
-from pnp.impose.sheet import Page, PieceSpec
+from pnp.impose.sheet import Page, PieceSpec, SheetOptions
 from pnp.input.kinds import STOCKS, stock_of
 from pnp.input.model import Game
+from pnp.layout.edges import edge_match
 from pnp.layout.fonts import UI_FONT
 from pnp.layout.piece import PieceLayout
 from pnp.plan.component import ComponentPlan, pages_for
@@ -145,7 +146,8 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
     cands = {id(b.front) for b in candidates(blocks, sheet, LABEL_ROOM)}
     leaving: set[int] = set()  # ids of the plans' own front pages that leave their component
     stocks: dict[int, str] = {}  # id of a block's front page -> its stock
-    pools: dict[int, int] = {}  # id of a pooled or split block's front page -> a plan of its pieces
+    # id of a pooled or split block's front page -> a plan of its pieces and the sheet options they are imposed with
+    pools: dict[int, tuple[int, SheetOptions]] = {}
     made: list[Block] = []  # every block made here, kept so that no id above is reused
     pooled: list[tuple[str, Page]] = []  # pooled sheets full enough to stand alone, and their stock
     stack: list[Block] = []  # the blocks to stack onto shared sheets
@@ -161,15 +163,27 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
             continue
         groups.setdefault((stocks[id(b.front)], plan.sheet, c.size, c.shape, c.kind, b.back is not None), []).append(b)
     for group in groups.values():
-        pool = _pool(group, chosen, opts) if len(group) > 1 else None
-        if pool is None:
-            stack += [b for b in group if id(b.front) in cands]
+        # all of the group's partial sheets, or only those not too full to stack (the others keep
+        # their sheets): whichever takes fewer sheets, then leaves the emptier last one (pieces
+        # of several components may need gutters, 6 cards to a sheet where one deck had 9)
+        small = [b for b in group if id(b.front) in cands]
+        best: tuple[tuple[int, int], list[Block], tuple[tuple[Page, ...], SheetOptions]] | None = None
+        for members in ([group, small] if len(small) < len(group) else [group]):
+            pool = _pool(members, chosen, opts) if len(members) > 1 else None
+            if pool is not None:
+                fronts_ = [pg for pg in pool[0] if pg.side == "front"]
+                key = (len(fronts_) + len(group) - len(members), len(fronts_[-1].slots))
+                if best is None or key < best[0]:
+                    best = (key, members, pool)
+        if best is None:
+            stack += small
             continue
+        _, group, (pages, pool_sheet) = best
         leaving |= {id(origin[id(b.front)]) for b in group}
-        pool_blocks = _blocks(pool, group[0].owner)
+        pool_blocks = _blocks(pages, group[0].owner)
         made += pool_blocks
         for pb in pool_blocks:
-            stocks[id(pb.front)], pools[id(pb.front)] = stocks[id(group[0].front)], group[0].owner
+            stocks[id(pb.front)], pools[id(pb.front)] = stocks[id(group[0].front)], (group[0].owner, pool_sheet)
             if candidates([pb], sheet, LABEL_ROOM):
                 stack.append(pb)
             else:
@@ -178,20 +192,20 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
 
     def split(b: Block, room: float) -> tuple[Block, Block] | None:
         """``b``'s first rows that take at most ``room``, imposed again, and the rest."""
-        k = pools.get(id(b.front), b.owner)
+        k, grid_sheet = pools.get(id(b.front), (b.owner, chosen[b.owner].sheet))
         plan = chosen[k]
         if plan.grid is None or any(sl.part is not None or sl.clip is not None for sl in b.front.slots):
             return None
         pieces = [sl.piece for sl in b.front.slots]
         cols = plan.grid.cols  # in page space
         for n in range(((len(pieces) - 1) // cols) * cols, 0, -cols):
-            head = _impose_pieces(pieces[:n], plan, b, opts)
+            head = _impose_pieces(pieces[:n], plan, grid_sheet, b, opts)
             if height(head[0], sheet) <= room + 1e-6:
-                tail = _impose_pieces(pieces[n:], plan, b, opts)
+                tail = _impose_pieces(pieces[n:], plan, grid_sheet, b, opts)
                 made.extend((head[0], tail[0]))
                 for part in (head[0], tail[0]):
                     stocks[id(part.front)] = stocks[id(b.front)]
-                    pools[id(part.front)] = k
+                    pools[id(part.front)] = k, grid_sheet
                     if id(b.front) in origin:
                         origin[id(part.front)] = origin[id(b.front)]
                 return head[0], tail[0]
@@ -207,7 +221,7 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
         sheets, alone = gang(by_stock[key], sheet, LABEL_ROOM, split)
         for g in sheets:
             leaving |= {id(origin[id(b.front)]) for b in g.blocks if id(b.front) in origin}
-            on = tuple(dict.fromkeys(stocks[id(b.front)] for b in g.blocks))
+            on = tuple(k for k in STOCKS if any(stocks[id(b.front)] == k for b in g.blocks))
             title = " + ".join(dict.fromkeys(n for b in g.blocks for n in named(b.front)))
             shared.setdefault(" + ".join(STOCKS[k] for k in on), []).extend(replace(page, label=title)
                                                                                 for page in g.pages)
@@ -240,24 +254,37 @@ def _spec(plan: ComponentPlan, b: Block, opts: BuildOptions) -> PieceSpec:
     return PieceSpec(w * MM, h * MM, has_back=b.back is not None and opts.duplex != "none")
 
 
-def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, b: Block, opts: BuildOptions) -> list[Block]:
-    """``pieces`` (numbered for the whole file) imposed as ``plan``'s pieces, as blocks."""
-    pages = impose(len(pieces), _spec(plan, b, opts), plan.sheet)
+def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, sheet: SheetOptions, b: Block,
+                   opts: BuildOptions) -> list[Block]:
+    """``pieces`` (numbered for the whole file) imposed as ``plan``'s pieces with ``sheet``, as blocks."""
+    pages = impose(len(pieces), _spec(plan, b, opts), sheet)
     pages = tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
     return _blocks(pages, b.owner)
 
 
-def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions) -> tuple[Page, ...] | None:
+def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan],
+          opts: BuildOptions) -> tuple[tuple[Page, ...], SheetOptions] | None:
     """The pieces of ``group`` (alike components' partial sheets, pieces already numbered
     for the whole file) imposed together as ordinary grid sheets; None when that takes more
     sheets. As many sheets is kept: the pieces fill the first ones, and the emptier last one
     stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
-    pages = impose(len(pieces), _spec(plan, group[0], opts), plan.sheet)
+    spec = _spec(plan, group[0], opts)
+    sheet = plan.sheet
+    owners = {b.owner for b in group}
+    if len(owners) > 1 and (sheet.abut_lr or sheet.abut_tb):
+        # pieces of several components abut only where their meeting edges match (pnp.layout.edges)
+        fronts = [chosen[o].fronts for o in sorted(owners)]
+        m = edge_match([[f for seq in fronts for f in seq],
+                        [b for o in sorted(owners) for b in chosen[o].backs]] if spec.has_back else
+                       [[f for seq in fronts for f in seq]])
+        sheet = replace(sheet, abut_lr=sheet.abut_lr and m.lr, abut_tb=sheet.abut_tb and m.tb)
+    pages = impose(len(pieces), spec, sheet)
     if sum(pg.side == "front" for pg in pages) > len(group):
         return None
-    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
+    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
+                 for pg in pages), sheet
 
 
 def _capacity(plan: ComponentPlan) -> int:

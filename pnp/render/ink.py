@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import os
 import uuid
 from pathlib import Path
 from typing import Any
@@ -41,23 +40,32 @@ PDF_VERSION = (1, 6)  # PDF/X-4 is based on PDF 1.6
 
 
 class _CmykImage(ImageReader):
-    """A CMYK image for reportlab, its alpha (when it has one) as a soft mask."""
+    """A CMYK image for reportlab, its alpha (when it has one) as a soft mask. Its pixels are let
+    go once reportlab has taken them as bytes: one copy of a large image, not two."""
 
     def __init__(self, cmyk: Image.Image, alpha: Image.Image | None, name: str):
         super().__init__(cmyk)
         self.fileName = name
         self._alpha = alpha
+        self._transparent: Any = None
 
     def getRGBData(self) -> bytes:  # reportlab's name: the pixel data, whatever the mode
         if self._data is None:
             self._dataA = ImageReader(self._alpha) if self._alpha is not None else None
+            self._alpha = None
             self.mode = "CMYK"
+            self.getSize()
+            self._transparent = super().getTransparent()
             self._data = self._image.tobytes()
+            self._image = None
         return self._data
+
+    def getTransparent(self) -> Any:  # read before the pixels were let go
+        return self._transparent
 
 
 class Cmyk:
-    """Colour and image conversion to the output profile, remembered per colour and per file."""
+    """Colour and image conversion to the output profile, colours remembered."""
 
     def __init__(self, profile: Path = PROFILE):
         self.profile_bytes = profile.read_bytes()
@@ -65,7 +73,6 @@ class Cmyk:
         self._srgb = ImageCms.createProfile("sRGB")
         self._rgb = self._transform(self._srgb)
         self._colors: dict[tuple[float, float, float, float], CMYKColor] = {}
-        self._images: dict[tuple[str, int, int], _CmykImage] = {}
 
     def _transform(self, source: Any) -> ImageCms.ImageCmsTransform:
         return ImageCms.buildTransform(source, self._out, "RGB", "CMYK",
@@ -91,29 +98,33 @@ class Cmyk:
         return out
 
     def image(self, src: str) -> _CmykImage:
-        """The image file ``src`` converted to CMYK (from its embedded profile, else sRGB),
-        remembered while the file's modification time and size stay the same."""
-        st = os.stat(src)
-        key = (src, st.st_mtime_ns, st.st_size)
-        hit = self._images.get(key)
-        if hit is None:
-            with Image.open(src) as im:
-                im.load()
-                icc = im.info.get("icc_profile")
-                alpha = None
-                if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
-                    im = im.convert("RGBA")
-                    alpha = im.getchannel("A")
-                rgb = im.convert("RGB")
-            transform = self._rgb
-            if icc:
-                # an unreadable embedded profile: the image is taken as sRGB
-                with contextlib.suppress(OSError, ValueError, ImageCms.PyCMSError):
-                    transform = self._transform(ImageCms.ImageCmsProfile(io.BytesIO(icc)))
-            cmyk = ImageCms.applyTransform(rgb, transform)
-            assert cmyk is not None
-            hit = self._images[key] = _CmykImage(cmyk, alpha, f"{src}#cmyk")
-        return hit
+        """The image file ``src`` converted to CMYK (from its embedded profile, else sRGB). Not
+        remembered: the caller draws it once per document and lets it go (a deck of large
+        art would otherwise hold every converted image at once). Each intermediate image is
+        let go as soon as the next exists."""
+        im = Image.open(src)
+        try:
+            im.load()  # closes the file of a one-frame image
+        except BaseException:
+            im.close()
+            raise
+        icc = im.info.get("icc_profile")
+        alpha = None
+        if im.mode == "PA" or (im.mode == "P" and "transparency" in im.info):
+            im = im.convert("RGBA")
+        if im.mode in ("RGBA", "LA"):
+            alpha = im.getchannel("A")
+        rgb = im if im.mode == "RGB" else im.convert("RGB")
+        del im  # each image is let go as soon as the next exists: at most two copies at a time
+        transform = self._rgb
+        if icc:
+            # an unreadable embedded profile: the image is taken as sRGB
+            with contextlib.suppress(OSError, ValueError, ImageCms.PyCMSError):
+                transform = self._transform(ImageCms.ImageCmsProfile(io.BytesIO(icc)))
+        cmyk = ImageCms.applyTransform(rgb, transform)
+        del rgb
+        assert cmyk is not None
+        return _CmykImage(cmyk, alpha, f"{src}#cmyk")
 
 
 _CMYK: Cmyk | None = None

@@ -93,7 +93,8 @@ def test_build_writes_pdfs_and_reports_them(mini: Path, tmp_path: Path) -> None:
     assert deck.path == out / "mini" / "deck.pdf" and deck.rendered
     pdf = PdfReader(deck.path)
     assert len(pdf.pages) == deck.pages and deck.bytes == deck.path.stat().st_size
-    assert deck.pieces == 5 and deck.grid == "3x6"  # mini cards turned: 3 across, 6 down
+    # mini cards turned: 3 across, 5 down with gutters (their edges differ in colour; 6 down abutting)
+    assert deck.pieces == 5 and deck.grid == "3x5"
     assert set(report.written) == {deck.path, game.contents}
     assert game.preflight is not None and "text >=" in game.preflight
     # Letter paper by default; the options change it.

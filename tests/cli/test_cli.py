@@ -188,7 +188,7 @@ def test_build_golems_writes_ten_pdfs(tmp_path: Path) -> None:
     for stdout in (r.stdout, run_cli("build", "golems", "--out", out, "--duplex", "none", "-v").stdout):
         assert f"{out / 'golems' / 'reference.pdf'}  1 piece, 1 page, " in stdout, stdout
         assert f"{out / 'golems' / 'board.pdf'}  1 piece, 4 pages, " in stdout, stdout
-        assert f"{out / 'golems' / 'golem-deck.pdf'}  48 pieces, 6 pages, 3x3 per sheet, " in stdout, stdout
+        assert f"{out / 'golems' / 'golem-deck.pdf'}  48 pieces, 7 pages, 3x3 per sheet, " in stdout, stdout
 
 
 def test_build_with_violations_exits_1_and_writes_nothing(golems: DataRootCopy, tmp_path: Path) -> None:

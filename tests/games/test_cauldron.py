@@ -234,10 +234,21 @@ def test_track_template_follows_its_data(checked: check.GameCheck) -> None:
     assert {z.get("min") for z in zones} - {None} == {track["alchemy_min"]}
     assert (el["first"], el["last"]) == ("{first}", "{last}")
     words = printed(plan(checked, "magik-track").fronts[0].primitives).split()
-    assert words.count("START") == 1 and words.count("WIN!") == 1
+    # one on the Start space, one on the Start pad beside it and one in each of its five spots
+    assert words.count("START") == 1 + 1 + 5 and words.count("WIN!") == 1
     numbers = [w for w in words if w.isdigit()]
     for v in range(track["first"], track["last"] + 1):
         assert str(v) in numbers
     effects = [(track[f"fx{k}_space"], track[f"fx{k}_name"]) for k in range(1, 11)]
     assert len({s for s, _ in effects}) == 10 and ("Rituals of Power" in {n for _, n in effects})
     assert all(track["start"] < s < track["win"] for s, _ in effects)
+
+
+def test_start_pad_holds_every_players_token() -> None:
+    """The Start pad has a spot for each player's Character Token (issue 23), held by a fits rule."""
+    rule = next(r for r in MANIFEST["rulebook"] if r["id"] == "character-tokens-fit-start")
+    assert rule["row"] == MANIFEST["players"]["max"] == 5
+    assert (rule["pieces"], rule["space"]) == ({"component": "character-tokens"},
+                                               {"component": "magik-track", "element": "start-spaces"})
+    pad = next(e for e in template("magik-track")["elements"] if e.get("id") == "start-spaces")
+    assert pad["count"] == rule["row"]

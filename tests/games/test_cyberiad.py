@@ -10,6 +10,7 @@ import json
 import re
 from collections import Counter
 
+import pdfplumber
 import pytest
 from conftest import Bundled, game_json, rulebook_text, template_json
 
@@ -164,3 +165,30 @@ def test_polypolice_is_reported_as_a_document_oddity(game: Game) -> None:
     odd = {o.rule.id: o.oddities for o in report.outcomes if o.oddities}
     assert odd.keys() == {"deck-machine-names-are-machines", "deck-effect-names-are-effects"}
     assert odd["deck-machine-names-are-machines"][0].startswith("deck/polypolice-machine: Document oddity")
+
+
+def test_reference_sections_are_evenly_spaced(bundled: Bundled) -> None:
+    """Issue 23 (ruling gaps even on the reference sheets): on the built player reference, the gap
+    from one section's last line of text to the next section's heading, and from the last
+    section's text to the row of number tiles, is the same (it was 2.5, 3.5 and 3.9 mm)."""
+    mm = 72 / 25.4
+    with pdfplumber.open(bundled.built("cyberiad").paths["reference"]) as pdf:
+        page = pdf.pages[0]
+        bleed = min((r for r in page.rects if abs(r["width"] - 76 * mm) < 0.5), key=lambda r: (r["top"], r["x0"]))
+        x0, y0 = bleed["x0"] + 3 * mm, bleed["top"] + 3 * mm
+        inside = [c for c in page.chars if x0 <= c["x0"] <= x0 + 70 * mm and y0 <= c["top"] <= y0 + 120 * mm
+                  and c["text"].strip()]
+        rows: dict[float, list[dict]] = {}
+        for c in inside:
+            rows.setdefault(round(c["top"], 1), []).append(c)
+        lines = [("".join(c["text"] for c in sorted(cs, key=lambda c: c["x0"])), min(c["top"] for c in cs),
+                  max(c["bottom"] for c in cs)) for _, cs in sorted(rows.items())]
+        tiles = min(c["top"] for c in page.curves  # the tiles are rounded rectangles 13.6 mm wide
+                    if abs(c["x1"] - c["x0"] - 13.6 * mm) < 0.3 and y0 < c["top"] < y0 + 120 * mm)
+    gaps = []
+    for i, (text, top, _) in enumerate(lines):
+        if text in ("YOURTURN", "CARDSINPLAY", "GAMEEND"):
+            gaps.append((top - lines[i - 1][2]) / mm)
+    gaps.append((tiles - max(b for _, t, b in lines if t < tiles)) / mm)
+    assert len(gaps) == 4
+    assert max(gaps) - min(gaps) < 0.3, gaps

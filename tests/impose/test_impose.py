@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pnp.impose.grid import impose, one_per_page, plan_grid
+from pnp.impose.marks import LABEL_ROOM
 from pnp.impose.sheet import (
     PAPERS,
     CutLine,
@@ -810,3 +811,34 @@ def test_round_pieces_get_a_cut_circle_on_each_trim() -> None:
             continue
         assert [(m.x, m.y, m.w, m.h) for m in circles] == [(s.x, s.y, s.w, s.h) for s in page.slots]
     assert all(m.kind != "circle" for p in impose(30, token, SheetOptions(LETTER)) for m in p.marks)
+
+
+# --------------------------------------------------------------------------- edges that differ
+
+
+def test_pieces_abut_only_along_the_edges_the_options_allow() -> None:
+    """Letter poker cards abut 3 x 3 (left to right only for the label's room: 3 also fit with
+    gutters); where their left and right edges differ in colour the columns get gutters, where top
+    and bottom differ too the rows (2 fit)."""
+    poker = PieceSpec(63 * MM, 88 * MM)
+    g = plan_grid(poker, SheetOptions(PAPERS["letter"], label_room=LABEL_ROOM))
+    assert (g.cols, g.rows, g.gutter_x, g.gutter_y) == (3, 3, False, False)
+    g = plan_grid(poker, SheetOptions(PAPERS["letter"], label_room=LABEL_ROOM, abut_lr=False))
+    assert (g.cols, g.rows, g.gutter_x, g.gutter_y) == (3, 3, True, False)
+    g = plan_grid(poker, SheetOptions(PAPERS["letter"], label_room=LABEL_ROOM, abut_lr=False, abut_tb=False))
+    assert (g.cols, g.rows, g.gutter_x, g.gutter_y) == (3, 2, True, True)
+    pages = impose(6, poker, SheetOptions(PAPERS["letter"], abut_lr=False, abut_tb=False))
+    for s in pages[0].slots:  # every piece keeps its own bleed on every side
+        assert (s.bleed.left, s.bleed.bottom, s.bleed.right, s.bleed.top) == (3 * MM,) * 4
+
+
+def test_a_turned_grid_shares_the_edges_that_meet_along_each_page_axis() -> None:
+    """Turned 90 degrees, a piece's top and bottom edges meet along the page's x axis."""
+    status = PieceSpec(88 * MM, 63 * MM)  # landscape cards go 3 x 3 turned on Letter
+    g = plan_grid(status, SheetOptions(PAPERS["letter"]))
+    assert (g.cols, g.rows, g.rotated) == (3, 3, True)
+    g = plan_grid(status, SheetOptions(PAPERS["letter"], abut_tb=False))
+    if g.rotated:
+        assert g.gutter_x and not g.gutter_y  # columns apart (top against bottom), rows abut
+    else:
+        assert g.gutter_y and not g.gutter_x

@@ -114,7 +114,9 @@ def test_universal_pages_centred_on_a4_and_letter_print_inside_and_backs_land_be
 
 def test_every_paper_keeps_each_grid_in_place_on_every_sheet() -> None:
     """Sheets of one component stack: page k's slots are the first slots of page 1, fronts and
-    backs alike (a partial last page keeps the full grid's positions)."""
+    backs alike (a partial last page keeps the full grid's positions). A component imposed in
+    blocks (pieces whose edges match abutting, the rest with gutters) has one grid per block at
+    most, each page on one of them."""
     for paper in ("letter", "a4", "universal"):
         for gid in GAMES:
             for plan in _check(gid, paper=paper).plans:
@@ -125,10 +127,20 @@ def test_every_paper_keeps_each_grid_in_place_on_every_sheet() -> None:
                     same = [p for p in pages if p.side == side]
                     if not same:
                         continue
-                    first = [(s.x, s.y, s.w, s.h) for s in same[0].slots]
-                    for p in same[1:]:
-                        assert [(s.x, s.y, s.w, s.h) for s in p.slots] == first[: len(p.slots)], \
-                            (paper, gid, plan.component.id, p.number)
+                    grids: list[list[tuple[float, float, float, float]]] = []
+                    for p in same:
+                        pos = [(s.x, s.y, s.w, s.h) for s in p.slots]
+                        k = next((i for i, g in enumerate(grids) if g[: len(pos)] == pos[: len(g)]), None)
+                        if k is None:
+                            grids.append(pos)
+                        elif len(pos) > len(grids[k]):
+                            grids[k] = pos
+                    assert len(grids) <= max(1, len(plan.blocks)), (paper, gid, plan.component.id, side)
+                    if not plan.blocks:
+                        first = [(s.x, s.y, s.w, s.h) for s in same[0].slots]
+                        for p in same[1:]:
+                            assert [(s.x, s.y, s.w, s.h) for s in p.slots] == first[: len(p.slots)], \
+                                (paper, gid, plan.component.id, p.number)
 
 
 def test_build_universal_writes_pages_of_the_universal_size(tmp_path: Path) -> None:
@@ -198,10 +210,10 @@ def test_every_sheet_reads_back_its_label_clear_of_pieces_and_cut_lines(golems_l
 
 
 def test_scale_squares_and_bars_are_exact_in_the_pdf(golems_letter: dict[str, Path]) -> None:
-    """The mana sheet has room for both squares; a full sheet of poker cards only for a bar,
-    whose outline is 1 in long and whose dark part is 1 cm."""
+    """The mana tokens' partly filled last sheet has room for both squares; a full sheet of poker
+    cards only for a bar, whose outline is 1 in long and whose dark part is 1 cm."""
     with pdfplumber.open(golems_letter["mana"]) as pdf:
-        page = pdf.pages[0]
+        page = pdf.pages[2]  # the second front: 10 of the 80 tokens (70 to a sheet with gutters)
         sizes = {(round(r["width"] / MM, 3), round(r["height"] / MM, 3)) for r in page.rects}
         text = page.extract_text()
     assert (25.4, 25.4) in sizes and (10.0, 10.0) in sizes

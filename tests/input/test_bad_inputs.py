@@ -106,6 +106,57 @@ def _damaged_font(root: Path, scratch: Path) -> None:
     (root / "fonts" / "Lato-Bold.ttf").write_bytes(bytes(raw))
 
 
+def _sfnt_table(raw: bytes, tag: bytes) -> tuple[int, int, int]:
+    """(directory record position, offset, length) of the table ``tag`` of a TrueType file."""
+    for i in range(struct.unpack(">H", raw[4:6])[0]):
+        rec = 12 + 16 * i
+        if raw[rec:rec + 4] == tag:
+            offset, length = struct.unpack(">II", raw[rec + 8:rec + 16])
+            return rec, offset, length
+    raise AssertionError(f"no {tag!r} table")
+
+
+def _cmap_huge_font(root: Path, scratch: Path) -> None:
+    """Vollkorn-Bold (as Lato-Bold, the font the mini title uses) with the end code of its
+    format-12 character map's first group at 0x0f00000d: one byte changed. Unchecked, reportlab
+    maps 251 million characters, more than 2 GB (issue 19, F3)."""
+    raw = bytearray((bundled_root() / "fonts" / "Vollkorn-Bold.ttf").read_bytes())
+    _, cmap, _ = _sfnt_table(bytes(raw), b"cmap")
+    subtables = [struct.unpack(">HHI", raw[cmap + 4 + 8 * i:cmap + 12 + 8 * i])
+                 for i in range(struct.unpack(">H", raw[cmap + 2:cmap + 4])[0])]
+    fmt12 = cmap + next(off for platform, enc, off in subtables if (platform, enc) == (3, 10))
+    assert struct.unpack(">H", raw[fmt12:fmt12 + 2])[0] == 12
+    raw[fmt12 + 20] = 0x0F  # the first group's end code: high byte
+    (root / "fonts").mkdir(exist_ok=True)
+    (root / "fonts" / "Lato-Bold.ttf").write_bytes(bytes(raw))
+
+
+def _table_outside_font(root: Path, scratch: Path) -> None:
+    """Lato-Bold whose table directory gives 'glyf' a length past the end of the file."""
+    raw = bytearray((bundled_root() / "fonts" / "Lato-Bold.ttf").read_bytes())
+    rec, _, _ = _sfnt_table(bytes(raw), b"glyf")
+    raw[rec + 12:rec + 16] = struct.pack(">I", 10_000_000)
+    (root / "fonts").mkdir(exist_ok=True)
+    (root / "fonts" / "Lato-Bold.ttf").write_bytes(bytes(raw))
+
+
+def _deep_png(root: Path, scratch: Path) -> None:
+    """4,200 x 4,000 pixels of 16-bit RGBA: 16.8 Mpx (under the pixel limit), 134.4 MB decoded as
+    declared (over the byte limit), in a ~130 KB file (issue 19, F2)."""
+    z = zlib.compressobj(9)
+    row = b"\x00" * (1 + 4200 * 8)
+    _art(root).write_bytes(_png(4200, 4000, b"".join(z.compress(row) for _ in range(4000)) + z.flush(), 16, 6))
+
+
+def _two_big_pngs(root: Path, scratch: Path) -> None:
+    """Two one-bit images of 5,100 x 5,000 pixels: each within the limits, 51 Mpx together."""
+    z = zlib.compressobj(9)
+    row = b"\x00" * (1 + 5100 // 8 + 1)
+    data = _png(5100, 5000, b"".join(z.compress(row) for _ in range(5000)) + z.flush(), 1, 0)
+    _art(root).write_bytes(data)
+    (_art(root).parent / "moon.png").write_bytes(data)
+
+
 def _fifo(root: Path, scratch: Path) -> None:
     """A named pipe where the image should be: opening it for reading would block forever."""
     os.mkfifo(_art(root))
@@ -192,6 +243,15 @@ CASES = [
          setup=_fifo),
     Case("font-damaged", f"{CARD}:7:5", "$.elements[1]", "Lato-Bold.ttf) is damaged: it cannot be embedded in a PDF",
          setup=_damaged_font),
+    Case("font-cmap-huge", f"{CARD}:7:5", "$.elements[1]",
+         "Lato-Bold.ttf) is damaged: its character map maps code 0xf00000d, past Unicode's last",
+         setup=_cmap_huge_font),
+    Case("font-table-outside", f"{CARD}:7:5", "$.elements[1]",
+         "Lato-Bold.ttf) is damaged: its 'glyf' table (bytes", setup=_table_outside_font),
+    Case("image-bytes-over-limit", f"{CARD}:12:54", "$.elements[4].src",
+         "134400000 bytes decoded, more than pnp's limit of 134217728 bytes an image", setup=_deep_png),
+    Case("images-over-game-budget", f"{CARD}:13:54", "$.elements[5].src",
+         "to 51000000 pixels together, more than pnp's budget of 50000000 a game", setup=_two_big_pngs),
     Case("text-lone-surrogate", f"{DECK}:12:15", "$.items[0].name", "text holds a lone surrogate"),
     Case("text-control-character", f"{GAME}:3:12", "$.title", "text holds the control character U+001B"),
     Case("regex-backreference-nested", f"{CARD}:8:17", "$.elements[1].replace",

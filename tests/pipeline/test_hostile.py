@@ -509,3 +509,150 @@ def test_a_record_whose_warnings_are_not_a_list_is_ignored(tmp_path: Path) -> No
     rec.write_text(json.dumps(d))
     r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out, "--strict")
     assert r.exit_code == 0 and "up to date" not in r.stdout, r.output  # ignored: built again, no 'a'
+
+
+# -- round three (issue 19: what the second independent attack still found) --------------------
+
+def _deep_use_svg(levels: int) -> str:
+    """Each level a group of two <use> of the level below: 2 KB for 29 levels, 2**29 elements drawn out."""
+    body = ['<path id="l0" d="M0 0L1 1"/>']
+    body += [f'<g id="l{i}"><use xlink:href="#l{i - 1}"/><use xlink:href="#l{i - 1}" x="1"/></g>'
+             for i in range(1, levels + 1)]
+    return ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" '
+            f'height="10"><defs>{"".join(body)}</defs><use xlink:href="#l{levels}"/></svg>')
+
+
+@pytest.mark.parametrize(("svg", "said"), [
+    (_deep_use_svg(29), "needs more than 10000 elements copied to draw out its <use> references"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">'
+     '<g id="a"><rect width="1" height="1"/><use xlink:href="#a"/></g></svg>', "has a <use> that contains itself"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">'
+     '<defs><rect id="l0" width="1" height="1"/>' + "".join(f'<g id="l{i}"><use xlink:href="#l{i - 1}"/></g>'
+                                                          for i in range(1, 20))
+     + '</defs><use xlink:href="#l19"/></svg>', "nests <use> more than 16 deep"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">'
+     '<defs><path id="p" d="M0 0' + " L1 1" * 2000 + '"/></defs>'
+     + '<use xlink:href="#p"/>' * 200 + "</svg>", "characters of path data with each <use> drawn out"),
+], ids=["doubling-29-deep", "self-reference", "chain-20-deep", "path-used-200-times"])
+def test_svg_use_expansion_is_bounded_at_check(svg: str, said: str, tmp_path: Path) -> None:
+    """2 KB of <use> doubling 29 levels deep built in 6.9 s; now refused at check, before svglib."""
+    root = _mini_with_image(tmp_path / "r")
+    (root / "card_data" / "mini" / "art" / "use.svg").write_text(svg)
+    _image_at(root, "art/use.svg")
+    for cmd in ("check", "build"):
+        r = run_cli(cmd, "--data", root, "mini", *(("--out", tmp_path / "out") if cmd == "build" else ()), cwd=root)
+        assert r.exit_code == 2 and said in r.stderr and "'art/use.svg'" in r.stderr, r.output
+        assert_no_traceback(r)
+    assert not (tmp_path / "out").exists()
+
+
+def test_svg_use_within_the_bounds_still_draws(tmp_path: Path) -> None:
+    root = _mini_with_image(tmp_path / "r")
+    (root / "card_data" / "mini" / "art" / "use.svg").write_text(_deep_use_svg(6))  # 127 elements drawn out, 642 copied
+    _image_at(root, "art/use.svg")
+    r = run_cli("check", "--data", root, "mini", cwd=root)
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize("where", ["record", "data"])
+def test_format_characters_never_reach_the_terminal(where: str, tmp_path: Path) -> None:
+    """U+202E (right-to-left override) and other format or control characters, in a tampered
+    record's warning or in the data (a game's title), are printed as escapes."""
+    root = tmp_path / "r"
+    shutil.copytree(TEST_DATA / "mini", root)
+    out = tmp_path / "out"
+    evil = "gpj.\u202eexe\u2066\u200f"
+    if where == "data":
+        g = root / "card_data" / "mini" / "game.json"
+        g.write_text(g.read_text().replace('"title": "Mini"', json.dumps({"title": evil})[1:-1]))
+        r = run_cli("list", "--data", root)
+    else:
+        assert run_cli("build", "--data", root, "mini", "--out", out).exit_code == 0
+
+        def edit(d: dict) -> None:  # type: ignore[type-arg]
+            d["warnings"] = [f"warning: {evil}"]
+        _tamper(out, edit)
+        r = run_cli("build", "--data", root, "mini", "--out", out)
+        assert "up to date" in r.stdout  # the record is trusted (it is well-formed) and its warning echoed
+    assert r.exit_code == 0, r.output
+    shown = r.stdout + r.stderr
+    assert not any(ch in shown for ch in "\u202e\u2066\u200f"), shown
+    assert "gpj.\\u202eexe\\u2066\\u200f" in shown
+
+
+def test_a_game_named_like_an_input_folder_cannot_create_it_in_the_data_root(tmp_path: Path) -> None:
+    """A game ``fonts`` built with --out at the data root would have created fonts/ (read as
+    the data root's font folder) on its first run."""
+    root = tmp_path / "r"
+    shutil.copytree(TEST_DATA / "mini", root)
+    (root / "card_data" / "mini").rename(root / "card_data" / "fonts")
+    g = root / "card_data" / "fonts" / "game.json"
+    g.write_text(g.read_text().replace('"id": "mini"', '"id": "fonts"'))
+    r = run_cli("build", "--data", root, "fonts", "--out", root)
+    assert r.exit_code == 2 and "which pnp reads as input; choose another with --out" in r.stderr, r.output
+    assert not (root / "fonts").exists()
+
+
+def test_check_takes_the_sheet_options_build_would_refuse(tmp_path: Path) -> None:
+    """A piece too big for half a page passed `check` and was refused by `build --duplex fold`."""
+    root = tmp_path / "r"
+    shutil.copytree(TEST_DATA / "mini", root)
+    g = root / "card_data" / "mini" / "game.json"
+    g.write_text(g.read_text().replace('"size": "mini"', '"size": [150, 200]'))
+    for name in ("card.json", "back.json", "base.json"):
+        t = root / "templates" / "mini" / name
+        t.write_text(t.read_text().replace('"size": [44, 63],', ""))
+    assert run_cli("check", "--data", root, "mini").exit_code == 0
+    r = run_cli("check", "--data", root, "mini", "--duplex", "fold")
+    assert r.exit_code == 2 and "does not fit half a letter page for --duplex fold" in r.stderr, r.output
+    b = run_cli("build", "--data", root, "mini", "--duplex", "fold", "--out", tmp_path / "out")
+    assert b.exit_code == 2 and r.stderr.splitlines()[0] in b.stderr, b.output
+
+
+@pytest.mark.parametrize("kind", ["png", "tts"])
+def test_an_export_waits_for_the_lock_of_its_output_folder(kind: str, tmp_path: Path) -> None:
+    import fcntl
+    import threading
+
+    import pnp
+
+    out = tmp_path / "out"
+    out.mkdir()
+    fd = os.open(out, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    result: list[object] = []
+    run = (lambda: pnp.export_png("mini", data=TEST_DATA / "mini", out=out, jobs=1)) if kind == "png" \
+        else (lambda: pnp.export_tts("mini", data=TEST_DATA / "mini", out=out))
+    t = threading.Thread(target=lambda: result.append(run()))
+    t.start()
+    t.join(1.5)
+    assert t.is_alive() and not (out / "mini").exists()  # waiting, nothing written
+    os.close(fd)
+    t.join(120)
+    assert not t.is_alive()
+    (report,) = result
+    assert report.ok, report  # type: ignore[attr-defined]
+    assert (out / "mini" / kind).is_dir()
+
+
+def test_a_cmyk_build_keeps_no_converted_image_after_drawing_it(tmp_path: Path) -> None:
+    """The process's CMYK converter held every converted image (4 bytes a pixel, plus alpha and
+    the raw bytes) for the life of the process: two 49 Mpx images took 1.4 GB. It keeps none now,
+    and the image still reaches the PDF in CMYK with its soft mask."""
+    from pypdf import PdfReader
+
+    from pnp.render import ink
+
+    root = _mini_with_image(tmp_path / "r")
+    r = run_cli("build", "--data", root, "mini", "--out", tmp_path / "out", "--color", "cmyk", "--jobs", "1")
+    assert r.exit_code == 0, r.output
+    assert not hasattr(ink.cmyk(), "_images")
+    page = PdfReader(tmp_path / "out" / "mini" / "deck.pdf").pages[0]
+    images = [x.get_object() for x in page["/Resources"]["/XObject"].values()
+              if x.get_object().get("/Subtype") == "/Image"]
+    forms = [x.get_object() for x in page["/Resources"]["/XObject"].values()
+             if x.get_object().get("/Subtype") == "/Form"]
+    for f in forms:
+        images += [x.get_object() for x in f.get("/Resources", {}).get("/XObject", {}).values()
+                   if x.get_object().get("/Subtype") == "/Image"]
+    assert images and all(im["/ColorSpace"] == "/DeviceCMYK" and "/SMask" in im for im in images)

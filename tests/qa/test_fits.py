@@ -19,7 +19,7 @@ FITS = [(gid, r["id"]) for gid in GAMES for r in game_json(gid, "game.json")["ru
 
 def test_every_game_with_pieces_on_spaces_declares_its_fits() -> None:
     assert {gid for gid, _ in FITS} == {"golems", "capek-golems", "cauldron", "time-capsules"}
-    assert len(FITS) == 9
+    assert len(FITS) == 10
 
 
 @pytest.mark.parametrize("gid,rule", FITS, ids=[f"{g}:{r}" for g, r in FITS])
@@ -33,18 +33,18 @@ def _failed(root: DataRootCopy) -> dict[str, Outcome]:
     return {o.rule.id: o for o in check_game(root.load()).violations}
 
 
-def test_twelve_mm_counters_do_not_fit_the_wizards_damage_row(golems: DataRootCopy) -> None:
-    """The counters as they were before the fix: 12 mm on 9.6 mm circles 10.6 mm apart."""
+def test_larger_counters_do_not_fit_the_damage_circles(golems: DataRootCopy) -> None:
+    """13 mm counters on the Wizard's 12.6 mm circles (12.9 mm apart) and the status cards' 13 mm ones."""
     golems.edit("game.json", lambda m: next(c for c in m["components"] if c["id"] == "counters")
-                .update(size=[12, 12]))
+                .update(size=[13, 13]))
     bad = _failed(golems)
-    assert set(bad) == {"counters-fit-wizard"}
+    assert set(bad) == {"counters-fit-wizard", "counters-fit-status"}
     o = bad["counters-fit-wizard"]
-    assert o.expected == "counters (12 x 12 mm round) fits wizard damage with 0.3 mm clearance, 5 side by side"
-    assert o.actual == "8 problems"  # two per Wizard: circle 10.6 mm < 12.6 mm, and 11 mm apart < 12.3 mm
+    assert o.expected == "counters (13 x 13 mm round) fits wizard damage with 0.3 mm clearance, 5 side by side"
+    assert o.actual == "8 problems"  # two per Wizard: circle 12.6 mm < 13.6 mm, and 12.9 mm apart < 13.3 mm
     at = golems.line_of("wizard.json", '"id": "wizard-red"')
-    assert o.details[0] == (f"wizard/wizard-red (card_data/golems/wizard.json:{at}) damage: circle 10.6 mm is too "
-                            "small: counters (12 x 12 mm round) + 0.3 mm clearance each side needs 12.6 x 12.6 mm")
+    assert o.details[0] == (f"wizard/wizard-red (card_data/golems/wizard.json:{at}) damage: circle 12.6 mm is too "
+                            "small: counters (13 x 13 mm round) + 0.3 mm clearance each side needs 13.6 x 13.6 mm")
 
 
 def test_a_tile_as_big_as_its_square_fails(golems: DataRootCopy) -> None:

@@ -143,11 +143,15 @@ def test_color_is_an_option_that_keys_builds() -> None:
 
 
 def test_an_edited_image_is_converted_again(tmp_path: Path) -> None:
+    """Nothing is remembered between calls (the drawer asks once per document; a process-wide
+    cache held every converted image, issue 19 F2): the same file gives equal bytes, a new object,
+    and an edited file its new pixels."""
     png = tmp_path / "a.png"
     PILImage.new("RGB", (2, 2), (255, 0, 0)).save(png)
     conv = ink.Cmyk()
     first = conv.image(str(png)).getRGBData()
-    assert conv.image(str(png)).getRGBData() is first  # remembered
+    again = conv.image(str(png)).getRGBData()
+    assert again == first and again is not first
     PILImage.new("RGB", (2, 2), (0, 0, 255)).save(png)
     os.utime(png, ns=(1, 1))  # a different modification time, whatever the clock's resolution
     assert conv.image(str(png)).getRGBData() != first

@@ -39,6 +39,13 @@ def a4(bundled: Bundled) -> dict[str, Path]:
     return bundled.built("golems", BuildOptions(paper="a4", duplex="short")).paths
 
 
+@pytest.fixture(scope="module")
+def short(bundled: Bundled) -> dict[str, Path]:
+    """Letter, short-edge duplex: the wizards sit upright (3 and 1 with gutters, their edges
+    differ in colour); on A4 they are turned."""
+    return bundled.built("golems", BuildOptions(duplex="short")).paths
+
+
 def cut_lines(page) -> list[dict]:
     return [ln for ln in page.lines if abs(ln["linewidth"] - 0.25) < 1e-6]
 
@@ -54,7 +61,7 @@ def test_page_size(fixture: str, paper: str, request: pytest.FixtureRequest) -> 
 
 @pytest.mark.parametrize("fixture", ["letter", "a4"])
 def test_poker_cards_are_63_by_88_mm_between_cut_lines(fixture: str, request: pytest.FixtureRequest) -> None:
-    """Nine cards per page; the cut lines read back from the PDF are exactly 63 and 88 mm apart."""
+    """A sheet of cards; the cut lines read back from the PDF are exactly 63 and 88 mm apart."""
     path = request.getfixturevalue(fixture)["golem-deck"]
     with pdfplumber.open(path) as pdf:
         page = pdf.pages[0]
@@ -63,10 +70,13 @@ def test_poker_cards_are_63_by_88_mm_between_cut_lines(fixture: str, request: py
         ys = sorted({round(ln["top"], 4) for ln in lines if abs(ln["top"] - ln["bottom"]) < 1e-6})
     widths = {round((b - a) / MM, 2) for a, b in pairwise(xs)}
     heights = {round((b - a) / MM, 2) for a, b in pairwise(ys)}
-    assert 63.0 in widths and 88.0 in heights
-    assert widths <= {63.0, 6.0} and heights <= {88.0, 6.0}  # trims, or the 2 x 3 mm gutter
-    assert len([w for w in (b - a for a, b in pairwise(xs)) if abs(w / MM - 63) < 0.01]) == 3
-    assert len([h for h in (b - a for a, b in pairwise(ys)) if abs(h / MM - 88) < 0.01]) == 3
+    # Letter: the first sheet holds cards whose edges match, abutting 3 x 3; A4: the cards' edges
+    # differ, and 8 fit turned with gutters (2 across, 4 down)
+    w, h, cols, rows = (63.0, 88.0, 3, 3) if fixture == "letter" else (88.0, 63.0, 2, 4)
+    assert w in widths and h in heights
+    assert widths <= {w, 6.0} and heights <= {h, 6.0}  # trims, or the 2 x 3 mm gutter
+    assert len([x for x in (b - a for a, b in pairwise(xs)) if abs(x / MM - w) < 0.01]) == cols
+    assert len([y for y in (b - a for a, b in pairwise(ys)) if abs(y / MM - h) < 0.01]) == rows
 
 
 def test_card_panel_reads_back_at_its_template_size(letter: dict[str, Path]) -> None:
@@ -137,13 +147,13 @@ def test_long_edge_backs_land_behind_their_fronts(letter: dict[str, Path]) -> No
     assert rows_b[1] - rows_b[0] == pytest.approx(rows_f[1] - rows_f[0], abs=0.5)  # Black stays a row below
 
 
-def test_short_edge_backs_land_behind_their_fronts(a4: dict[str, Path]) -> None:
+def test_short_edge_backs_land_behind_their_fronts(short: dict[str, Path]) -> None:
     """Short-edge backs sit at y-mirrored positions and are turned 180 degrees, so a cut card
     turned over like a book page shows its back upright."""
-    with pdfplumber.open(a4["wizard"]) as pdf:
+    with pdfplumber.open(short["wizard"]) as pdf:
         turned = [c for c in pdf.pages[1].chars if c["text"] == "R"]
     assert turned and all(c["matrix"][0] < 0 and c["matrix"][3] < 0 for c in turned)
-    _, _, fronts, backs = _wizard_positions(a4["wizard"])
+    _, _, fronts, backs = _wizard_positions(short["wizard"])
     # Short-edge flip: x unchanged, y mirrored: the Black card (second row on the front) is
     # above the Red one on the back, by the same distance.
     for player, (fx, _) in fronts.items():
@@ -176,13 +186,14 @@ def test_identical_input_gives_identical_bytes(tmp_path: Path, letter: dict[str,
 
 def test_opacity_survives_inside_forms(letter: dict[str, Path]) -> None:
     """The rune ring on golem cards is drawn at 13% opacity inside a form XObject (26 mm on the
-    Material cards of the first page, which also name their terrain)."""
+    Material cards, which also name their terrain)."""
     import pypdfium2 as pdfium
 
-    pdf = pdfium.PdfDocument(letter["golem-deck"])
-    img = pdf[0].render(scale=2).to_pil().convert("RGB")
-    with pdfplumber.open(letter["golem-deck"]) as pp:
-        page = pp.pages[0]
+    with pdfplumber.open(letter["golem-deck"]) as pp:  # the first sheet of Material cards
+        k = next(i for i, p in enumerate(pp.pages) if "Control the" in (p.extract_text() or ""))
+        page = pp.pages[k]
+        pdf = pdfium.PdfDocument(letter["golem-deck"])
+        img = pdf[k].render(scale=2).to_pil().convert("RGB")
         ring = [c for c in page.curves if abs(c["width"] / MM - 26 * 0.92) < 1.0]
     assert ring, "the rune ring's outer circle is present"
     c = ring[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pnp.qa.colours import CVD, ciede2000, delta_e, delta_e_cvd, simulate, srgb_lab
+from pnp.layout.colours import CVD, ciede2000, delta_e, delta_e_cvd, simulate, srgb_lab
 
 # Sharma, Wu and Dalal (2005), table 1: pairs 1, 7, 17, 19, 25, 34 (L, a, b; L, a, b; ΔE00)
 SHARMA = [

@@ -3,8 +3,9 @@ that meet on the table (player colours, deck and artifact colours; issue 23).
 
 The formula is Sharma, Wu and Dalal, "The CIEDE2000 Color-Difference Formula: Implementation
 Notes, Supplementary Test Data, and Mathematical Observations" (2005), with kL = kC = kH = 1;
-sRGB to CIELAB through linear RGB and XYZ with the D65 white (IEC 61966-2-1). tests/qa/
-test_colours.py checks it against the paper's test pairs."""
+sRGB to CIELAB through linear RGB and XYZ with the D65 white (IEC 61966-2-1). tests/layout/
+test_colours.py checks it against the paper's test pairs. ``pnp.qa.softproof`` models a colour
+printed in CMYK (an ICC round trip) for the same comparisons after printing."""
 
 from __future__ import annotations
 

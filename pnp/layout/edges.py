@@ -1,0 +1,398 @@
+"""Edge colours of laid-out pieces: what a slightly-off cut shows of a neighbour.
+
+Two pieces that abut share one cut line. A cut that misses that line by up to ``MISCUT_MM``
+leaves on one piece a strip of its neighbour: invisible when the two meeting edges have the same
+colour there, a coloured sliver when they do not. So each piece's edge is sampled just inside its
+trim, at depths within ``MISCUT_MM`` (``DEPTHS_MM``), every ``STEP_MM`` along the edge, and two edges
+*match* when at every position the colours are within ``MATCH_DE`` (CIEDE2000) of each other.
+
+The colour at a point is worked out from the primitives (painter's order, fills and strokes
+composited over the paper with their opacity); text is left out (it stays inside the safe zone),
+and raster or SVG art counts as its file (two edges showing art match only where they show the
+same file). Pure: no canvas; the edges of pieces that draw the same primitives near an edge are
+computed once.
+
+``MISCUT_MM`` = 0.5 mm: a sheet cut by hand along a printed line with a rotary trimmer or a
+guillotine misses it by that much as a matter of course, and a 0.5 mm strip of another colour
+along a card's edge is plainly visible. ``MATCH_DE`` = 5: the colours of one ink on one sheet
+differ by a few ΔE00 from place to place on a home printer; below 5 two strips read as one
+colour, above it as a seam."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterable, Sequence
+
+from msgspec import Struct
+
+from pnp.layout.colours import delta_e, hex_rgb
+from pnp.layout.piece import PieceLayout
+from pnp.layout.primitives import PAPER, Ellipse, Image, Line, Path, Primitive, Rect, Text, Vector
+from pnp.units import MM
+
+MISCUT_MM = 0.5  # how far a cut may miss its line (see the module docstring)
+MATCH_DE = 5.0  # ΔE00 up to which two edge colours count as the same
+STEP_MM = 1.0  # sample spacing along an edge
+# sample depths inside the trim: within the strip a miscut uncovers, clear of its far side (where
+# the next feature of the design may begin, and a sample would land on one side of it or the other)
+DEPTHS_MM = (0.15, 0.4)
+SIDES = ("left", "bottom", "right", "top")
+
+Profile = tuple[str, ...]  # colours along an edge, position by position, each depth in turn
+
+
+class EdgeMatch(Struct, frozen=True):
+    """Which sides of a component's pieces may share a cut line: ``lr``: a piece's right edge
+    against any piece's left edge (neighbours side by side in the piece's own frame), ``tb``: top
+    against bottom, ``hexes``: the edges of a honeycomb."""
+
+    lr: bool = True
+    tb: bool = True
+    hexes: bool = True
+
+
+def _cubic(p0: tuple[float, float], v: tuple[float, ...], n: int = 8) -> list[tuple[float, float]]:
+    x0, y0 = p0
+    x1, y1, x2, y2, x3, y3 = v
+    out = []
+    for i in range(1, n + 1):
+        t = i / n
+        u = 1 - t
+        out.append((u ** 3 * x0 + 3 * u * u * t * x1 + 3 * u * t * t * x2 + t ** 3 * x3,
+                    u ** 3 * y0 + 3 * u * u * t * y1 + 3 * u * t * t * y2 + t ** 3 * y3))
+    return out
+
+
+def polygons(p: Path) -> list[list[tuple[float, float]]]:
+    """The path's subpaths as polygons (curves flattened into 8 segments each)."""
+    out: list[list[tuple[float, float]]] = []
+    cur: list[tuple[float, float]] = []
+    for op, v in p.ops:
+        if op == "M":
+            if len(cur) > 1:
+                out.append(cur)
+            cur = [(v[0], v[1])]
+        elif op == "L":
+            cur.append((v[0], v[1]))
+        elif op == "C" and cur:
+            cur.extend(_cubic(cur[-1], v))
+        elif op == "Z" and cur:
+            out.append(cur)
+            cur = [cur[0]]
+    if len(cur) > 1:
+        out.append(cur)
+    return out
+
+
+def _winding(polys: list[list[tuple[float, float]]], x: float, y: float) -> int:
+    wn = 0
+    for poly in polys:
+        for (x1, y1), (x2, y2) in zip(poly, poly[1:] + poly[:1], strict=True):
+            if y1 <= y < y2 and (x2 - x1) * (y - y1) - (x - x1) * (y2 - y1) > 0:
+                wn += 1
+            elif y2 <= y < y1 and (x2 - x1) * (y - y1) - (x - x1) * (y2 - y1) < 0:
+                wn -= 1
+    return wn
+
+
+def _seg_dist(x: float, y: float, a: tuple[float, float], b: tuple[float, float]) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    ll = dx * dx + dy * dy
+    t = 0.0 if ll == 0 else max(0.0, min(1.0, ((x - a[0]) * dx + (y - a[1]) * dy) / ll))
+    return math.hypot(x - a[0] - t * dx, y - a[1] - t * dy)
+
+
+def _rect_polys(p: Rect | Ellipse) -> list[list[tuple[float, float]]]:
+    if isinstance(p, Ellipse):
+        cx, cy, rx, ry = p.x + p.w / 2, p.y + p.h / 2, p.w / 2, p.h / 2
+        return [[(cx + rx * math.cos(2 * math.pi * i / 64), cy + ry * math.sin(2 * math.pi * i / 64))
+                 for i in range(64)]]
+    r = min(p.radius, p.w / 2, p.h / 2)
+    if r <= 0:
+        return [[(p.x, p.y), (p.x + p.w, p.y), (p.x + p.w, p.y + p.h), (p.x, p.y + p.h)]]
+    pts = []
+    for cx, cy, start in ((p.x + p.w - r, p.y + r, -90), (p.x + p.w - r, p.y + p.h - r, 0),
+                          (p.x + r, p.y + p.h - r, 90), (p.x + r, p.y + r, 180)):
+        for i in range(9):
+            a = math.radians(start + 90 * i / 8)
+            pts.append((cx + r * math.cos(a), cy + r * math.sin(a)))
+    return [pts]
+
+
+class _Shape:
+    """One primitive, ready for point tests."""
+
+    def __init__(self, p: Primitive):
+        self.p = p
+        self.box = _box(p) or (0.0, 0.0, -1.0, -1.0)
+        self.polys: list[list[tuple[float, float]]] = []
+        if isinstance(p, Path):
+            self.polys = polygons(p)
+        elif isinstance(p, Rect | Ellipse):
+            self.polys = _rect_polys(p)
+        closed = not isinstance(p, Path) or any(op == "Z" for op, _ in p.ops)
+        self.segs = [seg for poly in self.polys for seg in
+                     (zip(poly, poly[1:] + poly[:1], strict=True) if closed else itertools.pairwise(poly))]
+
+    def _inside(self, x: float, y: float) -> bool:
+        p = self.p
+        if isinstance(p, Rect) and p.radius <= 0:
+            return p.x <= x <= p.x + p.w and p.y <= y <= p.y + p.h
+        if isinstance(p, Ellipse):
+            rx, ry = p.w / 2, p.h / 2
+            return rx > 0 and ry > 0 and ((x - p.x - rx) / rx) ** 2 + ((y - p.y - ry) / ry) ** 2 <= 1
+        wn = _winding(self.polys, x, y)
+        if isinstance(p, Path) and p.paint.fill_rule == "evenodd":
+            return wn % 2 != 0
+        return wn != 0
+
+    def _on_stroke(self, x: float, y: float, half: float) -> bool:
+        p = self.p
+        if isinstance(p, Line):
+            return _seg_dist(x, y, (p.x1, p.y1), (p.x2, p.y2)) <= half
+        return any(_seg_dist(x, y, a, b) <= half for a, b in self.segs)
+
+    def paint(self, x: float, y: float, under: str) -> str:
+        """The colour at (x, y) with this primitive drawn over ``under``."""
+        b = self.box
+        if not (b[0] <= x <= b[2] and b[1] <= y <= b[3]):
+            return under
+        p = self.p
+        if isinstance(p, Image | Vector):
+            x0, y0, x1, y1 = _art_box(p)
+            return f"?{p.src}" if x0 <= x <= x1 and y0 <= y <= y1 else under
+        paint = p.paint  # type: ignore[union-attr]
+        out = under
+        if paint.fill is not None and not isinstance(p, Line) and self._inside(x, y):
+            out = _over(out, paint.fill, paint.opacity)
+        if paint.stroke is not None and paint.stroke_width > 0 and self._on_stroke(x, y, paint.stroke_width / 2):
+            out = _over(out, paint.stroke, paint.opacity)
+        return out
+
+
+def _art_box(p: Image | Vector) -> tuple[float, float, float, float]:
+    pts = [(p.x, p.y), (p.x + p.w, p.y), (p.x, p.y + p.h), (p.x + p.w, p.y + p.h)]
+    if p.matrix is not None:
+        a, b, c, d, e, f = p.matrix
+        pts = [(a * x + c * y + e, b * x + d * y + f) for x, y in pts]
+    box = (min(x for x, _ in pts), min(y for _, y in pts), max(x for x, _ in pts), max(y for _, y in pts))
+    if p.clip is not None and p.matrix is None:
+        cx, cy, cw, ch = p.clip
+        box = (max(box[0], cx), max(box[1], cy), min(box[2], cx + cw), min(box[3], cy + ch))
+    return box
+
+
+def _over(under: str, colour: str, opacity: float) -> str:
+    """``colour`` ('#rrggbb' or '#rrggbbaa') painted with ``opacity`` over ``under``."""
+    alpha = opacity * (int(colour[7:9], 16) / 255 if len(colour) >= 9 else 1.0)
+    if alpha >= 1 - 1e-9 or under.startswith("?"):
+        return colour[:7].lower() if alpha > 0.5 or not under.startswith("?") else under
+    if alpha <= 0:
+        return under
+    top, bottom = hex_rgb(colour), hex_rgb(under)
+    return "#" + "".join(f"{round(255 * (alpha * t + (1 - alpha) * b)):02x}" for t, b in zip(top, bottom, strict=True))
+
+
+def _box(p: Primitive) -> tuple[float, float, float, float] | None:
+    if isinstance(p, Text):
+        return None
+    if isinstance(p, Rect | Ellipse):
+        half = p.paint.stroke_width / 2 if p.paint.stroke else 0.0
+        return (p.x - half, p.y - half, p.x + p.w + half, p.y + p.h + half)
+    if isinstance(p, Image | Vector):
+        return _art_box(p)
+    if isinstance(p, Line):
+        half = p.paint.stroke_width / 2
+        return (min(p.x1, p.x2) - half, min(p.y1, p.y2) - half, max(p.x1, p.x2) + half, max(p.y1, p.y2) + half)
+    xs = [v for _, pts in p.ops for v in pts[0::2]]
+    ys = [v for _, pts in p.ops for v in pts[1::2]]
+    if not xs:
+        return None
+    half = p.paint.stroke_width / 2 if p.paint.stroke else 0.0
+    return (min(xs) - half, min(ys) - half, max(xs) + half, max(ys) + half)
+
+
+Segment = tuple[tuple[float, float], tuple[float, float]]  # from, to; the piece lies to the left
+
+
+def rect_sides(w: float, h: float) -> dict[str, Segment]:
+    """The four trim edges, each running with the piece on its left (inward normal to the left):
+    left and right run upwards, bottom and top to the right, as a neighbour's edge does."""
+    return {"left": ((0.0, h), (0.0, 0.0)), "bottom": ((0.0, 0.0), (w, 0.0)),
+            "right": ((w, 0.0), (w, h)), "top": ((w, h), (0.0, h))}
+
+
+def _positions(seg: Segment) -> list[tuple[float, float, float, float]]:
+    """(x, y, inward nx, ny) at every sample position along the edge, in a canonical order
+    (left to right, bottom to top, worked out from that end so that two edges along one line give
+    the same points), ``MISCUT_MM`` clear of its ends (the corners)."""
+    (ax, ay), (bx, by) = seg
+    length = math.hypot(bx - ax, by - ay)
+    nx, ny = -(by - ay) / length, (bx - ax) / length  # the piece is on the left
+    if bx - ax < -1e-9 or (abs(bx - ax) <= 1e-9 and by < ay):
+        (ax, ay), (bx, by) = (bx, by), (ax, ay)
+    ux, uy = (bx - ax) / length, (by - ay) / length
+    end = MISCUT_MM * MM
+    n = max(1, int((length - 2 * end) / (STEP_MM * MM) + 1e-6))
+    out = []
+    for i in range(n):
+        t = end + (length - 2 * end) * (i + 0.5) / n
+        out.append((ax + ux * t, ay + uy * t, nx, ny))
+    return out
+
+
+def _band(seg: Segment) -> tuple[float, float, float, float]:
+    (ax, ay), (bx, by) = seg
+    pad = MISCUT_MM * MM + 0.1
+    return (min(ax, bx) - pad, min(ay, by) - pad, max(ax, bx) + pad, max(ay, by) + pad)
+
+
+def _meets(box: tuple[float, float, float, float], band: tuple[float, float, float, float]) -> bool:
+    return box[0] <= band[2] and box[2] >= band[0] and box[1] <= band[3] and box[3] >= band[1]
+
+
+class EdgeSampler:
+    """Edge profiles of pieces, each distinct set of primitives near an edge sampled once."""
+
+    def __init__(self, paper: str = PAPER):
+        self.paper = paper
+        self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
+        self._last: tuple[PieceLayout | None, list[tuple[tuple[float, float, float, float], Primitive]]] = (None, [])
+
+    def _boxes(self, lay: PieceLayout) -> list[tuple[tuple[float, float, float, float], Primitive]]:
+        """The drawn primitives of ``lay`` with their boxes (kept for the last layout asked for:
+        its four edges are sampled one after the other)."""
+        if self._last[0] is not lay:
+            self._last = (lay, [(b, p) for p in lay.primitives if (b := _box(p)) is not None])
+        return self._last[1]
+
+    def profile(self, lay: PieceLayout, seg: Segment) -> Profile:
+        """Colours along ``seg`` (see ``rect_sides``) just inside the trim, position by position
+        (canonical order), each at every depth of ``DEPTHS_MM``."""
+        band = _band(seg)
+        near = tuple(p for b, p in self._boxes(lay) if _meets(b, band))
+        key = (seg, near)
+        found = self._cache.get(key)
+        if found is None:
+            shapes = [_Shape(p) for p in near]
+            out = []
+            for x, y, nx, ny in _positions(seg):
+                for depth in DEPTHS_MM:
+                    px, py = x + nx * depth * MM, y + ny * depth * MM
+                    colour = self.paper
+                    for s in shapes:
+                        colour = s.paint(px, py, colour)
+                    out.append(colour)
+            found = self._cache[key] = tuple(out)
+        return found
+
+
+def same(a: str, b: str) -> bool:
+    """Whether two sampled colours count as one (art: only the same file)."""
+    if a == b:
+        return True
+    if a.startswith("?") or b.startswith("?"):
+        return False
+    return delta_e(a, b) <= MATCH_DE
+
+
+def worst(a: Profile, b: Profile) -> float:
+    """The largest ΔE00 between two profiles position by position (inf where art differs)."""
+    out = 0.0
+    for x, y in zip(a, b, strict=False):
+        if x == y:
+            continue
+        if x.startswith("?") or y.startswith("?"):
+            return math.inf
+        out = max(out, delta_e(x, y))
+    return out
+
+
+def profiles_match(a: Profile, b: Profile) -> bool:
+    return a == b or (len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True)))
+
+
+def _all_match(left: Iterable[Profile], right: Iterable[Profile]) -> bool:
+    ls, rs = set(left), set(right)
+    return all(profiles_match(a, b) for a in ls for b in rs)
+
+
+def hex_sides(w: float, h: float) -> list[Segment]:
+    """The six edges of the piece's hexagon (the ``hex`` element's), each running with the piece on
+    its left; edge i meets a honeycomb neighbour's edge (i + 3) % 6."""
+    cx, cy = w / 2, h / 2
+    if h >= w:
+        poly = [(cx, h), (0.0, 0.75 * h), (0.0, 0.25 * h), (cx, 0.0), (w, 0.25 * h), (w, 0.75 * h)]
+    else:
+        poly = [(0.0, cy), (0.25 * w, 0.0), (0.75 * w, 0.0), (w, cy), (0.75 * w, h), (0.25 * w, h)]
+    # counter-clockwise, so the inside is on the left
+    if sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(poly, poly[1:] + poly[:1], strict=True)) < 0:
+        poly.reverse()
+    return [(poly[i], poly[(i + 1) % 6]) for i in range(6)]
+
+
+def edge_match(sides: Sequence[Sequence[PieceLayout | None]], hexagon: bool = False,
+               sampler: EdgeSampler | None = None) -> EdgeMatch:
+    """Which edges may be shared by the pieces of ``sides`` (one sequence of layouts per printed
+    side: fronts, backs; None is skipped, each layout object is sampled once). Pieces meet only
+    pieces of the same side (backs are mirrored with their fronts), so each side is judged alone.
+    For a honeycomb (``hexagon``) every edge meets every other's opposite edge, in reverse."""
+    sampler = sampler or EdgeSampler()
+    lr = tb = hexes = True
+    for lays in sides:
+        distinct = list({id(lay): lay for lay in lays if lay is not None}.values())
+        if not distinct:
+            continue
+        segs = rect_sides(distinct[0].width, distinct[0].height)
+        each = [{name: sampler.profile(lay, seg) for name, seg in segs.items()} for lay in distinct]
+        prof = {name: [p[name] for p in each] for name in segs}
+        lr = lr and _all_match(prof["left"], prof["right"])
+        tb = tb and _all_match(prof["bottom"], prof["top"])
+        if hexagon and hexes:
+            edges = hex_sides(distinct[0].width, distinct[0].height)
+            by_lay = [[sampler.profile(lay, seg) for seg in edges] for lay in distinct]
+            per_edge = [[p[i] for p in by_lay] for i in range(6)]
+            hexes = all(_all_match(per_edge[i], per_edge[(i + 3) % 6]) for i in range(3))
+    return EdgeMatch(lr, tb, hexes)
+
+
+def edge_classes(pieces: Sequence[Sequence[PieceLayout | None]], lr: bool, tb: bool,
+                 sampler: EdgeSampler | None = None) -> tuple[list[list[int]], list[int]]:
+    """The pieces (each its layouts: front, back) in classes whose edges all match where pieces
+    meet (``lr``: left against right, ``tb``: bottom against top), in order of first appearance,
+    each class in piece order; and the pieces that do not even match themselves (a left edge
+    unlike its own right edge), which can abut nothing. A piece joins the first class every
+    distinct member of which it matches both ways."""
+    sampler = sampler or EdgeSampler()
+    classes: list[tuple[list[list[dict[str, Profile]]], list[int]]] = []
+    alone: list[int] = []
+    for i, lays in enumerate(pieces):
+        prof = [{name: sampler.profile(lay, seg) for name, seg in rect_sides(lay.width, lay.height).items()}
+                if lay is not None else {} for lay in lays]
+        if not _pair_ok(prof, prof, lr, tb):
+            alone.append(i)
+            continue
+        for members, idx in classes:
+            if all(_pair_ok(prof, q, lr, tb) for q in members):
+                idx.append(i)
+                if prof not in members:
+                    members.append(prof)
+                break
+        else:
+            classes.append(([prof], [i]))
+    return [idx for _, idx in classes], alone
+
+
+def _pair_ok(a: list[dict[str, Profile]], b: list[dict[str, Profile]], lr: bool, tb: bool) -> bool:
+    for x, y in zip(a, b, strict=True):  # side by side: fronts with fronts, backs with backs
+        if not x or not y:
+            continue
+        for u, v in ((x, y), (y, x)):
+            if lr and not profiles_match(u["right"], v["left"]):
+                return False
+            if tb and not profiles_match(u["top"], v["bottom"]):
+                return False
+        if (lr and not profiles_match(x["right"], x["left"])) or (tb and not profiles_match(x["top"], x["bottom"])):
+            return False
+    return True

@@ -1,0 +1,110 @@
+"""Edge colours of laid-out pieces (pnp.layout.edges): what a miscut would show of a neighbour."""
+
+from __future__ import annotations
+
+from pnp.layout.edges import (
+    DEPTHS_MM,
+    EdgeSampler,
+    edge_classes,
+    edge_match,
+    hex_sides,
+    profiles_match,
+    rect_sides,
+)
+from pnp.layout.piece import PieceLayout
+from pnp.layout.primitives import Paint, Path, Rect, Text
+from pnp.units import MM
+
+W, H, B = 40 * MM, 60 * MM, 3 * MM
+
+
+def piece(*prims) -> PieceLayout:
+    return PieceLayout(W, H, B, tuple(prims))
+
+
+def background(colour: str) -> Rect:
+    return Rect(-B, -B, W + 2 * B, H + 2 * B, Paint(fill=colour))
+
+
+def profiles(lay: PieceLayout) -> dict[str, tuple[str, ...]]:
+    s = EdgeSampler()
+    return {name: s.profile(lay, seg) for name, seg in rect_sides(lay.width, lay.height).items()}
+
+
+def test_a_full_bleed_fill_is_the_colour_of_every_edge() -> None:
+    p = profiles(piece(background("#336699")))
+    assert all(set(v) == {"#336699"} for v in p.values())
+    # every 1 mm along the edge, clear of the corners, at each depth
+    assert len(p["left"]) == int((60 - 1) / 1) * len(DEPTHS_MM)
+
+
+def test_nothing_drawn_is_the_paper_and_text_is_left_out() -> None:
+    p = profiles(piece(Text(0.2 * MM, 30 * MM, "edge", "Lato", 9, "#000000")))
+    assert all(set(v) == {"#ffffff"} for v in p.values())
+
+
+def test_a_band_shows_only_on_the_edges_it_touches_and_where() -> None:
+    band = Rect(-B, H - 12 * MM, W + 2 * B, 12 * MM + B, Paint(fill="#aa0000"))  # the top 12 mm
+    p = profiles(piece(background("#ffffff"), band))
+    assert set(p["top"]) == {"#aa0000"} and set(p["bottom"]) == {"#ffffff"}
+    left = p["left"][:: len(DEPTHS_MM)]  # bottom to top
+    assert left[0] == "#ffffff" and left[-1] == "#aa0000"
+    assert sum(c == "#aa0000" for c in left) in (11, 12)
+    assert p["left"] == p["right"]  # the band runs across: a copy beside it matches
+
+
+def test_opacity_and_alpha_are_composited_over_what_is_below() -> None:
+    veil = Rect(-B, -B, W + 2 * B, H + 2 * B, Paint(fill="#00000080", opacity=1.0))
+    p = profiles(piece(background("#ffffff"), veil))
+    (c,) = set(p["left"])
+    assert c == "#7f7f7f"  # black at 50 % (0x80 / 255) over white
+
+
+def test_a_stroke_along_the_edge_counts_and_an_evenodd_hole_does_not() -> None:
+    frame = Rect(0, 0, W, H, Paint(stroke="#000000", stroke_width=2 * MM))
+    assert set(profiles(piece(background("#ffffff"), frame))["left"]) == {"#000000"}
+    ring = Path((("M", (-B, -B)), ("L", (W + B, -B)), ("L", (W + B, H + B)), ("L", (-B, H + B)), ("Z", ()),
+                 ("M", (-1, -1)), ("L", (W + 1, -1)), ("L", (W + 1, H + 1)), ("L", (-1, H + 1)), ("Z", ())),
+                Paint(fill="#00aa00", fill_rule="evenodd"))
+    assert set(profiles(piece(background("#ffffff"), ring))["left"]) == {"#ffffff"}  # inside the hole
+
+
+def test_edges_match_within_the_colour_tolerance_only() -> None:
+    a = profiles(piece(background("#336699")))["left"]
+    near = profiles(piece(background("#33669b")))["right"]  # a ΔE00 well under 5
+    far = profiles(piece(background("#993333")))["right"]
+    assert profiles_match(a, near) and not profiles_match(a, far)
+
+
+def test_edge_match_per_side_and_per_printed_side() -> None:
+    red, blue = piece(background("#cc0000")), piece(background("#0000cc"))
+    assert edge_match([[red, red]]) == edge_match([[red]])
+    m = edge_match([[red, blue]])
+    assert not m.lr and not m.tb
+    # fronts that match, backs that differ: nothing may be shared
+    assert not edge_match([[red, red], [red, blue]]).lr
+    # left and right edges that differ on one piece: it cannot even abut a copy of itself
+    half = piece(background("#ffffff"), Rect(-B, -B, W / 2 + B, H + 2 * B, Paint(fill="#000000")))
+    m = edge_match([[half]])
+    assert not m.lr and m.tb
+
+
+def test_hex_edges_meet_their_opposite_edge_reversed() -> None:
+    sides = hex_sides(50 * MM, 57.735 * MM)
+    for i in range(3):
+        (a, b), (c, d) = sides[i], sides[i + 3]
+        # opposite edges are parallel and run the other way round the hexagon
+        assert abs((b[0] - a[0]) + (d[0] - c[0])) < 1e-6 and abs((b[1] - a[1]) + (d[1] - c[1])) < 1e-6
+    lay = PieceLayout(50 * MM, 57.735 * MM, B, (Rect(-B, -B, 50 * MM + 2 * B, 57.735 * MM + 2 * B,
+                                                      Paint(fill="#118811")),))
+    assert edge_match([[lay]], hexagon=True).hexes
+
+
+def test_classes_group_pieces_whose_edges_all_match() -> None:
+    red, red2, blue = piece(background("#cc0000")), piece(background("#cd0000")), piece(background("#0000cc"))
+    half = piece(background("#ffffff"), Rect(-B, -B, W / 2 + B, H + 2 * B, Paint(fill="#000000")))
+    classes, alone = edge_classes([[red], [blue], [red2], [half], [blue]], lr=True, tb=True)
+    assert classes == [[0, 2], [1, 4]] and alone == [3]
+    # where only top meets bottom, the half-black piece matches itself
+    classes, alone = edge_classes([[half], [half]], lr=False, tb=True)
+    assert classes == [[0, 1]] and alone == []

@@ -1,0 +1,116 @@
+"""The structural check a font passes before reportlab parses it (pnp.layout.fontcheck): every
+bundled font passes; damaged counts and offsets are refused by name; and byte-flipped fonts,
+loaded under a 1 GB address-space cap in a child process, end as a usable font or a FontError,
+never a MemoryError, another exception or a hang (issue 19, F3)."""
+
+from __future__ import annotations
+
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pnp.input.project import bundled_root
+from pnp.layout.fontcheck import MAX_MAPPED_CHARS, FontDamage, check_font
+
+FONTS = bundled_root() / "fonts"
+
+
+def _fmt12(raw: bytes) -> int:
+    """Where Vollkorn-Bold's format-12 character map (platform 3, encoding 10) starts."""
+    (n,) = struct.unpack(">H", raw[4:6])
+    cmap = next(struct.unpack(">I", raw[12 + 16 * i + 8:12 + 16 * i + 12])[0]
+                for i in range(n) if raw[12 + 16 * i:16 + 16 * i] == b"cmap")
+    count = struct.unpack(">H", raw[cmap + 2:cmap + 4])[0]
+    for i in range(count):
+        platform, enc, off = struct.unpack(">HHI", raw[cmap + 4 + 8 * i:cmap + 12 + 8 * i])
+        if (platform, enc) == (3, 10):
+            return cmap + off
+    raise AssertionError("no format-12 map")
+
+
+@pytest.mark.parametrize("path", sorted(FONTS.glob("*.ttf")), ids=lambda p: p.stem)
+def test_every_bundled_font_passes(path: Path) -> None:
+    check_font(path.read_bytes())
+
+
+def test_a_group_past_unicode_is_refused() -> None:
+    raw = bytearray((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+    pos = _fmt12(bytes(raw))
+    raw[pos + 20] = 0x7F  # group 0's end code, high byte
+    with pytest.raises(FontDamage, match=r"maps code 0x7f0000.., past Unicode's last"):
+        check_font(bytes(raw))
+
+
+def test_groups_mapping_too_many_characters_are_refused() -> None:
+    """Every group from 0 to 0x10ffff: each legal, together 1.1 million characters per group."""
+    raw = bytearray((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+    pos = _fmt12(bytes(raw))
+    raw[pos + 16:pos + 24] = struct.pack(">II", 0, 0x10FFFF)
+    with pytest.raises(FontDamage, match=f"maps more than {MAX_MAPPED_CHARS} characters"):
+        check_font(bytes(raw))
+
+
+def test_a_group_count_past_the_table_is_refused() -> None:
+    raw = bytearray((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+    pos = _fmt12(bytes(raw))
+    raw[pos + 12:pos + 16] = struct.pack(">I", 0x01000000)
+    with pytest.raises(FontDamage, match="claims 16777216 groups, more than its"):
+        check_font(bytes(raw))
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda raw: raw.__setitem__(slice(4, 6), b"\xff\xff"), "claims 65535 tables"),
+    (lambda raw: raw.__setitem__(slice(0, 12), b""), "claims 3486 tables"),
+    (lambda raw: raw.__setitem__(slice(100, None), b""), "table directory of 17 tables runs past the end"),
+    (lambda raw: raw.__setitem__(slice(40000, None), b""), "table \\(bytes .* lies outside the file"),
+], ids=["table-count", "no-header", "truncated-directory", "truncated-table"])
+def test_a_damaged_directory_is_refused(edit, message: str) -> None:  # type: ignore[no-untyped-def]
+    raw = bytearray((FONTS / "Lato-Bold.ttf").read_bytes())
+    edit(raw)
+    with pytest.raises(FontDamage, match=message):
+        check_font(bytes(raw))
+
+
+CHILD = r"""
+import json, random, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+from pnp.layout.fonts import FontError, _register
+src, folder, seeds, flips = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4])
+raw = open(src, "rb").read()
+out = {}
+for seed in seeds:
+    r = random.Random(seed)
+    b = bytearray(raw)
+    for _ in range(flips):
+        i = r.randrange(len(b))
+        b[i] ^= 1 << r.randrange(8)
+    path = f"{folder}/f{seed}.ttf"
+    open(path, "wb").write(bytes(b))
+    try:
+        _register(f"F{seed}", path)
+        out[seed] = "ok"
+    except FontError as exc:
+        out[seed] = "error: " + str(exc)
+    except BaseException as exc:
+        out[seed] = f"crash: {type(exc).__name__}"
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_flipped_bytes_under_a_memory_cap(tmp_path: Path) -> None:
+    """200 flipped bytes in Vollkorn-Bold, 16 seeds (0-15; the unchecked font exhausted 1 GB for
+    seeds 0, 4, 6 and 12 in reportlab's format-12 loop), loaded under a 1 GB RLIMIT_AS."""
+    seeds = list(range(16))
+    done = subprocess.run([sys.executable, "-c", CHILD, str(FONTS / "Vollkorn-Bold.ttf"), str(tmp_path),
+                           json.dumps(seeds), "200"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert set(out) == {str(s) for s in seeds}
+    crashes = {s: v for s, v in out.items() if not (v == "ok" or v.startswith("error: "))}
+    assert not crashes
+    assert all("is damaged" in out[str(s)] and "character map" in out[str(s)] for s in (0, 4, 6, 12)), out

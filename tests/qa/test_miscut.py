@@ -1,0 +1,148 @@
+"""Pieces of different colours never share a cut line (pnp.layout.edges, plan_component), read back
+from the PDF: gutters between them, each piece's colour past its own cut, cut lines clear of every
+piece; and `pnp preflight` naming where a 0.5 mm miscut would show a neighbour's colour."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import pdfplumber
+import pypdfium2 as pdfium
+import pytest
+from conftest import DataRootCopy, run_cli
+
+from pnp.pipeline.build import build_checked
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.qa.miscut import shared_lines
+from pnp.qa.preflight import preflight_game
+from pnp.units import MM
+
+CARD = "templates/mini/card.json"
+SUN, MOON = (0xE0, 0xA0, 0x20), (0x20, 0x40, 0xA0)
+
+
+def coloured(mini: DataRootCopy, moon: str = "#2040a0") -> None:
+    """The mini cards on a full-bleed background by suit (sun, moon; the joker, with no suit, as a
+    sun) instead of the coloured band at their top."""
+    def edit(tpl: dict) -> None:
+        tpl["elements"] = [el for el in tpl["elements"] if el.get("id") != "band"]  # its suit colours reach the edges
+        tpl["elements"].insert(0, {"type": "rect", "box": [0, 0, 44, 63], "bleed": True,
+                                   "fill": {"by": "suit", "palette": "ground", "default": "#e0a020"}})
+        tpl.setdefault("palettes", {})["ground"] = {"sun": "#e0a020", "moon": moon}
+    mini.edit(CARD, edit)
+
+
+def build(mini: DataRootCopy, out: Path, **opts: object) -> Path:
+    s = Session(mini.root)
+    gc = check(mini.root, "mini", BuildOptions(**opts), s)  # type: ignore[arg-type]
+    (deck,) = [w.path for w in build_checked(mini.root, gc, out, s) if w.component.id == "deck"]
+    return deck
+
+
+def cuts(path: Path) -> tuple[list[float], list[float], float]:
+    """x of the vertical and y (from the top) of the horizontal cut lines on page 1, and its height."""
+    with pdfplumber.open(path) as pdf:
+        page = pdf.pages[0]
+        lines = [ln for ln in page.lines if abs(ln["linewidth"] - 0.25) < 1e-6]
+        xs = sorted({round(ln["x0"], 3) for ln in lines if abs(ln["x0"] - ln["x1"]) < 1e-6})
+        ys = sorted({round(ln["top"], 3) for ln in lines if abs(ln["top"] - ln["bottom"]) < 1e-6})
+        return xs, ys, float(page.height)
+
+
+def test_differently_coloured_cards_get_gutters_and_their_own_bleed(mini: DataRootCopy, tmp_path: Path) -> None:
+    coloured(mini)
+    deck = build(mini, tmp_path)
+    xs, ys, ph = cuts(deck)
+    # mini cards (44 x 63 mm) turned on Letter: between two trims a 6 mm gutter (3 mm of bleed each)
+    gaps = {round((b - a) / MM, 2) for a, b in pairwise(xs)} | {round((b - a) / MM, 2) for a, b in pairwise(ys)}
+    assert gaps == {63.0, 44.0, 6.0}
+    assert sum(abs((b - a) / MM - 6) < 0.01 for a, b in pairwise(xs)) == 2  # 3 across, 2 gutters
+    img = pdfium.PdfDocument(deck)[0].render(scale=300 / 72).to_pil().convert("RGB")
+    px = 300 / 72
+    trims_x = [(a, b) for a, b in pairwise(xs) if abs((b - a) / MM - 63) < 0.01]
+    trims_y = [(a, b) for a, b in pairwise(ys) if abs((b - a) / MM - 44) < 0.01]
+    seen = set()
+    for x0, x1 in trims_x:
+        for y0, y1 in trims_y:
+            cy = (y0 + y1) / 2 * px
+            inside = img.getpixel((int((x0 + 10 * MM) * px), int(cy)))
+            if inside not in (SUN, MOON):
+                continue  # an empty cell of the last row
+            seen.add(inside)
+            # 1.5 mm past each of its cut lines, in the gutter or the margin: still its own colour
+            for x in (x0 - 1.5 * MM, x1 + 1.5 * MM):
+                assert img.getpixel((int(x * px), int(cy))) == inside
+            cx = (x0 + x1) / 2 * px
+            for y in (y0 - 1.5 * MM, y1 + 1.5 * MM):
+                assert img.getpixel((int(cx), int(y * px))) == inside
+    assert seen == {SUN, MOON}
+    # the cut lines stay in the margins: none reaches a piece's bleed box
+    boxes = [(a - 3 * MM, c - 3 * MM, b + 3 * MM, d + 3 * MM) for a, b in trims_x for c, d in trims_y]
+    with pdfplumber.open(deck) as pdf:
+        for ln in pdf.pages[0].lines:
+            for bx0, by0, bx1, by1 in boxes:
+                assert ln["x1"] < bx0 or ln["x0"] > bx1 or ln["bottom"] < by0 or ln["top"] > by1
+    assert ph > 0
+
+
+def test_cards_of_one_colour_still_abut(mini: DataRootCopy, tmp_path: Path) -> None:
+    coloured(mini, moon="#e0a020")  # every card the same colour: one cut line between neighbours
+    xs, ys, _ = cuts(build(mini, tmp_path))
+    gaps = {round((b - a) / MM, 2) for a, b in pairwise(xs)} | {round((b - a) / MM, 2) for a, b in pairwise(ys)}
+    assert gaps == {63.0, 44.0}
+
+
+def test_preflight_names_the_seams_where_cards_of_different_colours_share_a_cut(mini: DataRootCopy) -> None:
+    """With no bleed (--bleed 0) pieces always share their cut lines: preflight names the game,
+    component, sheet and the two pieces where a 0.5 mm miscut shows the neighbour's colour."""
+    coloured(mini)
+    s = Session(mini.root)
+    gc = check(mini.root, "mini", BuildOptions(bleed_mm=0), s)
+    pre = preflight_game(s, gc, coverage=False)
+    (c,) = pre.components
+    assert c.miscut_seams and c.miscut_seams > 0 and c.warnings == len(pre.findings) == 1
+    (msg,) = [d.message for d in pre.findings]
+    assert "a 0.5 mm miscut shows a neighbour's colour" in msg
+    assert "game mini, component deck, sheet 1 front (page 1)" in msg
+    assert "pieces 1 (sun-1) and 2 (sun-1)" not in msg  # two suns match: not a seam
+    assert ("(sun-1)" in msg and "(moon-1)" in msg) or ("(moon-1)" in msg and "(joker)" in msg)
+    # with the default bleed the same cards sit apart: nothing to report
+    gc = check(mini.root, "mini", BuildOptions(), s)
+    pre = preflight_game(s, gc, coverage=False)
+    assert pre.findings == () and pre.components[0].miscut_seams == 0
+    assert not any(shared_lines(p) for p in gc.plans[0].pages)
+
+
+def test_preflight_checks_shared_cut_lines_of_matching_cards_and_passes(mini: DataRootCopy) -> None:
+    coloured(mini, moon="#e0a020")
+    s = Session(mini.root)
+    gc = check(mini.root, "mini", BuildOptions(), s)
+    assert any(shared_lines(p) for p in gc.plans[0].pages)  # they abut ...
+    pre = preflight_game(s, gc, coverage=False)
+    assert pre.findings == () and pre.components[0].miscut_seams == 0  # ... and show nothing
+
+
+def test_preflight_command_reports_the_seams(mini: DataRootCopy) -> None:
+    coloured(mini)
+    r = run_cli("preflight", "--bleed", "0")
+    assert r.exit_code == 0, r.stderr
+    assert "shared cut lines (0.5 mm miscut): " in r.stdout and "would show a neighbour's different colour" in r.stdout
+    assert "component deck, sheet 1 front" in r.stderr
+    r = run_cli("preflight", "--json", "--bleed", "0")
+    assert '"miscut_seams": ' in r.stdout
+
+
+@pytest.mark.parametrize("paper", ["letter", pytest.param("a4", marks=pytest.mark.slow),
+                                   pytest.param("universal", marks=pytest.mark.slow)])
+def test_the_bundled_games_show_no_seam(paper: str) -> None:
+    from pnp.input.project import DataRoot, bundled_root
+
+    root = DataRoot(bundled_root())
+    s = Session(root)
+    for gid in root.game_ids():
+        gc = check(root, gid, BuildOptions(paper=paper), s)
+        pre = preflight_game(s, gc, coverage=False, lines=False)
+        assert [c.miscut_seams for c in pre.components] == [0] * len(pre.components), (paper, gid)

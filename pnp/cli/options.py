@@ -133,7 +133,8 @@ def color_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def gang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--gang", is_flag=True,
                         help="Also DIR/<game>/<game>-ganged.pdf: every sheet-imposed component in one file, the "
-                        "mostly empty sheets (partial last sheets, small components) sharing sheets.")(fn)
+                        "partial sheets (partial last sheets, small components, parts of a tiled board) sharing "
+                        "sheets, of one stock unless mixing saves more.")(fn)
 
 
 def die_line_option(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -74,10 +74,13 @@ class Record(Struct, frozen=True):
     contents: CachedFile
     warnings: tuple[str, ...] = ()
     not_printed: tuple[str, ...] = ()
+    ganged: CachedFile | None = None  # --gang: <game>-ganged.pdf, when one was written
+    gang: GangReport | None = None  # and what it saved
 
     def intact(self, folder: Path) -> bool:
         """Every PDF the record names is on disk with its recorded bytes."""
-        files: Iterable[CachedFile] = [*self.components.values(), self.contents]
+        files: Iterable[CachedFile] = [*self.components.values(), self.contents,
+                                       *([self.ganged] if self.ganged is not None else [])]
         return all(sha256_file(folder / f.file) == f.sha256 for f in files)
 
     def figures(self, cid: str) -> ComponentPreflight | None:
@@ -122,8 +125,10 @@ def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings
         comps[cid] = CachedFile(f.path.name, digest(data), prints[cid], f.pages, len(f.plan.fronts), f.grid_text,
                                 len(data), tuple(warnings[cid]), figures)
     check_warn = tuple(w.format() for w in g.checked.warnings)
+    ganged = CachedFile(g.ganged[0].name, digest(g.ganged[1]), bytes=len(g.ganged[1])) if g.ganged else None
     return Record(inputs, comps, CachedFile(g.contents_path.name, digest(g.contents)),
-                  check_warn + tuple(w for ws in warnings.values() for w in ws), g.not_printed)
+                  check_warn + tuple(w for ws in warnings.values() for w in ws), g.not_printed,
+                  ganged, g.ganged[2] if g.ganged else None)
 
 
 def load(folder: Path) -> Record | None:
@@ -142,8 +147,13 @@ def load(folder: Path) -> Record | None:
         order = d.get("order")  # the manifest's order (the keys above are sorted)
         if isinstance(order, list) and sorted(order) == sorted(comps):
             comps = {k: comps[k] for k in order}
+        ganged, gang = d.get("ganged"), d.get("gang")
+        if (ganged is None) != (gang is None) or (gang is not None and not isinstance(gang.get("components"), list)):
+            return None
         record = Record(d["inputs"], comps, CachedFile(**d["contents"]), tuple(d.get("warnings", ())),
-                        tuple(d.get("not_printed", ())))
+                        tuple(d.get("not_printed", ())), CachedFile(**ganged) if ganged is not None else None,
+                        GangReport(tuple(gang["components"]), gang["before"], gang["after"])
+                        if gang is not None else None)
         return record if _trusted(record) else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
         return None
@@ -209,7 +219,10 @@ def _trusted(r: Record) -> bool:
             and isinstance(r.components, dict)
             and all(isinstance(k, str) and cached(v, True) for k, v in r.components.items())
             and cached(r.contents, False)
-            and all(text(w) for w in (*r.warnings, *r.not_printed)))
+            and all(text(w) for w in (*r.warnings, *r.not_printed))
+            and (r.ganged is None or cached(r.ganged, False))
+            and (r.gang is None or (all(text(c) for c in r.gang.components)
+                                    and number(r.gang.before) and number(r.gang.after))))
 
 
 def dump(record: Record) -> bytes:
@@ -220,7 +233,19 @@ def dump(record: Record) -> bytes:
          "components": {k: f(v) for k, v in record.components.items()}, "order": list(record.components),
          "contents": f(record.contents),
          "warnings": list(record.warnings), "not_printed": list(record.not_printed)}
+    if record.ganged is not None and record.gang is not None:  # only then: other records stay as they were
+        d["ganged"] = f(record.ganged)
+        d["gang"] = {"components": list(record.gang.components), "before": record.gang.before,
+                     "after": record.gang.after}
     return (json.dumps(d, indent=1, sort_keys=True) + "\n").encode()
+
+
+def remove_file_if(path: Path, sha256: str) -> None:
+    """Delete ``path`` if it still holds the bytes of SHA-256 ``sha256`` (a file pnp wrote and no
+    one changed since); anything else stays."""
+    if sha256_file(path) == sha256:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def remove(folder: Path) -> None:
@@ -340,8 +365,10 @@ def _from_record(gid: str, folder: Path, rec: Record) -> GameBuild:
     files = tuple(BuiltFile(cid, folder / cf.file, cf.pieces, cf.pages, cf.grid, cf.bytes, False)
                   for cid, cf in rec.components.items())
     figures = [p for cid in rec.components if (p := rec.figures(cid)) is not None]
+    ganged = (folder / rec.ganged.file, rec.gang) if rec.ganged is not None and rec.gang is not None else None
     return GameBuild(gid, folder, files, folder / f"{gid}-contents.pdf", rec.not_printed,
-                     summary(figures) if figures else None, None, sum(f.warnings for f in figures) if figures else None)
+                     summary(figures) if figures else None, None, sum(f.warnings for f in figures) if figures else None,
+                     ganged)
 
 
 def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, *, force: bool = False,
@@ -412,6 +439,10 @@ def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOpt
     # old files and the old record), then the old record removed and the files renamed into
     # place, the new record last (a build killed among the renames leaves no record at all).
     written = commit(rendered, before_writing=lambda g: remove(g.folder), last=record)
+    for g in rendered:  # a ganged file the last build wrote and this one does not (no --gang, nothing to gang)
+        old = records.get(g.checked.game.id)
+        if old is not None and old.ganged is not None and (g.ganged is None or g.ganged[0].name != old.ganged.file):
+            remove_file_if(g.folder / old.ganged.file, old.ganged.sha256)
     done = {g.checked.game.id: _from_rendered(g) for g in rendered}
     games = tuple(done[gid] if gid in done else _from_record(gid, folders[gid], records[gid])  # type: ignore[arg-type]
                   for gid in gids)

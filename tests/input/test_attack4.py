@@ -291,3 +291,15 @@ def test_a_config_file_that_is_a_named_pipe(tmp_path: Path) -> None:
     assert "pnp.toml: $: not a regular file: it is a named pipe (FIFO)" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_completion_does_not_block_on_a_named_pipe(root: Path) -> None:
+    """Shell completion reads game.json straight (no validation): a named pipe there blocked it."""
+    game = root / "card_data" / "mini" / "game.json"
+    game.unlink()
+    os.mkfifo(game)
+    env = {**os.environ, "_PNP_COMPLETE": "bash_complete", "COMP_WORDS": "pnp preview mini d", "COMP_CWORD": "3"}
+    r = subprocess.run([sys.executable, "-c", "from pnp.cli import main; main(prog_name='pnp')"],
+                       capture_output=True, text=True, timeout=60, cwd=root, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "" and "Traceback" not in r.stderr  # no game.json to read: nothing to offer

@@ -57,12 +57,11 @@ def test_each_piece_has_its_own_icon(game: str, data: str, kind: tuple[str, str]
     assert len(element) == 1 and _ids_in(element[0]["when"]) == set(ids)
 
 
-@pytest.mark.parametrize("game", ["capek-golems", "cyberiad"])
+@pytest.mark.parametrize("game", ["capek-golems", "cyberiad", "golems"])
 def test_no_piece_art_is_drawn_like_another_icon(game: str) -> None:
     """A per-piece picture is not a copy of any other icon of its game or of the shared library
-    (a copied drawing would say nothing about its card). Golems is not held to this yet: three of
-    its Material pictures are copies (material-clockwork of the shared gear, material-bone and
-    material-iron of hardness-hard and hardness-metal)."""
+    (a copied drawing would say nothing about its card): Golems' Clockwork, Bone and Iron were
+    the shared gear, hardness-hard and hardness-metal until each got its own."""
     prefixes = tuple(c[3] + "-" for c in CASES if c[0] == game)
     icons = {**template_json("shared", "icons")["icons"], **template_json(game, "style")["icons"]}
     drawn: dict[str, list[str]] = {}

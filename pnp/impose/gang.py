@@ -23,7 +23,21 @@ from collections.abc import Callable, Sequence
 from msgspec import Struct
 from msgspec.structs import replace
 
-from pnp.impose.sheet import EPS, CutLine, Mark, Page, SheetOptions, Slot
+from pnp.impose.grid import _grid_cells, plan_grid
+from pnp.impose.sheet import (
+    EPS,
+    CutLine,
+    Edges,
+    Mark,
+    Page,
+    PieceSpec,
+    SheetOptions,
+    Slot,
+    _assemble,
+    _Sheet,
+    _trim_cuts,
+    _with_backs,
+)
 from pnp.units import MM
 
 TICK = 4 * MM  # the length of a block's vertical cut ticks
@@ -197,3 +211,50 @@ def _sheet(group: Sequence[Block], options: SheetOptions, top: float) -> Ganged:
     if back_slots:
         pages.append(Page(0, "back", tuple(back_slots), tuple(back_cuts), tuple(back_marks)))
     return Ganged(tuple(pages), tuple(group))
+
+
+# --------------------------------------------------------------------------- lines of one class
+
+def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: PieceSpec,
+                options: SheetOptions) -> tuple[Page, ...] | None:
+    """Pieces of several colour classes on grid sheets where they abut only within a *line*.
+
+    ``options`` lets one axis of the piece abut (``abut_lr`` or ``abut_tb``); when the grid it
+    gives abuts along one page axis and keeps a gutter along the other, the cells along the
+    abutting axis form lines (columns when pieces abut top to bottom, rows when side by side).
+    Each line holds pieces of one class only (``classes``: piece numbers whose meeting edges all
+    match, ``pnp.layout.edges.edge_classes``); a piece in ``alone`` (unlike even itself) has a
+    line to itself. Lines of different classes meet across a gutter, each piece with its own
+    bleed; a piece next to an empty cell of its line gets its bleed on that side too. Lines are
+    filled class by class, whole lines first, so the last sheet is the emptiest. None when the
+    grid does not abut along exactly one axis."""
+    grid = plan_grid(piece, options)
+    if grid is None or grid.gutter_x == grid.gutter_y:
+        return None
+    cells = _grid_cells(grid, piece, options)
+    cols, rows = grid.cols, grid.rows
+    down = grid.gutter_x  # pieces abut along y: a line is a column, filled from the top
+    lines = ([[cells[r * cols + c] for r in range(rows)] for c in range(cols)] if down
+             else [[cells[r * cols + c] for c in range(cols)] for r in range(rows)])
+    size = len(lines[0])
+    chunks: list[list[int]] = []
+    for cls in classes:
+        chunks += [list(cls[k:k + size]) for k in range(0, len(cls), size)]
+    chunks += [[i] for i in alone]
+    chunks.sort(key=lambda ch: -len(ch))  # whole lines first (stable: class order kept)
+    b = options.bleed
+    sheets: list[_Sheet] = []
+    for start in range(0, len(chunks), len(lines)):
+        slots: list[Slot] = []
+        for line, chunk in zip(lines, chunks[start:start + len(lines)], strict=False):
+            for k, p in enumerate(chunk):
+                cell = line[k]
+                e = cell.bleed
+                if k == len(chunk) - 1 and len(chunk) < size:  # the next cell is empty: its room is bleed
+                    e = Edges(e.left, b, e.right, e.top) if down else Edges(e.left, e.bottom, b, e.top)
+                slots.append(replace(cell, piece=p, bleed=e))
+        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
+                                                           s.bleed.top) if kind == "punch" else 0.0)
+                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, cells), circles))
+    return _assemble(sheets, _with_backs(piece, options), options)

@@ -11,13 +11,13 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
-from pnp.impose.gang import Block, candidates, gang, gangable, height
+from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets
 from pnp.impose.grid import impose
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
 from pnp.impose.sheet import Page, PieceSpec, SheetOptions
 from pnp.input.kinds import STOCKS, stock_of
 from pnp.input.model import Game
-from pnp.layout.edges import edge_match
+from pnp.layout.edges import EdgeSampler, edge_classes, edge_match
 from pnp.layout.fonts import UI_FONT
 from pnp.layout.piece import PieceLayout
 from pnp.plan.component import ComponentPlan, pages_for
@@ -123,10 +123,12 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
             moved = Block(i, shifted(b.front, i), shifted(b.back, i) if b.back is not None else None)
             origin[id(moved.front)] = b.front
             blocks.append(moved)
+    lays = _Lays(fronts, backs, EdgeSampler())
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
     best: GangedFile | None = None
     for mixed in (False, True):  # each stock on its own sheets; then, if that saves more, mixed
-        f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10])
+        f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
+                  lays)
         if f is not None and (best is None or f.report.after < best.report.after):
             best = f
     if best is None:
@@ -139,7 +141,7 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
 
 def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOptions, blocks: Sequence[Block],
           named: Callable[[Page], tuple[str, ...]], origin: dict[int, Page], mixed: bool,
-          shifted: Callable[[Page, int], Page], version: str) -> GangedFile | None:
+          shifted: Callable[[Page, int], Page], version: str, lays: _Lays) -> GangedFile | None:
     """One packing of ``blocks``: by stock, or ``mixed``; None when it saves no sheet. ``origin``
     is added to (the parts of split blocks)."""
     sheet = chosen[0].sheet
@@ -154,30 +156,40 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
     groups: dict[tuple[object, ...], list[Block]] = {}
     for b in blocks:
         stocks[id(b.front)] = stock_of(chosen[b.owner].component.kind)
-    for b in blocks:  # every partial sheet, pooled with alike ones, even one too full to stack
+    for b in blocks:  # every sheet of alike components, to pool
         plan = chosen[b.owner]
         c = plan.component
-        if not (gangable(b) and plan.grid is not None and len(b.front.slots) < _capacity(plan)):
+        if not (gangable(b) and plan.grid is not None):
             if id(b.front) in cands:
                 stack.append(b)
             continue
-        groups.setdefault((stocks[id(b.front)], plan.sheet, c.size, c.shape, c.kind, b.back is not None), []).append(b)
-    for group in groups.values():
-        # all of the group's partial sheets, or only those not too full to stack (the others keep
-        # their sheets): whichever takes fewer sheets, then leaves the emptier last one (pieces
-        # of several components may need gutters, 6 cards to a sheet where one deck had 9)
+        alike = replace(plan.sheet, abut_lr=True, abut_tb=True)  # whether edges match is _pool's to judge
+        groups.setdefault((stocks[id(b.front)], alike, c.size, c.shape, c.kind, b.back is not None), []).append(b)
+    for every in groups.values():
+        # the group's partial sheets (a sheet too full to stack pools too), only those not too full
+        # to stack (the others keep their sheets), or every sheet of its components (pieces of
+        # several colours in lines of one colour: see _pool): whichever takes fewest sheets, then
+        # leaves the emptier last one
+        group = [b for b in every if len(b.front.slots) < _capacity(chosen[b.owner])]
         small = [b for b in group if id(b.front) in cands]
         best: tuple[tuple[int, int], list[Block], tuple[tuple[Page, ...], SheetOptions]] | None = None
-        for members in ([group, small] if len(small) < len(group) else [group]):
-            pool = _pool(members, chosen, opts) if len(members) > 1 else None
+        tried: set[tuple[int, ...]] = set()
+        for members in (group, small, every):
+            ids = tuple(id(b.front) for b in members)
+            if len(members) < 2 or ids in tried:
+                continue
+            tried.add(ids)
+            pool = _pool(members, chosen, opts, lays)
             if pool is not None:
-                fronts_ = [pg for pg in pool[0] if pg.side == "front"]
-                key = (len(fronts_) + len(group) - len(members), len(fronts_[-1].slots))
+                n, last = _fill(pool[0])
+                key = (n + len(every) - len(members), last)
                 if best is None or key < best[0]:
                     best = (key, members, pool)
         if best is None:
-            stack += small
+            stack += [b for b in every if id(b.front) in cands]
             continue
+        inside = {id(b.front) for b in best[1]}
+        stack += [b for b in every if id(b.front) in cands and id(b.front) not in inside]
         _, group, (pages, pool_sheet) = best
         leaving |= {id(origin[id(b.front)]) for b in group}
         pool_blocks = _blocks(pages, group[0].owner)
@@ -262,12 +274,18 @@ def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, sheet: SheetOptio
     return _blocks(pages, b.owner)
 
 
-def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan],
-          opts: BuildOptions) -> tuple[tuple[Page, ...], SheetOptions] | None:
-    """The pieces of ``group`` (alike components' partial sheets, pieces already numbered
-    for the whole file) imposed together as ordinary grid sheets; None when that takes more
-    sheets. As many sheets is kept: the pieces fill the first ones, and the emptier last one
-    stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1)."""
+def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions,
+          lays: _Lays) -> tuple[tuple[Page, ...], SheetOptions] | None:
+    """The pieces of ``group`` (alike components' sheets, pieces already numbered for the whole
+    file) imposed together as grid sheets; None when that takes more sheets. Two ways, the one
+    with fewer sheets (then the emptier last sheet) kept: one grid, abutting only along an axis
+    where every piece's edges match every other's; or lines of one colour class
+    (``pnp.impose.gang.line_sheets``: pieces abut along one axis within a line of their class,
+    gutters between lines), which fits 9 cards of several colours on a Letter sheet where the
+    first way fits 6. As many sheets is kept: the pieces fill the first ones, and the emptier
+    last one stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1). The sheet
+    options returned are those a part of a pooled sheet is imposed again with (no abutting for
+    lines of classes: their order is not kept by a plain grid)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
     spec = _spec(plan, group[0], opts)
@@ -278,13 +296,36 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan],
         fronts = [chosen[o].fronts for o in sorted(owners)]
         m = edge_match([[f for seq in fronts for f in seq],
                         [b for o in sorted(owners) for b in chosen[o].backs]] if spec.has_back else
-                       [[f for seq in fronts for f in seq]])
+                       [[f for seq in fronts for f in seq]], sampler=lays.sampler)
         sheet = replace(sheet, abut_lr=sheet.abut_lr and m.lr, abut_tb=sheet.abut_tb and m.tb)
     pages = impose(len(pieces), spec, sheet)
-    if sum(pg.side == "front" for pg in pages) > len(group):
+    best = (tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
+                  for pg in pages), sheet)
+    if sheet.abut and not (sheet.abut_lr and sheet.abut_tb):
+        each = [[lays.fronts[p], lays.backs[p] if spec.has_back else None] for p in pieces]
+        for lr, tb in ((False, True), (True, False)):
+            classes, alone = edge_classes(each, lr, tb, lays.sampler)
+            lined = line_sheets([[pieces[i] for i in c] for c in classes], [pieces[i] for i in alone], spec,
+                                replace(plan.sheet, abut_lr=lr, abut_tb=tb))
+            if lined is not None and _fill(lined) < _fill(best[0]):
+                best = (lined, replace(plan.sheet, abut_lr=False, abut_tb=False))
+    if sum(pg.side == "front" for pg in best[0]) > len(group):
         return None
-    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
-                 for pg in pages), sheet
+    return best
+
+
+def _fill(pages: Sequence[Page]) -> tuple[int, int]:
+    """Front sheets, then pieces on the last one: fewer sheets first, then the emptier last sheet."""
+    fronts = [pg for pg in pages if pg.side == "front"]
+    return len(fronts), len(fronts[-1].slots)
+
+
+class _Lays(Struct, frozen=True):
+    """Every ganged piece's layouts (numbered for the whole file) and one edge sampler for all."""
+
+    fronts: Sequence[PieceLayout]
+    backs: Sequence[PieceLayout | None]
+    sampler: EdgeSampler
 
 
 def _capacity(plan: ComponentPlan) -> int:

@@ -216,7 +216,7 @@ def _sheet(group: Sequence[Block], options: SheetOptions, top: float) -> Ganged:
 # --------------------------------------------------------------------------- lines of one class
 
 def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: PieceSpec,
-                options: SheetOptions) -> tuple[Page, ...] | None:
+                options: SheetOptions, share: bool = True) -> tuple[Page, ...] | None:
     """Pieces of several colour classes on grid sheets where they abut only within a *line*.
 
     ``options`` lets one axis of the piece abut (``abut_lr`` or ``abut_tb``); when the grid it
@@ -225,9 +225,10 @@ def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: P
     Each line holds pieces of one class only (``classes``: piece numbers whose meeting edges all
     match, ``pnp.layout.edges.edge_classes``); a piece in ``alone`` (unlike even itself) has a
     line to itself. Lines of different classes meet across a gutter, each piece with its own
-    bleed; a piece next to an empty cell of its line gets its bleed on that side too. Lines are
-    filled class by class, whole lines first, so the last sheet is the emptiest. None when the
-    grid does not abut along exactly one axis."""
+    bleed. Short runs of several classes share a line with an empty cell between them (unless not
+    ``share``: then each run has a line of its own, fewer pieces per line); a piece
+    next to an empty cell gets its bleed on that side. Whole lines come first, so the last sheet
+    is the emptiest. None when the grid does not abut along exactly one axis."""
     grid = plan_grid(piece, options)
     if grid is None or grid.gutter_x == grid.gutter_y:
         return None
@@ -241,18 +242,37 @@ def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: P
     for cls in classes:
         chunks += [list(cls[k:k + size]) for k in range(0, len(cls), size)]
     chunks += [[i] for i in alone]
-    chunks.sort(key=lambda ch: -len(ch))  # whole lines first (stable: class order kept)
+    # each line's runs (first cell, pieces): a whole line is one run; short runs share a line with
+    # an empty cell between them (first fit, longest first), when a cell is wide enough for two bleeds
+    along = cells[0].h if down else cells[0].w  # a cell's length along the line, in page space
+    gap = 1 if share and along + EPS >= 2 * options.bleed else size
+    filled: list[list[tuple[int, list[int]]]] = [[(0, ch)] for ch in chunks if len(ch) == size]
+    ends: list[int] = []
+    short: list[list[tuple[int, list[int]]]] = []
+    for ch in sorted((ch for ch in chunks if len(ch) < size), key=lambda ch: -len(ch)):
+        for i, end in enumerate(ends):
+            if end + gap + len(ch) <= size:
+                short[i].append((end + gap, ch))
+                ends[i] = end + gap + len(ch)
+                break
+        else:
+            short.append([(0, ch)])
+            ends.append(len(ch))
+    filled += short
     b = options.bleed
     sheets: list[_Sheet] = []
-    for start in range(0, len(chunks), len(lines)):
+    for start in range(0, len(filled), len(lines)):
         slots: list[Slot] = []
-        for line, chunk in zip(lines, chunks[start:start + len(lines)], strict=False):
-            for k, p in enumerate(chunk):
-                cell = line[k]
-                e = cell.bleed
-                if k == len(chunk) - 1 and len(chunk) < size:  # the next cell is empty: its room is bleed
-                    e = Edges(e.left, b, e.right, e.top) if down else Edges(e.left, e.bottom, b, e.top)
-                slots.append(replace(cell, piece=p, bleed=e))
+        for line, runs in zip(lines, filled[start:start + len(lines)], strict=False):
+            for first, chunk in runs:
+                for k, p in enumerate(chunk):
+                    cell = line[first + k]
+                    e = cell.bleed
+                    if k == 0 and first > 0:  # the cell before is empty: its room is bleed
+                        e = Edges(e.left, e.bottom, e.right, b) if down else Edges(b, e.bottom, e.right, e.top)
+                    if k == len(chunk) - 1 and first + k + 1 < size:  # so is the cell after
+                        e = Edges(e.left, b, e.right, e.top) if down else Edges(e.left, e.bottom, b, e.top)
+                    slots.append(replace(cell, piece=p, bleed=e))
         circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
                                                            s.bleed.top) if kind == "punch" else 0.0)
                         for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()

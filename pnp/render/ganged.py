@@ -126,9 +126,11 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
     lays = _Lays(fronts, backs, EdgeSampler())
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
     best: GangedFile | None = None
-    for mixed in (False, True):  # each stock on its own sheets; then, if that saves more, mixed
+    # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not: the
+    # packing that takes fewest sheets (the first of equals)
+    for mixed, share in ((False, True), (True, True), (False, False), (True, False)):
         f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
-                  lays)
+                  replace(lays, share=share))
         if f is not None and (best is None or f.report.after < best.report.after):
             best = f
     if best is None:
@@ -172,7 +174,7 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
         # leaves the emptier last one
         group = [b for b in every if len(b.front.slots) < _capacity(chosen[b.owner])]
         small = [b for b in group if id(b.front) in cands]
-        best: tuple[tuple[int, int], list[Block], tuple[tuple[Page, ...], SheetOptions]] | None = None
+        best: tuple[tuple[int, int, float], list[Block], tuple[tuple[Page, ...], SheetOptions]] | None = None
         tried: set[tuple[int, ...]] = set()
         for members in (group, small, every):
             ids = tuple(id(b.front) for b in members)
@@ -181,8 +183,8 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
             tried.add(ids)
             pool = _pool(members, chosen, opts, lays)
             if pool is not None:
-                n, last = _fill(pool[0])
-                key = (n + len(every) - len(members), last)
+                n, last, tall = _fill(pool[0], sheet)
+                key = (n + len(every) - len(members), last, tall)
                 if best is None or key < best[0]:
                     best = (key, members, pool)
         if best is None:
@@ -229,18 +231,23 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
     by_stock: dict[str, list[Block]] = {}
     for b in stack:
         by_stock.setdefault("mixed" if mixed else stocks[id(b.front)], []).append(b)
-    for key in sorted(by_stock, key=lambda k: (k == "mixed", list(STOCKS).index(k) if k in STOCKS else 0)):
-        sheets, alone = gang(by_stock[key], sheet, LABEL_ROOM, split)
+    runs = [gang(by_stock[key], sheet, LABEL_ROOM, split)
+            for key in sorted(by_stock, key=lambda k: (k == "mixed", list(STOCKS).index(k) if k in STOCKS else 0))]
+    alone = [b for _, left in runs for b in left]
+    if not mixed and len(alone) > 1:  # what found no company in its stock may find it in another's
+        runs.append(gang(alone, sheet, LABEL_ROOM, split))
+        alone = runs[-1][1]
+    for sheets, _ in runs:
         for g in sheets:
             leaving |= {id(origin[id(b.front)]) for b in g.blocks if id(b.front) in origin}
             on = tuple(k for k in STOCKS if any(stocks[id(b.front)] == k for b in g.blocks))
             title = " + ".join(dict.fromkeys(n for b in g.blocks for n in named(b.front)))
             shared.setdefault(" + ".join(STOCKS[k] for k in on), []).extend(replace(page, label=title)
                                                                                 for page in g.pages)
-        for b in alone:  # a pooled sheet with no company: a sheet of its own
-            if id(b.front) not in origin:
-                shared.setdefault(STOCKS[stocks[id(b.front)]], []).extend(
-                    replace(pg, label=" + ".join(named(b.front))) for pg in (b.front, b.back) if pg is not None)
+    for b in alone:  # a pooled sheet with no company: a sheet of its own
+        if id(b.front) not in origin:
+            shared.setdefault(STOCKS[stocks[id(b.front)]], []).extend(
+                replace(pg, label=" + ".join(named(b.front))) for pg in (b.front, b.back) if pg is not None)
     if not leaving:
         return None
     pages: list[Page] = []
@@ -301,23 +308,26 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
     pages = impose(len(pieces), spec, sheet)
     best = (tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
                   for pg in pages), sheet)
-    if sheet.abut and not (sheet.abut_lr and sheet.abut_tb):
+    # hexes in a rectangular grid are cut along their own outline, not the sides of their boxes
+    # that edge classes compare (ComponentPlan's classes leave hexes out too)
+    if sheet.abut and not (sheet.abut_lr and sheet.abut_tb) and plan.component.shape != "hex":
         each = [[lays.fronts[p], lays.backs[p] if spec.has_back else None] for p in pieces]
         for lr, tb in ((False, True), (True, False)):
             classes, alone = edge_classes(each, lr, tb, lays.sampler)
             lined = line_sheets([[pieces[i] for i in c] for c in classes], [pieces[i] for i in alone], spec,
-                                replace(plan.sheet, abut_lr=lr, abut_tb=tb))
-            if lined is not None and _fill(lined) < _fill(best[0]):
+                                replace(plan.sheet, abut_lr=lr, abut_tb=tb), lays.share)
+            if lined is not None and _fill(lined, sheet) < _fill(best[0], sheet):
                 best = (lined, replace(plan.sheet, abut_lr=False, abut_tb=False))
     if sum(pg.side == "front" for pg in best[0]) > len(group):
         return None
     return best
 
 
-def _fill(pages: Sequence[Page]) -> tuple[int, int]:
-    """Front sheets, then pieces on the last one: fewer sheets first, then the emptier last sheet."""
+def _fill(pages: Sequence[Page], sheet: SheetOptions) -> tuple[int, int, float]:
+    """Front sheets, then pieces on the last one, then the height its pieces take: fewer sheets
+    first, then the emptier and lower last sheet, which stacks more easily with other blocks."""
     fronts = [pg for pg in pages if pg.side == "front"]
-    return len(fronts), len(fronts[-1].slots)
+    return len(fronts), len(fronts[-1].slots), round(height(Block(0, fronts[-1]), sheet), 3)
 
 
 class _Lays(Struct, frozen=True):
@@ -326,6 +336,7 @@ class _Lays(Struct, frozen=True):
     fronts: Sequence[PieceLayout]
     backs: Sequence[PieceLayout | None]
     sampler: EdgeSampler
+    share: bool = True  # short lines of several classes may share a line (line_sheets)
 
 
 def _capacity(plan: ComponentPlan) -> int:

@@ -7,7 +7,7 @@ import bisect
 import hashlib
 from collections.abc import Callable, Sequence
 
-from msgspec import Struct
+from msgspec import Struct, field
 from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
@@ -313,7 +313,10 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
     if sheet.abut and not (sheet.abut_lr and sheet.abut_tb) and plan.component.shape != "hex":
         each = [[lays.fronts[p], lays.backs[p] if spec.has_back else None] for p in pieces]
         for lr, tb in ((False, True), (True, False)):
-            classes, alone = edge_classes(each, lr, tb, lays.sampler)
+            key = (tuple(pieces), spec.has_back, lr, tb)  # the same pool is judged in every packing
+            if key not in lays.classes:
+                lays.classes[key] = edge_classes(each, lr, tb, lays.sampler)
+            classes, alone = lays.classes[key]
             lined = line_sheets([[pieces[i] for i in c] for c in classes], [pieces[i] for i in alone], spec,
                                 replace(plan.sheet, abut_lr=lr, abut_tb=tb), lays.share)
             if lined is not None and _fill(lined, sheet) < _fill(best[0], sheet):
@@ -337,6 +340,8 @@ class _Lays(Struct, frozen=True):
     backs: Sequence[PieceLayout | None]
     sampler: EdgeSampler
     share: bool = True  # short lines of several classes may share a line (line_sheets)
+    # edge classes of a pool's pieces, by (pieces, backs, lr, tb): shared by the packings
+    classes: dict[tuple[object, ...], tuple[list[list[int]], list[int]]] = field(default_factory=dict)
 
 
 def _capacity(plan: ComponentPlan) -> int:

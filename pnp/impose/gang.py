@@ -23,7 +23,21 @@ from collections.abc import Callable, Sequence
 from msgspec import Struct
 from msgspec.structs import replace
 
-from pnp.impose.sheet import EPS, CutLine, Mark, Page, SheetOptions, Slot
+from pnp.impose.grid import _grid_cells, plan_grid
+from pnp.impose.sheet import (
+    EPS,
+    CutLine,
+    Edges,
+    Mark,
+    Page,
+    PieceSpec,
+    SheetOptions,
+    Slot,
+    _assemble,
+    _Sheet,
+    _trim_cuts,
+    _with_backs,
+)
 from pnp.units import MM
 
 TICK = 4 * MM  # the length of a block's vertical cut ticks
@@ -197,3 +211,70 @@ def _sheet(group: Sequence[Block], options: SheetOptions, top: float) -> Ganged:
     if back_slots:
         pages.append(Page(0, "back", tuple(back_slots), tuple(back_cuts), tuple(back_marks)))
     return Ganged(tuple(pages), tuple(group))
+
+
+# --------------------------------------------------------------------------- lines of one class
+
+def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: PieceSpec,
+                options: SheetOptions, share: bool = True) -> tuple[Page, ...] | None:
+    """Pieces of several colour classes on grid sheets where they abut only within a *line*.
+
+    ``options`` lets one axis of the piece abut (``abut_lr`` or ``abut_tb``); when the grid it
+    gives abuts along one page axis and keeps a gutter along the other, the cells along the
+    abutting axis form lines (columns when pieces abut top to bottom, rows when side by side).
+    Each line holds pieces of one class only (``classes``: piece numbers whose meeting edges all
+    match, ``pnp.layout.edges.edge_classes``); a piece in ``alone`` (unlike even itself) has a
+    line to itself. Lines of different classes meet across a gutter, each piece with its own
+    bleed. Short runs of several classes share a line with an empty cell between them (unless not
+    ``share``: then each run has a line of its own, fewer pieces per line); a piece
+    next to an empty cell gets its bleed on that side. Whole lines come first, so the last sheet
+    is the emptiest. None when the grid does not abut along exactly one axis."""
+    grid = plan_grid(piece, options)
+    if grid is None or grid.gutter_x == grid.gutter_y:
+        return None
+    cells = _grid_cells(grid, piece, options)
+    cols, rows = grid.cols, grid.rows
+    down = grid.gutter_x  # pieces abut along y: a line is a column, filled from the top
+    lines = ([[cells[r * cols + c] for r in range(rows)] for c in range(cols)] if down
+             else [[cells[r * cols + c] for c in range(cols)] for r in range(rows)])
+    size = len(lines[0])
+    chunks: list[list[int]] = []
+    for cls in classes:
+        chunks += [list(cls[k:k + size]) for k in range(0, len(cls), size)]
+    chunks += [[i] for i in alone]
+    # each line's runs (first cell, pieces): a whole line is one run; short runs share a line with
+    # an empty cell between them (first fit, longest first), when a cell is wide enough for two bleeds
+    along = cells[0].h if down else cells[0].w  # a cell's length along the line, in page space
+    gap = 1 if share and along + EPS >= 2 * options.bleed else size
+    filled: list[list[tuple[int, list[int]]]] = [[(0, ch)] for ch in chunks if len(ch) == size]
+    ends: list[int] = []
+    short: list[list[tuple[int, list[int]]]] = []
+    for ch in sorted((ch for ch in chunks if len(ch) < size), key=lambda ch: -len(ch)):
+        for i, end in enumerate(ends):
+            if end + gap + len(ch) <= size:
+                short[i].append((end + gap, ch))
+                ends[i] = end + gap + len(ch)
+                break
+        else:
+            short.append([(0, ch)])
+            ends.append(len(ch))
+    filled += short
+    b = options.bleed
+    sheets: list[_Sheet] = []
+    for start in range(0, len(filled), len(lines)):
+        slots: list[Slot] = []
+        for line, runs in zip(lines, filled[start:start + len(lines)], strict=False):
+            for first, chunk in runs:
+                for k, p in enumerate(chunk):
+                    cell = line[first + k]
+                    e = cell.bleed
+                    if k == 0 and first > 0:  # the cell before is empty: its room is bleed
+                        e = Edges(e.left, e.bottom, e.right, b) if down else Edges(b, e.bottom, e.right, e.top)
+                    if k == len(chunk) - 1 and first + k + 1 < size:  # so is the cell after
+                        e = Edges(e.left, b, e.right, e.top) if down else Edges(e.left, e.bottom, b, e.top)
+                    slots.append(replace(cell, piece=p, bleed=e))
+        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
+                                                           s.bleed.top) if kind == "punch" else 0.0)
+                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, cells), circles))
+    return _assemble(sheets, _with_backs(piece, options), options)

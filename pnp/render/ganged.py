@@ -7,17 +7,17 @@ import bisect
 import hashlib
 from collections.abc import Callable, Sequence
 
-from msgspec import Struct
+from msgspec import Struct, field
 from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
-from pnp.impose.gang import Block, candidates, gang, gangable, height
+from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets
 from pnp.impose.grid import impose
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
 from pnp.impose.sheet import Page, PieceSpec, SheetOptions
 from pnp.input.kinds import STOCKS, stock_of
 from pnp.input.model import Game
-from pnp.layout.edges import edge_match
+from pnp.layout.edges import EdgeSampler, edge_classes, edge_match
 from pnp.layout.fonts import UI_FONT
 from pnp.layout.piece import PieceLayout
 from pnp.plan.component import ComponentPlan, pages_for
@@ -123,10 +123,14 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
             moved = Block(i, shifted(b.front, i), shifted(b.back, i) if b.back is not None else None)
             origin[id(moved.front)] = b.front
             blocks.append(moved)
+    lays = _Lays(fronts, backs, EdgeSampler())
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
     best: GangedFile | None = None
-    for mixed in (False, True):  # each stock on its own sheets; then, if that saves more, mixed
-        f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10])
+    # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not: the
+    # packing that takes fewest sheets (the first of equals)
+    for mixed, share in ((False, True), (True, True), (False, False), (True, False)):
+        f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
+                  replace(lays, share=share))
         if f is not None and (best is None or f.report.after < best.report.after):
             best = f
     if best is None:
@@ -139,7 +143,7 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
 
 def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOptions, blocks: Sequence[Block],
           named: Callable[[Page], tuple[str, ...]], origin: dict[int, Page], mixed: bool,
-          shifted: Callable[[Page, int], Page], version: str) -> GangedFile | None:
+          shifted: Callable[[Page, int], Page], version: str, lays: _Lays) -> GangedFile | None:
     """One packing of ``blocks``: by stock, or ``mixed``; None when it saves no sheet. ``origin``
     is added to (the parts of split blocks)."""
     sheet = chosen[0].sheet
@@ -154,30 +158,40 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
     groups: dict[tuple[object, ...], list[Block]] = {}
     for b in blocks:
         stocks[id(b.front)] = stock_of(chosen[b.owner].component.kind)
-    for b in blocks:  # every partial sheet, pooled with alike ones, even one too full to stack
+    for b in blocks:  # every sheet of alike components, to pool
         plan = chosen[b.owner]
         c = plan.component
-        if not (gangable(b) and plan.grid is not None and len(b.front.slots) < _capacity(plan)):
+        if not (gangable(b) and plan.grid is not None):
             if id(b.front) in cands:
                 stack.append(b)
             continue
-        groups.setdefault((stocks[id(b.front)], plan.sheet, c.size, c.shape, c.kind, b.back is not None), []).append(b)
-    for group in groups.values():
-        # all of the group's partial sheets, or only those not too full to stack (the others keep
-        # their sheets): whichever takes fewer sheets, then leaves the emptier last one (pieces
-        # of several components may need gutters, 6 cards to a sheet where one deck had 9)
+        alike = replace(plan.sheet, abut_lr=True, abut_tb=True)  # whether edges match is _pool's to judge
+        groups.setdefault((stocks[id(b.front)], alike, c.size, c.shape, c.kind, b.back is not None), []).append(b)
+    for every in groups.values():
+        # the group's partial sheets (a sheet too full to stack pools too), only those not too full
+        # to stack (the others keep their sheets), or every sheet of its components (pieces of
+        # several colours in lines of one colour: see _pool): whichever takes fewest sheets, then
+        # leaves the emptier last one
+        group = [b for b in every if len(b.front.slots) < _capacity(chosen[b.owner])]
         small = [b for b in group if id(b.front) in cands]
-        best: tuple[tuple[int, int], list[Block], tuple[tuple[Page, ...], SheetOptions]] | None = None
-        for members in ([group, small] if len(small) < len(group) else [group]):
-            pool = _pool(members, chosen, opts) if len(members) > 1 else None
+        best: tuple[tuple[int, int, float], list[Block], tuple[tuple[Page, ...], SheetOptions]] | None = None
+        tried: set[tuple[int, ...]] = set()
+        for members in (group, small, every):
+            ids = tuple(id(b.front) for b in members)
+            if len(members) < 2 or ids in tried:
+                continue
+            tried.add(ids)
+            pool = _pool(members, chosen, opts, lays)
             if pool is not None:
-                fronts_ = [pg for pg in pool[0] if pg.side == "front"]
-                key = (len(fronts_) + len(group) - len(members), len(fronts_[-1].slots))
+                n, last, tall = _fill(pool[0], sheet)
+                key = (n + len(every) - len(members), last, tall)
                 if best is None or key < best[0]:
                     best = (key, members, pool)
         if best is None:
-            stack += small
+            stack += [b for b in every if id(b.front) in cands]
             continue
+        inside = {id(b.front) for b in best[1]}
+        stack += [b for b in every if id(b.front) in cands and id(b.front) not in inside]
         _, group, (pages, pool_sheet) = best
         leaving |= {id(origin[id(b.front)]) for b in group}
         pool_blocks = _blocks(pages, group[0].owner)
@@ -217,18 +231,23 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
     by_stock: dict[str, list[Block]] = {}
     for b in stack:
         by_stock.setdefault("mixed" if mixed else stocks[id(b.front)], []).append(b)
-    for key in sorted(by_stock, key=lambda k: (k == "mixed", list(STOCKS).index(k) if k in STOCKS else 0)):
-        sheets, alone = gang(by_stock[key], sheet, LABEL_ROOM, split)
+    runs = [gang(by_stock[key], sheet, LABEL_ROOM, split)
+            for key in sorted(by_stock, key=lambda k: (k == "mixed", list(STOCKS).index(k) if k in STOCKS else 0))]
+    alone = [b for _, left in runs for b in left]
+    if not mixed and len(alone) > 1:  # what found no company in its stock may find it in another's
+        runs.append(gang(alone, sheet, LABEL_ROOM, split))
+        alone = runs[-1][1]
+    for sheets, _ in runs:
         for g in sheets:
             leaving |= {id(origin[id(b.front)]) for b in g.blocks if id(b.front) in origin}
             on = tuple(k for k in STOCKS if any(stocks[id(b.front)] == k for b in g.blocks))
             title = " + ".join(dict.fromkeys(n for b in g.blocks for n in named(b.front)))
             shared.setdefault(" + ".join(STOCKS[k] for k in on), []).extend(replace(page, label=title)
                                                                                 for page in g.pages)
-        for b in alone:  # a pooled sheet with no company: a sheet of its own
-            if id(b.front) not in origin:
-                shared.setdefault(STOCKS[stocks[id(b.front)]], []).extend(
-                    replace(pg, label=" + ".join(named(b.front))) for pg in (b.front, b.back) if pg is not None)
+    for b in alone:  # a pooled sheet with no company: a sheet of its own
+        if id(b.front) not in origin:
+            shared.setdefault(STOCKS[stocks[id(b.front)]], []).extend(
+                replace(pg, label=" + ".join(named(b.front))) for pg in (b.front, b.back) if pg is not None)
     if not leaving:
         return None
     pages: list[Page] = []
@@ -262,12 +281,18 @@ def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, sheet: SheetOptio
     return _blocks(pages, b.owner)
 
 
-def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan],
-          opts: BuildOptions) -> tuple[tuple[Page, ...], SheetOptions] | None:
-    """The pieces of ``group`` (alike components' partial sheets, pieces already numbered
-    for the whole file) imposed together as ordinary grid sheets; None when that takes more
-    sheets. As many sheets is kept: the pieces fill the first ones, and the emptier last one
-    stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1)."""
+def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions,
+          lays: _Lays) -> tuple[tuple[Page, ...], SheetOptions] | None:
+    """The pieces of ``group`` (alike components' sheets, pieces already numbered for the whole
+    file) imposed together as grid sheets; None when that takes more sheets. Two ways, the one
+    with fewer sheets (then the emptier last sheet) kept: one grid, abutting only along an axis
+    where every piece's edges match every other's; or lines of one colour class
+    (``pnp.impose.gang.line_sheets``: pieces abut along one axis within a line of their class,
+    gutters between lines), which fits 9 cards of several colours on a Letter sheet where the
+    first way fits 6. As many sheets is kept: the pieces fill the first ones, and the emptier
+    last one stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1). The sheet
+    options returned are those a part of a pooled sheet is imposed again with (no abutting for
+    lines of classes: their order is not kept by a plain grid)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
     spec = _spec(plan, group[0], opts)
@@ -278,13 +303,45 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan],
         fronts = [chosen[o].fronts for o in sorted(owners)]
         m = edge_match([[f for seq in fronts for f in seq],
                         [b for o in sorted(owners) for b in chosen[o].backs]] if spec.has_back else
-                       [[f for seq in fronts for f in seq]])
+                       [[f for seq in fronts for f in seq]], sampler=lays.sampler)
         sheet = replace(sheet, abut_lr=sheet.abut_lr and m.lr, abut_tb=sheet.abut_tb and m.tb)
     pages = impose(len(pieces), spec, sheet)
-    if sum(pg.side == "front" for pg in pages) > len(group):
+    best = (tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
+                  for pg in pages), sheet)
+    # hexes in a rectangular grid are cut along their own outline, not the sides of their boxes
+    # that edge classes compare (ComponentPlan's classes leave hexes out too)
+    if sheet.abut and not (sheet.abut_lr and sheet.abut_tb) and plan.component.shape != "hex":
+        each = [[lays.fronts[p], lays.backs[p] if spec.has_back else None] for p in pieces]
+        for lr, tb in ((False, True), (True, False)):
+            key = (tuple(pieces), spec.has_back, lr, tb)  # the same pool is judged in every packing
+            if key not in lays.classes:
+                lays.classes[key] = edge_classes(each, lr, tb, lays.sampler)
+            classes, alone = lays.classes[key]
+            lined = line_sheets([[pieces[i] for i in c] for c in classes], [pieces[i] for i in alone], spec,
+                                replace(plan.sheet, abut_lr=lr, abut_tb=tb), lays.share)
+            if lined is not None and _fill(lined, sheet) < _fill(best[0], sheet):
+                best = (lined, replace(plan.sheet, abut_lr=False, abut_tb=False))
+    if sum(pg.side == "front" for pg in best[0]) > len(group):
         return None
-    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
-                 for pg in pages), sheet
+    return best
+
+
+def _fill(pages: Sequence[Page], sheet: SheetOptions) -> tuple[int, int, float]:
+    """Front sheets, then pieces on the last one, then the height its pieces take: fewer sheets
+    first, then the emptier and lower last sheet, which stacks more easily with other blocks."""
+    fronts = [pg for pg in pages if pg.side == "front"]
+    return len(fronts), len(fronts[-1].slots), round(height(Block(0, fronts[-1]), sheet), 3)
+
+
+class _Lays(Struct, frozen=True):
+    """Every ganged piece's layouts (numbered for the whole file) and one edge sampler for all."""
+
+    fronts: Sequence[PieceLayout]
+    backs: Sequence[PieceLayout | None]
+    sampler: EdgeSampler
+    share: bool = True  # short lines of several classes may share a line (line_sheets)
+    # edge classes of a pool's pieces, by (pieces, backs, lr, tb): shared by the packings
+    classes: dict[tuple[object, ...], tuple[list[list[int]], list[int]]] = field(default_factory=dict)
 
 
 def _capacity(plan: ComponentPlan) -> int:

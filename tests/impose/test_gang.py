@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from pnp.impose.gang import Block, candidates, gang, height
+from pnp.impose.gang import Block, candidates, gang, height, line_sheets
 from pnp.impose.grid import impose
-from pnp.impose.sheet import PAPERS, Page, PieceSpec, SheetOptions
+from pnp.impose.sheet import PAPERS, Page, PieceSpec, SheetOptions, Slot
 from pnp.units import MM
 
 Box = tuple[float, float, float, float]
@@ -150,3 +150,50 @@ def test_a_tiled_part_may_take_company() -> None:
     assert {m.kind for m in front.marks} >= {"glue", "align"}
     for cut in front.cuts:
         assert not any(_crosses(cut, s.bleed_box) for s in front.slots), cut
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_lines_of_one_class(duplex: str) -> None:
+    """Poker cards of three colour classes on Letter, abutting top to bottom only: columns of one
+    class (9 to a sheet, where gutters both ways fit 6), short runs sharing a column across an
+    empty cell; no two cards of different classes share a cut line, and a card next to an empty
+    cell has its bleed there; backs behind their fronts."""
+    opts = SheetOptions(PAPERS["letter"], duplex=duplex, abut_lr=False, abut_tb=True)
+    classes = [list(range(0, 7)), list(range(7, 11)), [11]]  # 7 + 4 + 1 cards
+    pages = line_sheets(classes, [], PieceSpec(63 * MM, 88 * MM), opts)
+    assert pages is not None
+    fronts = [p for p in pages if p.side == "front"]
+    assert [len(p.slots) for p in fronts] == [9, 3]
+    assert sorted(sl.piece for p in fronts for sl in p.slots) == list(range(12))
+    cls = {i: k for k, c in enumerate(classes) for i in c}
+    b = opts.bleed
+    for page in fronts:
+        for s in page.slots:
+            assert s.bleed.left == s.bleed.right == b  # gutters between columns
+            for t in page.slots:
+                if abs(s.x - t.x) < 1e-6 and abs(s.y - (t.y + t.h)) < 1e-6:  # t right below s: they abut
+                    assert cls[s.piece] == cls[t.piece] and s.bleed.bottom == t.bleed.top == 0
+            below = [t for t in page.slots if abs(s.x - t.x) < 1e-6 and t.y < s.y]
+            if not any(abs(s.y - (t.y + t.h)) < 1e-6 for t in below) and s.y > min(t.y for t in page.slots) + 1:
+                assert s.bleed.bottom == b  # the cell below is empty
+    # 7 = 3 + 3 + 1, 4 = 3 + 1 and 1: two single cards of two classes share a column of three, an
+    # empty cell apart; the third begins the next column
+    cols: dict[float, list[Slot]] = {}
+    for sl in fronts[1].slots:
+        cols.setdefault(round(sl.x, 3), []).append(sl)
+    two = next(c for c in cols.values() if len(c) == 2)
+    assert len(cols) == 2 and cls[two[0].piece] != cls[two[1].piece]
+    assert abs(two[0].y - two[1].y) == pytest.approx(2 * 88 * MM)
+    for i, page in enumerate(pages):
+        if page.side == "back":
+            front = {sl.piece: sl for sl in pages[i - 1].slots}
+            pw, ph = opts.paper.width, opts.paper.height
+            for sl in page.slots:
+                f = front[sl.piece]
+                want = (pw - f.x - f.w, f.y) if duplex == "long" else (f.x, ph - f.y - f.h)
+                assert (sl.x, sl.y) == pytest.approx(want)
+
+
+def test_lines_need_one_abutting_axis() -> None:
+    apart = SheetOptions(PAPERS["letter"], abut_lr=False, abut_tb=False)  # gutters both ways
+    assert line_sheets([[0, 1]], [], PieceSpec(63 * MM, 88 * MM), apart) is None

@@ -22,6 +22,7 @@ from pnp.impose.sheet import (
     MAX_BLEED_MM,
     PAPERS,
 )
+from pnp.input.load import read_regular
 from pnp.input.project import GAME_ID, DataRoot, bundled_root, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE, COLOR_MODES, BuildOptions
@@ -133,7 +134,8 @@ def color_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 def gang_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--gang", is_flag=True,
                         help="Also DIR/<game>/<game>-ganged.pdf: every sheet-imposed component in one file, the "
-                        "mostly empty sheets (partial last sheets, small components) sharing sheets.")(fn)
+                        "partial sheets (partial last sheets, small components, parts of a tiled board) sharing "
+                        "sheets, of one stock unless mixing saves more.")(fn)
 
 
 def die_line_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -233,8 +235,8 @@ def _completion_root(ctx: click.Context) -> DataRoot | None:
 
 
 def _json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
+    try:  # a named pipe would block the shell's completion: read only a regular file, of sane size
+        return json.loads(read_regular(path, 16 << 20).decode("utf-8"))
     except (OSError, ValueError):
         return None
 

@@ -1,12 +1,15 @@
-"""Ganged sheets (``--gang``): the mostly empty sheets of a game — a deck's partial last sheet,
-a component that fills a fraction of its one sheet — share sheets.
+"""Ganged sheets (``--gang``): the partial sheets of a game — a deck's partial last sheet,
+a component that fills a fraction of its one sheet, a part of a board tiled over several pages
+— share sheets.
 
 Each such sheet's content is a *block*: its pieces (and their back page) as a band across the
 page, from the lowest to the highest bleed edge. Blocks keep their x position and are stacked
 from the top of a new sheet (first fit, tallest first), so on a duplex sheet each back block
 stays exactly behind its front (a long-edge flip mirrors x, which does not move; a short-edge
-flip mirrors y, so the back moves by the opposite amount). A sheet is ganged only when it holds
-two blocks or more; a block that fits with no other keeps its own sheet as it was.
+flip mirrors y, so the back moves by the opposite amount). A block that fits on no sheet begun
+may be split (the caller's ``split``: its first rows, imposed again, and the rest) over the room
+left on several, when every part finds room; else it begins a sheet. A sheet is ganged only when
+it holds two blocks or more; a block that fits with no other keeps its own sheet as it was.
 
 Cut lines: a block keeps its horizontal cut lines (in the side margins, at its own trims); its
 vertical ones, which ran the page's height, become ticks of ``TICK`` just above and below the
@@ -15,7 +18,7 @@ Pure geometry on ``Page`` values."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -25,7 +28,8 @@ from pnp.units import MM
 
 TICK = 4 * MM  # the length of a block's vertical cut ticks
 SEPARATION = 3 * MM  # the gap between two blocks' ticks, with the separation line in its middle
-MAX_SHARE = 0.75  # a sheet whose block (with its ticks) is at most this share of the usable height is ganged
+MAX_SHARE = 1.0  # a sheet whose block (with its ticks) is at most this share of the usable height is ganged
+GANGED_MARKS = ("circle", "punch", "glue", "align")  # marks a block may carry (cut circles; a tiled part's)
 
 
 class Block(Struct, frozen=True):
@@ -53,13 +57,22 @@ def _band(page: Page) -> tuple[float, float]:
 
 
 def _gangable(page: Page) -> bool:
-    return (bool(page.slots) and page.paper is None and page.label is None
-            and all(s.clip is None and s.part is None for s in page.slots)
+    """Grid slots of one side (or the one part of a tiled piece, with its label), no paper of its
+    own, no clip (a hex honeycomb), no marks but cut circles and a part's glue and alignment marks."""
+    one_part = len(page.slots) == 1 and page.slots[0].part is not None
+    return (bool(page.slots) and page.paper is None and (page.label is None or one_part)
+            and all(s.clip is None and (s.part is None or one_part) for s in page.slots)
             and all(s.side == page.side for s in page.slots)
-            and all(m.kind in ("circle", "punch") for m in page.marks))
+            and all(m.kind in GANGED_MARKS for m in page.marks))
 
 
-def _height(b: Block, options: SheetOptions) -> float:
+def gangable(b: Block) -> bool:
+    """Whether a block's pages may move onto a shared sheet (``_gangable``, front and back)."""
+    return _gangable(b.front) and (b.back is None or _gangable(b.back))
+
+
+def height(b: Block, options: SheetOptions) -> float:
+    """The height a block takes on a shared sheet: its band and its ticks above and below."""
     lo, hi = _band(b.front)
     return hi - lo + 2 * (options.mark_gap + TICK)
 
@@ -72,31 +85,63 @@ def candidates(blocks: Sequence[Block], options: SheetOptions, label_room: float
     """The blocks worth ganging: gangable pages whose band takes at most ``MAX_SHARE`` of the
     usable height."""
     lo, hi = _usable(options, label_room)
-    return [b for b in blocks if _gangable(b.front) and (b.back is None or _gangable(b.back))
-            and _height(b, options) <= MAX_SHARE * (hi - lo)]
+    return [b for b in blocks if gangable(b) and height(b, options) <= MAX_SHARE * (hi - lo)]
 
 
-def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0) -> tuple[list[Ganged], list[Block]]:
+Split = Callable[[Block, float], "tuple[Block, Block] | None"]
+
+
+def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0,
+         split: Split | None = None) -> tuple[list[Ganged], list[Block]]:
     """Pack ``blocks`` (see ``candidates``) onto shared sheets. Returns (the ganged sheets, the
-    blocks left on their own sheet)."""
+    blocks left on their own sheet). ``split(block, room)``, when given, is the block's first part
+    that takes at most ``room`` (with its ticks) and the rest, or None: a block that fits on no
+    sheet begun is split over the room left on them, when all of it finds room."""
     lo, hi = _usable(options, label_room)
     room = hi - lo
     bins: list[list[Block]] = []
     used: list[float] = []
-    order = sorted(blocks, key=lambda b: -_height(b, options))
+    rank = {id(b): k for k, b in enumerate(blocks)}  # the order of blocks on a sheet; a part takes its block's
+    order = sorted(blocks, key=lambda b: -height(b, options))
     for b in order:
-        h = _height(b, options)
+        h = height(b, options)
         for i in range(len(bins)):
             if used[i] + SEPARATION + h <= room + EPS:
                 bins[i].append(b)
                 used[i] += SEPARATION + h
                 break
         else:
-            bins.append([b])
-            used.append(h)
-    sheets = [_sheet(sorted(group, key=blocks.index), options, hi) for group in bins if len(group) > 1]
+            parts = _spread(b, [room - u - SEPARATION for u in used], options, split) if split else None
+            if parts is None:
+                bins.append([b])
+                used.append(h)
+                continue
+            for i, part in parts:
+                bins[i].append(part)
+                used[i] += SEPARATION + height(part, options)
+                rank[id(part)] = rank[id(b)]
+    sheets = [_sheet(sorted(group, key=lambda b: rank[id(b)]), options, hi) for group in bins if len(group) > 1]
     alone = [group[0] for group in bins if len(group) == 1]
-    return sheets, sorted(alone, key=blocks.index)
+    return sheets, sorted(alone, key=lambda b: rank[id(b)])
+
+
+def _spread(b: Block, free: list[float], options: SheetOptions, split: Split) -> list[tuple[int, Block]] | None:
+    """``b`` in parts over the room ``free`` left on the sheets begun (most room first), or None
+    when some of it finds no room."""
+    out: list[tuple[int, Block]] = []
+    rest: Block | None = b
+    for i in sorted(range(len(free)), key=lambda i: (-free[i], i)):
+        if rest is None:
+            break
+        if height(rest, options) <= free[i] + EPS:
+            out.append((i, rest))
+            rest = None
+            break
+        cut = split(rest, free[i])
+        if cut is not None:
+            out.append((i, cut[0]))
+            rest = cut[1]
+    return out if rest is None and len(out) > 1 else None
 
 
 def _moved_page(page: Page, dy: float, band: tuple[float, float], options: SheetOptions) -> tuple[Page, list[CutLine]]:

@@ -23,9 +23,15 @@ class Kind(Struct, frozen=True):
     backs: bool = True  # may have a back template
     bleed: bool = True  # gets bleed
     crop_marks: bool = True  # rectangular cut lines in the margins (False: the template draws its own outline)
+    # what it is printed on (the assembly page's advice): "card" 200-250 g/m², "chit" the heaviest card
+    # (tiles and tokens), "board" (boards and mats), "box", "paper"; ``--gang`` shares sheets only within one
+    stock: str = "card"
 
 
 KINDS: dict[str, Kind] = {}
+# The stocks of ``Kind.stock``, in the assembly page's order, with the words a sheet label uses
+STOCKS: dict[str, str] = {"card": "cards", "chit": "tiles and tokens", "board": "boards and mats", "box": "boxes",
+                          "paper": "plain paper"}
 
 
 def register(kind: Kind) -> Kind:
@@ -34,23 +40,28 @@ def register(kind: Kind) -> Kind:
 
 
 register(Kind("card", "playing card, ganged 3x3 and duplexed", ("rounded", "rect"), "grid"))
-register(Kind("tile", "square or hex tile", ("square", "hex"), "grid"))
-register(Kind("token", "round or square token / chit / coin", ("round", "square"), "grid"))
+register(Kind("tile", "square or hex tile", ("square", "hex"), "grid", stock="chit"))
+register(Kind("token", "round or square token / chit / coin", ("round", "square"), "grid", stock="chit"))
 register(Kind("board", "game board; tiled over several pages with glue overlaps when larger than the paper",
-              ("rect",), "grid", backs=False))
+              ("rect",), "grid", backs=False, stock="board"))
 register(Kind("mat", "player mat; tiled like a board when larger than the paper", ("rect",), "grid",
-              backs=False))
+              backs=False, stock="board"))
 register(Kind("track", "segment of a track (numbered spaces), e.g. cards laid in a row to read as one track",
               ("rounded", "rect"), "grid"))
 register(Kind("box", "folding box: a die-cut net whose template draws its own cut outline (solid), fold lines "
               "(dashed) and glue tabs; no rectangular crop marks", ("rect",), "grid", backs=False, bleed=False,
-              crop_marks=False))
+              crop_marks=False, stock="box"))
 register(Kind("sheet", "reference or record sheet: one per page, nothing to cut", ("rect",), "page",
-              backs=False, bleed=False))
+              backs=False, bleed=False, stock="paper"))
 
 
 def get(name: str) -> Kind:
     return KINDS[name]
+
+
+def stock_of(kind: str) -> str:
+    """The stock a kind is printed on (a key of ``STOCKS``)."""
+    return KINDS[kind].stock
 
 
 def check_component(manifest: Doc, index: int, comp: dict[str, Any]) -> list[Diagnostic]:

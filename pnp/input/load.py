@@ -234,6 +234,22 @@ class NotRegular(OSError):
     or never end."""
 
 
+def file_kind(path: Path | str) -> str:
+    """What is at ``path``, in words, for a message that refuses it: "a folder", "a named pipe
+    (FIFO)", "a link to nothing"... (not followed past the last link; "nothing" when absent)."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "a link to nothing" if os.path.islink(path) else "nothing"
+    mode = st.st_mode
+    for test, name in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"),
+                       (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a file"
+
+
 def read_regular(path: Path | str, limit: int | None = None) -> bytes:
     """The bytes of the regular file at ``path``, opened without blocking (a FIFO would block a
     plain open) and checked on the open file itself (no race with a rename). NotRegular for

@@ -17,6 +17,13 @@ from pnp.input.model import Game, build_game
 from pnp.input.validate import item_validator, validate_doc, validate_value
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")  # \Z: "mini\n" is not a game id
+# Game ids that name an output folder another command writes by default (``--out`` is shared):
+# a game of that name would be built into that command's folder. Like the component ids
+# ``<game>-contents`` and ``<game>-ganged`` (pnp.input.model), they are refused as game ids.
+RESERVED_GAME_IDS = {
+    "preview": "out/preview/ is where `pnp preview` writes its PNGs",
+    "schemas": "out/schemas/ is where `pnp schema` writes the JSON Schemas",
+}
 MANIFEST = "game.json"  # a game's manifest, in its folder card_data/<game>/
 
 
@@ -94,13 +101,36 @@ def shown_path(p: Path | str) -> str:
         return full
     if full == cwd:
         return "."
-    return full[len(cwd) + 1:] if full.startswith(cwd.rstrip(os.sep) + os.sep) else full
+    if os.path.dirname(cwd) == cwd:
+        # The working folder is the file system's root ("/", or a drive on Windows): every path is
+        # inside it, and shown whole it is the clearer (and the same to open from there).
+        return full
+    prefix = cwd if cwd.endswith(os.sep) else cwd + os.sep
+    return full[len(prefix):] if full.startswith(prefix) else full
+
+
+def reserved_game_id(gid: str, where: str | None = None) -> Diagnostic | None:
+    """The problem with ``gid`` as a game id when it is reserved (``RESERVED_GAME_IDS``), else None
+    (``where``: the file or folder the message names; the id itself by default)."""
+    why = RESERVED_GAME_IDS.get(gid)
+    if why is None:
+        return None
+    return Diagnostic(where or gid, f"game id {gid!r} is reserved: {why}, so the game's files and that command's "
+                      "would share one folder", expected="another game id, not " + " or ".join(RESERVED_GAME_IDS),
+                      hint=f"rename the game's folder and its manifest's id, e.g. to {gid}-game")
 
 
 def check_game_id(root: DataRoot, gid: str) -> None:
+    """DataError unless ``gid`` is a valid, unreserved game id whose folder in ``root`` holds a
+    manifest and lies inside the data root (a link to a folder elsewhere is refused, as a link
+    out of a game folder is for the files in it)."""
     if not GAME_ID.match(gid):
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
                                     expected="lowercase letters, digits and hyphens, no path characters")])
+    reserved = reserved_game_id(gid, root.display(root.card_data / gid))
+    if reserved is not None:
+        raise DataError([reserved])
+    check_confined(root, root.card_data / gid)
     if not (root.card_data / gid / MANIFEST).is_file():
         ids = root.game_ids()
         hint = did_you_mean(gid, ids) or "`pnp list` lists the games"
@@ -213,6 +243,31 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
         return build_game(manifest, data_docs, folder, frozenset(skip), bad_items), diags
     except DataError as exc:
         return None, diags + list(exc.diagnostics)
+
+
+def check_confined(root: DataRoot, game_folder: Path | None = None) -> None:
+    """DataError when a folder pnp reads in ``root`` (``game_folder``, ``templates/``, ``fonts/``)
+    is, or lies behind, a link that leaves the data root: the checks that keep every file inside
+    its game, templates or fonts folder compare against those folders as links resolve them, so
+    a folder that leads elsewhere would carry everything in it out of the root. Links that stay
+    inside the root are fine."""
+    top = root.path.resolve()
+    for folder, what in ((game_folder, "game folder"), (root.templates, "templates folder"),
+                         (root.fonts, "fonts folder")):
+        if folder is None or not os.path.lexists(folder):
+            continue
+        try:
+            real = folder.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:  # a loop of links, a link to nothing
+            raise DataError([Diagnostic(root.display(folder), f"the {what} cannot be followed to a folder "
+                                        f"({exc.strerror if isinstance(exc, OSError) else exc})",
+                                        expected="a folder inside the data root")]) from None
+        if not real.is_relative_to(top):
+            how = "is a link to a folder" if os.path.islink(folder) else "lies behind a link, in a folder"
+            raise DataError([Diagnostic(root.display(folder), f"the {what} {how} outside the data root "
+                                        f"({shown_path(real)})", expected="a folder inside the data root",
+                                        hint="move or copy the folder into the data root "
+                                        "instead of linking to it")])
 
 
 def _inside(path: Path, folder: Path) -> bool:

@@ -9,6 +9,7 @@ drops inherited ids."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
-from pnp.input.load import Doc, load_json
+from pnp.input.load import Doc, file_kind, load_json
 from pnp.input.measures import EXPECTED as MEASURE_EXPECTED
 from pnp.input.measures import problems as measure_problems
 from pnp.input.model import frozen_map
@@ -69,10 +70,12 @@ class TemplateStore:
         self._docs: dict[str, Doc] = {}
         self._resolved: dict[str, Template] = {}
 
-    def path_of(self, name: str):
+    def path_of(self, name: str) -> Path | None:
+        """The file of template ``name``: in the first templates folder that has anything of that
+        name (a FIFO or a folder there is refused by ``doc``, not passed over for a bundled one)."""
         for d in self.root.template_dirs():
             p = d / f"{name}{TEMPLATE_SUFFIX}"
-            if p.is_file():
+            if os.path.lexists(p):
                 return p
         return None
 
@@ -98,6 +101,12 @@ class TemplateStore:
                        hint="copy the file into the templates folder instead of linking to it")
             raise DataError([referrer[0].diag(referrer[1], msg, **fix) if referrer is not None
                              else Diagnostic(self.root.display(path), msg, **fix)]) from None
+        if not path.is_file():  # a named pipe would block the read; a folder, a device...
+            kind = file_kind(path)
+            msg = f"template {name!r} ({self.root.display(path)}) is not a regular file: it is {kind}"
+            fix = dict(expected="a template JSON file", hint="replace it with a JSON file")
+            raise DataError([referrer[0].diag(referrer[1], msg, **fix) if referrer is not None
+                             else Diagnostic(self.root.display(path), msg, **fix)])
         doc = load_json(path, self.root.display(path))
         diags = validate_doc(doc, "template")
         if diags:
@@ -144,7 +153,8 @@ class TemplateStore:
             raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} is outside the templates folder",
                                       expected="an SVG file inside " + self.root.display(folder))]) from None
         if not path.is_file():
-            raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} not found ({self.root.display(path)})",
+            what = "not found" if not os.path.lexists(path) else f"is not a regular file: it is {file_kind(path)}"
+            raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} {what} ({self.root.display(path)})",
                                       expected="an SVG file beside the template, or below its folder")])
         return path.resolve()
 

@@ -177,7 +177,14 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
                     raise ValueError(f"is {w} x {h} pixels of {declared / (w * h):g} bytes each, {declared} bytes "
                                      f"decoded, more than pnp's limit of {MAX_IMAGE_BYTES} bytes an image (checked "
                                      "before decoding; save it with 8 bits a channel, or smaller)")
+                png = im.format == "PNG"
                 im.load()  # decodes every pixel: broken or truncated data fails here, not in the PDF
+            if png:
+                # Pillow fills the rows a complete but short zlib stream leaves out (transparent
+                # black, no error even with LOAD_TRUNCATED_IMAGES off): count them from the file
+                short = png_data_short(path)
+                if short:
+                    raise ValueError(f"is corrupt: {short}")
             return (w, h)
     except ValueError:
         raise
@@ -187,6 +194,74 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
         raise ValueError("is not a PNG or JPEG file") from None
     except (OSError, SyntaxError, EOFError, Warning, MemoryError) as exc:
         raise ValueError(f"cannot be decoded ({type(exc).__name__}: {exc})") from None
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
+_INFLATE_STEP = 1 << 22  # bytes inflated at a time while counting: memory stays near this
+
+
+def png_data_short(path: str) -> str | None:
+    """For the PNG file at ``path``: None when its image data (the IDAT chunks, inflated) holds
+    every row its header declares, else what it holds, in words ("its image data ends after row
+    100 of 3000"). Counts the inflated bytes without keeping them; each row is a filter byte and
+    ceil(width x bits a pixel / 8) bytes, per Adam7 pass for an interlaced image."""
+    import struct
+    import zlib
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a file swapped for a pipe cannot block
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ValueError("is not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        if f.read(8) != PNG_SIGNATURE:
+            return None  # not a PNG: the decoder said what it is
+        ihdr: bytes = b""
+        inflater = zlib.decompressobj()
+        produced = 0
+        try:
+            while not inflater.eof:
+                head = f.read(8)
+                if len(head) < 8:
+                    break
+                length, kind = struct.unpack(">I4s", head)
+                if kind == b"IHDR":
+                    ihdr = f.read(min(length, 13))
+                    f.seek(length - len(ihdr) + 4, os.SEEK_CUR)
+                elif kind == b"IDAT":
+                    left = length
+                    while left and not inflater.eof:
+                        data = f.read(min(left, 1 << 20))
+                        if not data:
+                            break
+                        left -= len(data)
+                        while data and not inflater.eof:
+                            produced += len(inflater.decompress(data, _INFLATE_STEP))
+                            data = inflater.unconsumed_tail
+                    f.seek(left + 4, os.SEEK_CUR)
+                elif kind == b"IEND":
+                    break
+                else:
+                    f.seek(length + 4, os.SEEK_CUR)
+        except zlib.error as exc:
+            return f"its image data cannot be inflated ({exc})"
+    if len(ihdr) < 13:
+        return None  # the decoder read a header: not ours to second-guess
+    w, h, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", ihdr)
+    bits = _PNG_CHANNELS.get(colour, 4) * depth
+
+    def row(width: int) -> int:
+        return 1 + (width * bits + 7) // 8
+
+    if not interlace:
+        if produced >= h * row(w):
+            return None
+        return f"its image data ends after row {produced // row(w)} of {h}"
+    passes = [((h - y0 + dy - 1) // dy, (w - x0 + dx - 1) // dx) for x0, y0, dx, dy in _ADAM7]
+    need = sum(ph * row(pw) for ph, pw in passes if ph and pw)
+    if produced >= need:
+        return None
+    return f"its image data holds {produced} of the {need} bytes its {w} x {h} interlaced pixels need"
 
 
 def _declared_bytes(im: Any) -> int:

@@ -81,11 +81,14 @@ class Record(Struct, frozen=True):
     contents: CachedFile
     warnings: tuple[Diagnostic, ...] = ()
     not_printed: tuple[str, ...] = ()
+    ganged: CachedFile | None = None  # --gang: <game>-ganged.pdf, when one was written
+    gang: GangReport | None = None  # and what it saved
 
     def intact(self, folder: Path) -> bool:
         """Every PDF the record names is on disk with its recorded bytes (and size: the size an
         up-to-date build prints is the file's)."""
-        files: Iterable[CachedFile] = [*self.components.values(), self.contents]
+        files: Iterable[CachedFile] = [*self.components.values(), self.contents,
+                                       *([self.ganged] if self.ganged is not None else [])]
         return all(sha256_file(folder / f.file) == f.sha256
                    and (f is self.contents or _size(folder / f.file) == f.bytes) for f in files)
 
@@ -138,8 +141,10 @@ def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings
         comps[cid] = CachedFile(f.path.name, digest(data), prints[cid], f.pages, len(f.plan.fronts), f.grid_text,
                                 len(data), tuple(warnings[cid]), figures)
     check_warn = tuple(g.checked.warnings)
+    ganged = CachedFile(g.ganged[0].name, digest(g.ganged[1]), bytes=len(g.ganged[1])) if g.ganged else None
     return Record(inputs, comps, CachedFile(g.contents_path.name, digest(g.contents)),
-                  check_warn + tuple(w for ws in warnings.values() for w in ws), g.not_printed)
+                  check_warn + tuple(w for ws in warnings.values() for w in ws), g.not_printed,
+                  ganged, g.ganged[2] if g.ganged else None)
 
 
 def load(folder: Path, root: DataRoot | None = None) -> Record | None:
@@ -164,8 +169,14 @@ def load(folder: Path, root: DataRoot | None = None) -> Record | None:
         order = d.get("order")  # the manifest's order (the keys above are sorted)
         if isinstance(order, list) and sorted(order) == sorted(comps):
             comps = {k: comps[k] for k in order}
+        ganged, gang = d.get("ganged"), d.get("gang")
+        if (ganged is None) != (gang is None) or (gang is not None and not isinstance(gang.get("components"), list)):
+            return None
         record = Record(d["inputs"], comps, cached(d["contents"]),
-                        tuple(_diagnostic(w, root) for w in d.get("warnings", ())), tuple(d.get("not_printed", ())))
+                        tuple(_diagnostic(w, root) for w in d.get("warnings", ())), tuple(d.get("not_printed", ())),
+                        cached(ganged) if ganged is not None else None,
+                        GangReport(tuple(gang["components"]), gang["before"], gang["after"])
+                        if gang is not None else None)
         return record if _trusted(record) else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError, msgspec.ValidationError):
         return None
@@ -309,7 +320,10 @@ def _trusted(r: Record) -> bool:
             and isinstance(r.components, dict)
             and all(isinstance(k, str) and cached(v, True) for k, v in r.components.items())
             and cached(r.contents, False)
-            and all(diagnostic(w) for w in r.warnings) and all(text(w) for w in r.not_printed))
+            and all(diagnostic(w) for w in r.warnings) and all(text(w) for w in r.not_printed)
+            and (r.ganged is None or cached(r.ganged, False))
+            and (r.gang is None or (all(text(c) for c in r.gang.components)
+                                    and number(r.gang.before) and number(r.gang.after))))
 
 
 def dump(record: Record, root: DataRoot | None = None) -> bytes:
@@ -323,9 +337,21 @@ def dump(record: Record, root: DataRoot | None = None) -> bytes:
                          "order": list(record.components), "contents": f(record.contents),
                          "warnings": [_diagnostic_on_disk(w, root) for w in record.warnings],
                          "not_printed": list(record.not_printed)}
+    if record.ganged is not None and record.gang is not None:  # only then: other records stay as they were
+        d["ganged"] = f(record.ganged)
+        d["gang"] = {"components": list(record.gang.components), "before": record.gang.before,
+                     "after": record.gang.after}
     d = json.loads(json.dumps(d))  # as it reads back (tuples as lists), so the seal is the one load computes
     d["seal"] = seal(d)
     return (json.dumps(d, indent=1, sort_keys=True) + "\n").encode()
+
+
+def remove_file_if(path: Path, sha256: str) -> None:
+    """Delete ``path`` if it still holds the bytes of SHA-256 ``sha256`` (a file pnp wrote and no
+    one changed since); anything else stays."""
+    if sha256_file(path) == sha256:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 def remove(folder: Path) -> None:
@@ -445,8 +471,10 @@ def _from_record(gid: str, folder: Path, rec: Record) -> GameBuild:
     files = tuple(BuiltFile(cid, folder / cf.file, cf.pieces, cf.pages, cf.grid, cf.bytes, False)
                   for cid, cf in rec.components.items())
     figures = [p for cid in rec.components if (p := rec.figures(cid)) is not None]
+    ganged = (folder / rec.ganged.file, rec.gang) if rec.ganged is not None and rec.gang is not None else None
     return GameBuild(gid, folder, files, folder / f"{gid}-contents.pdf", rec.not_printed,
-                     summary(figures) if figures else None, None, sum(f.warnings for f in figures) if figures else None)
+                     summary(figures) if figures else None, None, sum(f.warnings for f in figures) if figures else None,
+                     ganged)
 
 
 def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, *, force: bool = False,
@@ -517,6 +545,10 @@ def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOpt
     # old files and the old record), then the old record removed and the files renamed into
     # place, the new record last (a build killed among the renames leaves no record at all).
     written = commit(rendered, before_writing=lambda g: remove(g.folder), last=record)
+    for g in rendered:  # a ganged file the last build wrote and this one does not (no --gang, nothing to gang)
+        old = records.get(g.checked.game.id)
+        if old is not None and old.ganged is not None and (g.ganged is None or g.ganged[0].name != old.ganged.file):
+            remove_file_if(g.folder / old.ganged.file, old.ganged.sha256)
     done = {g.checked.game.id: _from_rendered(g) for g in rendered}
     games = tuple(done[gid] if gid in done else _from_record(gid, folders[gid], records[gid])  # type: ignore[arg-type]
                   for gid in gids)

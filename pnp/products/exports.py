@@ -113,11 +113,12 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
             made = dict(run_pool(min(jobs, len(comps)), _png_pdf_task, order))
             _PNG.pdfs.extend(made[k] for k in range(len(comps)))
             # forked again: the workers inherit the PDFs
-            yield from _png_finish(comps, gc, dpi, run_pool(min(jobs, len(tasks)), _png_image_task, tasks,
-                                                            ordered=True, chunksize=2))
+            done = run_pool(min(jobs, len(tasks)), _png_images_task, list(_chunks(tasks, PNG_CHUNK)), ordered=True)
+            yield from _png_finish(comps, gc, dpi, (k for ks in done for k in ks))
         else:
             _PNG.pdfs.extend(_png_pdf_task(k)[1] for k in range(len(comps)))
-            yield from _png_finish(comps, gc, dpi, map(_png_image_task, tasks))
+            done = map(_png_images_task, _chunks(tasks, PNG_CHUNK))
+            yield from _png_finish(comps, gc, dpi, (k for ks in done for k in ks))
     finally:
         _PNG = None
         for doc in _OPEN.values():
@@ -155,22 +156,39 @@ def _png_pdf_task(k: int) -> tuple[int, bytes]:
     return k, data
 
 
-def _png_image_task(task: tuple[int, int, Path]) -> int:
-    """Renders, encodes and writes one image; returns its component's index."""
+PNG_CHUNK = 4  # images per worker task: rendered one after the other while a thread writes the previous ones
+
+
+def _chunks(tasks: Sequence[tuple[int, int, Path]], n: int) -> Iterator[Sequence[tuple[int, int, Path]]]:
+    return (tasks[i:i + n] for i in range(0, len(tasks), n))
+
+
+def _png_images_task(tasks: Sequence[tuple[int, int, Path]]) -> list[int]:
+    """Renders and encodes each image of ``tasks`` in turn while one thread writes the ones before
+    (``write_atomic`` waits for the disk in fsync, the CPU could render meanwhile); returns their
+    components' indices once every file is written (a write error is raised here)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as writer:
+        written = [writer.submit(write_atomic, path, _png_image(k, i)) for k, i, path in tasks]
+    for w in written:
+        w.result()
+    return [k for k, _, _ in tasks]
+
+
+def _png_image(k: int, i: int) -> bytes:
+    """Page ``i`` of component ``k``'s print-shop PDF as PNG bytes."""
     assert _PNG is not None
-    k, i, path = task
     if k not in _OPEN:
         import pypdfium2 as pdfium
 
         _OPEN[k] = pdfium.PdfDocument(_PNG.pdfs[k])
     doc, size, dpi = _OPEN[k], _PNG.comps[k].size, _PNG.dpi
     if size[0] * size[1] > BAND_PIXELS:  # a big board: rendered in bands, memory bounded
-        write_atomic(path, banded_png(doc, i, size, dpi))
-    else:
-        img = raster(doc, i, size)
-        assert img.size == size, (img.size, size)
-        write_atomic(path, png_bytes(img, dpi))
-    return k
+        return banded_png(doc, i, size, dpi)
+    img = raster(doc, i, size)
+    assert img.size == size, (img.size, size)
+    return png_bytes(img, dpi, rle=True)
 
 
 def _png_finish(comps: Sequence[_PngComponent], gc: GameCheck, dpi: float,

@@ -14,6 +14,7 @@ Looked up, first found wins: ``./pnp.toml`` (the project), then
 
 from __future__ import annotations
 
+import errno
 import os
 import tomllib
 from pathlib import Path
@@ -23,6 +24,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, alternatives
 from pnp.impose.sheet import DUPLEX_MODES, MAX_BLEED_MM, PAPERS
+from pnp.input.load import NotRegular, file_kind, read_regular
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE
 
 KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
@@ -38,6 +40,9 @@ class Profile(Struct, frozen=True):
     paper: str | None = None
     duplex: str | None = None
     bleed: float | None = None
+
+
+MAX_CONFIG_BYTES = 1 << 20  # a config file holds a few printer profiles
 
 
 def config_paths(cwd: Path | None = None) -> list[Path]:
@@ -69,10 +74,18 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
     searched = paths or config_paths()
     known: list[str] = []
     for path in searched:
-        if not path.is_file():
+        if not os.path.lexists(path) or (os.path.islink(path) and not path.exists()):
             continue
         try:
-            data = tomllib.loads(path.read_text("utf-8"))
+            data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+        except NotRegular as exc:  # a named pipe would block the read; a folder, a device...
+            what = (f"not a regular file: it is {file_kind(path)}" if exc.errno == errno.EINVAL
+                    else f"larger than {MAX_CONFIG_BYTES} bytes")
+            expected = f"a TOML file of at most {MAX_CONFIG_BYTES} bytes"
+            raise DataError([Diagnostic(str(path), what, expected=expected)]) from None
+        except OSError as exc:
+            raise DataError([Diagnostic(str(path), f"cannot read file: {exc.strerror}", expected="a readable TOML file",
+                                        hint="check the file's permissions")]) from None
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
             raise DataError([Diagnostic(str(path), f"invalid TOML: {exc}", expected="a TOML file")]) from None
         except RecursionError:  # tomllib parses nested arrays and inline tables recursively

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.project import GAME_ID, MANIFEST, DataRoot
+from pnp.input.project import GAME_ID, MANIFEST, DataRoot, reserved_game_id
 from pnp.input.validate import schema_bytes
 from pnp.render.write import write_atomic
 
@@ -157,6 +157,9 @@ def scaffold(root: Path, gid: str, sheet: bool = False, size: str = "poker") -> 
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",
                                     expected="lowercase letters, digits and hyphens, at most 64, "
                                     "starting with a letter or digit")])
+    reserved = reserved_game_id(gid)
+    if reserved is not None:
+        raise DataError([reserved])
     game_dir, tpl_dir = DataRoot(root).card_data / gid, DataRoot(root).templates / gid
     for d in (game_dir, tpl_dir):
         if d.exists():

@@ -9,8 +9,9 @@ from pathlib import Path
 from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic
+from pnp.input.load import NotRegular, file_kind, read_regular
 from pnp.input.model import Game
-from pnp.input.project import DataRoot, load_game_partial
+from pnp.input.project import DataRoot, load_game_partial, shown_path
 from pnp.layout.fonts import UI_FONT, FontError
 from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
 from pnp.plan.options import BuildOptions
@@ -60,16 +61,21 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
         where = s.fonts.files.get(UI_FONT)
         errors.append(Diagnostic(root.display(where) if where else UI_FONT, f"{exc} (pnp labels sheets with it)",
                                  expected=exc.expected, hint=exc.hint))
+    document, text = None, ""
+    try:
+        document = find_document(game)
+        if document is not None:
+            text = read_document(game, document, root.display(document))
+    except DataError as exc:
+        errors.extend(exc.diagnostics)
     if errors:
         raise DataError(errors)
     report = check_game(game, s.store)
     warnings.extend(rule_warnings(game))
-    document = find_document(game)
     if document is None:
         status = (f"document {game.document['file']} not found (in the game folder or PNP_DOCUMENTS): "
                   "quotes not checked against it")
     else:
-        text = document.read_text(encoding="utf-8", errors="replace")
         found = quote_warnings(game, text, root.display(document))
         warnings.extend(found)
         total = len(document_quotes(game))
@@ -77,12 +83,63 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     return GameCheck(game, report, tuple(plans), tuple(warnings), opts, status)
 
 
+MAX_DOCUMENT_BYTES = 64 << 20  # a game's document text; the bundled games' are 8 to 20 KB
+
+
 def find_document(game: Game) -> Path | None:
     """The game's document text: ``document.file`` in the game folder, else in a folder of the
-    ``PNP_DOCUMENTS`` environment variable (folders separated as in PATH); None when absent."""
+    ``PNP_DOCUMENTS`` environment variable (folders separated as in PATH); None when absent.
+    What is there must be a regular file inside that folder, links followed: DataError (at the
+    manifest's ``document.file``) for a link that leaves it, or a name that climbs out of it, and
+    for a named pipe, a folder or a device."""
     name = game.document["file"]
     dirs = [game.folder, *(Path(d) for d in os.environ.get("PNP_DOCUMENTS", "").split(os.pathsep) if d)]
-    return next((d / name for d in dirs if (d / name).is_file()), None)
+    for d in dirs:
+        path = d / name
+        if not os.path.lexists(path):
+            continue
+        where = "the game folder" if d == game.folder else f"its PNP_DOCUMENTS folder {shown_path(d)}"
+        try:
+            inside = path.resolve().is_relative_to(d.resolve())
+        except (OSError, RuntimeError):  # a loop of links
+            inside = False
+        if not inside:
+            named_inside = Path(os.path.normpath(path)).is_relative_to(os.path.normpath(d))
+            what = "is a link to a file outside" if named_inside else "names a file outside"
+            raise DataError([_document_diag(game, f"document {name!r} ({shown_path(path)}) {what} {where}",
+                                            expected="a file inside " + where,
+                                            hint="copy the document there instead of linking to it")])
+        if not path.is_file():
+            if not path.exists():
+                continue  # a link to nothing (inside the folder): as if absent
+            raise DataError([_document_diag(game, f"document {name!r} ({shown_path(path)}) is not a regular file: "
+                                            f"it is {file_kind(path)}", expected="a text file",
+                                            hint="replace it with the document's text")])
+        return path
+    return None
+
+
+def read_document(game: Game, path: Path, shown: str) -> str:
+    """The text of the document file ``path`` (read as a regular file, at most MAX_DOCUMENT_BYTES:
+    a file swapped for a pipe after ``find_document`` cannot block the read)."""
+    try:
+        raw = read_regular(path, MAX_DOCUMENT_BYTES)
+    except NotRegular as exc:
+        raise DataError([_document_diag(game, f"document {shown} is {exc.strerror}",
+                                        expected=f"a regular text file of at most {MAX_DOCUMENT_BYTES} bytes")]) \
+            from None
+    except OSError as exc:
+        raise DataError([_document_diag(game, f"document {shown} cannot be read: {exc.strerror}",
+                                        expected="a readable text file", hint="check the file's permissions")]) \
+            from None
+    return raw.decode("utf-8", errors="replace")
+
+
+def _document_diag(game: Game, message: str, **kw: str) -> Diagnostic:
+    """A problem with the game's document, at the manifest's ``document.file``."""
+    if game.manifest is not None:
+        return game.manifest.diag(("document", "file"), message, **kw)
+    return Diagnostic(game.manifest_file, message, ("document", "file"), **kw)
 
 
 def rule_warnings(game: Game) -> list[Diagnostic]:

@@ -3,18 +3,19 @@ sheets sharing sheets (``pnp.impose.gang``), each labelled with what is on it.""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
-from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
-from pnp.impose.gang import Block, candidates, gang
+from pnp.impose.gang import Block, candidates, gang, gangable, height
 from pnp.impose.grid import impose
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
-from pnp.impose.sheet import Page, PieceSpec
+from pnp.impose.sheet import Page, PieceSpec, SheetOptions
+from pnp.input.kinds import STOCKS, stock_of
 from pnp.input.model import Game
 from pnp.layout.edges import edge_match
 from pnp.layout.fonts import UI_FONT
@@ -84,14 +85,16 @@ def render_ganged(s: Session, game: Game, plans: Sequence[ComponentPlan],
 def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions) -> GangedFile | None:
     """The ganged file's pages and pieces; None when no sheet is saved.
 
-    First the mostly empty sheets of components whose pieces are alike (size, shape, kind,
+    First the partial sheets of components whose pieces are alike (stock, size, shape, kind,
     backs, sheet options: a deck's partial last sheet and a few cards of another deck) pool their
     pieces into ordinary grid sheets, when that takes no more sheets; then what is still mostly
-    empty is stacked onto shared sheets (``pnp.impose.gang``)."""
+    empty is stacked onto shared sheets (``pnp.impose.gang``), a block split over the room left
+    on several when that spares its sheet. Sheets are shared within one stock (cards; tiles and
+    tokens; boards and mats: ``pnp.input.kinds``), unless sharing across stocks saves more
+    sheets: then the label of a sheet that mixes stocks says so."""
     chosen = gangable_plans(plans, opts)
     if not chosen:
         return None
-    sheet = chosen[0].sheet
     # one list of layouts for the whole file: each plan's pieces after the ones before it
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
@@ -104,44 +107,128 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
     def shifted(page: Page, owner: int) -> Page:
         return replace(page, slots=tuple(replace(sl, piece=sl.piece + offset[owner]) for sl in page.slots))
 
-    raw: dict[int, Page] = {}  # id of a block's (shifted) front page -> the plan's own front page
-    names: dict[int, tuple[str, ...]] = {}  # id of a block's front page -> the components on it
+    def named(page: Page) -> tuple[str, ...]:
+        """The components on a front page, in piece order (a tiled part with its label)."""
+        out = []
+        for sl in page.slots:
+            title = chosen[bisect.bisect_right(offset, sl.piece) - 1].component.title
+            out.append(f"{title} ({page.label[0].lower()}{page.label[1:]})" if sl.part is not None and page.label
+                       else title)
+        return tuple(dict.fromkeys(out))
+
     blocks = []
+    origin: dict[int, Page] = {}  # id of a block's front page -> the plan's own front page it is
     for i, p in enumerate(chosen):
         for b in _blocks(pages_for(p), i):
             moved = Block(i, shifted(b.front, i), shifted(b.back, i) if b.back is not None else None)
-            raw[id(moved.front)], names[id(moved.front)] = b.front, (p.component.title,)
+            origin[id(moved.front)] = b.front
             blocks.append(moved)
-    cands = candidates(blocks, sheet, LABEL_ROOM)
+    versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
+    best: GangedFile | None = None
+    for mixed in (False, True):  # each stock on its own sheets; then, if that saves more, mixed
+        f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10])
+        if f is not None and (best is None or f.report.after < best.report.after):
+            best = f
+    if best is None:
+        return None
+    die = None  # die lines only where every ganged component has the same outline
+    if opts.die_line and len({(p.component.shape, p.component.corner_radius) for p in chosen}) == 1:
+        die = DieLine(chosen[0].component.shape, chosen[0].component.corner_radius * MM)
+    return replace(best, fronts=tuple(fronts), backs=tuple(backs), die=die)
+
+
+def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOptions, blocks: Sequence[Block],
+          named: Callable[[Page], tuple[str, ...]], origin: dict[int, Page], mixed: bool,
+          shifted: Callable[[Page, int], Page], version: str) -> GangedFile | None:
+    """One packing of ``blocks``: by stock, or ``mixed``; None when it saves no sheet. ``origin``
+    is added to (the parts of split blocks)."""
+    sheet = chosen[0].sheet
+    cands = {id(b.front) for b in candidates(blocks, sheet, LABEL_ROOM)}
     leaving: set[int] = set()  # ids of the plans' own front pages that leave their component
-    pooled_pages: list[Page] = []  # pooled sheets that are full enough to stand alone
-    stack: list[Block] = []
+    stocks: dict[int, str] = {}  # id of a block's front page -> its stock
+    # id of a pooled or split block's front page -> a plan of its pieces and the sheet options they are imposed with
+    pools: dict[int, tuple[int, SheetOptions]] = {}
+    made: list[Block] = []  # every block made here, kept so that no id above is reused
+    pooled: list[tuple[str, Page]] = []  # pooled sheets full enough to stand alone, and their stock
+    stack: list[Block] = []  # the blocks to stack onto shared sheets
     groups: dict[tuple[object, ...], list[Block]] = {}
-    for b in cands:
-        c = chosen[b.owner].component
-        key = (chosen[b.owner].sheet, c.size, c.shape, c.kind, b.back is not None)
-        groups.setdefault(key, []).append(b)
-    for group in groups.values():
-        pool = _pool(group, chosen, opts) if len(group) > 1 else None
-        if pool is None:
-            stack += group
+    for b in blocks:
+        stocks[id(b.front)] = stock_of(chosen[b.owner].component.kind)
+    for b in blocks:  # every partial sheet, pooled with alike ones, even one too full to stack
+        plan = chosen[b.owner]
+        c = plan.component
+        if not (gangable(b) and plan.grid is not None and len(b.front.slots) < _capacity(plan)):
+            if id(b.front) in cands:
+                stack.append(b)
             continue
-        leaving |= {id(raw[id(b.front)]) for b in group}
-        for pb in _blocks(pool, -1):
-            # the components on this sheet of the pool (its pieces numbered for the whole file)
-            title = tuple(dict.fromkeys(chosen[bisect_right(offset, sl.piece) - 1].component.title
-                                        for sl in pb.front.slots))
-            names[id(pb.front)] = title
+        groups.setdefault((stocks[id(b.front)], plan.sheet, c.size, c.shape, c.kind, b.back is not None), []).append(b)
+    for group in groups.values():
+        # all of the group's partial sheets, or only those not too full to stack (the others keep
+        # their sheets): whichever takes fewer sheets, then leaves the emptier last one (pieces
+        # of several components may need gutters, 6 cards to a sheet where one deck had 9)
+        small = [b for b in group if id(b.front) in cands]
+        best: tuple[tuple[int, int], list[Block], tuple[tuple[Page, ...], SheetOptions]] | None = None
+        for members in ([group, small] if len(small) < len(group) else [group]):
+            pool = _pool(members, chosen, opts) if len(members) > 1 else None
+            if pool is not None:
+                fronts_ = [pg for pg in pool[0] if pg.side == "front"]
+                key = (len(fronts_) + len(group) - len(members), len(fronts_[-1].slots))
+                if best is None or key < best[0]:
+                    best = (key, members, pool)
+        if best is None:
+            stack += small
+            continue
+        _, group, (pages, pool_sheet) = best
+        leaving |= {id(origin[id(b.front)]) for b in group}
+        pool_blocks = _blocks(pages, group[0].owner)
+        made += pool_blocks
+        for pb in pool_blocks:
+            stocks[id(pb.front)], pools[id(pb.front)] = stocks[id(group[0].front)], (group[0].owner, pool_sheet)
             if candidates([pb], sheet, LABEL_ROOM):
                 stack.append(pb)
             else:
-                pooled_pages += [replace(pg, label=" + ".join(title)) for pg in (pb.front, pb.back) if pg is not None]
-    sheets, alone = gang(stack, sheet, LABEL_ROOM)
-    leaving |= {id(raw[id(b.front)]) for g in sheets for b in g.blocks if id(b.front) in raw}
-    for b in alone:  # a pooled sheet with no company: a sheet of its own
-        if id(b.front) not in raw:
-            pooled_pages += [replace(pg, label=" + ".join(names[id(b.front)])) for pg in (b.front, b.back)
-                             if pg is not None]
+                pooled += [(stocks[id(pb.front)], replace(pg, label=" + ".join(named(pb.front))))
+                           for pg in (pb.front, pb.back) if pg is not None]
+
+    def split(b: Block, room: float) -> tuple[Block, Block] | None:
+        """``b``'s first rows that take at most ``room``, imposed again, and the rest."""
+        k, grid_sheet = pools.get(id(b.front), (b.owner, chosen[b.owner].sheet))
+        plan = chosen[k]
+        if plan.grid is None or any(sl.part is not None or sl.clip is not None for sl in b.front.slots):
+            return None
+        pieces = [sl.piece for sl in b.front.slots]
+        cols = plan.grid.cols  # in page space
+        for n in range(((len(pieces) - 1) // cols) * cols, 0, -cols):
+            head = _impose_pieces(pieces[:n], plan, grid_sheet, b, opts)
+            if height(head[0], sheet) <= room + 1e-6:
+                tail = _impose_pieces(pieces[n:], plan, grid_sheet, b, opts)
+                made.extend((head[0], tail[0]))
+                for part in (head[0], tail[0]):
+                    stocks[id(part.front)] = stocks[id(b.front)]
+                    pools[id(part.front)] = k, grid_sheet
+                    if id(b.front) in origin:
+                        origin[id(part.front)] = origin[id(b.front)]
+                return head[0], tail[0]
+        return None
+
+    shared: dict[str, list[Page]] = {}  # the shared sheets, by the stocks on them; pooled sheets first
+    for stock, pg in pooled:
+        shared.setdefault(STOCKS[stock], []).append(pg)
+    by_stock: dict[str, list[Block]] = {}
+    for b in stack:
+        by_stock.setdefault("mixed" if mixed else stocks[id(b.front)], []).append(b)
+    for key in sorted(by_stock, key=lambda k: (k == "mixed", list(STOCKS).index(k) if k in STOCKS else 0)):
+        sheets, alone = gang(by_stock[key], sheet, LABEL_ROOM, split)
+        for g in sheets:
+            leaving |= {id(origin[id(b.front)]) for b in g.blocks if id(b.front) in origin}
+            on = tuple(k for k in STOCKS if any(stocks[id(b.front)] == k for b in g.blocks))
+            title = " + ".join(dict.fromkeys(n for b in g.blocks for n in named(b.front)))
+            shared.setdefault(" + ".join(STOCKS[k] for k in on), []).extend(replace(page, label=title)
+                                                                                for page in g.pages)
+        for b in alone:  # a pooled sheet with no company: a sheet of its own
+            if id(b.front) not in origin:
+                shared.setdefault(STOCKS[stocks[id(b.front)]], []).extend(
+                    replace(pg, label=" + ".join(named(b.front))) for pg in (b.front, b.back) if pg is not None)
     if not leaving:
         return None
     pages: list[Page] = []
@@ -153,32 +240,37 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
         keep = [pg for pg, r in zip(own, raw_pages, strict=True)
                 if not (id(r) in leaving or (r.side == "back" and _follows_ganged(r, raw_pages, leaving)))]
         pages += [shifted(pg, i) for pg in keep]
-    versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
-    shared = list(pooled_pages)
-    for g in sheets:  # each page's label names the components on it
-        title = " + ".join(dict.fromkeys(n for b in g.blocks for n in names[id(b.front)]))
-        shared += [replace(page, label=title) for page in g.pages]
-    text = SheetText(game.title, "shared sheets", versions.hexdigest()[:10])
-    pages += list(furnish(shared, sheet, text, s.fonts, UI_FONT))
+    for on, out in sorted(shared.items(), key=lambda kv: (" + " in kv[0], kv[0])):  # one run of sheets per stock
+        text = SheetText(game.title, f"shared sheets ({on})", version)
+        pages += list(furnish(out, sheet, text, s.fonts, UI_FONT))
     after = sheet_numbers(pages)[1]
     if after >= before:
         return None
-    die = None  # die lines only where every ganged component has the same outline
-    if opts.die_line and len({(p.component.shape, p.component.corner_radius) for p in chosen}) == 1:
-        die = DieLine(chosen[0].component.shape, chosen[0].component.corner_radius * MM)
-    return GangedFile(tuple(pages), tuple(fronts), tuple(backs),
-                      GangReport(tuple(p.component.id for p in chosen), before, after), die)
+    return GangedFile(tuple(pages), (), (), GangReport(tuple(p.component.id for p in chosen), before, after), None)
 
 
-def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions) -> tuple[Page, ...] | None:
-    """The pieces of ``group`` (alike components' mostly empty sheets, pieces already numbered
+def _spec(plan: ComponentPlan, b: Block, opts: BuildOptions) -> PieceSpec:
+    w, h = plan.component.size
+    return PieceSpec(w * MM, h * MM, has_back=b.back is not None and opts.duplex != "none")
+
+
+def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, sheet: SheetOptions, b: Block,
+                   opts: BuildOptions) -> list[Block]:
+    """``pieces`` (numbered for the whole file) imposed as ``plan``'s pieces with ``sheet``, as blocks."""
+    pages = impose(len(pieces), _spec(plan, b, opts), sheet)
+    pages = tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
+    return _blocks(pages, b.owner)
+
+
+def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan],
+          opts: BuildOptions) -> tuple[tuple[Page, ...], SheetOptions] | None:
+    """The pieces of ``group`` (alike components' partial sheets, pieces already numbered
     for the whole file) imposed together as ordinary grid sheets; None when that takes more
     sheets. As many sheets is kept: the pieces fill the first ones, and the emptier last one
     stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
-    w, h = plan.component.size
-    spec = PieceSpec(w * MM, h * MM, has_back=group[0].back is not None and opts.duplex != "none")
+    spec = _spec(plan, group[0], opts)
     sheet = plan.sheet
     owners = {b.owner for b in group}
     if len(owners) > 1 and (sheet.abut_lr or sheet.abut_tb):
@@ -191,7 +283,14 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
     pages = impose(len(pieces), spec, sheet)
     if sum(pg.side == "front" for pg in pages) > len(group):
         return None
-    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
+    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
+                 for pg in pages), sheet
+
+
+def _capacity(plan: ComponentPlan) -> int:
+    """The pieces a full sheet of ``plan`` (on a grid) holds."""
+    assert plan.grid is not None
+    return plan.grid.cols * plan.grid.rows
 
 
 def _follows_ganged(back: Page, pages: Sequence[Page], ganged: set[int]) -> bool:

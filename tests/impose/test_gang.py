@@ -4,8 +4,9 @@ and separation lines clear of every piece."""
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
-from pnp.impose.gang import Block, candidates, gang
+from pnp.impose.gang import Block, candidates, gang, height
 from pnp.impose.grid import impose
 from pnp.impose.sheet import PAPERS, Page, PieceSpec, SheetOptions
 from pnp.units import MM
@@ -86,3 +87,66 @@ def test_pages_that_cannot_be_ganged() -> None:
     b = blocks[1]
     tiled = Block(0, Page(1, "front", b.front.slots, b.front.cuts, label="Part row 1"))
     assert candidates([tiled], opts) == []
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_a_block_that_fits_nowhere_whole_is_split_over_the_room_left(duplex: str) -> None:
+    """Two decks' last sheets of 2 rows leave room for 2 rows of tokens each; 4 rows of tokens
+    fit on neither whole, so they are split (imposed again, 2 rows and 2 rows) over both sheets:
+    two sheets, not three, each token once, each back behind its front."""
+    opts = SheetOptions(paper=PAPERS["letter"], duplex=duplex)
+    card, token = PieceSpec(63 * MM, 88 * MM), PieceSpec(25 * MM, 25 * MM)
+    cards = [Block(k, impose(4, card, opts)[0], impose(4, card, opts)[1]) for k in (0, 1)]
+    full = impose(100, token, opts)[0].slots
+    per_row = sum(1 for s in full if abs(s.y - full[0].y) < 1e-6)
+    tokens = impose(4 * per_row, token, opts)
+    whole = Block(2, tokens[0], tokens[1])
+    lo, hi = opts.margin, opts.paper.height - opts.margin
+    assert height(cards[0], opts) + height(whole, opts) > hi - lo  # it fits beside neither deck whole
+
+    def split(b: Block, room: float) -> tuple[Block, Block] | None:
+        n = len(b.front.slots)
+        for k in range(n - per_row, 0, -per_row):
+            head = impose(k, token, opts)
+            if height(Block(2, head[0], head[1]), opts) <= room:
+                tail = impose(n - k, token, opts)
+                renumber = {s.piece: s.piece + k for s in tail[0].slots}
+                tail = tuple(replace(p, slots=tuple(replace(s, piece=renumber[s.piece]) for s in p.slots))
+                             for p in tail)
+                return Block(2, head[0], head[1]), Block(2, tail[0], tail[1])
+        return None
+
+    assert gang([*cards, whole], opts) == ([], [*cards, whole])  # unsplit: three sheets as they were
+    sheets, alone = gang([*cards, whole], opts, split=split)
+    assert len(sheets) == 2 and alone == []
+    placed = sorted(s.piece for g in sheets for s in g.pages[0].slots if g.blocks and s.w == 25 * MM)
+    assert placed == list(range(4 * per_row))
+    pw, ph = opts.paper.width, opts.paper.height
+    for g in sheets:
+        front, back = g.pages
+        boxes = [s.bleed_box for s in front.slots]
+        assert not any(_overlap(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+        assert all(a[1] >= opts.margin - 1e-6 and a[1] + a[3] <= opts.paper.height - opts.margin + 1e-6 for a in boxes)
+        by_piece = {(s.w, s.piece): s for s in front.slots}
+        for b in back.slots:
+            f = by_piece[(b.w, b.piece)]
+            want = (pw - f.x - f.w, f.y) if duplex == "long" else (f.x, ph - f.y - f.h)
+            assert (b.x, b.y) == pytest.approx(want)
+        for cut in front.cuts:
+            assert not any(_crosses(cut, s.bleed_box) for s in front.slots), cut
+
+
+def test_a_tiled_part_may_take_company() -> None:
+    """A part of a board tiled over pages (its label saying which) is a block like any other."""
+    opts = SheetOptions(paper=PAPERS["letter"], duplex="long")
+    parts = impose(1, PieceSpec(320 * MM, 320 * MM, has_back=False), opts)
+    assert parts[0].label and parts[0].slots[0].part is not None
+    block = Block(0, parts[0])
+    assert candidates([block], opts) == [block]
+    tokens = impose(10, PieceSpec(16 * MM, 16 * MM, has_back=False), opts)
+    sheets, alone = gang([block, Block(1, tokens[0])], opts)
+    assert len(sheets) == 1 and alone == []
+    front = sheets[0].pages[0]
+    assert {m.kind for m in front.marks} >= {"glue", "align"}
+    for cut in front.cuts:
+        assert not any(_crosses(cut, s.bleed_box) for s in front.slots), cut

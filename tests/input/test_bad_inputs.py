@@ -162,6 +162,60 @@ def _fifo(root: Path, scratch: Path) -> None:
     os.mkfifo(_art(root))
 
 
+# -- issue 19, the independent attack (F4, F5, F6, F8, F10): set up at run time
+
+QUOTES = "The deck has 5 cards. Every card is different.\n"  # what mini's rules quote
+
+
+def _document_link_out(root: Path, scratch: Path) -> None:
+    """The game's document is a link to a file outside the data root holding the quotes (F4)."""
+    (scratch / "secret.txt").write_text(QUOTES)
+    os.symlink(scratch / "secret.txt", root / "card_data" / "mini" / "mini.txt")
+
+
+def _document_fifo(root: Path, scratch: Path) -> None:
+    os.mkfifo(root / "card_data" / "mini" / "mini.txt")
+
+
+def _document_outside(root: Path, scratch: Path) -> None:
+    """The file ``document.file`` names by climbing out of the game folder exists."""
+    (scratch / "outside.txt").write_text(QUOTES)
+
+
+def _template_fifo(root: Path, scratch: Path) -> None:
+    card = root / "templates" / "mini" / "card.json"
+    card.unlink()
+    os.mkfifo(card)
+
+
+def _folder_linked_out(rel: str) -> Callable[[Path, Path], None]:
+    def setup(root: Path, scratch: Path) -> None:
+        (scratch / "elsewhere").mkdir()
+        shutil.move(root / rel, scratch / "elsewhere" / Path(rel).name)
+        os.symlink(scratch / "elsewhere" / Path(rel).name, root / rel)
+    return setup
+
+
+def _short_png(interlace: int) -> Callable[[Path, Path], None]:
+    """A 400 x 300 RGB PNG whose complete zlib stream holds the first 10 rows only (F8); interlaced,
+    10 rows of the first Adam7 pass (50 pixels wide, 151 bytes a row with its filter byte)."""
+    def setup(root: Path, scratch: Path) -> None:
+        rows = [b"\x00" * 151] * 10 if interlace else [b"\x00" + bytes([i]) * 1200 for i in range(10)]
+        data = _png(400, 300, zlib.compress(b"".join(rows)))
+        if interlace:  # the IHDR's last byte, and its CRC
+            ihdr = data[12:29][:-1] + b"\x01"
+            data = data[:8] + struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr)) + data[33:]
+        _art(root).write_bytes(data)
+    return setup
+
+
+def _game_named_preview(root: Path, scratch: Path) -> None:
+    """mini renamed ``preview``: `pnp preview` writes out/preview/ (F10)."""
+    game = root / "card_data" / "mini"
+    (game / "game.json").write_text((game / "game.json").read_text().replace('"id": "mini"', '"id": "preview"'))
+    game.rename(root / "card_data" / "preview")
+
+
 CASES = [
     # -- invalid JSON: syntax, encoding, non-standard or absurd numbers, depth
     Case("json-trailing-comma", f"{DECK}:15:43", "$", "invalid JSON: trailing comma before '}'"),
@@ -260,6 +314,32 @@ CASES = [
          "a repetition inside a repeated group (it could take exponential time)"),
     Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
          "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
+    # -- issue 19, the independent attack: only regular files, only inside the root; no collisions
+    Case("document-link-out", f"{GAME}:5:24", "$.document.file",
+         "document 'mini.txt' (card_data/mini/mini.txt) is a link to a file outside the game folder",
+         setup=_document_link_out),
+    Case("document-fifo", f"{GAME}:5:24", "$.document.file",
+         "document 'mini.txt' (card_data/mini/mini.txt) is not a regular file: it is a named pipe (FIFO)",
+         setup=_document_fifo),
+    Case("document-path-climbs", f"{GAME}:5:24", "$.document.file",
+         "/outside.txt) names a file outside the game folder",
+         setup=_document_outside),
+    Case("template-fifo", f"{GAME}:14:19", "$.components[0].template",
+         "template 'mini/card' (templates/mini/card.json) is not a regular file: it is a named pipe (FIFO)",
+         setup=_template_fifo),
+    Case("game-folder-link-out", "card_data/mini", "$", "the game folder is a link to a folder outside the data root",
+         setup=_folder_linked_out("card_data/mini")),
+    Case("templates-folder-link-out", "templates", "$",
+         "the templates folder is a link to a folder outside the data root", setup=_folder_linked_out("templates")),
+    Case("image-rows-missing", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it is corrupt: its image data ends after row 10 of 300",
+         setup=_short_png(0)),
+    Case("image-rows-missing-interlaced", f"{CARD}:12:54", "$.elements[4].src",
+         "it is corrupt: its image data holds 1510 of the 360563 bytes its 400 x 300 interlaced pixels need",
+         setup=_short_png(1)),
+    Case("game-id-reserved", "card_data/preview", "$",
+         "game id 'preview' is reserved: out/preview/ is where `pnp preview` writes its PNGs",
+         game="preview", setup=_game_named_preview),
     # -- a game id with path characters (given on the command line)
     Case("game-id-parent", "../mini", "$", "invalid game id '../mini'", game="../mini"),
     Case("game-id-absolute", "/etc", "$", "invalid game id '/etc'", game="/etc"),

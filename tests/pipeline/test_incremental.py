@@ -361,3 +361,32 @@ def test_an_edited_font_renders_again(golems: DataRootCopy, tmp_path: Path) -> N
     r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
     assert rendered(r.stdout) == {c["id"] for c in golems.read("game.json")["components"]}, r.stdout
+
+
+def test_the_ganged_file_is_in_the_record(tmp_path: Path) -> None:
+    """--gang's file is recorded like the component PDFs: a rebuild is up to date and says again
+    what it saved; a deleted ganged file is made again; a build without --gang removes the one
+    the last build wrote, never a file someone changed since."""
+    import hashlib
+
+    import pnp
+
+    first = pnp.build("capek-golems", out=tmp_path, jobs=1, gang=True)
+    assert first.ok and first.games[0].ganged is not None
+    path, report = first.games[0].ganged
+    rec = json.loads((tmp_path / "capek-golems" / incremental.CACHE_NAME).read_text())
+    assert rec["ganged"]["file"] == "capek-golems-ganged.pdf" == path.name
+    assert rec["ganged"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert rec["gang"] == {"components": list(report.components), "before": 9, "after": 7}
+    again = pnp.build("capek-golems", out=tmp_path, jobs=1, gang=True)
+    assert again.games[0].up_to_date and again.games[0].ganged == (path, report) and again.written == ()
+    path.unlink()
+    third = pnp.build("capek-golems", out=tmp_path, jobs=1, gang=True)
+    assert not third.games[0].up_to_date and path in third.written and path.exists()
+    plain = pnp.build("capek-golems", out=tmp_path, jobs=1)
+    assert plain.ok and not path.exists() and plain.games[0].ganged is None
+    assert "ganged" not in json.loads((tmp_path / "capek-golems" / incremental.CACHE_NAME).read_text())
+    pnp.build("capek-golems", out=tmp_path, jobs=1, gang=True)
+    path.write_bytes(b"my own notes")  # changed since: not pnp's to remove
+    pnp.build("capek-golems", out=tmp_path, jobs=1)
+    assert path.read_bytes() == b"my own notes"

@@ -16,7 +16,11 @@ the working folder (file names in its warnings and figures are kept relative to 
 and shown, once read, as messages show paths). It is also untrusted input: it is sealed with a
 SHA-256 of its own contents (``seal``), so an edited record is ignored and the game built again,
 and what an up-to-date build prints about a PDF (its bytes) is checked against the file.
-``render_changed`` and ``record_game`` are the steps ``pnp.pipeline.watch`` shares."""
+``render_changed`` and ``record_game`` are the steps ``pnp.pipeline.watch`` shares.
+
+Size: over 500 lines because the record is both an output and untrusted input: its format, its
+seal, its root-relative file names and its validation stay beside the build that writes and
+reads it, one file format in one module."""
 
 from __future__ import annotations
 

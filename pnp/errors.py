@@ -112,6 +112,12 @@ class OutputError(Exception):
     """The output could not be written (permissions, disk); nothing partial is left behind."""
 
 
+class WorkerDied(RuntimeError):
+    """A worker process ended without returning its task (killed by a signal, the kernel's
+    out-of-memory killer, a crash): the other workers were ended and nothing of the run was
+    written. Not bad input and not a bug in pnp: the command says so and exits 3."""
+
+
 _UNSAFE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
 
 

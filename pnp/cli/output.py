@@ -15,7 +15,7 @@ import click
 from msgspec.structs import replace
 
 from pnp.cli.options import again
-from pnp.errors import DataError, Diagnostic, OutputError, counted, terminal_text
+from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, terminal_text
 from pnp.input.project import shown_path
 from pnp.layout.edges import MISCUT_MM
 from pnp.plan.options import BuildOptions
@@ -68,6 +68,9 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except KeyboardInterrupt:  # Ctrl-C: files are written all or none, so the old ones stand
             echo("pnp: interrupted; nothing more was written", err=True)
             sys.exit(130)  # 128 + SIGINT, as a shell reports a process killed by it
+        except WorkerDied as exc:  # killed from outside or out of memory: no traceback, not a bug
+            echo(f"pnp: {exc}", err=True)
+            sys.exit(3)
         except BrokenPipeError:
             # The reader went away (`pnp list | head -1`): not a bug; stop quietly.
             with contextlib.suppress(OSError, ValueError):

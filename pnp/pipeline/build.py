@@ -18,7 +18,7 @@ from pnp.plan.component import ComponentPlan, front_warnings, pages_for
 from pnp.plan.options import output_folder
 from pnp.plan.session import Session
 from pnp.products.contents import render_contents
-from pnp.products.workers import can_fork, fork_pool
+from pnp.products.workers import can_fork, image_jobs, run_pool
 from pnp.products.workers import default_jobs as default_jobs  # where the api and benchmarks import it
 from pnp.products.workers import worker_start as _worker_start  # noqa: F401  (tests import it here)
 from pnp.qa.check import GameCheck
@@ -119,17 +119,18 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
     global _TASKS
     s = session or Session(root)
     tasks = [(gc, plan) for gc in checked for plan in gc.plans if not (reuse and reuse(gc, plan))]
+    if jobs > 1 and len(tasks) > 1:
+        jobs = image_jobs(jobs, {gc.game.id: gc.game.folder for gc, _ in tasks}.values())
     results: dict[int, tuple[bytes | None, int, list[Diagnostic], Any]] = {}
     if jobs > 1 and len(tasks) > 1 and can_fork():
         # Biggest first, so the last worker is not left with the longest component.
         order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
         _TASKS = (s, tasks)
         try:
-            with fork_pool(min(jobs, len(tasks))) as pool:
-                for i, data, npages, diags, figures in pool.imap_unordered(_render_task, order):
-                    results[i] = (data, npages, diags, figures)
-                    if progress:
-                        progress(len(results), len(tasks))
+            for i, data, npages, diags, figures in run_pool(min(jobs, len(tasks)), _render_task, order):
+                results[i] = (data, npages, diags, figures)
+                if progress:
+                    progress(len(results), len(tasks))
         finally:
             _TASKS = None
     else:

@@ -10,13 +10,24 @@ bytes, means nothing is parsed, rendered or written. Otherwise the game is check
 only components whose fingerprint changed, or whose PDF is missing or altered, are rendered; a
 component renders alone to the same bytes as in a whole build. The record is removed before new
 files are written and written last, so it never vouches for files it did not see.
-``render_changed`` and ``record_game`` are the steps ``pnp.pipeline.watch`` shares."""
+
+The record is an output like the PDFs: the same bytes wherever the data root lies and whatever
+the working folder (file names in its warnings and figures are kept relative to the data root
+and shown, once read, as messages show paths). It is also untrusted input: it is sealed with a
+SHA-256 of its own contents (``seal``), so an edited record is ignored and the game built again,
+and what an up-to-date build prints about a PDF (its bytes) is checked against the file.
+``render_changed`` and ``record_game`` are the steps ``pnp.pipeline.watch`` shares.
+
+Size: over 500 lines because the record is both an output and untrusted input: its format, its
+seal, its root-relative file names and its validation stay beside the build that writes and
+reads it, one file format in one module."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -39,7 +50,7 @@ from pnp.qa.figures import ComponentPreflight, summary
 from pnp.render.ganged import GangReport
 
 FORMAT = "pnp-build-cache"
-VERSION = 1
+VERSION = 2  # 2: sealed; warnings as diagnostics; file names relative to the data root
 
 
 def sha256_file(p: Path) -> str | None:
@@ -60,7 +71,7 @@ class CachedFile(Struct, frozen=True):
     pieces: int = 0
     grid: str = ""  # "3x3", or "" when the component is not on a grid
     bytes: int = 0
-    warnings: tuple[str, ...] = ()  # what laying out its pieces warned, as printed
+    warnings: tuple[Diagnostic, ...] = ()  # what laying out its pieces warned
     # its preflight figures (pnp.preflight.ComponentPreflight.as_json), so an unchanged
     # component's figures need no layout
     preflight: Mapping[str, Any] = field(default_factory=dict)
@@ -72,16 +83,18 @@ class Record(Struct, frozen=True):
     inputs: str
     components: Mapping[str, CachedFile]
     contents: CachedFile
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()
     not_printed: tuple[str, ...] = ()
     ganged: CachedFile | None = None  # --gang: <game>-ganged.pdf, when one was written
     gang: GangReport | None = None  # and what it saved
 
     def intact(self, folder: Path) -> bool:
-        """Every PDF the record names is on disk with its recorded bytes."""
+        """Every PDF the record names is on disk with its recorded bytes (and size: the size an
+        up-to-date build prints is the file's)."""
         files: Iterable[CachedFile] = [*self.components.values(), self.contents,
                                        *([self.ganged] if self.ganged is not None else [])]
-        return all(sha256_file(folder / f.file) == f.sha256 for f in files)
+        return all(sha256_file(folder / f.file) == f.sha256
+                   and (f is self.contents or _size(folder / f.file) == f.bytes) for f in files)
 
     def figures(self, cid: str) -> ComponentPreflight | None:
         """The preflight figures recorded for component ``cid`` (None: none recorded)."""
@@ -93,21 +106,28 @@ class Record(Struct, frozen=True):
         return f is not None and f.fingerprint == fingerprint and sha256_file(folder / f.file) == f.sha256
 
 
-def warning_text(g: RenderedGame, previous: Record | None) -> dict[str, list[str]]:
-    """Component id -> the warnings laying out its pieces gave, as printed: a rendered
-    component's own, a reused one's as ``previous`` recorded them."""
-    out: dict[str, list[str]] = {}
+def _size(p: Path) -> int:
+    try:
+        return p.stat().st_size
+    except OSError:
+        return -1
+
+
+def warning_text(g: RenderedGame, previous: Record | None) -> dict[str, list[Diagnostic]]:
+    """Component id -> the warnings laying out its pieces gave: a rendered component's own, a
+    reused one's as ``previous`` recorded them."""
+    out: dict[str, list[Diagnostic]] = {}
     for f in g.files:
         cid = f.plan.component.id
         if f.data is not None:
-            out[cid] = [w.format() for w in f.warnings]
+            out[cid] = list(f.warnings)
         else:
             cf = previous.components.get(cid) if previous is not None else None
             out[cid] = list(cf.warnings) if cf is not None else []
     return out
 
 
-def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings: Mapping[str, Sequence[str]],
+def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings: Mapping[str, Sequence[Diagnostic]],
                previous: Record | None) -> Record:
     """The record of a rendered game (written beside its PDFs once they are): ``inputs`` is the
     game's input hash, ``prints`` the components' fingerprints, ``warnings`` as ``warning_text``
@@ -124,43 +144,119 @@ def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings
             figures = dict(cf.preflight) if cf is not None else {}
         comps[cid] = CachedFile(f.path.name, digest(data), prints[cid], f.pages, len(f.plan.fronts), f.grid_text,
                                 len(data), tuple(warnings[cid]), figures)
-    check_warn = tuple(w.format() for w in g.checked.warnings)
+    check_warn = tuple(g.checked.warnings)
     ganged = CachedFile(g.ganged[0].name, digest(g.ganged[1]), bytes=len(g.ganged[1])) if g.ganged else None
     return Record(inputs, comps, CachedFile(g.contents_path.name, digest(g.contents)),
                   check_warn + tuple(w for ws in warnings.values() for w in ws), g.not_printed,
                   ganged, g.ganged[2] if g.ganged else None)
 
 
-def load(folder: Path) -> Record | None:
-    """The record of the last build into ``folder``, or None (missing, unreadable, other format:
-    a cache is never trusted when in doubt)."""
+def load(folder: Path, root: DataRoot | None = None) -> Record | None:
+    """The record of the last build into ``folder``, or None (missing, unreadable, other format,
+    seal broken: a cache is never trusted when in doubt). With ``root``, the file names the
+    record keeps relative to the data root are shown as messages show paths."""
     try:
         d = json.loads(read_regular(folder / CACHE_NAME, MAX_RECORD_BYTES).decode("utf-8"),
                        parse_constant=_no_constant)
-        if d.get("format") != FORMAT or d.get("version") != VERSION:
+        if d.get("format") != FORMAT or d.get("version") != VERSION or d.get("seal") != seal(d):
             return None
         lists = [d.get("warnings", []), d.get("not_printed", [])]
         lists += [v.get("warnings", []) for v in d["components"].values()]
         if not all(isinstance(x, list) for x in lists):  # a dict's keys would pass for texts
             return None
-        comps = {k: CachedFile(**{**v, "warnings": tuple(v.get("warnings", ()))}) for k, v in d["components"].items()}
+
+        def cached(v: dict[str, Any]) -> CachedFile:
+            return CachedFile(**{**v, "warnings": tuple(_diagnostic(w, root) for w in v.get("warnings", ())),
+                                 "preflight": _figures_shown(v.get("preflight", {}), root)})
+
+        comps = {k: cached(v) for k, v in d["components"].items()}
         order = d.get("order")  # the manifest's order (the keys above are sorted)
         if isinstance(order, list) and sorted(order) == sorted(comps):
             comps = {k: comps[k] for k in order}
         ganged, gang = d.get("ganged"), d.get("gang")
         if (ganged is None) != (gang is None) or (gang is not None and not isinstance(gang.get("components"), list)):
             return None
-        record = Record(d["inputs"], comps, CachedFile(**d["contents"]), tuple(d.get("warnings", ())),
-                        tuple(d.get("not_printed", ())), CachedFile(**ganged) if ganged is not None else None,
+        record = Record(d["inputs"], comps, cached(d["contents"]),
+                        tuple(_diagnostic(w, root) for w in d.get("warnings", ())), tuple(d.get("not_printed", ())),
+                        cached(ganged) if ganged is not None else None,
                         GangReport(tuple(gang["components"]), gang["before"], gang["after"])
                         if gang is not None else None)
         return record if _trusted(record) else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError, msgspec.ValidationError):
         return None
+
+
+def seal(d: Mapping[str, Any]) -> str:
+    """SHA-256 of a record's contents but its seal (canonical JSON): a record edited by hand, or
+    by anything but pnp, no longer matches it and is ignored. No secret is involved: whoever
+    recomputes it can make pnp trust a record, as whoever writes the PDFs decides what is printed;
+    it keeps a record from passing off numbers no build wrote."""
+    body = {k: v for k, v in d.items() if k != "seal"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+# File names in the record: relative to the data root (a record is an output, the same bytes
+# wherever the root lies and whatever the working folder), shown again as messages show paths.
+_IN_ROOT = "in_root"
+
+
+def _root_relative(shown: str, root: DataRoot | None) -> str | None:
+    """``shown`` (a path as a message shows it) relative to the data root, with / between its
+    parts; None when it is not a path inside the root (a bundled template, a game id)."""
+    if root is None or not shown:
+        return None
+    full, base = os.path.abspath(shown), os.path.abspath(root.path)
+    if not full.startswith(base.rstrip(os.sep) + os.sep):
+        return None
+    return Path(full[len(base.rstrip(os.sep)) + 1:]).as_posix()
+
+
+def _shown(rel: str, root: DataRoot | None) -> str:
+    if root is None or rel.startswith("/") or ".." in rel.split("/"):
+        return rel  # a tampered record: shown as it is (a text, never opened)
+    return root.display(root.path / rel)
+
+
+def _diagnostic_on_disk(w: Diagnostic, root: DataRoot | None) -> dict[str, Any]:
+    d = msgspec.to_builtins(w)
+    rel = _root_relative(w.file, root)
+    if rel is not None:
+        d["file"], d[_IN_ROOT] = rel, True
+    return d
+
+
+def _diagnostic(d: Any, root: DataRoot | None) -> Diagnostic:
+    """A warning as the record keeps it (a Diagnostic's fields), its file shown again."""
+    if not isinstance(d, dict):
+        raise TypeError("a warning is not an object")
+    d = dict(d)
+    in_root = d.pop(_IN_ROOT, False) is True
+    w = msgspec.convert(d, type=Diagnostic)
+    return replace(w, file=_shown(w.file, root)) if in_root else w
+
+
+def _figures_on_disk(figures: Mapping[str, Any], root: DataRoot | None) -> dict[str, Any]:
+    out = dict(figures)
+    for k, v in figures.items():
+        if isinstance(v, dict) and isinstance(v.get("file"), str) and (rel := _root_relative(v["file"], root)):
+            out[k] = {**v, "file": rel, _IN_ROOT: True}
+    return out
+
+
+def _figures_shown(figures: Any, root: DataRoot | None) -> Any:
+    if not isinstance(figures, dict):
+        return figures
+    out = dict(figures)
+    for k, v in figures.items():
+        if isinstance(v, dict) and _IN_ROOT in v:
+            v = {a: b for a, b in v.items() if a != _IN_ROOT}
+            out[k] = {**v, "file": _shown(v["file"], root)} if isinstance(v.get("file"), str) else v
+    return out
 
 
 MAX_RECORD_BYTES = 64 << 20
 _FILE = re.compile(r"[a-z0-9][a-z0-9-]*\.pdf")  # <component id>.pdf, <game id>-contents.pdf
+_GRID = re.compile(r"(?:[1-9][0-9]{0,2}x[1-9][0-9]{0,2})?")  # "3x3", or "" off a grid
 _HEX = re.compile(r"[0-9a-f]{64}")
 _SAFE_TEXT = re.compile(r"[^\x00-\x08\x0b-\x1f\x7f-\x9f]*")  # no control characters but tab and line feed
 
@@ -206,37 +302,51 @@ def _trusted(r: Record) -> bool:
     def number(v: Any) -> bool:
         return type(v) is int and 0 <= v <= 1 << 40
 
+    def diagnostic(w: Any) -> bool:
+        return (isinstance(w, Diagnostic) and text(w.format()) and w.severity == "warning"
+                and all(v is None or number(v) for v in (w.line, w.col)))
+
     def cached(f: Any, component: bool) -> bool:
         return (isinstance(f, CachedFile) and isinstance(f.file, str) and _FILE.fullmatch(f.file) is not None
                 and isinstance(f.sha256, str) and _HEX.fullmatch(f.sha256) is not None
                 and (not component or _HEX.fullmatch(str(f.fingerprint)) is not None)
                 and all(number(v) for v in (f.pages, f.pieces, f.bytes))
-                and text(f.grid) and isinstance(f.warnings, tuple | list) and all(text(w) for w in f.warnings)
+                and isinstance(f.grid, str) and _GRID.fullmatch(f.grid) is not None
+                and isinstance(f.warnings, tuple | list) and all(diagnostic(w) for w in f.warnings)
                 and isinstance(f.preflight, dict) and _plain(f.preflight)
-                and (not f.preflight or _figures(f.preflight)))
+                and (not f.preflight or (_figures(f.preflight) and agree(f))))
+
+    def agree(f: CachedFile) -> bool:  # the figures say what the record says
+        p = f.preflight
+        return p.get("pages") == f.pages and p.get("pieces") == f.pieces and p.get("bytes") in (None, f.bytes)
 
     return (isinstance(r.inputs, str) and _HEX.fullmatch(r.inputs) is not None
             and isinstance(r.components, dict)
             and all(isinstance(k, str) and cached(v, True) for k, v in r.components.items())
             and cached(r.contents, False)
-            and all(text(w) for w in (*r.warnings, *r.not_printed))
+            and all(diagnostic(w) for w in r.warnings) and all(text(w) for w in r.not_printed)
             and (r.ganged is None or cached(r.ganged, False))
             and (r.gang is None or (all(text(c) for c in r.gang.components)
                                     and number(r.gang.before) and number(r.gang.after))))
 
 
-def dump(record: Record) -> bytes:
+def dump(record: Record, root: DataRoot | None = None) -> bytes:
+    """The record as written, sealed; with ``root``, file names relative to it."""
     def f(c: CachedFile) -> dict[str, Any]:
-        return asdict(c)
+        return {**asdict(c), "warnings": [_diagnostic_on_disk(w, root) for w in c.warnings],
+                "preflight": _figures_on_disk(c.preflight, root)}
 
-    d = {"format": FORMAT, "version": VERSION, "inputs": record.inputs,
-         "components": {k: f(v) for k, v in record.components.items()}, "order": list(record.components),
-         "contents": f(record.contents),
-         "warnings": list(record.warnings), "not_printed": list(record.not_printed)}
+    d: dict[str, Any] = {"format": FORMAT, "version": VERSION, "inputs": record.inputs,
+                         "components": {k: f(v) for k, v in record.components.items()},
+                         "order": list(record.components), "contents": f(record.contents),
+                         "warnings": [_diagnostic_on_disk(w, root) for w in record.warnings],
+                         "not_printed": list(record.not_printed)}
     if record.ganged is not None and record.gang is not None:  # only then: other records stay as they were
         d["ganged"] = f(record.ganged)
         d["gang"] = {"components": list(record.gang.components), "before": record.gang.before,
                      "after": record.gang.after}
+    d = json.loads(json.dumps(d))  # as it reads back (tuples as lists), so the seal is the one load computes
+    d["seal"] = seal(d)
     return (json.dumps(d, indent=1, sort_keys=True) + "\n").encode()
 
 
@@ -392,7 +502,7 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
 def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, report: BuildReport,
                   folders: dict[str, Path], force: bool, jobs: int | None,
                   progress: Callable[[int, int], None] | None) -> BuildReport:
-    records = {gid: None if force else load(folders[gid]) for gid in gids}
+    records = {gid: None if force else load(folders[gid], root) for gid in gids}
     hashes = Hashes(root, gids, opts)
     current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == hashes.inputs()[gid]
                and r.intact(folders[gid])}
@@ -433,7 +543,7 @@ def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOpt
     def record(g: RenderedGame) -> tuple[Path, bytes]:
         gid = g.checked.game.id
         return g.folder / CACHE_NAME, dump(record_for(g, hashes.inputs()[gid], prints[gid], warn_text[gid],
-                                                      records.get(gid)))
+                                                      records.get(gid)), root)
 
     # Each game's PDFs and record are written together: all staged first (a full disk leaves the
     # old files and the old record), then the old record removed and the files renamed into

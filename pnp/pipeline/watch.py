@@ -87,7 +87,7 @@ class Watch:
             return self._render(gc, session, inputs, folder, lines)
 
     def _render(self, gc: GameCheck, session: Session, inputs: str, folder: Path, lines: list[str]) -> list[str]:
-        rec = self.record if self.record is not None else load(folder)
+        rec = self.record if self.record is not None else load(folder, self.root)
         try:
             (g,), prints = render_changed(session, [gc], self.out, {gc.game.id: rec}, fonts_digest(self.root),
                                           self.jobs)
@@ -109,7 +109,7 @@ class Watch:
         if g.contents_path in written:
             lines.append(f"rebuilt contents: {g.contents_path}")
         self.record = record_game(g, inputs, prints[gc.game.id], rec)
-        record = dump(self.record)
+        record = dump(self.record, self.root)
         if not gc.report.ok:
             remove(folder)
         elif not same_bytes(folder / CACHE_NAME, record):

@@ -40,7 +40,7 @@ from pnp.products.images import (
     select_plans,
 )
 from pnp.products.tts_save import SAVED_OBJECTS, saved_object
-from pnp.products.workers import can_fork, fork_pool
+from pnp.products.workers import can_fork, image_jobs, run_pool
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
@@ -106,14 +106,15 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
     _PNG = _PngState(session, gc, dpi, comps, [])
     try:
+        if jobs > 1 and len(tasks) > 1:
+            jobs = image_jobs(jobs, [gc.game.folder])  # each worker decodes the images again
         if jobs > 1 and len(tasks) > 1 and can_fork():
-            with fork_pool(min(jobs, len(comps))) as pool:  # the PDFs, biggest first
-                order = sorted(range(len(comps)), key=lambda k: -len(comps[k].images))
-                made = dict(pool.imap_unordered(_png_pdf_task, order))
+            order = sorted(range(len(comps)), key=lambda k: -len(comps[k].images))  # the PDFs, biggest first
+            made = dict(run_pool(min(jobs, len(comps)), _png_pdf_task, order))
             _PNG.pdfs.extend(made[k] for k in range(len(comps)))
-            with fork_pool(min(jobs, len(tasks))) as pool:  # forked again: the workers inherit the PDFs
-                done = pool.imap(_png_images_task, _chunks(tasks, PNG_CHUNK))
-                yield from _png_finish(comps, gc, dpi, (k for ks in done for k in ks))
+            # forked again: the workers inherit the PDFs
+            done = run_pool(min(jobs, len(tasks)), _png_images_task, list(_chunks(tasks, PNG_CHUNK)), ordered=True)
+            yield from _png_finish(comps, gc, dpi, (k for ks in done for k in ks))
         else:
             _PNG.pdfs.extend(_png_pdf_task(k)[1] for k in range(len(comps)))
             done = map(_png_images_task, _chunks(tasks, PNG_CHUNK))

@@ -6,11 +6,16 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import stat
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
 
-if TYPE_CHECKING:
-    from multiprocessing.pool import Pool
+from pnp.errors import WorkerDied
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 def worker_start(parent: int) -> None:
@@ -39,8 +44,111 @@ def can_fork() -> bool:
     return hasattr(os, "fork")
 
 
-def fork_pool(jobs: int) -> Pool:
-    """A pool of ``jobs`` forked workers started by ``worker_start`` (use it as a context manager)."""
-    import multiprocessing as mp  # only when there is something to share out
+def _signal_name(code: int | None) -> str:
+    if code is None:
+        return "for an unknown reason"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = "an unknown signal"
+        return f"killed by signal {-code} ({name})"
+    return f"exit status {code}"
 
-    return mp.get_context("fork").Pool(jobs, initializer=worker_start, initargs=(os.getpid(),))
+
+def run_pool(jobs: int, fn: Callable[[T], R], tasks: Sequence[T], *, ordered: bool = False,
+             chunksize: int = 1) -> Iterator[R]:
+    """``fn`` over ``tasks`` in ``jobs`` forked workers (started by ``worker_start``): results as
+    they come (``ordered``: in the order of ``tasks``). A worker that dies stops the run: the
+    other workers are ended and ``WorkerDied`` raised, naming how it died (``multiprocessing.Pool``
+    would start a replacement and wait for the lost task forever). Ctrl-C, or leaving the loop
+    early, ends every worker too."""
+    import multiprocessing as mp  # only when there is something to share out
+    from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    ex = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"), initializer=worker_start,
+                             initargs=(os.getpid(),))
+    procs: list[Any] = []
+    finished = False
+    try:
+        if ordered:
+            it = ex.map(fn, tasks, chunksize=chunksize)
+            procs = list(getattr(ex, "_processes", {}).values())  # forked by the first submit
+            yield from it
+        else:
+            futures = [ex.submit(fn, t) for t in tasks]
+            procs = list(getattr(ex, "_processes", {}).values())
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_EXCEPTION)
+                for f in done:
+                    yield f.result()
+        finished = True
+    except BrokenProcessPool:
+        for p in procs:
+            p.join(2)
+        codes = [p.exitcode for p in procs]
+        # the dead one first: the others were ended by the pool with SIGTERM after it died
+        dead = [c for c in codes if c not in (None, 0, -signal.SIGTERM)] or [c for c in codes if c not in (None, 0)]
+        raise WorkerDied(f"a worker process died ({_signal_name(dead[0] if dead else None)}) and the run was "
+                         "stopped: nothing more was written, the files already there stand (out of memory? "
+                         "try fewer --jobs)") from None
+    finally:
+        if finished:  # every task done: the workers and the pool's thread end (before another fork)
+            ex.shutdown(wait=True)
+        else:  # a worker died, Ctrl-C, or the caller stopped early: no worker outlives the run
+            procs += [p for p in (getattr(ex, "_processes", None) or {}).values() if p not in procs]
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    p.terminate()
+            # then the pool's own thread, which sees its workers gone, is waited for: left running,
+            # it would write to closed pipes at exit ("OSError: Bad file descriptor")
+            ex.shutdown(wait=True, cancel_futures=True)
+
+
+# Each worker decodes the images of the components it draws for itself: the games' image budget
+# (pnp.layout.shapes.MAX_GAME_IMAGE_PIXELS, ~200 MB decoded) holds per process, not for the whole
+# process tree, so an image-heavy game runs in fewer workers. A process drawing a component peaks
+# at about IMAGE_MEMORY_FACTOR times the decoded bytes of its game's images (measured: 198 MB of
+# RGBA, 540 MB); the workers together stay within RENDER_MEMORY_BUDGET.
+RENDER_MEMORY_BUDGET = 1 << 30
+IMAGE_MEMORY_FACTOR = 3
+_RASTER = (".png", ".jpg", ".jpeg")
+
+
+def decoded_image_bytes(folder: Path) -> int:
+    """The decoded size (4 bytes a pixel) of every PNG and JPEG file in a game's folder, from the
+    files' headers (nothing is decoded): an upper bound of what drawing one component can decode,
+    as images must lie inside the game folder. Links and files that are not regular are skipped
+    (the layout refuses them); an unreadable header counts nothing (the layout reports it)."""
+    import warnings
+
+    from PIL import Image as PILImage
+
+    total = 0
+    for top, _dirs, names in os.walk(folder):  # links to folders are not followed
+        for name in names:
+            if not name.lower().endswith(_RASTER):
+                continue
+            path = os.path.join(top, name)
+            try:
+                if not stat.S_ISREG(os.lstat(path).st_mode):
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    with PILImage.open(path, formats=("PNG", "JPEG")) as im:  # the header only
+                        w, h = im.size
+            except Exception:  # any damage: the layout names it
+                continue
+            total += 4 * w * h
+    return total
+
+
+def image_jobs(jobs: int, folders: Iterable[Path]) -> int:
+    """``jobs`` lowered so that that many workers, each drawing a component of the most
+    image-heavy of these game folders, stay within RENDER_MEMORY_BUDGET (at least 1)."""
+    worst = max((decoded_image_bytes(f) for f in folders), default=0)
+    if worst == 0:
+        return jobs
+    return max(1, min(jobs, RENDER_MEMORY_BUDGET // (IMAGE_MEMORY_FACTOR * worst)))

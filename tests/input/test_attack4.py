@@ -14,6 +14,7 @@ add the variants (links that stay inside, PNP_DOCUMENTS, other PNG layouts, ``pn
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -89,7 +90,15 @@ def test_messages_and_the_build_record_from_the_root(root: Path) -> None:
     assert r.exit_code == 0, r.stderr
     record = json.loads((out / "mini" / ".pnp-build.json").read_text())
     smallest = record["components"]["deck"]["preflight"]["smallest_text"]
-    assert smallest["file"] == f"{root}/templates/mini/card.json"
+    # kept relative to the data root (whole, not cut by the length of "/"), shown from the working folder
+    assert (smallest["file"], smallest["in_root"]) == ("templates/mini/card.json", True)
+    from pnp.input.project import DataRoot
+    from pnp.pipeline import incremental
+
+    with contextlib.chdir("/"):
+        loaded = incremental.load(out / "mini", DataRoot(root))
+    assert loaded is not None
+    assert loaded.components["deck"].preflight["smallest_text"]["file"] == f"{root}/templates/mini/card.json"
 
 
 # -- F4: the game's document ----------------------------------------------------------------------

@@ -50,7 +50,7 @@ def test_the_same_bytes_from_two_absolute_paths_of_the_data_root(tmp_path: Path)
     # the ppi warning the record keeps names the image relative to the game folder
     rec = [json.loads((o / ".pnp-build.json").read_text()) for o in outs]
     assert rec[0]["components"]["deck"]["warnings"] == rec[1]["components"]["deck"]["warnings"]
-    assert "image art/sun.png prints at" in rec[0]["components"]["deck"]["warnings"][0]
+    assert "image art/sun.png prints at" in rec[0]["components"]["deck"]["warnings"][0]["message"]
 
 
 @pytest.mark.parametrize("value", ["abc", "-1", "1.5", " 12", "12 ", "0x10", "99999999999999999999", "１２"])
@@ -569,8 +569,11 @@ def test_format_characters_never_reach_the_terminal(where: str, tmp_path: Path) 
     else:
         assert run_cli("build", "--data", root, "mini", "--out", out).exit_code == 0
 
+        from pnp.pipeline.incremental import seal
+
         def edit(d: dict) -> None:  # type: ignore[type-arg]
-            d["warnings"] = [f"warning: {evil}"]
+            d["warnings"] = [{"file": "x", "message": evil, "severity": "warning"}]
+            d["seal"] = seal(d)  # sealed again, as pnp would have written it
         _tamper(out, edit)
         r = run_cli("build", "--data", root, "mini", "--out", out)
         assert "up to date" in r.stdout  # the record is trusted (it is well-formed) and its warning echoed

@@ -545,8 +545,8 @@ def test_png_export_same_bytes_whatever_the_job_count(tmp_path: Path, monkeypatc
         real_band = exports.banded_png
         monkeypatch.setattr(exports, "banded_png", lambda *a: banded.append(1) or real_band(*a))
     pools: list[int] = []
-    real = exports.fork_pool
-    monkeypatch.setattr(exports, "fork_pool", lambda jobs: pools.append(jobs) or real(jobs))
+    real = exports.run_pool
+    monkeypatch.setattr(exports, "run_pool", lambda jobs, *a, **k: pools.append(jobs) or real(jobs, *a, **k))
     trees = []
     for jobs in ("1", "2"):
         out = tmp_path / jobs

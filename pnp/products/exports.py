@@ -188,7 +188,7 @@ def _png_image(k: int, i: int) -> bytes:
         return banded_png(doc, i, size, dpi)
     img = raster(doc, i, size)
     assert img.size == size, (img.size, size)
-    return png_bytes(img, dpi, rle=True)
+    return png_bytes(img, dpi, fast=True)
 
 
 def _png_finish(comps: Sequence[_PngComponent], gc: GameCheck, dpi: float,

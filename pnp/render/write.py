@@ -54,23 +54,18 @@ def write_atomic(path: Path, data: bytes) -> None:
     write_all([(path, data)])
 
 
-def _stage(path: Path, data: bytes) -> str:
-    """``data`` in a new temporary file beside ``path``, written and flushed to disk; its name."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            fd = -1
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return tmp
+def _stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
+    """``data`` in a new temporary file beside ``path``, written and flushed to disk. The file is
+    listed in ``staged`` as it is made, with Ctrl-C held back in between, so whatever stops the
+    staging, the caller knows every temporary file there is to remove."""
+    with _no_interrupt():
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        staged.append((tmp, path))
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, 0o644)
 
 
 @contextlib.contextmanager
@@ -97,7 +92,7 @@ def write_all(files: Sequence[tuple[Path, bytes]], before_renames: Callable[[], 
     try:
         for path, data in files:
             ensure_dir(path.parent)
-            staged.append((_stage(path, data), path))
+            _stage(path, data, staged)
         with _no_interrupt():
             if staged and before_renames is not None:
                 before_renames()

@@ -212,11 +212,12 @@ def test_a_full_disk_leaves_the_old_files_and_record(tmp_path: Path, monkeypatch
     real = write._stage
     calls = []
 
-    def stage(path: Path, data: bytes) -> str:
+    def stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
         calls.append(path.name)
-        if len(calls) == 2:  # the first file fitted; the disk is full for the second
+        if len(calls) == 2:  # the first file fitted; the disk is full in the middle of the second
+            real(path, data[:10], staged)
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(path, data)
+        real(path, data, staged)
 
     monkeypatch.setattr(write, "_stage", stage)
     r = run_cli("build", "--data", root, "mini", "--out", out)

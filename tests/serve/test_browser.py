@@ -87,7 +87,10 @@ def test_page_loads_every_piece_and_follows_edits_without_reload(
 
     # An input error: the page shows it in `pnp check`'s words beside the last good pictures.
     game.replace("golem-deck.json", '"name": "Mud Flesh"', '"name": 7')
+    # (the edit truncates, then writes: a poll between the two sees an empty file and says so,
+    # and the next poll the real error, as with an editor that saves in place)
     text = browser.wait_for("document.querySelector('section.errors') && "
+                            "document.querySelector('section.errors pre').textContent.includes('$.items[0].name') && "
                             "document.querySelector('section.errors pre').textContent")
     # named from the server's working folder (here outside the data root: an absolute path)
     assert text.split(":")[0].endswith("card_data/golems/golem-deck.json") and "$.items[0].name" in text

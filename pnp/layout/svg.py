@@ -206,4 +206,36 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
     if not (math.isfinite(w) and math.isfinite(h)) or w <= 0 or h <= 0 or w > 1e5 or h > 1e5:
         raise SvgError(f"SVG {shown!r} has no usable size ({w:g} x {h:g})",
                        expected="an <svg> with a width and height, or a viewBox")
+    bad = _bad_number(drawing)
+    if bad is not None:
+        kind, name, value = bad
+        raise SvgError(f"SVG {shown!r} has a number a PDF cannot hold: {value!r} in a {kind}'s {name}",
+                       expected=f"finite numbers of at most {MAX_NUMBER:g} in coordinates, sizes, stroke widths "
+                       "and transforms", hint="open it in an SVG editor and save it again")
     return drawing, w, h
+
+
+MAX_NUMBER = 1e7  # a coordinate, size, width or transform entry: 3.5 km in points; a PDF writer stops at ~1e21
+
+
+def _bad_number(drawing: Any) -> tuple[str, str, float] | None:
+    """The first number of the converted drawing (coordinates, sizes, stroke widths, transforms,
+    opacities: every number svglib gave a shape) that is not finite or is beyond MAX_NUMBER, as
+    (shape kind, attribute, value); None when all are fine. `1e999` in a path, `scale(1e300)` or a
+    `nan` radius passed the XML checks and failed, or wrote `nan`, when the PDF was drawn."""
+    stack: list[Any] = [drawing]
+    while stack:
+        node = stack.pop()
+        for name, value in vars(node).items():
+            if name == "contents":
+                stack.extend(value)
+                continue
+            todo = [value]
+            while todo:
+                v = todo.pop()
+                if isinstance(v, list | tuple):  # points, transforms, dash arrays, nested pairs
+                    todo.extend(v)
+                elif isinstance(v, float | int) and not isinstance(v, bool) and not (
+                        math.isfinite(v) and abs(v) <= MAX_NUMBER):
+                    return type(node).__name__, name, v
+    return None

@@ -149,6 +149,17 @@ def test_svg_cover_is_clipped_to_its_box(tmp_path: Path) -> None:
     ("<html><body/></html>", "SVG 'art.svg' has a <html> root, not <svg>", None),
     ("<svg xmlns='http://www.w3.org/2000/svg'><rect width='5' height='5'/></svg>",
      "SVG 'art.svg' has no usable size", None),
+    # numbers the XML holds but a PDF cannot (the second attack: exit 3 at build, check passed)
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><path d='M0 0 L 1e999 1'/></svg>",
+     "SVG 'art.svg' has a number a PDF cannot hold: inf in a Path's points", "save it again"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><g transform='scale(1e300)'>"
+     "<rect width='5' height='5'/></g></svg>", "SVG 'art.svg' has a number a PDF cannot hold: 1e+300 in a Group's",
+     "save it again"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='5' height='5' "
+     "stroke='black' stroke-width='1e999'/></svg>", "SVG 'art.svg' has a number a PDF cannot hold: inf in a Rect's",
+     "save it again"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><circle cx='5' cy='5' r='nan'/></svg>",
+     "SVG 'art.svg' has a number a PDF cannot hold: nan", "save it again"),
 ])
 def test_bad_svg_is_an_input_error(tmp_path: Path, svg: str, message: str, hint: str | None) -> None:
     root = _svg_game(tmp_path, svg)

@@ -403,11 +403,14 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
 
 
 def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: str | os.PathLike[str] = "out",
-              back_offset: tuple[float, float] = (0.0, 0.0), back_scale: tuple[float, float] = (1.0, 1.0)) -> Path:
+              back_offset: tuple[float, float] = (0.0, 0.0), back_scale: tuple[float, float] = (1.0, 1.0),
+              data: Data = None) -> Path:
     """Write ``out/calibration-<paper>-<duplex>.pdf``, the two-page duplex calibration sheet, drawn
     with a back correction (mm offset, scale) to check one. Returns its path; DataError for a
-    malformed SOURCE_DATE_EPOCH."""
+    malformed SOURCE_DATE_EPOCH, OutputError for an ``out`` among the folders of the data root
+    ``data`` (the bundled games when None) that pnp reads, as for every other output."""
     source_date_epoch()
+    check_output(data_root(data), [Path(out)])
     fonts = FontBook(DataRoot(bundled_root()).font_dirs())
     data = calibration_pdf(paper_named(paper), duplex, fonts,
                            BackCorrection(back_offset[0] * MM, back_offset[1] * MM, *back_scale))

@@ -375,7 +375,7 @@ def calibrate_cmd(ctx: click.Context, paper: str, duplex: str, out: str, back_of
     if v["duplex"] not in FLIP_EDGES:
         raise click.BadParameter(f"the profile's duplex {v['duplex']!r} has no flip edge to calibrate")
     path = api.calibrate(v["paper"], v["duplex"], out=out, back_offset=v["back_offset"] or (0.0, 0.0),
-                         back_scale=v["back_scale"] or (1.0, 1.0))
+                         back_scale=v["back_scale"] or (1.0, 1.0), data=data_root(None))
     echo(f"wrote {path}: print it double-sided ({v['duplex']} edge, 100 %), hold it to the light, "
                "read DX and DY, then build with --back-offset DX,DY")
 

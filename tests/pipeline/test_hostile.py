@@ -159,6 +159,21 @@ def test_exports_among_the_inputs_are_refused(command: tuple[str, ...], tmp_path
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 
+@pytest.mark.parametrize("inside", ["card_data", "templates/mini"])
+def test_a_calibration_sheet_among_the_inputs_is_refused(inside: str, tmp_path: Path) -> None:
+    """`pnp calibrate --out templates/mini`, run in a data root, wrote among the inputs with exit 0
+    (second independent attack, F6); the root it guards is the one the command finds from here."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    r = run_cli("calibrate", "--out", inside, cwd=root)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert "which pnp reads as input; choose another with --out" in r.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+    assert run_cli("calibrate", "--out", "out", cwd=root).exit_code == 0
+
+
 def test_the_data_root_itself_may_hold_the_output(tmp_path: Path) -> None:
     """out/<game>/ beside card_data/ and templates/ overlaps neither."""
     root = tmp_path / "root"

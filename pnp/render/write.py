@@ -54,6 +54,17 @@ def write_atomic(path: Path, data: bytes) -> None:
     write_all([(path, data)])
 
 
+def _read_umask() -> int:
+    """The process's umask, read once at import, before pnp starts threads: reading it means
+    setting it and setting it back, and a file another thread made in between would get 022."""
+    mask = os.umask(0o22)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def _stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
     """``data`` in a new temporary file beside ``path``, written and flushed to disk. The file is
     listed in ``staged`` as it is made, with Ctrl-C held back in between, so whatever stops the
@@ -65,7 +76,7 @@ def _stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
         f.write(data)
         f.flush()
         os.fsync(f.fileno())
-    os.chmod(tmp, 0o644)
+    os.chmod(tmp, 0o666 & ~_UMASK)  # as open() would make it (mkstemp makes it 0600)
 
 
 @contextlib.contextmanager

@@ -675,3 +675,18 @@ def test_a_cmyk_build_keeps_no_converted_image_after_drawing_it(tmp_path: Path) 
         images += [x.get_object() for x in f.get("/Resources", {}).get("/XObject", {}).values()
                    if x.get_object().get("/Subtype") == "/Image"]
     assert images and all(im["/ColorSpace"] == "/DeviceCMYK" and "/SMask" in im for im in images)
+
+
+def test_written_files_follow_the_umask(tmp_path: Path) -> None:
+    """Files were chmod 0644 whatever the umask: under umask 077 (a private machine's setting)
+    they were readable by everyone (second independent attack, borderline)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    code = "import os, sys; os.umask(0o077); from pnp.cli import run; sys.argv[0] = 'pnp'; run()"
+    proc = subprocess.run([sys.executable, "-c", code, "build", "--data", str(TEST_DATA / "mini"), "mini", "--out",
+                           str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    modes = {p.name: p.stat().st_mode & 0o777 for p in (out / "mini").iterdir()}
+    assert modes and set(modes.values()) == {0o600}, modes

@@ -39,6 +39,7 @@ from msgspec.structs import asdict, replace
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.load import read_regular
+from pnp.input.model import run_pieces_problem
 from pnp.input.project import DataRoot, check_game_id
 from pnp.pipeline.build import CACHE_NAME, RenderedGame, commit, default_jobs, render_games
 from pnp.pipeline.guard import check_output, output_lock
@@ -546,6 +547,8 @@ def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOpt
             checked.append(check(root, gid, opts, session, layout=False))
         except DataError as exc:
             errors.extend(exc.diagnostics)
+    if (too_many := run_pieces_problem([gc.game for gc in checked], root.display(root.card_data))) is not None:
+        errors.append(too_many)  # the games rendered together are held until all are written
     if errors:
         return replace(report, errors=tuple(errors))
     failed = tuple(gc for gc in checked if not gc.report.ok)

@@ -8,7 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
-from conftest import TEST_DATA, run_cli
+from conftest import TEST_DATA, assert_no_traceback, run_cli
 
 from pnp.input.project import DataRoot
 from pnp.pipeline import incremental
@@ -69,3 +69,55 @@ def test_a_recorded_waiver_reads_back_as_a_fresh_build_shows_it(tmp_path: Path) 
     where = record.figures("deck").waived[0].where  # type: ignore[union-attr]
     shown = DataRoot(root).display(root / "templates" / "mini" / "card.json")
     assert where.startswith(shown + " $.elements["), where
+
+
+# -- F2: many games at the per-game cap: a cap on the pieces of one command ---------------------
+
+def _big_games(root: Path, n: int, copies: int) -> Path:
+    """A data root of ``n`` games, each 2 decks of 10 items x ``copies`` (a few hundred bytes of
+    JSON a game; the attack's make.sh with ``copies`` 10000 is 200,000 pieces a game)."""
+    for k in range(1, n + 1):
+        g = f"g{k}"
+        assert run_cli("new", g, "--path", root).exit_code == 0
+        folder = root / "card_data" / g
+        deck = json.loads((folder / "deck.json").read_text())
+        deck["items"] = [{"id": f"c{i}", "name": "N", "copies": copies} for i in range(10)]
+        for d in (0, 1):
+            (folder / f"deck{d}.json").write_text(json.dumps({**deck, "component": f"deck{d}"}))
+        (folder / "deck.json").unlink()
+        m = json.loads((folder / "game.json").read_text())
+        m["rulebook"] = []
+        c = m["components"][0]
+        m["components"] = [{**c, "id": f"deck{d}", "data": f"deck{d}.json"} for d in (0, 1)]
+        (folder / "game.json").write_text(json.dumps(m))
+    return root
+
+
+def test_check_and_build_refuse_more_pieces_than_one_command_may_hold(tmp_path: Path) -> None:
+    """3 games of 140,000 pieces, each within the per-game cap: 420,000 together is over the
+    400,000 of one command. check and build say so (exit 2, the total, each game, the limit)
+    and build writes nothing; two of the games (280,000) pass check."""
+    root = _big_games(tmp_path / "root", 3, 7000)
+    for args in (("check",), ("build", "--out", tmp_path / "out")):
+        r = run_cli(*args, "--data", root)
+        assert r.exit_code == 2, r.output
+        assert_no_traceback(r)
+        assert "420000 pieces in the 3 games of one command (g1 140000, g2 140000, g3 140000)" in r.stderr, r.stderr
+        assert "at most 400000 pieces across the games one command checks or builds" in r.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").rglob("*.pdf"))
+    r = run_cli("check", "--data", root, "g1", "g2")
+    assert r.exit_code == 0, r.output
+
+
+def test_running_out_of_memory_is_a_message_not_a_bug_report(tmp_path: Path, monkeypatch) -> None:
+    """A MemoryError (an address-space limit, a machine too small) exits 3 with what happened and
+    what to try, never "internal error ... this is a bug"."""
+    def no_memory(*a: object, **k: object) -> None:
+        raise MemoryError()
+
+    monkeypatch.setattr("pnp.api.build", no_memory)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out")
+    assert r.exit_code == 3, r.output
+    assert_no_traceback(r)
+    assert "pnp: out of memory" in r.stderr and "fewer games" in r.stderr and "--jobs 1" in r.stderr, r.stderr
+    assert "internal error" not in r.stderr and "bug" not in r.stderr

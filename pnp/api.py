@@ -28,7 +28,7 @@ from msgspec.structs import fields, replace
 from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, paper_named
 from pnp.input.load import load_json
-from pnp.input.model import Component
+from pnp.input.model import Component, run_pieces_problem
 from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, find_root, load_game
 from pnp.input.validate import validate_doc
 from pnp.layout.fonts import FontBook
@@ -158,6 +158,9 @@ def check(games: Games = None, *, data: Data = None, strict: bool = False, layou
             out.append(GameChecked(gid, _check(root, gid, o, session, layout=layout)))
         except DataError as exc:
             out.append(GameChecked(gid, errors=tuple(exc.diagnostics)))
+    too_many = run_pieces_problem([g.checked.game for g in out if g.checked is not None], root.display(root.card_data))
+    if too_many is not None:  # what one build of these games would refuse
+        return CheckReport(errors=(too_many,), strict=strict)
     return CheckReport(tuple(out), strict=strict)
 
 

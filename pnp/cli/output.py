@@ -45,8 +45,16 @@ def game_problems(gid: str, diags: tuple[Diagnostic, ...]) -> None:
     echo(f"{gid}: {counted(len(diags), 'input problem')}", err=True)
 
 
+OUT_OF_MEMORY = ("pnp: out of memory: this command needed more memory than the machine (or its limit) "
+                 "gives it; nothing more was written. Build fewer games at a time (`pnp build GAME`), "
+                 "or use fewer worker processes (--jobs 1)")
+
+
 def internal_error(exc: Exception) -> str:
-    """The one line a bug in pnp prints instead of a traceback (exit 3; `pnp watch` carries on)."""
+    """The one line a bug in pnp prints instead of a traceback (exit 3; `pnp watch` carries on).
+    Running out of memory is no bug: it says so, and what to try."""
+    if isinstance(exc, MemoryError):
+        return OUT_OF_MEMORY
     return (f"pnp: internal error: {type(exc).__name__}: {exc} "
             "(this is a bug in pnp; set PNP_DEBUG=1 to see the traceback)")
 

@@ -5,7 +5,7 @@ text in the printed value of a field (the document's text stays in ``Item.docume
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -285,6 +285,22 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
 
 MAX_PIECES = 100_000  # per component (copies x series); 10 000 pieces build in about a second
 MAX_GAME_PIECES = 200_000  # per game: a few KB of series could otherwise ask for millions of pieces
+# per command (the games one check or build lays out together): a build holds every game it
+# renders until all are written (all or nothing), about 200 MB per 200,000 pieces
+MAX_RUN_PIECES = 400_000
+
+
+def run_pieces_problem(games: Sequence[Game], where: str) -> Diagnostic | None:
+    """The error when ``games``, checked or built by one command, hold more than MAX_RUN_PIECES
+    pieces together (each game may be within MAX_GAME_PIECES); ``where``: the folder named."""
+    counts = [(g.id, sum(c.pieces for c in g.components)) for g in games]
+    total = sum(n for _, n in counts)
+    if total <= MAX_RUN_PIECES:
+        return None
+    each = ", ".join(f"{gid} {n}" for gid, n in counts)
+    return Diagnostic(where, f"{total} pieces in the {len(counts)} games of one command ({each})",
+                      expected=f"at most {MAX_RUN_PIECES} pieces across the games one command checks or builds",
+                      hint="check or build fewer games at a time (name them: `pnp build GAME`)")
 
 
 def _expand_items(doc: Doc, diags: list[Diagnostic], skip: set[int] | frozenset[int] = frozenset()) -> list[Item]:

@@ -39,6 +39,7 @@ from msgspec.structs import asdict, replace
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.load import read_regular
+from pnp.input.model import run_pieces_problem
 from pnp.input.project import DataRoot, check_game_id
 from pnp.pipeline.build import CACHE_NAME, RenderedGame, commit, default_jobs, render_games
 from pnp.pipeline.guard import check_output, output_lock
@@ -235,11 +236,35 @@ def _diagnostic(d: Any, root: DataRoot | None) -> Diagnostic:
     return replace(w, file=_shown(w.file, root)) if in_root else w
 
 
+def _waiver_on_disk(w: Any, root: DataRoot | None) -> Any:
+    """A waiver whose ``where`` is "<template file> <JSON path>" (pnp.qa.preflight) keeps the
+    file relative to the data root in ``file`` and the JSON path alone in ``where``."""
+    if not isinstance(w, dict) or not isinstance(where := w.get("where"), str):
+        return w
+    at = where.find(" $")
+    while at >= 0:  # the first split whose file part lies in the root (a file name may hold " $")
+        if (rel := _root_relative(where[:at], root)) is not None:
+            return {**w, "where": where[at + 1:], "file": rel, _IN_ROOT: True}
+        at = where.find(" $", at + 1)
+    return w
+
+
+def _waiver_shown(w: Any, root: DataRoot | None) -> Any:
+    if not isinstance(w, dict) or _IN_ROOT not in w:
+        return w
+    rest = {a: b for a, b in w.items() if a not in (_IN_ROOT, "file")}
+    if isinstance(file := w.get("file"), str) and isinstance(where := w.get("where"), str):
+        rest["where"] = f"{_shown(file, root)} {where}"
+    return rest
+
+
 def _figures_on_disk(figures: Mapping[str, Any], root: DataRoot | None) -> dict[str, Any]:
     out = dict(figures)
     for k, v in figures.items():
         if isinstance(v, dict) and isinstance(v.get("file"), str) and (rel := _root_relative(v["file"], root)):
             out[k] = {**v, "file": rel, _IN_ROOT: True}
+    if isinstance(waived := figures.get("waived"), list):
+        out["waived"] = [_waiver_on_disk(w, root) for w in waived]
     return out
 
 
@@ -251,6 +276,8 @@ def _figures_shown(figures: Any, root: DataRoot | None) -> Any:
         if isinstance(v, dict) and _IN_ROOT in v:
             v = {a: b for a, b in v.items() if a != _IN_ROOT}
             out[k] = {**v, "file": _shown(v["file"], root)} if isinstance(v.get("file"), str) else v
+    if isinstance(waived := figures.get("waived"), list):
+        out["waived"] = [_waiver_shown(w, root) for w in waived]
     return out
 
 
@@ -520,6 +547,8 @@ def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOpt
             checked.append(check(root, gid, opts, session, layout=False))
         except DataError as exc:
             errors.extend(exc.diagnostics)
+    if (too_many := run_pieces_problem([gc.game for gc in checked], root.display(root.card_data))) is not None:
+        errors.append(too_many)  # the games rendered together are held until all are written
     if errors:
         return replace(report, errors=tuple(errors))
     failed = tuple(gc for gc in checked if not gc.report.ok)

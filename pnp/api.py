@@ -468,6 +468,8 @@ def export_data(game: str, component: str, *, data: Data = None, out: str | os.P
         g = load_game(root, game)
         shown, fields_, items = component_data(g, component)
         rows = sheet_rows(shown, fields_, items)
+        if fmt == "xlsx":
+            source_date_epoch()  # its dates: a malformed SOURCE_DATE_EPOCH is an input error here
     except DataError as exc:
         return DataExportReport(errors=tuple(exc.diagnostics))
     path = Path(out) / game / "data" / f"{component}.{fmt}"

@@ -42,7 +42,10 @@ WORKBOOK_SUFFIXES = (".xlsx", ".ods")
 SOURCE_COLUMNS = ("source.document", "source.external", "source.quote", "source.designed")
 SERIES_COLUMNS = ("series.field", "series.from", "series.to")
 DEFAULT_SEPARATOR = ";"
-MAX_SHEET_BYTES = 64 * 1024 * 1024  # a sheet file, and an ODS file's content.xml unpacked
+MAX_SHEET_BYTES = 64 * 1024 * 1024  # a sheet file, and any one member of a workbook (a zip) unpacked
+MAX_WORKBOOK_UNPACKED = 100 * 1024 * 1024  # a workbook's members unpacked, in all
+MAX_WORKBOOK_MEMBERS = 10_000
+MAX_WORKBOOK_RATIO = 200  # unpacked / packed, for a member over 1 MiB unpacked (a zip bomb's is ~1000)
 MAX_ROWS = 100_000  # items, as in a JSON data file
 MAX_COLUMNS = 1_000
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
@@ -188,10 +191,48 @@ def text_rows(raw: bytes, shown: str, delimiter: str | None) -> list[list[Any]]:
                                     f"{delimiter!r}, quotes doubled inside quoted cells")]) from None
 
 
-def _workbook_error(shown: str, exc: Exception) -> DataError:
-    return DataError([Diagnostic(shown, f"cannot read the workbook: {exc}",
+def _workbook_error(shown: str, exc: BaseException) -> DataError:
+    # str() of a MemoryError (and of some openpyxl errors) is empty: the message names the kind then
+    why = str(exc) or type(exc).__name__
+    return DataError([Diagnostic(shown, f"cannot read the workbook: {why}",
                                  expected="a workbook saved by a spreadsheet program",
                                  hint="save it again, or export the sheet as CSV")])
+
+
+def check_workbook_zip(path: Path, shown: str) -> None:
+    """A workbook (.xlsx and .ods are zips) whose members' declared sizes are within bounds,
+    before any reader unpacks one: each member at most MAX_SHEET_BYTES unpacked, all of them at
+    most MAX_WORKBOOK_UNPACKED, at most MAX_WORKBOOK_MEMBERS members, and no member over 1 MiB
+    unpacked that is more than MAX_WORKBOOK_RATIO times its packed size. zipfile never unpacks
+    more than a member's declared size (a larger stream fails its CRC), so the declared sizes
+    bound what openpyxl and the ODS reader hold. Raises DataError (a zip bomb, a damaged zip)."""
+    import zipfile
+
+    def refuse(message: str, expected: str) -> DataError:
+        return DataError([Diagnostic(shown, message, expected=expected,
+                                     hint="save the workbook again from a spreadsheet program, or export the "
+                                     "sheet as CSV")])
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
+        raise _workbook_error(shown, exc) from None
+    if len(infos) > MAX_WORKBOOK_MEMBERS:
+        raise refuse(f"the workbook holds {len(infos)} files", f"at most {MAX_WORKBOOK_MEMBERS} files in its zip")
+    total = 0
+    for info in infos:
+        size = info.file_size
+        if size > MAX_SHEET_BYTES:
+            raise refuse(f"the workbook's {info.filename!r} unpacks to {size} bytes",
+                         f"at most {MAX_SHEET_BYTES // 2**20} MiB unpacked per file in its zip")
+        if size > 2**20 and size > MAX_WORKBOOK_RATIO * max(info.compress_size, 1):
+            raise refuse(f"the workbook's {info.filename!r} unpacks to {size} bytes from {info.compress_size} "
+                         "(a zip bomb?)", f"at most {MAX_WORKBOOK_RATIO} times its packed size")
+        total += size
+    if total > MAX_WORKBOOK_UNPACKED:
+        raise refuse(f"the workbook unpacks to {total} bytes",
+                     f"at most {MAX_WORKBOOK_UNPACKED // 2**20} MiB unpacked in all")
 
 
 def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
@@ -209,9 +250,10 @@ def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
 def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
     import openpyxl  # only a workbook needs it
 
+    check_workbook_zip(path, shown)
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many kinds for a damaged file
+    except (Exception, MemoryError) as exc:  # openpyxl raises many kinds for a damaged file
         raise _workbook_error(shown, exc) from None
     try:
         ws = wb[_pick_sheet(shown, wb.sheetnames, sheet)]
@@ -223,7 +265,7 @@ def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         return rows
     except DataError:
         raise
-    except Exception as exc:
+    except (Exception, MemoryError) as exc:
         raise _workbook_error(shown, exc) from None
     finally:
         wb.close()
@@ -238,6 +280,7 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
     import zipfile
     from xml.etree import ElementTree
 
+    check_workbook_zip(path, shown)
     try:
         with zipfile.ZipFile(path) as z:
             info = z.getinfo("content.xml")
@@ -247,7 +290,7 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
             root = ElementTree.fromstring(z.read(info))
     except DataError:
         raise
-    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError, ValueError) as exc:
+    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError, ValueError, MemoryError) as exc:
         raise _workbook_error(shown, exc) from None
     tables = root.findall(f".//{{{_TABLE}}}table")
     if not tables:

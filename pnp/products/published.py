@@ -1,6 +1,7 @@
 """`pnp fetch` (and `pnp build --refresh`): a published sheet's URL -> its cached copy in the game
 folder, which every build reads (offline too). A fetch that fails (no network, an HTTP error,
-an answer that is not a CSV sheet) leaves the cached copy as it was and says why."""
+an answer that is not a CSV sheet, one that takes more than DEADLINE_S in all or is larger than
+MAX_SHEET_BYTES) leaves the cached copy as it was and says why."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from pnp.errors import DataError
 from pnp.input.tables import MAX_SHEET_BYTES, cache_name, is_url, text_rows
 from pnp.render.write import write_atomic
 
-TIMEOUT_S = 30.0
+TIMEOUT_S = 30.0  # the longest wait for any one step: connecting, or the next bytes of the answer
+DEADLINE_S = 30.0  # the longest a whole fetch may take (a server trickling bytes is stopped here)
+_CHUNK = 64 * 1024
 
 
 class Fetched(Struct, frozen=True):
@@ -40,9 +43,9 @@ def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT
     url, path = entry["data"], folder / cache_name(entry)
     try:
         body = _download(url, timeout)
-        text_rows(body, url, None)  # a CSV that pnp can read, or a DataError saying why not
         if not body.strip():
             raise ValueError("the answer is empty")
+        _check_sheet(text_rows(body, url, None), entry)  # a CSV sheet pnp can read, or why not
     except (OSError, ValueError, DataError) as exc:
         reason = _reason(exc)
         kept = "kept the cached copy" if path.exists() else "no cached copy yet: builds fail until a fetch succeeds"
@@ -54,13 +57,46 @@ def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT
                    else "unchanged" if old == body else "fetched", changed=old != body)
 
 
+def _check_sheet(rows: list[list[str]], entry: Mapping[str, Any]) -> None:
+    """What a build needs of the sheet before it looks at cells: a header row naming the id
+    column (or the entry's ``id_from``) and a row below it. Cell problems are left to the build,
+    whose messages name the cached copy's cells."""
+    header = [h.strip() for h in rows[0]] if rows else []
+    id_col = entry.get("id_from") if isinstance(entry.get("id_from"), str) else "id"
+    if id_col not in header:
+        raise ValueError(f"the answer is not a sheet with a header row naming {id_col!r}")
+    if not any(any(c.strip() for c in r) for r in rows[1:]):
+        raise ValueError("the sheet has no rows below its header")
+
+
 def _download(url: str, timeout: float) -> bytes:
+    import time
     import urllib.request  # only a fetch needs it (every pnp command imports this module)
 
+    deadline = time.monotonic() + DEADLINE_S
+    too_slow = f"no complete answer within {DEADLINE_S:g} s"
     req = urllib.request.Request(url, headers={"User-Agent": "pnp (print-and-play generator)"})
-    with urllib.request.urlopen(req, timeout=timeout) as resp:
+    with urllib.request.urlopen(req, timeout=min(timeout, DEADLINE_S)) as resp:
         kind = resp.headers.get_content_type()
-        body: bytes = resp.read(MAX_SHEET_BYTES + 1)
+        parts: list[bytes] = []
+        size = 0
+        while size <= MAX_SHEET_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ValueError(too_slow)
+            sock = getattr(getattr(resp.fp, "raw", None), "_sock", None)  # http.client keeps no public handle
+            if sock is not None:
+                sock.settimeout(min(timeout, left))  # a wait for the next bytes ends at the deadline too
+            try:
+                part = resp.read1(_CHUNK)  # what has arrived: a trickle is seen at once, not per 64 KiB
+            except TimeoutError:
+                raise ValueError(too_slow if time.monotonic() >= deadline else
+                                 f"the server sent nothing for {timeout:g} s") from None
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+        body = b"".join(parts)
     if len(body) > MAX_SHEET_BYTES:
         raise ValueError(f"more than {MAX_SHEET_BYTES // 2**20} MiB")
     if kind == "text/html" or body.lstrip()[:1] == b"<":

@@ -60,10 +60,25 @@ def csv_bytes(rows: list[list[Any]]) -> bytes:
     return buf.getvalue().encode("utf-8-sig")
 
 
+XLSX_DEFAULT_DATE = (2000, 1, 1, 0, 0, 0)  # without SOURCE_DATE_EPOCH: the date the PDFs carry then
+
+
 def xlsx_bytes(rows: list[list[Any]], title: str) -> bytes:
     """One worksheet named ``title``; numbers and text keep their types (text that starts with
-    '=' stays text, never a formula)."""
+    '=' stays text, never a formula). The same rows give the same bytes: the workbook's created
+    and modified dates, and every zip member's date, are SOURCE_DATE_EPOCH (UTC) when it is set,
+    else 2000-01-01 00:00:00 (as the PDFs). Raises DataError for a malformed SOURCE_DATE_EPOCH."""
+    import datetime
+    import zipfile
+
     from openpyxl import Workbook  # only this export needs it
+    from openpyxl.writer.excel import ExcelWriter
+
+    from pnp.plan.options import source_date_epoch
+
+    epoch = source_date_epoch()
+    when = (datetime.datetime.fromtimestamp(epoch, datetime.UTC).replace(tzinfo=None) if epoch is not None
+            else datetime.datetime(*XLSX_DEFAULT_DATE))
 
     wb = Workbook()
     ws = wb.active
@@ -75,8 +90,20 @@ def xlsx_bytes(rows: list[list[Any]], title: str) -> bytes:
             cell = ws.cell(row=r, column=c, value=value)
             if isinstance(value, str):
                 cell.data_type = "s"
+    wb.properties.created = wb.properties.modified = when
+    raw = io.BytesIO()
+    # openpyxl's save_workbook sets "modified" to now; its writer, used here, keeps the date given
+    with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
+        ExcelWriter(wb, archive).save()
+    # ... and zipfile dates each member now: copied into members dated ``when`` (zip dates start in 1980)
+    stamp = max(when, datetime.datetime(1980, 1, 1)).timetuple()[:6]
     buf = io.BytesIO()
-    wb.save(buf)
+    with zipfile.ZipFile(raw) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            member = zipfile.ZipInfo(info.filename, date_time=stamp)
+            member.compress_type = zipfile.ZIP_DEFLATED
+            member.external_attr = 0o644 << 16
+            dst.writestr(member, src.read(info))
     return buf.getvalue()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TEST_DATA, DataRootCopy, assert_no_traceback
+from conftest import TEST_DATA, DataRootCopy, assert_no_traceback, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -345,3 +345,99 @@ def test_a_control_character_in_a_cell_is_named_by_its_cell(tmp_path: Path) -> N
         load_game(DataRoot(root), "g")
     (d,) = exc.value.diagnostics
     assert d.message == "the cell holds the control character U+001B" and d.line == 2 and d.cell == "B (name)"
+
+
+def _padded(path: Path, member: str, spaces: int) -> None:
+    """Rewrite the workbook at ``path`` with ``spaces`` spaces after ``member``'s XML declaration
+    (valid XML still): a zip bomb, as small packed as the spaces compress."""
+    with zipfile.ZipFile(path) as z:
+        members = [(i.filename, z.read(i)) for i in z.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members:
+            if name != member:
+                z.writestr(name, data)
+                continue
+            decl, _, rest = data.partition(b"?>")
+            with z.open(name, "w", force_zip64=True) as f:
+                f.write(decl + b"?>")
+                block = b" " * 2**20
+                for _ in range(spaces // len(block)):
+                    f.write(block)
+                f.write(rest)
+
+
+def _small_workbook(mini: DataRootCopy, kind: str) -> tuple[str, str]:
+    """A one-row workbook (``kind`` xlsx or ods) as the deck's data: its file name and sheet member."""
+    if kind == "ods":
+        ods(mini.file("cards.ods"), "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed"))
+            + "</table:table-row><table:table-row>" + _cell("a") + _cell("A") + _cell("d") + "</table:table-row>")
+        as_sheet(mini, "cards.ods")
+        return "cards.ods", "content.xml"
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    wb.active.append(["id", "name", "source.designed"])
+    wb.active.append(["a", "A", "d"])
+    wb.save(mini.file("cards.xlsx"))
+    as_sheet(mini, "cards.xlsx")
+    return "cards.xlsx", "xl/worksheets/sheet1.xml"
+
+
+@pytest.mark.parametrize("kind", ["xlsx", "ods"])
+@pytest.mark.parametrize(("mib", "reason"), [
+    (65, " bytes (expected at most 64 MiB unpacked per file in its zip); save the workbook again"),
+    (2, " (a zip bomb?) (expected at most 200 times its packed size); save the workbook again")])
+def test_a_workbook_zip_bomb_is_an_input_error_before_it_is_read(mini: DataRootCopy, kind: str, mib: int,
+                                                                  reason: str) -> None:
+    """A workbook that unpacks far beyond its size (attack F3: 1.4 MB -> 1.5 GB held 1.5 GB of
+    memory) is refused from its zip's directory: exit 2 naming the file, the member and the limit."""
+    name, member = _small_workbook(mini, kind)
+    assert [i.id for i in mini.load().components[0].items] == ["a"]
+    _padded(mini.file(name), member, mib * 2**20)
+    assert mini.file(name).stat().st_size < 300_000
+    r = run_cli("check", "mini", "--data", mini.path)
+    assert_no_traceback(r)
+    assert r.exit_code == 2
+    (line,) = [ln for ln in r.stderr.splitlines() if ln.startswith(f"card_data/mini/{name}: $: the workbook's")]
+    with zipfile.ZipFile(mini.file(name)) as z:
+        size = z.getinfo(member).file_size
+    assert size > mib * 2**20
+    assert f"the workbook's {member!r} unpacks to {size}" in line and reason in line, line
+
+
+@pytest.mark.parametrize("kind", ["xlsx", "ods"])
+def test_a_workbook_over_the_total_or_member_count_is_an_input_error(mini: DataRootCopy, kind: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    import pnp.input.tables as tables
+
+    name, _ = _small_workbook(mini, kind)
+    with zipfile.ZipFile(mini.file(name), "a") as z:
+        for i in range(3):
+            z.writestr(f"extra{i}.bin", os.urandom(400_000))  # ratio 1: only the total is over
+        total = sum(i.file_size for i in z.infolist())
+    monkeypatch.setattr(tables, "MAX_WORKBOOK_UNPACKED", 2**20)
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [(d.file, d.message, d.expected) for d in exc.value.diagnostics] == [
+        (f"card_data/mini/{name}", f"the workbook unpacks to {total} bytes", "at most 1 MiB unpacked in all")]
+    monkeypatch.setattr(tables, "MAX_WORKBOOK_UNPACKED", 10**9)
+    monkeypatch.setattr(tables, "MAX_WORKBOOK_MEMBERS", 4)
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [(d.message, d.expected) for d in exc.value.diagnostics] == [
+        (f"the workbook holds {5 if kind == 'ods' else 12} files", "at most 4 files in its zip")]
+
+
+def test_a_workbook_error_without_text_names_its_kind(mini: DataRootCopy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A MemoryError's text is empty: the message said "cannot read the workbook: " and nothing."""
+    import openpyxl
+
+    _small_workbook(mini, "xlsx")
+
+    def no_memory(*args: Any, **kwargs: Any) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(openpyxl, "load_workbook", no_memory)
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].message == "cannot read the workbook: MemoryError"

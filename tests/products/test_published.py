@@ -120,3 +120,59 @@ def test_refresh_updates_and_a_failed_fetch_keeps_the_cache(mini: DataRootCopy, 
 def test_no_published_sheets(mini: DataRootCopy) -> None:
     r = run_cli("fetch", "mini", "--data", mini.path)
     assert (r.exit_code, r.stdout) == (0, "pnp: no published sheets (no component's data is an http(s) URL)\n")
+
+
+def test_a_trickling_server_is_stopped_at_the_deadline(mini: DataRootCopy, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack F7: a server sending a byte a second held `pnp fetch` for 121 s, then its 120 bytes
+    (no sheet) replaced the cached copy. Now a fetch has an overall deadline (DEADLINE_S, 1 s
+    here) and what it got must be a sheet with the id column; either failure keeps the copy."""
+    import time
+
+    import pnp.products.published as published_mod
+
+    class Trickle(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/csv")
+            self.end_headers()
+            try:
+                for _ in range(100):  # 20 s unless the client goes away
+                    self.wfile.write(b"a")
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Trickle)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{httpd.server_address[1]}/drip.csv"
+        cache = published(mini, url)
+        cache.write_text(SHEET, encoding="utf-8")
+        monkeypatch.setattr(published_mod, "DEADLINE_S", 1.0)
+        report = pnp.fetch("mini", data=mini.path)
+        (f,) = report.fetched
+        assert report.exit_code == 1
+        assert (f.ok, f.message) == (False, "fetch failed (no complete answer within 1 s); kept the cached copy")
+        assert cache.read_text("utf-8") == SHEET
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+
+
+def test_an_answer_that_is_no_sheet_keeps_the_cache(mini: DataRootCopy, server: Server) -> None:
+    cache = published(mini, server.url + "/sheet.csv")
+    cache.write_text(SHEET, encoding="utf-8")
+    for body, reason in [(b"a" * 120, "the answer is not a sheet with a header row naming 'id'"),
+                         (b"id,name\n\n", "the sheet has no rows below its header")]:
+        server.pages["/sheet.csv"] = (200, "text/csv", body)
+        report = pnp.fetch("mini", data=mini.path)
+        (f,) = report.fetched
+        assert (report.exit_code, f.message) == (1, f"fetch failed ({reason}); kept the cached copy")
+        assert cache.read_text("utf-8") == SHEET

@@ -109,3 +109,39 @@ def test_a_sheet_exports_as_a_sheet_that_reads_back_the_same(tmp_path: Path) -> 
     assert [msgspec.structs.replace(i, origin=("", ())) for i in after.items] == [
         msgspec.structs.replace(i, origin=("", ())) for i in before.items]
     assert after.items[0].origin[0].endswith("card_data/mygame/deck.xlsx")
+
+
+def test_xlsx_export_is_byte_identical_and_dated_by_source_date_epoch(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack F4: the workbook said when it was written (docProps/core.xml, and each zip member's
+    date), so two exports of the same data differed."""
+    import time
+    import zipfile
+
+    def export(out: str) -> bytes:
+        report = pnp.export_data("golems", "golem-deck", data=BUNDLED, out=tmp_path / out, fmt="xlsx")
+        assert report.ok
+        return report.path.read_bytes()
+
+    def dates(data: bytes) -> tuple[str, set[tuple[int, ...]]]:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            core = z.read("docProps/core.xml").decode("utf-8")
+            return core, {i.date_time for i in z.infolist()}
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    first = export("a")
+    now = time.time
+    monkeypatch.setattr(time, "time", lambda: now() + 400 * 86400)  # zipfile dates a member by time.time()
+    assert export("b") == first
+    monkeypatch.undo()
+    core, stamps = dates(first)
+    assert core.count(">2000-01-01T00:00:00Z<") == 2 and stamps == {(2000, 1, 1, 0, 0, 0)}
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    dated = export("c")
+    core, stamps = dates(dated)
+    assert core.count(">2023-11-14T22:13:20Z<") == 2 and stamps == {(2023, 11, 14, 22, 13, 20)}
+    assert "dcterms:created" in core and "dcterms:modified" in core
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "soon")
+    report = pnp.export_data("golems", "golem-deck", data=BUNDLED, out=tmp_path / "d", fmt="xlsx")
+    assert not report.ok and report.errors[0].message == "invalid SOURCE_DATE_EPOCH soon"
+    assert not (tmp_path / "d").exists()

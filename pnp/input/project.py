@@ -216,9 +216,14 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
                 diags.extend(exc.diagnostics)
             continue
         file_diags = validate_doc(doc, "component")
-        if not file_diags:
+        if all(len(d.path) > 1 and d.path[0] == "items" and isinstance(d.path[1], int) for d in file_diags):
+            flagged = {d.path[1] for d in file_diags}
+            # the file is sound but for some items (`null` among them): the others are still
+            # checked against the fields, so an item without an id is never passed on
             v = item_validator(doc.data["fields"], require_source)
             for ii, item in enumerate(doc.data["items"]):
+                if ii in flagged:
+                    continue
                 series = item.get("series") if isinstance(item, dict) else None
                 if isinstance(series, dict) and isinstance(series.get("field"), str) and series["field"] not in item:
                     # The series supplies this field to every item it makes.

@@ -312,3 +312,19 @@ def test_completion_does_not_block_on_a_named_pipe(root: Path) -> None:
                        capture_output=True, text=True, timeout=60, cwd=root, env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "" and "Traceback" not in r.stderr  # no game.json to read: nothing to offer
+
+
+def test_an_item_without_an_id_beside_a_null_item_is_an_input_error(tmp_path: Path) -> None:
+    """`"items": [{}, null]`: the null failed the file's schema, so the other items were not checked
+    against the fields, and `{}` reached the model without an id (KeyError, exit 3; found by the
+    JSON mutation fuzz test)."""
+    root = tmp_path / "r"
+    shutil.copytree(TEST_DATA / "mini", root)
+    deck = root / "card_data" / "mini" / "deck.json"
+    d = json.loads(deck.read_text())
+    d["items"] = [{}, None, *d["items"]]
+    deck.write_text(json.dumps(d))
+    r = run_cli("check", "--data", root, "mini")
+    assert r.exit_code == 2, r.output
+    assert_no_traceback(r)
+    assert "$.items[0]: missing required field 'id'" in r.stderr and "$.items[1]" in r.stderr, r.stderr

@@ -365,7 +365,9 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
     placement = "print-shop" if opts.print_shop else kind.placement
-    if placement == "grid" and kind.crop_marks and sheet.abut and comp.items:
+    # (with no bleed a gutter would be 0 mm wide: pieces share cut lines whatever their edges, so
+    # their edges are not sampled, which would lay out every item's front once more)
+    if placement == "grid" and kind.crop_marks and sheet.abut and sheet.bleed > 0 and comp.items:
         firsts = list(itertools.accumulate((item.copies for item in comp.items[:-1]), initial=0))
         laid = [(lazy_fronts if lazy_fronts is not None else fronts)[i] for i in firsts]
         sheet, blocks = matching_edges(comp, piece, sheet, laid, backs, firsts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -240,3 +241,25 @@ class Bundled:
 @pytest.fixture(scope="session")
 def bundled(tmp_path_factory: pytest.TempPathFactory) -> Bundled:
     return Bundled(tmp_path_factory)
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` by its relative name, with its bytes."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def built_from_anywhere(root: Path, tmp_path: Path, game: str = "mini") -> list[dict[str, bytes]]:
+    """``game`` built four times: from the data root, from a folder outside it, from inside its
+    game folder, and with the root moved elsewhere (os.rename: the same files, times and sizes);
+    each output folder as ``tree`` reads it. ``root`` is gone afterwards."""
+    outs = [tmp_path / f"out{i}" for i in range(4)]
+    elsewhere = tmp_path / "else"
+    elsewhere.mkdir()
+    assert run_cli("build", game, "--out", outs[0], cwd=root).exit_code == 0
+    assert run_cli("build", "--data", root, game, "--out", outs[1], cwd=elsewhere).exit_code == 0
+    assert run_cli("build", game, "--out", outs[2], cwd=root / "card_data" / game).exit_code == 0
+    moved = tmp_path / "somewhere" / "much" / "deeper" / "b"
+    moved.parent.mkdir(parents=True)
+    os.rename(root, moved)
+    assert run_cli("build", "--data", moved, game, "--out", outs[3], cwd=elsewhere).exit_code == 0
+    return [tree(o) for o in outs]

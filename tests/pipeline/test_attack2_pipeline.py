@@ -4,18 +4,13 @@ record named the template of a safe-zone waiver by absolute path (F5)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
-from conftest import TEST_DATA, assert_no_traceback, run_cli
+from conftest import TEST_DATA, assert_no_traceback, built_from_anywhere, run_cli
 
 from pnp.input.project import DataRoot
 from pnp.pipeline import incremental
-
-
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def _waived_root(root: Path) -> Path:
@@ -35,18 +30,7 @@ def test_a_waivers_file_is_the_same_bytes_from_any_working_folder_and_location(t
     """The waiver's ``where`` ("<template> <JSON path>") was the displayed path: relative to the
     working folder, or absolute from outside the root. Built from the root, from a folder
     outside it, from inside card_data, then with the root moved: the same bytes each time."""
-    root = _waived_root(tmp_path / "a" / "root")
-    outs = [tmp_path / f"out{i}" for i in range(4)]
-    elsewhere = tmp_path / "else"
-    elsewhere.mkdir()
-    assert run_cli("build", "mini", "--out", outs[0], cwd=root).exit_code == 0
-    assert run_cli("build", "--data", root, "mini", "--out", outs[1], cwd=elsewhere).exit_code == 0
-    assert run_cli("build", "mini", "--out", outs[2], cwd=root / "card_data" / "mini").exit_code == 0
-    moved = tmp_path / "somewhere" / "deeper" / "b"
-    moved.parent.mkdir(parents=True)
-    os.rename(root, moved)  # the same files (times, sizes): the same up-to-date stamp
-    assert run_cli("build", "--data", moved, "mini", "--out", outs[3], cwd=elsewhere).exit_code == 0
-    trees = [_tree(o) for o in outs]
+    trees = built_from_anywhere(_waived_root(tmp_path / "a" / "root"), tmp_path)
     waived = json.loads(trees[0]["mini/.pnp-build.json"])["components"]["deck"]["preflight"]["waived"]
     assert waived and waived[0]["file"] == "templates/mini/card.json", waived
     assert waived[0]["where"].startswith("$.elements["), waived

@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import BAD_INPUTS, TEST_DATA, assert_no_traceback, run_cli
+from conftest import BAD_INPUTS, TEST_DATA, assert_no_traceback, built_from_anywhere, run_cli, tree
 
 from pnp.pipeline import incremental
 from pnp.products import workers
@@ -48,10 +48,6 @@ def _mini(root: Path, side: int = 40, decks: int = 1) -> Path:
     for i in range(2, decks + 1):
         (data.parent / f"deck{i}.json").write_text(data.read_text().replace('"deck"', f'"deck{i}"', 1))
     return root
-
-
-def _tree(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 # -- F7: a dead worker stops the build ---------------------------------------------------------
@@ -100,20 +96,20 @@ def test_a_worker_killed_with_kill_9_stops_the_build_with_exit_3_and_old_files_i
     """multiprocessing.Pool replaced the dead worker and waited forever for its task."""
     out = tmp_path / "out"
     assert run_cli("build", "golems", "--out", out, "--jobs", "1", cwd=tmp_path).exit_code == 0
-    before = _tree(out)
+    before = tree(out)
     script = _script(when="i == 0", what="os.kill(os.getpid(), signal.SIGKILL)")
     code, err = _run(script, ["build", "golems", "--out", str(out), "--jobs", "3", "--force"], tmp_path)
     assert code == 3, err
     assert "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("pnp: a worker process died (killed by signal 9 (SIGKILL))"), err
-    assert _tree(out) == before  # nothing written, no temporary file left, the record as it was
+    assert tree(out) == before  # nothing written, no temporary file left, the record as it was
 
 
 def test_ctrl_c_while_workers_render_exits_130_at_once(tmp_path: Path) -> None:
     """SIGINT while every worker is busy: the parent ends them and exits 130, old files as they were."""
     out = tmp_path / "out"
     assert run_cli("build", "golems", "--out", out, "--jobs", "1", cwd=tmp_path).exit_code == 0
-    before = _tree(out)
+    before = tree(out)
     started = tmp_path / "started"
     script = _script(when="True", what=f"open({str(started)!r}, 'a').close(); time.sleep(600)")
     code, err = _run(script, ["build", "golems", "--out", str(out), "--jobs", "2", "--force"], tmp_path,
@@ -121,7 +117,7 @@ def test_ctrl_c_while_workers_render_exits_130_at_once(tmp_path: Path) -> None:
     assert started.exists()
     assert code == 130, err
     assert err.strip().splitlines()[-1] == "pnp: interrupted; nothing more was written"
-    assert _tree(out) == before
+    assert tree(out) == before
 
 
 def test_run_pool_names_how_the_worker_died() -> None:
@@ -232,18 +228,7 @@ def test_the_output_folder_is_the_same_bytes_from_two_locations_and_working_fold
     now relative to the data root. Built from the root, from a folder outside it, from inside
     card_data, then with the root moved elsewhere: every byte of the output folder the same. The
     image at 40 px gives a warning naming its template, kept in the record."""
-    root = _mini(tmp_path / "a" / "root")
-    outs = [tmp_path / f"out{i}" for i in range(4)]
-    elsewhere = tmp_path / "else"
-    elsewhere.mkdir()
-    assert run_cli("build", "mini", "--out", outs[0], cwd=root).exit_code == 0
-    assert run_cli("build", "--data", root, "mini", "--out", outs[1], cwd=elsewhere).exit_code == 0
-    assert run_cli("build", "mini", "--out", outs[2], cwd=root / "card_data" / "mini").exit_code == 0
-    moved = tmp_path / "somewhere" / "much" / "deeper" / "b"
-    moved.parent.mkdir(parents=True)
-    os.rename(root, moved)
-    assert run_cli("build", "--data", moved, "mini", "--out", outs[3], cwd=elsewhere).exit_code == 0
-    trees = [_tree(o) for o in outs]
+    trees = built_from_anywhere(_mini(tmp_path / "a" / "root"), tmp_path)
     record = json.loads(trees[0]["mini/.pnp-build.json"])
     assert record["components"]["deck"]["warnings"][0]["file"] == "templates/mini/card.json"
     for t in trees[1:]:

@@ -89,8 +89,14 @@ def find_data_root(start: str | os.PathLike[str] | None = None) -> DataRoot:
 
 def game_ids(root: DataRoot, games: Games = None) -> list[str]:
     """The ids ``games`` names (one id, several, or None: every game of the root). Raises
-    DataError when there are none."""
-    ids = [games] if isinstance(games, str) else list(games or ()) or root.game_ids()
+    DataError when there are none, or, for every game, when a folder of ``card_data/`` holds a
+    ``game.json`` and is no game (``DataRoot.stray_games``)."""
+    ids = [games] if isinstance(games, str) else list(games or ())
+    if not ids:  # every game of the root: a folder that looks like a game and is none is an error
+        stray = root.stray_games()
+        if stray:
+            raise DataError(stray)
+        ids = root.game_ids()
     if not ids:
         raise DataError([Diagnostic(str(root.card_data), "no games found", expected="card_data/<game>/game.json")])
     return ids

@@ -517,7 +517,17 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     row_numbers: list[int] = []
     bad_cells: set[tuple[str | int, ...]] = set()
     cell_diags: list[Diagnostic] = []
+    width = len(headers)
     for r, raw in enumerate(rows[1:], 2):
+        if len(raw) > width and (beyond := [c for c in range(width + 1, len(raw) + 1) if _text(raw[c - 1])]):
+            # cells right of the last header (a separator too many?) would be dropped unread
+            n = beyond[-1]
+            cell_diags.append(Diagnostic(shown, f"the row has {n} cells and the header row {width}: "
+                                         f"{_cells_beyond(raw, beyond)} under no header", (), r, beyond[0],
+                                         f"at most {width} cells a row, one under each header",
+                                         "remove the extra cells (a separator too many?), or give their column a "
+                                         "header (start it with '#' to keep it as notes)",
+                                         cell=column_letter(beyond[0])))
         cells = {name: raw[col - 1] for col, name in used.items() if col <= len(raw) and _text(raw[col - 1])}
         if not cells:
             continue
@@ -595,6 +605,13 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     if found:
         raise DataError(sorted(found, key=lambda d: (d.line or 0, d.col or 0)))
     return doc
+
+
+def _cells_beyond(raw: list[Any], cols: list[int]) -> str:
+    """``cell E ('x')`` or ``cells E ('x'), F ('y') and 2 more``: what lies right of the header."""
+    shown = [f"{column_letter(c)} ({_quoted(_text(raw[c - 1]))})" for c in cols[:2]]
+    more = f" and {len(cols) - 2} more" if len(cols) > 2 else ""
+    return ("cell " if len(cols) == 1 else "cells ") + ", ".join(shown) + more
 
 
 def difflib_close(word: str, choices: list[str]) -> str | None:

@@ -188,6 +188,12 @@ def _template_fifo(root: Path, scratch: Path) -> None:
     os.mkfifo(card)
 
 
+def _manifest_fifo(root: Path, scratch: Path) -> None:
+    manifest = root / "card_data" / "mini" / "game.json"
+    manifest.unlink()
+    os.mkfifo(manifest)
+
+
 def _folder_linked_out(rel: str) -> Callable[[Path, Path], None]:
     def setup(root: Path, scratch: Path) -> None:
         (scratch / "elsewhere").mkdir()
@@ -327,6 +333,8 @@ CASES = [
     Case("template-fifo", f"{GAME}:14:19", "$.components[0].template",
          "template 'mini/card' (templates/mini/card.json) is not a regular file: it is a named pipe (FIFO)",
          setup=_template_fifo),
+    Case("manifest-fifo", GAME, "$", "game.json is not a regular file: it is a named pipe (FIFO)",
+         setup=_manifest_fifo),
     Case("game-folder-link-out", "card_data/mini", "$", "the game folder is a link to a folder outside the data root",
          setup=_folder_linked_out("card_data/mini")),
     Case("templates-folder-link-out", "templates", "$",
@@ -461,6 +469,62 @@ def test_text_that_does_not_fit_is_only_a_warning_without_strict(tmp_path: Path,
     s = run_cli("build", "--data", root, "mini", "--out", tmp_path / "strict-out", "--strict")
     assert s.exit_code == 2
     assert s.stderr.count("text does not fit") == 1
+
+
+# -- folders of card_data/ that look like games and are none: checked when every game is ---------
+
+ESC = "\x1b"
+
+
+@pytest.mark.parametrize(("folder", "manifest", "expected"), [
+    ("Mini", "copy", "card_data/Mini: $: folder name 'Mini' is not a valid game id, so the game in it is not checked "
+     "or built (expected a game id: lowercase letters, digits and hyphens, a letter or digit first, at most 64 "
+     "characters); rename the folder (and set its manifest's id to match)"),
+    (f"Old {ESC}[31mDeck", "copy", "card_data/Old \\x1b[31mDeck: $: folder name 'Old \\x1b[31mDeck' is not a valid "
+     "game id, so the game in it is not checked or built (expected a game id: lowercase letters, digits and "
+     "hyphens, a letter or digit first, at most 64 characters); rename the folder to 'old-31mdeck' (and set its "
+     "manifest's id to match)"),
+    ("other", "fifo", "card_data/other/game.json: $: game.json is not a regular file: it is a named pipe (FIFO) "
+     "(expected the game's manifest, a JSON file); replace it with a JSON file"),
+    ("other", "folder", "card_data/other/game.json: $: game.json is not a regular file: it is a folder (expected the "
+     "game's manifest, a JSON file); replace it with a JSON file"),
+])
+def test_a_folder_that_looks_like_a_game_and_is_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str,
+                                                     manifest: str, expected: str) -> None:
+    """A folder of card_data/ holding a game.json under a name that is no game id, or a game.json
+    that is not a regular file, was skipped without a word: `pnp check` said all was well (or "no
+    games found"). Run on every game, check, build and list name it, exit 2 and write nothing; the
+    folder's escape character is shown escaped. Named on the command line, the other games are
+    checked as before; folders without a game.json (notes, art) are not games and pass unmentioned."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    monkeypatch.chdir(root)
+    (root / "card_data" / "notes").mkdir()  # no game.json: not a game, nothing to say
+    (root / "card_data" / "Notes Too").mkdir()
+    stray = root / "card_data" / folder
+    stray.mkdir()
+    if manifest == "copy":
+        shutil.copy(root / "card_data" / "mini" / "game.json", stray / "game.json")
+    elif manifest == "fifo":
+        os.mkfifo(stray / "game.json")
+    else:
+        (stray / "game.json").mkdir()
+    out = tmp_path / "out"
+    for args in (("check",), ("build", "--out", out), ("list",)):
+        r = run_cli(*args, "--data", root)
+        assert r.exit_code == 2, (args, r.stdout, r.stderr)
+        assert_no_traceback(r)
+        assert r.stderr.splitlines() == [expected, "pnp: 1 problem in the input; nothing was written."], args
+        assert ESC not in r.stdout + r.stderr
+    assert not out.exists()
+    named = run_cli("check", "--data", root, "mini")
+    assert named.exit_code == 0, named.stderr
+    if manifest == "fifo":  # named, it is that game's problem: not "no game 'other'"
+        r = run_cli("check", "--data", root, "other")
+        assert r.exit_code == 2
+        assert expected in r.stderr
+    shutil.rmtree(stray)
+    assert run_cli("check", "--data", root).exit_code == 0
 
 
 # -- output folders that cannot be written ------------------------------------------------------

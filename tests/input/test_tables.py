@@ -441,3 +441,43 @@ def test_a_workbook_error_without_text_names_its_kind(mini: DataRootCopy, monkey
     with pytest.raises(DataError) as exc:
         mini.load()
     assert exc.value.diagnostics[0].message == "cannot read the workbook: MemoryError"
+
+
+def test_a_row_longer_than_its_header_is_an_input_error(mini: DataRootCopy) -> None:
+    """Cells right of the last header were dropped unread (issue 19): each row that has any is
+    named with its counts; empty cells there (trailing separators) are fine."""
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text("id,name,source.designed\na,A,d,,\nb,B,d,x\nc,C,d,,y,z,w\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.csv:3:D: the row has 4 cells and the header row 3: cell D ('x') under no header "
+        "(expected at most 3 cells a row, one under each header); remove the extra cells (a separator too many?), "
+        "or give their column a header (start it with '#' to keep it as notes)",
+        "card_data/mini/deck.csv:4:E: the row has 7 cells and the header row 3: cells E ('y'), F ('z') and 1 more "
+        "under no header (expected at most 3 cells a row, one under each header); remove the extra cells (a "
+        "separator too many?), or give their column a header (start it with '#' to keep it as notes)"]
+    r = mini.cli("check", "mini")
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+
+
+@pytest.mark.parametrize("kind", ["xlsx", "ods"])
+def test_a_workbook_row_longer_than_its_header_row_is_an_input_error(mini: DataRootCopy, kind: str) -> None:
+    if kind == "xlsx":
+        from openpyxl import Workbook
+
+        wb = Workbook()
+        for row in (["id", "name", "source.designed"], ["a", "A", "d"], ["b", "B", "d", None, 7]):
+            wb.active.append(row)
+        wb.save(mini.file("deck.xlsx"))
+    else:
+        ods(mini.file("deck.ods"), "".join(
+            "<table:table-row>" + "".join(_cell(v) for v in row) + "</table:table-row>"
+            for row in (["id", "name", "source.designed"], ["a", "A", "d"], ["b", "B", "d", "", "7"])))
+    as_sheet(mini, f"deck.{kind}")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    (d,) = exc.value.diagnostics
+    assert d.where == f"card_data/mini/deck.{kind}:3:E"
+    assert d.message.startswith("the row has 5 cells and the header row 3: cell E (")

@@ -318,6 +318,8 @@ CASES = [
          "alternatives (|) (it could take exponential time)"),
     Case("regex-lookaround-nested", f"{CARD}:9:14", "$.elements[2].when",
          "a repetition inside a repeated group (it could take exponential time)"),
+    Case("regex-group-name-twice", f"{CARD}:9:14", "$.elements[2].when",
+         "invalid regular expression '(?P<s>sun)|(?P<s>moon)': group name 's' is used twice (groups 1 and 2)"),
     Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
          "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
     # -- issue 19, the independent attack: only regular files, only inside the root; no collisions

@@ -85,6 +85,18 @@ def _bomb(root: Path, scratch: Path) -> None:
     _art(root).write_bytes(_png(30000, 30000, b"".join(z.compress(row) for _ in range(30000)) + z.flush(), 1, 0))
 
 
+def _palette_without_plte(root: Path, scratch: Path) -> None:
+    """A 40 x 30 palette PNG (colour type 3) with no PLTE chunk: Pillow opened it as grey."""
+    _art(root).write_bytes(_png(40, 30, zlib.compress(b"\x00" * 41 * 30), colour=3))
+
+
+def _header_bad_crc(root: Path, scratch: Path) -> None:
+    """A valid PNG whose IHDR CRC has one bit flipped: Pillow called it no image at all."""
+    data = bytearray(_png(40, 30, zlib.compress(b"\x00" * 121 * 30)))
+    data[32] ^= 1  # the IHDR's CRC: its last byte (8 signature + 4 length + 4 type + 13 data + 4 CRC)
+    _art(root).write_bytes(bytes(data))
+
+
 def _corrupt_stream(root: Path, scratch: Path) -> None:
     """Every chunk's CRC is right; the image data is not a zlib stream."""
     _art(root).write_bytes(_png(40, 30, b"\x78\x9c" + bytes(range(200))))
@@ -298,6 +310,12 @@ CASES = [
     Case("image-bomb", f"{CARD}:12:54", "$.elements[4].src", "more pixels than pnp's limit of 50000000",
          setup=_bomb),
     Case("image-corrupt-stream", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_corrupt_stream),
+    Case("image-palette-without-plte", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it is a damaged PNG: a palette image (colour type 3) without a PLTE "
+         "chunk", setup=_palette_without_plte),
+    Case("image-header-bad-crc", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it is a damaged PNG: its header chunk (IHDR) has a bad CRC",
+         setup=_header_bad_crc),
     Case("image-truncated-jpeg", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_truncated_jpeg),
     Case("image-fifo", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is not a regular file",
          setup=_fifo),

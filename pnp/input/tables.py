@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,7 @@ MAX_WORKBOOK_MEMBERS = 10_000
 MAX_WORKBOOK_RATIO = 200  # unpacked / packed, for a member over 1 MiB unpacked (a zip bomb's is ~1000)
 MAX_ROWS = 100_000  # items, as in a JSON data file
 MAX_COLUMNS = 1_000
+XLSX_LAST_ROW = 1_048_576  # a worksheet's last row (Excel's, LibreOffice's): rows past it are no sheet's
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
@@ -257,10 +258,21 @@ def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         raise _workbook_error(shown, exc) from None
     try:
         ws = wb[_pick_sheet(shown, wb.sheetnames, sheet)]
-        rows = []
+        # The sheet's <dimension> element is what the file says of itself: read every row, whatever
+        # it declares (rows past it were dropped without a word), each as wide as its last value.
+        ws.reset_dimensions()
+        ws._get_row = _xlsx_row(shown)  # openpyxl's pads every row to the widest
+        rows: list[list[Any]] = []
+        filled = 0
         for row in ws.iter_rows(values_only=True):
-            rows.append(list(row[:MAX_COLUMNS]))
-            if len(rows) > MAX_ROWS + 1:
+            rows.append(row)
+            if len(rows) > XLSX_LAST_ROW:
+                raise DataError([Diagnostic(shown, f"the sheet has a row numbered past {XLSX_LAST_ROW}", (),
+                                            None, None, f"at most {XLSX_LAST_ROW} rows, as in a spreadsheet program",
+                                            "save the workbook again from a spreadsheet program, or export the "
+                                            "sheet as CSV")])
+            filled += bool(row)
+            if filled > MAX_ROWS + 1:  # enough for items_from_rows to say there are too many
                 break
         return rows
     except DataError:
@@ -269,6 +281,30 @@ def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         raise _workbook_error(shown, exc) from None
     finally:
         wb.close()
+
+
+def _xlsx_row(shown: str) -> Callable[..., list[Any]]:
+    """openpyxl's read-only ``_get_row``, made to build a row from its parsed cells only as wide as
+    its last value (openpyxl pads each to the widest row: 16,384 columns for one far cell), and to
+    refuse a value past column MAX_COLUMNS (once dropped without a word)."""
+    def get_row(cells: list[dict[str, Any]], min_col: int = 1, max_col: int | None = None,
+                values_only: bool = True) -> list[Any]:
+        out: list[Any] = []
+        for c in cells:
+            value = c["value"]
+            if value is None:
+                continue
+            col = c["column"]
+            if col > len(out):
+                if col > MAX_COLUMNS:
+                    raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last "
+                                                "column pnp reads", (), c.get("row"), None,
+                                                f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
+                                                cell="")])
+                out.extend([None] * (col - len(out)))
+            out[col - 1] = value
+        return out
+    return get_row
 
 
 _TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"

@@ -481,3 +481,58 @@ def test_a_workbook_row_longer_than_its_header_row_is_an_input_error(mini: DataR
     (d,) = exc.value.diagnostics
     assert d.where == f"card_data/mini/deck.{kind}:3:E"
     assert d.message.startswith("the row has 5 cells and the header row 3: cell E (")
+
+
+def _with_dimension(path: Path, ref: str, extra_rows: str = "") -> None:
+    """Rewrite the first worksheet of the workbook at ``path``: its <dimension> says ``ref``, and
+    ``extra_rows`` (row XML) follow its rows."""
+    import re
+
+    with zipfile.ZipFile(path) as z:
+        members = [(i, z.read(i.filename)) for i in z.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in members:
+            if info.filename == "xl/worksheets/sheet1.xml":
+                xml = re.sub(r'<dimension ref="[^"]*"/>', f'<dimension ref="{ref}"/>', data.decode())
+                data = xml.replace("</sheetData>", extra_rows + "</sheetData>").encode()
+            z.writestr(info, data)
+
+
+def test_xlsx_rows_outside_the_declared_dimension_are_read(mini: DataRootCopy) -> None:
+    """A crafted workbook whose <dimension> says A1:B2 while it holds four rows of three cells:
+    openpyxl (read-only) stopped at the declared size, and the rows past it were never items."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in (["id", "name", "source.designed"], ["a", "A", "d"], ["b", "B", "d"], ["c", "C", "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    _with_dimension(mini.file("deck.xlsx"), "A1:B2",
+                    '<row r="9"><c r="A9" t="inlineStr"><is><t>z</t></is></c>'
+                    '<c r="B9" t="inlineStr"><is><t>Zed</t></is></c>'
+                    '<c r="C9" t="inlineStr"><is><t>d</t></is></c></row>')
+    as_sheet(mini, "deck.xlsx")
+    deck = mini.load().components[0]
+    assert [(i.id, i.fields["name"]) for i in deck.items] == [("a", "A"), ("b", "B"), ("c", "C"), ("z", "Zed")]
+
+
+def test_xlsx_value_past_the_last_column_or_row_is_an_input_error(mini: DataRootCopy) -> None:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in (["id", "name", "source.designed"], ["a", "A", "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    as_sheet(mini, "deck.xlsx")
+    _with_dimension(mini.file("deck.xlsx"), "A1:C2", '<row r="5"><c r="XFD5" t="n"><v>1</v></c></row>')
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.xlsx:5: a value in column XFD, past the last column pnp reads (expected at most 1000 "
+        "columns); remove it, or move it nearer"]
+    wb.save(mini.file("deck.xlsx"))
+    _with_dimension(mini.file("deck.xlsx"), "A1:C2",
+                    '<row r="2000000"><c r="A2000000" t="inlineStr"><is><t>z</t></is></c></row>')
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].message == "the sheet has a row numbered past 1048576"

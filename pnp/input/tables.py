@@ -341,16 +341,21 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         for c in r:
             if c.tag not in (f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"):
                 continue
-            repeat = min(int(c.get(f"{{{_TABLE}}}number-columns-repeated", "1")), MAX_COLUMNS)
+            repeat = _ods_repeat(c.get(f"{{{_TABLE}}}number-columns-repeated"), shown)
             value = _ods_value(c)
             if value is None:
                 pending += repeat
                 continue
+            start = len(cells) + pending + 1
+            if start + repeat - 1 > MAX_COLUMNS:  # once dropped without a word
+                col = max(start, MAX_COLUMNS + 1)
+                raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last column "
+                                            "pnp reads", (), len(rows) + min(blank, MAX_ROWS + 1) + 1, None,
+                                            f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
+                                            cell="")])
             cells.extend([None] * pending + [value] * repeat)
             pending = 0
-            if len(cells) > MAX_COLUMNS:
-                break
-        repeat = int(r.get(f"{{{_TABLE}}}number-rows-repeated", "1"))
+        repeat = _ods_repeat(r.get(f"{{{_TABLE}}}number-rows-repeated"), shown)
         if not cells:
             blank += repeat
             continue
@@ -360,6 +365,16 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         if len(rows) > MAX_ROWS + 1:
             break
     return rows
+
+
+def _ods_repeat(text: str | None, shown: str) -> int:
+    """A ``number-columns-repeated``/``number-rows-repeated`` count (None: 1); a DataError for one
+    that is no positive whole number."""
+    if text is None:
+        return 1
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
+        raise _workbook_error(shown, ValueError(f"a repeat count {text[:20]!r} that is no positive whole number"))
+    return int(text)
 
 
 def _ods_value(c: Element) -> Any:

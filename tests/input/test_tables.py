@@ -536,3 +536,23 @@ def test_xlsx_value_past_the_last_column_or_row_is_an_input_error(mini: DataRoot
     with pytest.raises(DataError) as exc:
         mini.load()
     assert exc.value.diagnostics[0].message == "the sheet has a row numbered past 1048576"
+
+
+def test_ods_value_past_the_last_column_and_a_bad_repeat_count_are_input_errors(mini: DataRootCopy) -> None:
+    """A value past column 1000 was dropped without a word; a repeat count that is no number was
+    a ValueError (exit 3)."""
+    as_sheet(mini, "deck.ods")
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed")) + "</table:table-row>"
+    for row, message in (
+            (_cell("a") + '<table:table-cell table:number-columns-repeated="4998"/>' + _cell("far"),
+             "card_data/mini/deck.ods:2: a value in column GJH, past the last column pnp reads (expected at most "
+             "1000 columns); remove it, or move it nearer"),
+            ('<table:table-cell office:value-type="string" table:number-columns-repeated="1200"><text:p>x</text:p>'
+             "</table:table-cell>", "card_data/mini/deck.ods:2: a value in column ALM, past the last column"),
+            (_cell("a") + '<table:table-cell table:number-columns-repeated="1e3"/>',
+             "card_data/mini/deck.ods: $: cannot read the workbook: a repeat count '1e3' that is no positive whole "
+             "number")):
+        ods(mini.file("deck.ods"), header + f"<table:table-row>{row}</table:table-row>")
+        with pytest.raises(DataError) as exc:
+            mini.load()
+        assert exc.value.diagnostics[0].format().startswith(message)

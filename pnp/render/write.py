@@ -128,11 +128,13 @@ class FileSet:
         try:
             ensure_dir(path.parent)
             _stage(path, data, staged)
-        except OSError as exc:
+        except BaseException as exc:  # a full disk, or Ctrl-C while the file is written
             for tmp, _ in staged:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
-            raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+            if isinstance(exc, OSError):
+                raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+            raise
         self.adopt(staged)
 
     def adopt(self, staged: Iterable[tuple[str, Path]]) -> None:

@@ -179,3 +179,25 @@ def test_a_real_full_disk(tmp_path: Path) -> None:
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
         os.sync()
+
+
+@pytest.mark.parametrize("kind", ["png", "tts"])
+def test_ctrl_c_while_a_file_is_written_leaves_the_old_set(kind: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the middle of writing a file (the index) left that one temporary file behind."""
+    root, out = two_decks(tmp_path / "root"), tmp_path / "out"
+    args: list[str | Path] = [*EXPORTS[kind], "--data", root, "--out", out]
+    assert run_cli(*args).exit_code == 0
+    old = tree(out)
+    edit(root)
+    real = write._stage
+
+    def stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
+        real(path, data, staged)
+        if path.suffix == ".json":
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(write, "_stage", stage)
+    r = run_cli(*args)
+    assert r.exit_code == 130, r.output
+    assert tree(out) == old

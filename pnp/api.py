@@ -36,6 +36,7 @@ from pnp.pipeline.build import default_jobs
 from pnp.pipeline.guard import check_output, output_lock
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
+from pnp.plan.budget import run_pages_problem
 from pnp.plan.options import BuildOptions, output_folder, source_date_epoch
 from pnp.plan.session import Session
 from pnp.products.calibrate import calibration_pdf
@@ -164,7 +165,10 @@ def check(games: Games = None, *, data: Data = None, strict: bool = False, layou
             out.append(GameChecked(gid, _check(root, gid, o, session, layout=layout)))
         except DataError as exc:
             out.append(GameChecked(gid, errors=tuple(exc.diagnostics)))
-    too_many = run_pieces_problem([g.checked.game for g in out if g.checked is not None], root.display(root.card_data))
+    done = [g.checked for g in out if g.checked is not None]
+    where = root.display(root.card_data)
+    too_many = run_pieces_problem([gc.game for gc in done], where) \
+        or run_pages_problem([(gc.game.id, gc.plans, o.gang) for gc in done], where)
     if too_many is not None:  # what one build of these games would refuse
         return CheckReport(errors=(too_many,), strict=strict)
     return CheckReport(tuple(out), strict=strict)
@@ -295,7 +299,8 @@ def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCh
     source_date_epoch()
     root = data_root(data)
     session = Session(root)
-    return session, _check(root, game, BuildOptions(bleed_mm=bleed_mm, print_shop=True), session)
+    # PNGs and previews draw each distinct item once, not the pages: no page budget
+    return session, _check(root, game, BuildOptions(bleed_mm=bleed_mm, print_shop=True), session, budget=False)
 
 
 def export_png(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",

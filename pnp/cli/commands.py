@@ -148,16 +148,17 @@ def list_cmd(data: str | None) -> None:
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
 @click.option("--one-per-page", is_flag=True, help="Check for print-shop PDFs (each piece on its own page), as "
               "`pnp build --one-per-page` makes them.")
+@gang_option
 @paper_options
 @data_option
 @guarded
 def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, strict: bool, one_per_page: bool,
-              paper: str, duplex: str, bleed: float, token_cut: str, data: str | None) -> None:
+              gang: bool, paper: str, duplex: str, bleed: float, token_cut: str, data: str | None) -> None:
     """Validate data and templates and verify each game's rulebook rules.
 
     Pieces are laid out on the sheets `pnp build` with the same --paper, --duplex, --bleed,
-    --token-cut and --one-per-page would use, so what that build would refuse (a piece too big
-    for --duplex fold) is refused here too.
+    --token-cut, --one-per-page and --gang would use, so what that build would refuse (a piece
+    too big for --duplex fold, more pages than the page budget) is refused here too.
 
     Exit 0: all good; 1: rule violations; 2: invalid input.
 
@@ -171,7 +172,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
     as_json = as_json or fmt == "json"
     github = fmt == "github" and not as_json
     report = api.check(games or None, data=data_root(data), strict=strict, paper=paper, duplex=duplex,
-                       bleed_mm=bleed, token_cut=token_cut, print_shop=one_per_page)
+                       bleed_mm=bleed, token_cut=token_cut, print_shop=one_per_page, gang=gang)
     if report.errors:
         fail_input(report.errors)
     results: list[dict[str, Any]] = []

@@ -43,6 +43,7 @@ from pnp.input.model import run_pieces_problem
 from pnp.input.project import DataRoot, check_game_id
 from pnp.pipeline.build import CACHE_NAME, RenderedGame, commit, default_jobs, render_games
 from pnp.pipeline.guard import check_output, output_lock
+from pnp.plan.budget import run_pages_problem
 from pnp.plan.digest import Hashes, component_fingerprints, digest, engine_digest
 from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
@@ -547,7 +548,10 @@ def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOpt
             checked.append(check(root, gid, opts, session, layout=False))
         except DataError as exc:
             errors.extend(exc.diagnostics)
-    if (too_many := run_pieces_problem([gc.game for gc in checked], root.display(root.card_data))) is not None:
+    where = root.display(root.card_data)
+    too_many = run_pieces_problem([gc.game for gc in checked], where) \
+        or run_pages_problem([(gc.game.id, gc.plans, opts.gang) for gc in checked], where)
+    if too_many is not None:
         errors.append(too_many)  # the games rendered together are held until all are written
     if errors:
         return replace(report, errors=tuple(errors))

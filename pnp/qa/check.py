@@ -13,6 +13,7 @@ from pnp.input.load import NotRegular, file_kind, read_regular
 from pnp.input.model import Game
 from pnp.input.project import DataRoot, load_game_partial, shown_path
 from pnp.layout.fonts import UI_FONT, FontError
+from pnp.plan.budget import component_pages_problems
 from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
 from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
@@ -33,11 +34,13 @@ class GameCheck(Struct, frozen=True):
 
 
 def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: Session | None = None,
-          layout: bool = True) -> GameCheck:
+          layout: bool = True, budget: bool = True) -> GameCheck:
     """Load, validate, lay out every piece and run the rulebook rules. Raises DataError on bad input.
 
     ``layout=False`` (what a build uses) leaves the fronts to be laid out while they are drawn:
-    their errors and warnings then come from ``render_game``."""
+    their errors and warnings then come from ``render_game``. ``budget``: a component over the
+    page cap (pnp.plan.budget) is an error, as for anything that draws its PDF; the PNG exports,
+    which draw each distinct item once, pass False."""
     opts = opts or BuildOptions()
     s = session or Session(root)
     # A game with bad parts is still checked as far as its good parts go (their templates and
@@ -55,6 +58,8 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
             continue
         plans.append(plan)
         warnings.extend(w)
+    if budget:
+        errors.extend(component_pages_problems(game, plans))
     try:
         s.fonts.ensure(UI_FONT)  # every sheet's labels use it: a broken fonts/ override fails here, not in draw
     except FontError as exc:

@@ -52,6 +52,7 @@ class Case:
     setup: Callable[[Path, Path], None] | None = None  # (data root, scratch folder) -> None
     game: str = "mini"
     strict: bool = False  # a warning that only --strict turns into an error
+    options: tuple[str, ...] = ()  # given to check and build alike (e.g. --one-per-page)
 
 
 def _png_outside_via_symlink(root: Path, scratch: Path) -> None:
@@ -306,6 +307,13 @@ CASES = [
          setup=_png_outside_via_symlink),
     # -- hostile input, round two (issue 19): bounded resources, patterns, regular files, exit 2
     Case("game-pieces-too-many", f"{GAME}:11:17", "$.components", "240000 pieces in the game's components together"),
+    # the page budget (pnp.plan.budget): what the pieces become with the options given
+    Case("pages-tiled-boards", f"{GAME}:7:5", "$.components[0]",
+         "component deck of game mini would print 26664 pages, each piece tiled over several pages, with these "
+         "options (303 pieces)"),
+    Case("pages-one-per-page", f"{GAME}:7:5", "$.components[0]",
+         "component deck of game mini would print 25202 pages with these options (12601 pieces)",
+         options=("--one-per-page",)),
     Case("size-below-floor", f"{GAME}:12:20", "$.components[0].size[1]", "number 2 is out of range"),
     Case("image-bomb", f"{CARD}:12:54", "$.elements[4].src", "more pixels than pnp's limit of 50000000",
          setup=_bomb),
@@ -434,13 +442,13 @@ def test_bad_input(case: Case, tmp_path: Path, previous_build: dict[str, bytes],
                    monkeypatch: pytest.MonkeyPatch) -> None:
     root = make_root(case, tmp_path)
     monkeypatch.chdir(root)  # messages name files relative to the working folder
-    strict = ("--strict",) if case.strict else ()
+    extra = (("--strict",) if case.strict else ()) + case.options
 
     # check: the message, as text ...
-    r = run_cli("check", "--data", root, case.game, *strict)
+    r = run_cli("check", "--data", root, case.game, *extra)
     assert_reported(r, case)
     # ... and as JSON, where every error carries its advice
-    j = run_cli("check", "--data", root, case.game, "--json", *strict)
+    j = run_cli("check", "--data", root, case.game, "--json", *extra)
     assert j.exit_code == 2
     assert_no_traceback(j)
     (game,) = json.loads(j.stdout)["games"]
@@ -455,7 +463,7 @@ def test_bad_input(case: Case, tmp_path: Path, previous_build: dict[str, bytes],
 
     # build into a folder that does not exist: it must not appear
     fresh = tmp_path / "fresh-out"
-    b = run_cli("build", "--data", root, case.game, "--out", fresh, *strict)
+    b = run_cli("build", "--data", root, case.game, "--out", fresh, *extra)
     assert_reported(b, case)
     assert "nothing was written" in b.stderr
     assert not fresh.exists()
@@ -465,7 +473,7 @@ def test_bad_input(case: Case, tmp_path: Path, previous_build: dict[str, bytes],
     for rel, data in previous_build.items():
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         (out / rel).write_bytes(data)
-    b2 = run_cli("build", "--data", root, case.game, "--out", out, *strict)
+    b2 = run_cli("build", "--data", root, case.game, "--out", out, *extra)
     assert_reported(b2, case)
     assert snapshot(out) == previous_build
 

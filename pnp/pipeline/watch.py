@@ -23,6 +23,7 @@ from pnp.layout.fonts import FONT_SUFFIXES
 from pnp.pipeline.build import CACHE_NAME, commit, same_bytes
 from pnp.pipeline.guard import check_output, output_lock
 from pnp.pipeline.incremental import Record, dump, load, record_game, remove, render_changed
+from pnp.plan.budget import run_pages_problem
 from pnp.plan.digest import TEMPLATE_FILES, InputHasher, fonts_digest, tree_files
 from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
@@ -72,6 +73,10 @@ class Watch:
         try:
             check_game_id(self.root, self.game)
             gc = check(self.root, self.game, self.opts, session)
+            # the game's PDFs are held until all are written, as in a build
+            if (over := run_pages_problem([(gc.game.id, gc.plans, self.opts.gang)],
+                                          self.root.display(self.root.card_data))) is not None:
+                raise DataError([over])
         except DataError as exc:
             self.errors = tuple(exc.diagnostics)
             return _problems(self.game, exc)

@@ -13,6 +13,7 @@ from conftest import DataRootCopy, assert_no_traceback, run_cli
 
 from pnp.input import kinds
 from pnp.input.project import DataRoot, bundled_root
+from pnp.pipeline.watch import Watch
 from pnp.plan import budget
 from pnp.plan.budget import page_count, run_pages
 from pnp.plan.options import BuildOptions
@@ -124,3 +125,13 @@ def test_the_component_cap_names_component_pages_and_limit(mini: DataRootCopy, t
     png = run_cli("export", "png", "mini", "--out", tmp_path / "png", "--dpi", "36")
     assert png.exit_code in (0, 1), png.stderr  # 1: its rule of 5 cards fails, after the check
     assert "would print" not in png.stderr
+
+
+def test_watch_holds_a_game_to_the_run_budget(mini: DataRootCopy, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """A watch renders one game and holds its PDFs until all are written, as a build does."""
+    monkeypatch.setattr(budget, "MAX_RUN_PAGES", 1)
+    w = Watch(mini.root, "mini", tmp_path / "out")
+    lines = w.poll()
+    assert w.errors and "2 pages in the PDFs of one command (mini 2)" in w.errors[0].message, lines
+    assert not (tmp_path / "out").exists()

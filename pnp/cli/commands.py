@@ -148,7 +148,8 @@ def list_cmd(data: str | None) -> None:
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
 @click.option("--one-per-page", is_flag=True, help="Check for print-shop PDFs (each piece on its own page), as "
               "`pnp build --one-per-page` makes them.")
-@gang_option
+@click.option("--gang", is_flag=True, help="Count the ganged file `pnp build --gang` also writes in the page "
+              "budget.")
 @paper_options
 @data_option
 @guarded

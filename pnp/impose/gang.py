@@ -18,16 +18,18 @@ Pure geometry on ``Page`` values."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from msgspec import Struct
 from msgspec.structs import replace
 
-from pnp.impose.grid import _grid_cells, plan_grid
+from pnp.impose.grid import _abuts, _grid_cells, plan_grid
 from pnp.impose.sheet import (
     EPS,
     CutLine,
     Edges,
+    Grid,
     Mark,
     Page,
     PieceSpec,
@@ -35,9 +37,11 @@ from pnp.impose.sheet import (
     Slot,
     _assemble,
     _Sheet,
+    _axis_outer,
     _trim_cuts,
     _with_backs,
 )
+from pnp.impose.sheet import _usable as _page_usable
 from pnp.units import MM
 
 TICK = 4 * MM  # the length of a block's vertical cut ticks
@@ -134,6 +138,22 @@ def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0
                 bins[i].append(part)
                 used[i] += SEPARATION + height(part, options)
                 rank[id(part)] = rank[id(b)]
+    # then empty a sheet into the room left on the others, emptiest first, while one can be
+    while len(bins) > 1:
+        for j in sorted(range(len(bins)), key=lambda i: (used[i], i)):
+            moved = _relocate(bins[j], [room - u if i != j else -room for i, u in enumerate(used)], options, split)
+            if moved is not None:
+                for i, part, parent in moved:
+                    bins[i].append(part)
+                    used[i] += SEPARATION + height(part, options)
+                    rank[id(part)] = rank[id(parent)]
+                del bins[j], used[j]
+                break
+        else:
+            break
+    import os
+    if os.environ.get("GDEBUG"):
+        print("ROOM", round(room/MM,1), [(round((room-u)/MM,1), [round(height(b, options)/MM,1) for b in g]) for g, u in zip(bins, used)])
     sheets = [_sheet(sorted(group, key=lambda b: rank[id(b)]), options, hi) for group in bins if len(group) > 1]
     alone = [group[0] for group in bins if len(group) == 1]
     return sheets, sorted(alone, key=lambda b: rank[id(b)])
@@ -156,6 +176,29 @@ def _spread(b: Block, free: list[float], options: SheetOptions, split: Split) ->
             out.append((i, cut[0]))
             rest = cut[1]
     return out if rest is None and len(out) > 1 else None
+
+
+def _relocate(group: Sequence[Block], free: list[float], options: SheetOptions,
+              split: Split | None) -> list[tuple[int, Block, Block]] | None:
+    """Every block of ``group`` in the room ``free`` (with the separation) left on other sheets,
+    whole (first fit, tallest first) or in parts (``_spread``), as (sheet, block or part, the
+    block it is of); None when some of it finds no room."""
+    free = list(free)
+    out: list[tuple[int, Block, Block]] = []
+    for b in sorted(group, key=lambda b: -height(b, options)):
+        h = height(b, options)
+        i = next((i for i, f in enumerate(free) if SEPARATION + h <= f + EPS), None)
+        if i is not None:
+            out.append((i, b, b))
+            free[i] -= SEPARATION + h
+            continue
+        parts = _spread(b, [f - SEPARATION for f in free], options, split) if split else None
+        if parts is None:
+            return None
+        for i, part in parts:
+            out.append((i, part, b))
+            free[i] -= SEPARATION + height(part, options)
+    return out
 
 
 def _moved_page(page: Page, dy: float, band: tuple[float, float], options: SheetOptions) -> tuple[Page, list[CutLine]]:
@@ -278,3 +321,34 @@ def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: P
                         for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
         sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, cells), circles))
     return _assemble(sheets, _with_backs(piece, options), options)
+
+
+# --------------------------------------------------------------------------- a low block
+
+def low_sheet(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...] | None:
+    """``count`` pieces on one grid page (and its back), turned or not, whichever takes the
+    lowest band (the rows they need only, as ``impose`` places them), to stack under other blocks:
+    a 120 x 70 mm card a plain grid turns 90 degrees (4 to a sheet) lies flat when alone. None
+    when they fit one page neither way."""
+    uw, uh = _page_usable(options)
+    b = options.bleed
+    best: tuple[float, tuple[Page, ...]] | None = None
+    for rotated in (False, True):
+        w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
+        abut_x, abut_y = _abuts(options, rotated)
+        cols, gutter_x, outer_x = _axis_outer(w, b, uw, abut_x, options.min_outer_bleed)
+        rows, gutter_y, outer_y = _axis_outer(h, b, uh, abut_y, options.min_outer_bleed)
+        if cols == 0 or rows == 0 or math.ceil(count / cols) > rows:
+            continue
+        grid = Grid(cols, math.ceil(count / cols), rotated, gutter_x, gutter_y, outer_x, outer_y)
+        cells = _grid_cells(grid, piece, options)
+        slots = tuple(replace(cell, piece=i) for i, cell in enumerate(cells[:count]))
+        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
+                                                           s.bleed.top) if kind == "punch" else 0.0)
+                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        pages = _assemble([_Sheet(slots, _trim_cuts(slots, options, cells), circles)],
+                          _with_backs(piece, options), options)
+        lo, hi = _band(pages[0])
+        if best is None or hi - lo < best[0] - EPS:
+            best = (hi - lo, pages)
+    return None if best is None else best[1]

@@ -11,8 +11,8 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
-from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets
-from pnp.impose.grid import impose
+from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets, low_sheet
+from pnp.impose.grid import impose, plan_grid
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
 from pnp.impose.sheet import Page, PieceSpec, SheetOptions
 from pnp.input.kinds import STOCKS, stock_of
@@ -126,13 +126,15 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
     lays = _Lays(fronts, backs, EdgeSampler())
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
     best: GangedFile | None = None
-    # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not: the
-    # packing that takes fewest sheets (the first of equals)
-    for mixed, share in ((False, True), (True, True), (False, False), (True, False)):
-        f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
-                  replace(lays, share=share))
-        if f is not None and (best is None or f.report.after < best.report.after):
-            best = f
+    # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not; a
+    # component's lone sheet as imposed, or turned to its lowest band: the packing that takes
+    # fewest sheets (the first of equals)
+    for turn in (False, True):
+        for mixed, share in ((False, True), (True, True), (False, False), (True, False)):
+            f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
+                      replace(lays, share=share), turn)
+            if f is not None and (best is None or f.report.after < best.report.after):
+                best = f
     if best is None:
         return None
     die = None  # die lines only where every ganged component has the same outline
@@ -143,9 +145,10 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
 
 def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOptions, blocks: Sequence[Block],
           named: Callable[[Page], tuple[str, ...]], origin: dict[int, Page], mixed: bool,
-          shifted: Callable[[Page, int], Page], version: str, lays: _Lays) -> GangedFile | None:
-    """One packing of ``blocks``: by stock, or ``mixed``; None when it saves no sheet. ``origin``
-    is added to (the parts of split blocks)."""
+          shifted: Callable[[Page, int], Page], version: str, lays: _Lays, turn: bool = False) -> GangedFile | None:
+    """One packing of ``blocks``: by stock, or ``mixed``; with ``turn``, a component's sheet that
+    goes to a shared sheet is imposed again turned when that lowers its band (``low_sheet``);
+    None when it saves no sheet. ``origin`` is added to (the parts of split blocks)."""
     sheet = chosen[0].sheet
     cands = {id(b.front) for b in candidates(blocks, sheet, LABEL_ROOM)}
     leaving: set[int] = set()  # ids of the plans' own front pages that leave their component
@@ -195,6 +198,15 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
         _, group, (pages, pool_sheet) = best
         leaving |= {id(origin[id(b.front)]) for b in group}
         pool_blocks = _blocks(pages, group[0].owner)
+        if turn:  # the last pooled sheet (its lines spanning the page) laid in its lowest band
+            last = pool_blocks[-1]
+            pieces = [sl.piece for sl in last.front.slots]
+            low = low_sheet(len(pieces), _spec(chosen[group[0].owner], group[0], opts), pool_sheet)
+            if low is not None:
+                nb = _blocks(tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
+                                   for pg in low), group[0].owner)[0]
+                if height(nb, sheet) < height(last, sheet) - 1e-6:
+                    pool_blocks[-1] = nb
         made += pool_blocks
         for pb in pool_blocks:
             stocks[id(pb.front)], pools[id(pb.front)] = stocks[id(group[0].front)], (group[0].owner, pool_sheet)
@@ -204,6 +216,24 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
                 pooled += [(stocks[id(pb.front)], replace(pg, label=" + ".join(named(pb.front))))
                            for pg in (pb.front, pb.back) if pg is not None]
 
+    if turn:  # a component's own sheet, turned to its lowest band
+        for k, b in enumerate(stack):
+            plan = chosen[b.owner]
+            if (plan.grid is None or id(b.front) in pools or id(b.front) not in origin
+                    or any(sl.part is not None or sl.clip is not None for sl in b.front.slots)):
+                continue
+            pieces = [sl.piece for sl in b.front.slots]
+            low = low_sheet(len(pieces), _spec(plan, b, opts), plan.sheet)
+            if low is None:
+                continue
+            nb = _blocks(tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
+                               for pg in low), b.owner)[0]
+            if height(nb, sheet) < height(b, sheet) - 1e-6:
+                made.append(nb)
+                stocks[id(nb.front)] = stocks[id(b.front)]
+                origin[id(nb.front)] = origin[id(b.front)]
+                stack[k] = nb
+
     def split(b: Block, room: float) -> tuple[Block, Block] | None:
         """``b``'s first rows that take at most ``room``, imposed again, and the rest."""
         k, grid_sheet = pools.get(id(b.front), (b.owner, chosen[b.owner].sheet))
@@ -211,7 +241,8 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
         if plan.grid is None or any(sl.part is not None or sl.clip is not None for sl in b.front.slots):
             return None
         pieces = [sl.piece for sl in b.front.slots]
-        cols = plan.grid.cols  # in page space
+        grid = plan_grid(_spec(plan, b, opts), grid_sheet)  # the grid it is imposed again with
+        cols = (grid or plan.grid).cols  # in page space
         for n in range(((len(pieces) - 1) // cols) * cols, 0, -cols):
             head = _impose_pieces(pieces[:n], plan, grid_sheet, b, opts)
             if height(head[0], sheet) <= room + 1e-6:

@@ -36,8 +36,8 @@ from pnp.impose.sheet import (
     SheetOptions,
     Slot,
     _assemble,
-    _Sheet,
     _axis_outer,
+    _Sheet,
     _trim_cuts,
     _with_backs,
 )
@@ -151,9 +151,6 @@ def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0
                 break
         else:
             break
-    import os
-    if os.environ.get("GDEBUG"):
-        print("ROOM", round(room/MM,1), [(round((room-u)/MM,1), [round(height(b, options)/MM,1) for b in g]) for g, u in zip(bins, used)])
     sheets = [_sheet(sorted(group, key=lambda b: rank[id(b)]), options, hi) for group in bins if len(group) > 1]
     alone = [group[0] for group in bins if len(group) == 1]
     return sheets, sorted(alone, key=lambda b: rank[id(b)])
@@ -352,3 +349,127 @@ def low_sheet(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page
         if best is None or hi - lo < best[0] - EPS:
             best = (hi - lo, pages)
     return None if best is None else best[1]
+
+
+# --------------------------------------------------------------------------- lines in segments
+
+MAX_PATTERNS = 256  # the segmentations of a line tried, at most
+
+
+def _compositions(n: int, parts: int) -> list[tuple[int, ...]]:
+    """The ways of writing ``n`` as an ordered sum of ``parts`` positive integers."""
+    if parts == 1:
+        return [(n,)]
+    return [(k, *rest) for k in range(1, n - parts + 2) for rest in _compositions(n - k, parts - 1)]
+
+
+def segment_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: PieceSpec,
+                   options: SheetOptions) -> tuple[Page, ...] | None:
+    """Like ``line_sheets``, but each line is cut into *segments* with a gutter between them,
+    where the page has room for the gutters (universal paper: a column of 4 turned poker cards
+    has room for 2, a column of 6 tiles of 40 mm for 4): pieces abut only within a segment, each
+    segment holds pieces of one class, and every line of a sheet has the same segments, so the
+    cut lines still run across the whole sheet. Of the segmentations that fit, the one with the
+    fewest sheets (then the fewest pieces and the lowest band on the last) is kept; None when no
+    segmentation fits or the grid does not abut along exactly one axis. Segments are filled sheet
+    by sheet: a one-cell segment takes a piece unlike even itself first, then one of the
+    smallest class left; a longer segment a run of the largest class left."""
+    grid = plan_grid(piece, options)
+    if grid is None or grid.gutter_x == grid.gutter_y:
+        return None
+    down = grid.gutter_x  # pieces abut along y: a line is a column, filled from the top
+    base = _grid_cells(grid, piece, options)
+    cols, rows = grid.cols, grid.rows
+    w, h = (piece.height, piece.width) if grid.rotated else (piece.width, piece.height)
+    size, length, lines = (h, rows, cols) if down else (w, cols, rows)
+    uw, uh = _page_usable(options)
+    avail = uh if down else uw
+    b = options.bleed
+    least = b if options.min_outer_bleed is None else min(b, options.min_outer_bleed)
+    patterns: list[tuple[tuple[int, ...], float]] = []  # the segments and the outer bleed along the line
+    for parts in range(2, length + 1):
+        core = length * size + (parts - 1) * 2 * b
+        if core + 2 * least > avail + EPS:
+            break
+        outer = min(b, (avail - core) / 2)
+        patterns += [(p, outer) for p in _compositions(length, parts)]
+        if len(patterns) > MAX_PATTERNS:
+            return None
+    if not patterns:
+        return None
+    # the cross-line extent is the base grid's; the label needs room beyond the margin on some side
+    cross = [v for s in base for v in ((s.x - s.bleed.left, s.x + s.w + s.bleed.right) if down
+                                       else (s.y - s.bleed.bottom, s.y + s.h + s.bleed.top))]
+    cross_margin = (min(cross) if down else options.paper.height - max(cross)) - options.margin
+    best: tuple[tuple[int, int, float], tuple[Page, ...]] | None = None
+    for segments, outer in patterns:
+        extent = length * size + (len(segments) - 1) * 2 * b + 2 * outer
+        along_margin = ((options.paper.height if down else options.paper.width) - extent) / 2 - options.margin
+        if options.label_room > 0 and max(cross_margin, along_margin) + EPS < options.label_room:
+            continue
+        pages = _segmented(classes, alone, piece, options, grid, base, segments, outer, size, lines, down)
+        fronts = [pg for pg in pages if pg.side == "front"]
+        lo, hi = _band(fronts[-1])
+        key = (len(fronts), len(fronts[-1].slots), round(hi - lo, 3))
+        if best is None or key < best[0]:
+            best = (key, pages)
+    return None if best is None else best[1]
+
+
+def _segmented(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: PieceSpec, options: SheetOptions,
+               grid: Grid, base: Sequence[Slot], segments: tuple[int, ...], outer: float, size: float,
+               lines: int, down: bool) -> tuple[Page, ...]:
+    """The pages of ``segment_sheets`` for one segmentation."""
+    b = options.bleed
+    length = sum(segments)
+    extent = length * size + (len(segments) - 1) * 2 * b + 2 * outer
+    paper = options.paper
+    starts = [sum(segments[:i]) for i in range(len(segments))]
+    gaps = [i for i, s in enumerate(segments) for _ in range(s)]  # gutters before each cell along the line
+    # each line's cells along the line: position of the trim's near edge (top for a column, left for a row)
+    if down:
+        top = (paper.height + extent) / 2
+        along = [top - outer - k * size - gaps[k] * 2 * b for k in range(length)]
+    else:
+        left = (paper.width - extent) / 2
+        along = [left + outer + k * size + gaps[k] * 2 * b for k in range(length)]
+    line_base = [base[c] for c in range(grid.cols)] if down else [base[r * grid.cols] for r in range(grid.rows)]
+    queues = [list(c) for c in classes if c]
+    singles = list(alone)
+    sheets: list[_Sheet] = []
+    full_frame: list[Slot] = []
+    while queues or singles:
+        slots: list[Slot] = []
+        frame: list[Slot] = []
+        for line in range(lines):
+            lb = line_base[line]
+            for seg, first in zip(segments, starts, strict=True):
+                run: list[int] = []
+                if seg == 1 and singles:
+                    run = [singles.pop(0)]
+                elif queues:
+                    q = min(queues, key=len) if seg == 1 else max(queues, key=len)
+                    run, q[:] = q[:seg], q[seg:]
+                    if not q:
+                        queues.remove(q)
+                elif singles:
+                    run = [singles.pop(0)]
+                for k in range(first, first + seg):
+                    near = outer if k == 0 else b if k == first else 0.0
+                    far = outer if k == length - 1 else b if k == first + seg - 1 or k - first + 1 >= len(run) else 0.0
+                    if down:
+                        cell = replace(lb, y=along[k] - size,
+                                       bleed=Edges(lb.bleed.left, far, lb.bleed.right, near))
+                    else:
+                        cell = replace(lb, x=along[k], bleed=Edges(near, lb.bleed.bottom, far, lb.bleed.top))
+                    frame.append(cell)
+                    if k - first < len(run):
+                        slots.append(replace(cell, piece=run[k - first]))
+        if not slots:
+            break
+        full_frame = full_frame or frame
+        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
+                                                           s.bleed.top) if kind == "punch" else 0.0)
+                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, full_frame), circles))
+    return _assemble(sheets, _with_backs(piece, options), options)

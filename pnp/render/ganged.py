@@ -11,7 +11,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
-from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets, low_sheet
+from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets, low_sheet, segment_sheets
 from pnp.impose.grid import impose, plan_grid
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
 from pnp.impose.sheet import Page, PieceSpec, SheetOptions
@@ -125,18 +125,22 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
             blocks.append(moved)
     lays = _Lays(fronts, backs, EdgeSampler())
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
-    best: GangedFile | None = None
+    found: tuple[int, tuple[bool, bool, bool]] | None = None
     # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not; a
     # component's lone sheet as imposed, or turned to its lowest band: the packing that takes
-    # fewest sheets (the first of equals)
+    # fewest sheets (the first of equals), counted without labels, then made with them
     for turn in (False, True):
         for mixed, share in ((False, True), (True, True), (False, False), (True, False)):
             f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
-                      replace(lays, share=share), turn)
-            if f is not None and (best is None or f.report.after < best.report.after):
-                best = f
-    if best is None:
+                      replace(lays, share=share), turn, final=False)
+            if f is not None and (found is None or f.report.after < found[0]):
+                found = (f.report.after, (turn, mixed, share))
+    if found is None:
         return None
+    turn, mixed, share = found[1]
+    best = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
+                 replace(lays, share=share), turn)
+    assert best is not None and best.report.after == found[0]
     die = None  # die lines only where every ganged component has the same outline
     if opts.die_line and len({(p.component.shape, p.component.corner_radius) for p in chosen}) == 1:
         die = DieLine(chosen[0].component.shape, chosen[0].component.corner_radius * MM)
@@ -145,10 +149,12 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
 
 def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOptions, blocks: Sequence[Block],
           named: Callable[[Page], tuple[str, ...]], origin: dict[int, Page], mixed: bool,
-          shifted: Callable[[Page, int], Page], version: str, lays: _Lays, turn: bool = False) -> GangedFile | None:
+          shifted: Callable[[Page, int], Page], version: str, lays: _Lays, turn: bool = False,
+          final: bool = True) -> GangedFile | None:
     """One packing of ``blocks``: by stock, or ``mixed``; with ``turn``, a component's sheet that
     goes to a shared sheet is imposed again turned when that lowers its band (``low_sheet``);
-    None when it saves no sheet. ``origin`` is added to (the parts of split blocks)."""
+    None when it saves no sheet. ``origin`` is added to (the parts of split blocks). Not ``final``:
+    the pages without labels and scale marks, to count the sheets."""
     sheet = chosen[0].sheet
     cands = {id(b.front) for b in candidates(blocks, sheet, LABEL_ROOM)}
     leaving: set[int] = set()  # ids of the plans' own front pages that leave their component
@@ -284,15 +290,15 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
     pages: list[Page] = []
     before = 0
     for i, p in enumerate(chosen):
-        own = furnished_pages(s, game, p)
-        before += sheet_numbers(own)[1]
         raw_pages = pages_for(p)
+        own = furnished_pages(s, game, p) if final else raw_pages  # labels change no count
+        before += sheet_numbers(own)[1]
         keep = [pg for pg, r in zip(own, raw_pages, strict=True)
                 if not (id(r) in leaving or (r.side == "back" and _follows_ganged(r, raw_pages, leaving)))]
         pages += [shifted(pg, i) for pg in keep]
     for on, out in sorted(shared.items(), key=lambda kv: (" + " in kv[0], kv[0])):  # one run of sheets per stock
         text = SheetText(game.title, f"shared sheets ({on})", version)
-        pages += list(furnish(out, sheet, text, s.fonts, UI_FONT))
+        pages += list(furnish(out, sheet, text, s.fonts, UI_FONT)) if final else out
     after = sheet_numbers(pages)[1]
     if after >= before:
         return None
@@ -352,6 +358,10 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
                                 replace(plan.sheet, abut_lr=lr, abut_tb=tb), lays.share)
             if lined is not None and _fill(lined, sheet) < _fill(best[0], sheet):
                 best = (lined, replace(plan.sheet, abut_lr=False, abut_tb=False))
+            cut = segment_sheets([[pieces[i] for i in c] for c in classes], [pieces[i] for i in alone], spec,
+                                 replace(plan.sheet, abut_lr=lr, abut_tb=tb))
+            if cut is not None and _fill(cut, sheet) < _fill(best[0], sheet):
+                best = (cut, replace(plan.sheet, abut_lr=False, abut_tb=False))
     if sum(pg.side == "front" for pg in best[0]) > len(group):
         return None
     return best

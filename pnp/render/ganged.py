@@ -321,15 +321,16 @@ def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, sheet: SheetOptio
 def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions,
           lays: _Lays) -> tuple[tuple[Page, ...], SheetOptions] | None:
     """The pieces of ``group`` (alike components' sheets, pieces already numbered for the whole
-    file) imposed together as grid sheets; None when that takes more sheets. Two ways, the one
+    file) imposed together as grid sheets; None when that takes more sheets. Three ways, the one
     with fewer sheets (then the emptier last sheet) kept: one grid, abutting only along an axis
-    where every piece's edges match every other's; or lines of one colour class
+    where every piece's edges match every other's; lines of one colour class
     (``pnp.impose.gang.line_sheets``: pieces abut along one axis within a line of their class,
     gutters between lines), which fits 9 cards of several colours on a Letter sheet where the
-    first way fits 6. As many sheets is kept: the pieces fill the first ones, and the emptier
-    last one stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1). The sheet
-    options returned are those a part of a pooled sheet is imposed again with (no abutting for
-    lines of classes: their order is not kept by a plain grid)."""
+    first way fits 6; or lines cut into segments of one class (``segment_sheets``), where a
+    line has room for gutters of its own (A4, universal paper). As many sheets is kept: the
+    pieces fill the first ones, and the emptier last one stacks more easily with other blocks
+    (cyberiad: 6 + 4 cards make 9 + 1). The sheet options returned are those a part of a
+    pooled sheet is imposed again with (no abutting for lines of classes: their order is not kept by a plain grid)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
     spec = _spec(plan, group[0], opts)

@@ -198,6 +198,14 @@ def _relocate(group: Sequence[Block], free: list[float], options: SheetOptions,
     return out
 
 
+def _circles(slots: Sequence[Slot], options: SheetOptions) -> tuple[Mark, ...]:
+    """Cut circles (and punch marks) on round pieces' trims, as ``impose`` draws them."""
+    if not options.cut_circles:
+        return ()
+    return tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right, s.bleed.top)
+                      if kind == "punch" else 0.0) for s in slots for kind in ("circle", "punch"))
+
+
 def _moved_page(page: Page, dy: float, band: tuple[float, float], options: SheetOptions) -> tuple[Page, list[CutLine]]:
     """``page``'s content moved up by ``dy``, its vertical cut lines turned into ticks above and
     below ``band`` (the moved band)."""
@@ -313,9 +321,7 @@ def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: P
                     if k == len(chunk) - 1 and first + k + 1 < size:  # so is the cell after
                         e = Edges(e.left, b, e.right, e.top) if down else Edges(e.left, e.bottom, b, e.top)
                     slots.append(replace(cell, piece=p, bleed=e))
-        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
-                                                           s.bleed.top) if kind == "punch" else 0.0)
-                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        circles = _circles(slots, options)
         sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, cells), circles))
     return _assemble(sheets, _with_backs(piece, options), options)
 
@@ -340,9 +346,7 @@ def low_sheet(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page
         grid = Grid(cols, math.ceil(count / cols), rotated, gutter_x, gutter_y, outer_x, outer_y)
         cells = _grid_cells(grid, piece, options)
         slots = tuple(replace(cell, piece=i) for i, cell in enumerate(cells[:count]))
-        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
-                                                           s.bleed.top) if kind == "punch" else 0.0)
-                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        circles = _circles(slots, options)
         pages = _assemble([_Sheet(slots, _trim_cuts(slots, options, cells), circles)],
                           _with_backs(piece, options), options)
         lo, hi = _band(pages[0])
@@ -468,8 +472,6 @@ def _segmented(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: Pi
         if not slots:
             break
         full_frame = full_frame or frame
-        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
-                                                           s.bleed.top) if kind == "punch" else 0.0)
-                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        circles = _circles(slots, options)
         sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, full_frame), circles))
     return _assemble(sheets, _with_backs(piece, options), options)

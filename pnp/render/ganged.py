@@ -209,8 +209,7 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
             pieces = [sl.piece for sl in last.front.slots]
             low = low_sheet(len(pieces), _spec(chosen[group[0].owner], group[0], opts), pool_sheet)
             if low is not None:
-                nb = _blocks(tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
-                                   for pg in low), group[0].owner)[0]
+                nb = _blocks(_renumber(low, pieces), group[0].owner)[0]
                 if height(nb, sheet) < height(last, sheet) - 1e-6:
                     pool_blocks[-1] = nb
         made += pool_blocks
@@ -232,8 +231,7 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
             low = low_sheet(len(pieces), _spec(plan, b, opts), plan.sheet)
             if low is None:
                 continue
-            nb = _blocks(tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
-                               for pg in low), b.owner)[0]
+            nb = _blocks(_renumber(low, pieces), b.owner)[0]
             if height(nb, sheet) < height(b, sheet) - 1e-6:
                 made.append(nb)
                 stocks[id(nb.front)] = stocks[id(b.front)]
@@ -313,9 +311,12 @@ def _spec(plan: ComponentPlan, b: Block, opts: BuildOptions) -> PieceSpec:
 def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, sheet: SheetOptions, b: Block,
                    opts: BuildOptions) -> list[Block]:
     """``pieces`` (numbered for the whole file) imposed as ``plan``'s pieces with ``sheet``, as blocks."""
-    pages = impose(len(pieces), _spec(plan, b, opts), sheet)
-    pages = tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
-    return _blocks(pages, b.owner)
+    return _blocks(_renumber(impose(len(pieces), _spec(plan, b, opts), sheet), pieces), b.owner)
+
+
+def _renumber(pages: Sequence[Page], pieces: Sequence[int]) -> tuple[Page, ...]:
+    """``pages`` of pieces 0..n-1 with their numbers in ``pieces`` (numbered for the whole file)."""
+    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
 
 
 def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions,
@@ -344,8 +345,7 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
                        [[f for seq in fronts for f in seq]], sampler=lays.sampler)
         sheet = replace(sheet, abut_lr=sheet.abut_lr and m.lr, abut_tb=sheet.abut_tb and m.tb)
     pages = impose(len(pieces), spec, sheet)
-    best = (tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
-                  for pg in pages), sheet)
+    best = (_renumber(pages, pieces), sheet)
     # hexes in a rectangular grid are cut along their own outline, not the sides of their boxes
     # that edge classes compare (ComponentPlan's classes leave hexes out too)
     if sheet.abut and not (sheet.abut_lr and sheet.abut_tb) and plan.component.shape != "hex":

@@ -211,8 +211,8 @@ def test_lines_in_segments(duplex: str) -> None:
     classes = [list(range(k * 5, k * 5 + 5)) for k in range(4)]
     alone = list(range(20, 24))
     piece = PieceSpec(40 * MM, 40 * MM)
-    assert line_sheets(classes, alone, piece, opts) is not None
-    assert len([p for p in line_sheets(classes, alone, piece, opts) or () if p.side == "front"]) > 1
+    lined = line_sheets(classes, alone, piece, opts)  # a line to each odd tile: more than a sheet
+    assert lined is not None and len([p for p in lined if p.side == "front"]) > 1
     pages = segment_sheets(classes, alone, piece, opts)
     assert pages is not None
     fronts = [p for p in pages if p.side == "front"]
@@ -223,7 +223,8 @@ def test_lines_in_segments(duplex: str) -> None:
     ys = {round(sl.y, 3) for sl in front.slots}
     assert len(ys) == 6  # the same segments in every column
     for s in front.slots:
-        assert opts.margin - 1e-6 <= s.bleed_box[1] and s.bleed_box[1] + s.bleed_box[3] <= opts.paper.height - opts.margin + 1e-6
+        lo, hi = s.bleed_box[1], s.bleed_box[1] + s.bleed_box[3]
+        assert opts.margin - 1e-6 <= lo and hi <= opts.paper.height - opts.margin + 1e-6
         for t in front.slots:
             if abs(s.x - t.x) < 1e-6 and abs(s.y - (t.y + t.h)) < 1e-6:  # t right below s: they abut
                 assert s.piece not in alone and cls[s.piece] == cls[t.piece] == cls.get(t.piece)

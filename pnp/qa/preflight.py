@@ -265,8 +265,10 @@ class Collector:
         if item.id in self.seen:
             return
         self.seen.add(item.id)
-        if not self._ordered:
-            self.walk(lay, item.id, "front")
+        if not self._ordered or (self._next < len(self.comp.items) and self.comp.items[self._next].id == item.id):
+            self.walk(lay, item.id, "front")  # (in item order: the next item's, walked now)
+            if self._ordered:
+                self._advance()
             return
         saved = (self.extremes, self.found, self.waived, self.images, self.outside)
         rec = self._rec = _Record()

@@ -406,6 +406,7 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
             # a full layout here took as long again as the drawing. The warnings and the
             # preflight still come in item order, as when every front was laid out here.
             laid = [lazy_fronts.for_edges(k) for k in range(len(firsts))]
+            lazy_fronts._edges = None  # its painters' memos are not needed again
         else:
             laid = [fronts[i] for i in firsts]
         sheet, blocks = matching_edges(comp, piece, sheet, laid, backs, firsts)

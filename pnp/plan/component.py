@@ -4,7 +4,12 @@
     -> rules (check.check_game) -> impose -> draw -> write
 
 Everything that can fail on bad input (data, templates, fonts, images, rules) runs before the
-first byte is written, so a failing build leaves no partial output."""
+first byte is written, so a failing build leaves no partial output.
+
+Size: over 500 lines because one component's plan is worked out here as a whole: the templates
+of each item and side, the fronts laid out lazily (``LazyPieces``: for the drawer, for the edge
+sampler, their warnings in item order), the backs, the sheet and grid, and the blocks of pieces
+whose edges match (``matching_edges``)."""
 
 from __future__ import annotations
 

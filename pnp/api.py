@@ -52,7 +52,7 @@ from pnp.qa.check import GameCheck
 from pnp.qa.check import check as _check
 from pnp.qa.preflight import GamePreflight, preflight_game
 from pnp.render.draw import BackCorrection
-from pnp.render.write import write_atomic
+from pnp.render.write import FileSet, write_atomic
 from pnp.units import MM
 
 __all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataExportReport", "DataRoot", "ExportReport", "FetchReport",
@@ -89,8 +89,14 @@ def find_data_root(start: str | os.PathLike[str] | None = None) -> DataRoot:
 
 def game_ids(root: DataRoot, games: Games = None) -> list[str]:
     """The ids ``games`` names (one id, several, or None: every game of the root). Raises
-    DataError when there are none."""
-    ids = [games] if isinstance(games, str) else list(games or ()) or root.game_ids()
+    DataError when there are none, or, for every game, when a folder of ``card_data/`` holds a
+    ``game.json`` and is no game (``DataRoot.stray_games``)."""
+    ids = [games] if isinstance(games, str) else list(games or ())
+    if not ids:  # every game of the root: a folder that looks like a game and is none is an error
+        stray = root.stray_games()
+        if stray:
+            raise DataError(stray)
+        ids = root.game_ids()
     if not ids:
         raise DataError([Diagnostic(str(root.card_data), "no games found", expected="card_data/<game>/game.json")])
     return ids
@@ -309,8 +315,8 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         total = len(select_plans(gc, component))  # an unknown component: an input error before any output
         check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         done: list[Exported] = []
-        with output_lock(Path(out)):  # a build or another export into `out` waits
-            for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs()):
+        with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
+            for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs(), locked=locked):
                 done.append(e)
                 if progress is not None:
                     progress(len(done), total)
@@ -359,11 +365,15 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
         select_plans(gc, component)  # an unknown component: an input error before any output
         check_output(session.root, [Path(out) / gc.game.id])
 
-        def png(sub: GameCheck, folder: Path, dpi: float) -> list[tuple[str, tuple[Path, ...], tuple[int, int]]]:
-            return [(e.component.id, (*e.files, e.index), e.size_px)
-                    for e in _export_png(session, sub, Path(out), dpi, jobs=jobs or default_jobs(), root=folder)]
+        with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
 
-        return ShopExportReport(gc, shop=_export_shop(session, gc, Path(out), preset, component, png))
+            def png(sub: GameCheck, folder: Path, dpi: float,
+                    files: FileSet) -> list[tuple[str, tuple[Path, ...], tuple[int, int]]]:
+                return [(e.component.id, (*e.files, e.index), e.size_px)
+                        for e in _export_png(session, sub, Path(out), dpi, jobs=jobs or default_jobs(), root=folder,
+                                             files=files, locked=locked)]
+
+            return ShopExportReport(gc, shop=_export_shop(session, gc, Path(out), preset, component, png, locked))
     except DataError as exc:
         return ShopExportReport(gc, errors=tuple(exc.diagnostics))
 
@@ -382,8 +392,8 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
         return ExportReport(gc)
     try:
         check_output(session.root, [Path(out) / gc.game.id])
-        with output_lock(Path(out)):  # a build or another export into `out` waits
-            done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url)
+        with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
+            done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url, locked)
         return ExportReport(gc, tuple(done), tuple(skipped))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))

@@ -24,6 +24,7 @@ from pnp.cli.options import (
     PAPER_CHOICES,
     PAPER_HELP,
     Finite,
+    Integer,
     again,
     apply_profile,
     build_options,
@@ -544,13 +545,13 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
 
 @main.command("serve")
 @click.argument("games", nargs=-1, shell_complete=complete_games)
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+@click.option("--port", type=Integer(0, 65535), default=8000, show_default=True,
               help="TCP port (0: any free one).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; only this machine can see the page unless you name another.")
 @click.option("--out", "out", default="out", show_default=True, metavar="DIR",
               help="Output folder; the PDFs are written to DIR/<game>/<component>.pdf as `pnp watch` writes them.")
-@click.option("--interval", type=click.FloatRange(0.05, 3600), default=0.5, show_default=True, metavar="S",
+@click.option("--interval", type=Finite(0.05, 3600), default=0.5, show_default=True, metavar="S",
               help="Seconds between polls of the files.")
 @paper_options
 @data_option
@@ -638,13 +639,13 @@ def export_group() -> None:
 @export_group.command("png")
 @click.argument("game", shell_complete=complete_games)
 @click.argument("component", required=False, shell_complete=complete_components)
-@click.option("--dpi", type=click.IntRange(36, 1200), default=300, show_default=True,
+@click.option("--dpi", type=Integer(36, 1200), default=300, show_default=True,
               help="Resolution; each side is round(mm / 25.4 * dpi) px.")
 @click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
               metavar="MM",
               help="Bleed around each piece's art, in mm (a component's own bleed wins).")
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")
-@click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
+@click.option("--jobs", "-j", type=Integer(1, 256), default=None, metavar="N",
               help="Render images in N processes [default: the number of cores]; same bytes for any N.")
 @shop_option("PNG shops: thegamecrafter, makeplayingcards, printerstudio (each sets --dpi and --bleed); the PDF "
              "shop drivethrucards is `pnp build --shop`")
@@ -686,7 +687,7 @@ def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: in
 @export_group.command("tts")
 @click.argument("game", shell_complete=complete_games)
 @click.argument("component", required=False, shell_complete=complete_components)
-@click.option("--dpi", type=click.IntRange(36, 1200), default=None, metavar="N",
+@click.option("--dpi", type=Integer(36, 1200), default=None, metavar="N",
               help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px "
               "[default: 165, TTS's usual 409 px across a card; the same for every deck].")
 @click.option("--base-url", metavar="URL", default=None,
@@ -755,7 +756,7 @@ def export_data_cmd(game: str, component: str, fmt: str, out: str, data: str | N
 @click.argument("game", shell_complete=complete_games)
 @click.argument("component", shell_complete=complete_components)
 @click.argument("item", required=False, shell_complete=complete_items)
-@click.option("--dpi", type=click.IntRange(36, 600), default=150, show_default=True)
+@click.option("--dpi", type=Integer(36, 600), default=150, show_default=True)
 @out_option("writes DIR/preview/<game>-<component>[-<item>].png")
 @data_option
 @guarded

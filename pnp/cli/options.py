@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,21 +29,61 @@ from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE, COLOR_MODES, BuildOptions
 from pnp.products.printers import load_profile
 
+# What a number option takes: plain ASCII decimal notation, an optional sign, digits, an optional
+# fraction and an optional exponent (3, -1.2, .5, 2.5e-1). Python's float() and int() take more:
+# underscores between digits (1_0 is 10), digits of any script (a fullwidth ５ is 5), surrounding
+# whitespace, "nan" and "infinity"; none of that reaches a measurement here.
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_PLAIN_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+NUMBER_EXPECTED = "a plain decimal number like 3, 0.5 or -1.2 (ASCII digits, '.' as the decimal mark)"
+INTEGER_EXPECTED = "a whole number in ASCII digits, like 4"
+
+
+def plain_number(text: str) -> float | None:
+    """``text`` as a float when it is a plain decimal number (see ``_PLAIN_NUMBER``), -0 read as
+    0 (it printed "bleed -0 mm"), one too large for a float (1e400) as inf for the range check to
+    refuse; None when it is not a plain number."""
+    return float(text) + 0.0 if _PLAIN_NUMBER.fullmatch(text) else None
+
+
+def _given(value: Any) -> bool:
+    """Whether ``value`` is a number given in code (a default, a profile's value), not typed text."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
 
 class Finite(click.FloatRange):
-    """A number from ``lo`` to ``hi``: click's FloatRange lets ``nan`` through (every comparison
-    with it is false) and would write it into a PDF's content stream."""
+    """A number from ``lo`` to ``hi``, written as a plain decimal number: click's FloatRange lets
+    ``nan`` through (every comparison with it is false) and would write it into a PDF's content
+    stream, and float() reads ``1_0`` as 10 and a fullwidth ``５`` as 5."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not _given(value):
+            num = plain_number(str(value))
+            if num is None:
+                self.fail(f"{value!r} is not {NUMBER_EXPECTED}", param, ctx)
+            if not math.isfinite(num):  # 1e400: click would say "inf is not in the range"
+                self.fail(f"{value!r} is out of range (expected a number from {self.min:g} to {self.max:g})",
+                          param, ctx)
+            value = num
         rv = super().convert(value, param, ctx)
         if not math.isfinite(rv):
             self.fail(f"{value!r} is not a finite number", param, ctx)
-        return rv
+        return rv + 0.0
+
+
+class Integer(click.IntRange):
+    """A whole number from ``lo`` to ``hi`` in ASCII digits (int() reads ``1_0`` as 10 and
+    fullwidth digits too)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not _given(value) and not _PLAIN_INTEGER.fullmatch(str(value)):
+            self.fail(f"{value!r} is not {INTEGER_EXPECTED}", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 class NumberPair(click.ParamType):
-    """``DX,DY`` (two numbers), or with ``single`` also one number used for both, each finite and
-    from ``lo`` to ``hi``."""
+    """``DX,DY`` (two numbers), or with ``single`` also one number used for both, each a plain
+    decimal number (spaces around the comma allowed), finite and from ``lo`` to ``hi``."""
 
     name = "X,Y"
 
@@ -53,19 +94,19 @@ class NumberPair(click.ParamType):
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[float, float]:
         if isinstance(value, tuple):
             return value
-        parts = str(value).replace(" ", "").split(",")
-        try:
-            nums = [float(p) for p in parts]
-        except ValueError:
-            nums = []
+        parts = [p.strip(" ") for p in str(value).split(",")]
+        nums = [plain_number(p) for p in parts]
         if len(nums) == 1 and self.single:
             nums = [nums[0], nums[0]]
-        if len(nums) != 2:
-            self.fail(f"{value!r} is not {'a number or ' if self.single else ''}two numbers like 0.8,-1.2", param, ctx)
-        if not all(math.isfinite(n) and self.lo <= n <= self.hi for n in nums):
+        if len(nums) != 2 or None in nums:
+            what = "a number or two numbers like 1.002 or 1.01,0.99" if self.single else "two numbers like 0.8,-1.2"
+            self.fail(f"{value!r} is not {what} (plain decimal numbers: ASCII digits, '.' as the decimal mark)",
+                      param, ctx)
+        x, y = (n for n in nums if n is not None)
+        if not (self.lo <= x <= self.hi and self.lo <= y <= self.hi):
             self.fail(f"{value!r} is out of range (expected numbers from {self.lo:g} to {self.hi:g}{self.unit})",
                       param, ctx)
-        return (nums[0], nums[1])
+        return (x, y)
 
 
 def print_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -115,7 +156,7 @@ def build_options(ctx: click.Context, printer: str | None, paper: str, duplex: s
 
 def variant_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--one-per-page, --ink-saver and --jobs, as `build` and `watch` take them."""
-    fn = click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None, metavar="N",
+    fn = click.option("--jobs", "-j", type=Integer(1, 256), default=None, metavar="N",
                       help="Render components in N processes [default: the number of cores].")(fn)
     fn = click.option("--ink-saver", is_flag=True,
                       help="The low-ink variant: each game's light colours, no full-bleed fills, backs as "

@@ -104,13 +104,67 @@ def _repetitions(parsed: Any, inside_repeat: bool = False) -> int:
     return n
 
 
+_NAMED_GROUP = re.compile(r"\(\?P?<(\w+)>")
+
+
+def _duplicate_group_name(pattern: str, groups: int) -> tuple[str, int, int] | None:
+    r"""(name, first group, second group) for a group name ``pattern`` (which RE2 compiled, with
+    ``groups`` capturing groups) gives twice, else None. A scan of the pattern: escapes, ``\Q...\E``
+    and character classes skipped, every ``(`` not followed by ``?`` and every ``(?P<name>`` or
+    ``(?<name>`` counted as a group; a count that differs from RE2's is not trusted (None)."""
+    seen: dict[str, int] = {}
+    found: tuple[str, int, int] | None = None
+    n = i = 0
+    end = len(pattern)
+    while i < end:
+        ch = pattern[i]
+        if ch == "\\":
+            if pattern.startswith("\\Q", i):  # literal text up to \E (or the end)
+                close = pattern.find("\\E", i + 2)
+                i = end if close < 0 else close + 2
+            else:
+                i += 2
+            continue
+        if ch == "[":  # a character class: ']' first is a literal; '[:alpha:]' inside one
+            i += 1
+            if pattern.startswith("^", i):
+                i += 1
+            if pattern.startswith("]", i):
+                i += 1
+            while i < end and pattern[i] != "]":
+                if pattern[i] == "\\":
+                    i += 2
+                elif pattern.startswith("[:", i) and (close := pattern.find(":]", i + 2)) >= 0:
+                    i = close + 2
+                else:
+                    i += 1
+            i += 1
+            continue
+        if ch == "(":
+            m = _NAMED_GROUP.match(pattern, i)
+            if m is not None or not pattern.startswith("(?", i):
+                n += 1
+            if m is not None:
+                if m.group(1) in seen and found is None:
+                    found = (m.group(1), seen[m.group(1)], n)
+                seen.setdefault(m.group(1), n)
+        i += 1
+    return found if n == groups else None
+
+
 @cache
 def regex(pattern: str) -> _Regex:
     """A pattern (a condition's ``matches``, a text ``replace``), compiled once: with RE2, or, for
     one RE2 cannot run, with Python's re within the validated subset above; anything else (bad
     syntax, nested repetition with a backreference, too large) is a ValueError."""
     try:
-        return _Regex(pattern, re2.compile(pattern, _RE2_OPTIONS))
+        compiled = re2.compile(pattern, _RE2_OPTIONS)
+        twice = _duplicate_group_name(pattern, compiled.groups)
+        if twice is not None:
+            # RE2 keeps the first group of a name and ignores the second (Python's re refuses both)
+            raise ValueError(f"invalid regular expression {pattern!r}: group name {twice[0]!r} is used twice "
+                             f"(groups {twice[1]} and {twice[2]})")
+        return _Regex(pattern, compiled)
     except re2.error as exc:
         msg = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
     except UnicodeEncodeError:  # a lone surrogate: the loader refuses them, a library caller may not

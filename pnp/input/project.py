@@ -12,7 +12,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input import kinds, tables
-from pnp.input.load import Doc, load_json
+from pnp.input.load import Doc, file_kind, load_json
 from pnp.input.model import Game, build_game
 from pnp.input.validate import item_validator, validate_doc, validate_value
 
@@ -91,6 +91,27 @@ class DataRoot(Struct, frozen=True):
         return sorted(d.name for d in self.card_data.iterdir()
                       if (d / MANIFEST).is_file() and GAME_ID.match(d.name))
 
+    def stray_games(self) -> list[Diagnostic]:
+        """The folders of ``card_data/`` that hold a ``game.json`` and yet are no game
+        (``game_ids`` leaves them out): a folder whose name is not a valid game id, a manifest
+        that is not a regular file (a named pipe, a folder, a link to nothing). A command run on
+        every game reports them, instead of saying all is well without them. Folders with no
+        ``game.json`` at all (notes, art, a ``.git``) are not games and stay unmentioned."""
+        if not self.card_data.is_dir():
+            return []
+        out: list[Diagnostic] = []
+        for d in sorted(self.card_data.iterdir(), key=lambda p: p.name):
+            manifest = d / MANIFEST
+            if not d.is_dir() or not os.path.lexists(manifest):
+                continue
+            if not GAME_ID.match(d.name):
+                out.append(Diagnostic(self.display(d), f"folder name {d.name!r} is not a valid game id, so the "
+                                      f"game in it is not checked or built", expected=ID_RULE,
+                                      hint=_rename_hint(d)))
+            elif not manifest.is_file():
+                out.append(not_regular_manifest(self, manifest))
+        return out
+
 
 def shown_path(p: Path | str) -> str:
     """A path as a message shows it: relative to the working folder when inside it, else absolute."""
@@ -120,6 +141,23 @@ def reserved_game_id(gid: str, where: str | None = None) -> Diagnostic | None:
                       hint=f"rename the game's folder and its manifest's id, e.g. to {gid}-game")
 
 
+ID_RULE = ("a game id: lowercase letters, digits and hyphens, a letter or digit first, "
+           "at most 64 characters")
+
+
+def _rename_hint(folder: Path) -> str:
+    """Advice for a game folder with an invalid name: the name made valid, unless that is taken."""
+    slug = re.sub(r"[^a-z0-9]+", "-", folder.name.lower()).strip("-")[:64].rstrip("-")
+    taken = not slug or not GAME_ID.match(slug) or os.path.lexists(folder.parent / slug)
+    suggestion = "" if taken else f" to {slug!r}"
+    return f"rename the folder{suggestion} (and set its manifest's id to match)"
+
+
+def not_regular_manifest(root: DataRoot, manifest: Path) -> Diagnostic:
+    return Diagnostic(root.display(manifest), f"{MANIFEST} is not a regular file: it is {file_kind(manifest)}",
+                      expected="the game's manifest, a JSON file", hint="replace it with a JSON file")
+
+
 def check_game_id(root: DataRoot, gid: str) -> None:
     """DataError unless ``gid`` is a valid, unreserved game id whose folder in ``root`` holds a
     manifest and lies inside the data root (a link to a folder elsewhere is refused, as a link
@@ -131,7 +169,10 @@ def check_game_id(root: DataRoot, gid: str) -> None:
     if reserved is not None:
         raise DataError([reserved])
     check_confined(root, root.card_data / gid)
-    if not (root.card_data / gid / MANIFEST).is_file():
+    manifest = root.card_data / gid / MANIFEST
+    if os.path.lexists(manifest) and not manifest.is_file():  # a named pipe would block the read
+        raise DataError([not_regular_manifest(root, manifest)])
+    if not manifest.is_file():
         ids = root.game_ids()
         hint = did_you_mean(gid, ids) or "`pnp list` lists the games"
         raise DataError([Diagnostic(root.display(root.card_data / gid / MANIFEST),

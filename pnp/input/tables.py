@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,7 @@ MAX_WORKBOOK_MEMBERS = 10_000
 MAX_WORKBOOK_RATIO = 200  # unpacked / packed, for a member over 1 MiB unpacked (a zip bomb's is ~1000)
 MAX_ROWS = 100_000  # items, as in a JSON data file
 MAX_COLUMNS = 1_000
+XLSX_LAST_ROW = 1_048_576  # a worksheet's last row (Excel's, LibreOffice's): rows past it are no sheet's
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
 _INTEGER = re.compile(r"[+-]?\d+\Z")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
@@ -257,10 +258,21 @@ def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         raise _workbook_error(shown, exc) from None
     try:
         ws = wb[_pick_sheet(shown, wb.sheetnames, sheet)]
-        rows = []
+        # The sheet's <dimension> element is what the file says of itself: read every row, whatever
+        # it declares (rows past it were dropped without a word), each as wide as its last value.
+        ws.reset_dimensions()
+        ws._get_row = _xlsx_row(shown)  # openpyxl's pads every row to the widest
+        rows: list[list[Any]] = []
+        filled = 0
         for row in ws.iter_rows(values_only=True):
-            rows.append(list(row[:MAX_COLUMNS]))
-            if len(rows) > MAX_ROWS + 1:
+            rows.append(row)
+            if len(rows) > XLSX_LAST_ROW:
+                raise DataError([Diagnostic(shown, f"the sheet has a row numbered past {XLSX_LAST_ROW}", (),
+                                            None, None, f"at most {XLSX_LAST_ROW} rows, as in a spreadsheet program",
+                                            "save the workbook again from a spreadsheet program, or export the "
+                                            "sheet as CSV")])
+            filled += bool(row)
+            if filled > MAX_ROWS + 1:  # enough for items_from_rows to say there are too many
                 break
         return rows
     except DataError:
@@ -269,6 +281,30 @@ def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         raise _workbook_error(shown, exc) from None
     finally:
         wb.close()
+
+
+def _xlsx_row(shown: str) -> Callable[..., list[Any]]:
+    """openpyxl's read-only ``_get_row``, made to build a row from its parsed cells only as wide as
+    its last value (openpyxl pads each to the widest row: 16,384 columns for one far cell), and to
+    refuse a value past column MAX_COLUMNS (once dropped without a word)."""
+    def get_row(cells: list[dict[str, Any]], min_col: int = 1, max_col: int | None = None,
+                values_only: bool = True) -> list[Any]:
+        out: list[Any] = []
+        for c in cells:
+            value = c["value"]
+            if value is None:
+                continue
+            col = c["column"]
+            if col > len(out):
+                if col > MAX_COLUMNS:
+                    raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last "
+                                                "column pnp reads", (), c.get("row"), None,
+                                                f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
+                                                cell="")])
+                out.extend([None] * (col - len(out)))
+            out[col - 1] = value
+        return out
+    return get_row
 
 
 _TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
@@ -305,16 +341,21 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         for c in r:
             if c.tag not in (f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"):
                 continue
-            repeat = min(int(c.get(f"{{{_TABLE}}}number-columns-repeated", "1")), MAX_COLUMNS)
+            repeat = _ods_repeat(c.get(f"{{{_TABLE}}}number-columns-repeated"), shown)
             value = _ods_value(c)
             if value is None:
                 pending += repeat
                 continue
+            start = len(cells) + pending + 1
+            if start + repeat - 1 > MAX_COLUMNS:  # once dropped without a word
+                col = max(start, MAX_COLUMNS + 1)
+                raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last column "
+                                            "pnp reads", (), len(rows) + min(blank, MAX_ROWS + 1) + 1, None,
+                                            f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
+                                            cell="")])
             cells.extend([None] * pending + [value] * repeat)
             pending = 0
-            if len(cells) > MAX_COLUMNS:
-                break
-        repeat = int(r.get(f"{{{_TABLE}}}number-rows-repeated", "1"))
+        repeat = _ods_repeat(r.get(f"{{{_TABLE}}}number-rows-repeated"), shown)
         if not cells:
             blank += repeat
             continue
@@ -324,6 +365,16 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         if len(rows) > MAX_ROWS + 1:
             break
     return rows
+
+
+def _ods_repeat(text: str | None, shown: str) -> int:
+    """A ``number-columns-repeated``/``number-rows-repeated`` count (None: 1); a DataError for one
+    that is no positive whole number."""
+    if text is None:
+        return 1
+    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
+        raise _workbook_error(shown, ValueError(f"a repeat count {text[:20]!r} that is no positive whole number"))
+    return int(text)
 
 
 def _ods_value(c: Element) -> Any:
@@ -517,7 +568,17 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     row_numbers: list[int] = []
     bad_cells: set[tuple[str | int, ...]] = set()
     cell_diags: list[Diagnostic] = []
+    width = len(headers)
     for r, raw in enumerate(rows[1:], 2):
+        if len(raw) > width and (beyond := [c for c in range(width + 1, len(raw) + 1) if _text(raw[c - 1])]):
+            # cells right of the last header (a separator too many?) would be dropped unread
+            n = beyond[-1]
+            cell_diags.append(Diagnostic(shown, f"the row has {n} cells and the header row {width}: "
+                                         f"{_cells_beyond(raw, beyond)} under no header", (), r, beyond[0],
+                                         f"at most {width} cells a row, one under each header",
+                                         "remove the extra cells (a separator too many?), or give their column a "
+                                         "header (start it with '#' to keep it as notes)",
+                                         cell=column_letter(beyond[0])))
         cells = {name: raw[col - 1] for col, name in used.items() if col <= len(raw) and _text(raw[col - 1])}
         if not cells:
             continue
@@ -595,6 +656,13 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     if found:
         raise DataError(sorted(found, key=lambda d: (d.line or 0, d.col or 0)))
     return doc
+
+
+def _cells_beyond(raw: list[Any], cols: list[int]) -> str:
+    """``cell E ('x')`` or ``cells E ('x'), F ('y') and 2 more``: what lies right of the header."""
+    shown = [f"{column_letter(c)} ({_quoted(_text(raw[c - 1]))})" for c in cols[:2]]
+    more = f" and {len(cols) - 2} more" if len(cols) > 2 else ""
+    return ("cell " if len(cols) == 1 else "cells ") + ", ".join(shown) + more
 
 
 def difflib_close(word: str, choices: list[str]) -> str | None:

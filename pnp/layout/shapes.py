@@ -164,6 +164,9 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
 
     from PIL import Image as PILImage
 
+    damaged = png_header_problem(path)  # Pillow takes a PNG with a bad header CRC for no image at all
+    if damaged:
+        raise ValueError(damaged)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # Pillow's DecompressionBombWarning, truncated-data warnings
@@ -199,6 +202,50 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 _INFLATE_STEP = 1 << 22  # bytes inflated at a time while counting: memory stays near this
+
+
+def png_header_problem(path: str) -> str | None:
+    """For a file that starts as a PNG: what is wrong with its header chunk (IHDR: first, 13 bytes,
+    its CRC right) or, for a palette image (colour type 3), the lack of a palette (PLTE) before its
+    image data, in words after "is" ("is a damaged PNG: ..."); None when they are fine, and for a
+    file that is no PNG (the decoder says what it is). Reads chunk headers only, seeking past their
+    data."""
+    import struct
+    import zlib
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a file swapped for a pipe cannot block
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        return "is not a regular file"
+    with os.fdopen(fd, "rb") as f:
+        if f.read(8) != PNG_SIGNATURE:
+            return None
+        first = f.read(25)
+        if len(first) < 25 or first[4:8] != b"IHDR" or struct.unpack(">I", first[:4])[0] != 13:
+            if len(first) < 25:
+                what = "is cut short"
+            elif first[4:8] != b"IHDR":
+                what = f"is missing: the first chunk is {first[4:8].decode('latin-1')!r}"
+            else:
+                what = "is not 13 bytes long"
+            return f"is a damaged PNG: its header chunk (IHDR) {what}"
+        crc = struct.unpack(">I", first[21:25])[0]
+        if zlib.crc32(first[4:21]) != crc:
+            return ("is a damaged PNG: its header chunk (IHDR) has a bad CRC (the checksum does not match its "
+                    "bytes)")
+        if first[17] != 3:  # the colour type: not a palette image
+            return None
+        for _ in range(10_000):  # chunks before the image data; a palette must come before it
+            head = f.read(8)
+            if len(head) < 8:
+                break
+            length, kind = struct.unpack(">I4s", head)
+            if kind == b"PLTE":
+                return None
+            if kind in (b"IDAT", b"IEND"):
+                break
+            f.seek(length + 4, os.SEEK_CUR)
+        return "is a damaged PNG: a palette image (colour type 3) without a PLTE chunk, so its colours are unknown"
 
 
 def png_data_short(path: str) -> str | None:

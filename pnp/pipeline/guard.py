@@ -59,14 +59,16 @@ def _nearest_existing(p: Path) -> Path:
 
 
 @contextlib.contextmanager
-def output_lock(out: Path) -> Iterator[None]:
-    """Hold the lock of output folder ``out`` (see the module docstring) while the block runs."""
+def output_lock(out: Path) -> Iterator[bool]:
+    """Hold the lock of output folder ``out`` (see the module docstring) while the block runs;
+    yields whether it is held (False without ``flock``: then another pnp may write there too)."""
     if fcntl is None:
-        yield
+        yield False
         return
     target = Path(os.path.abspath(out))
     fds: list[int] = []
     held: set[Path] = set()
+    locked = False
     try:
         while True:
             d = _nearest_existing(target)
@@ -81,8 +83,10 @@ def output_lock(out: Path) -> Iterator[None]:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
             except OSError:  # a file system without locks (ENOLCK): build unlocked, as on Windows
+                locked = False
                 break
-        yield
+            locked = True
+        yield locked
     finally:
         for fd in reversed(fds):
             os.close(fd)  # closing releases the lock

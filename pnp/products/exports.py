@@ -28,12 +28,12 @@ from pnp.products.images import (
     _bleed_mm,
     _info,
     _pdf,
-    _remove_stale,
-    _write_json,
+    _stale,
     banded_png,
     check_pixels,
     compose,
     distinct,
+    json_bytes,
     png_bytes,
     px,
     raster,
@@ -44,7 +44,7 @@ from pnp.products.workers import can_fork, image_jobs, run_pool
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
-from pnp.render.write import write_atomic
+from pnp.render.write import FileSet, remove_leftovers
 from pnp.units import MM
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -63,16 +63,25 @@ TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
 
 
 def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
-               component: str | None = None, jobs: int = 1, root: Path | None = None) -> Iterator[Exported]:
+               component: str | None = None, jobs: int = 1, root: Path | None = None,
+               files: FileSet | None = None, locked: bool = False) -> Iterator[Exported]:
     """Write ``out/<game>/png/<component>/<item>-front.png`` for every distinct item and one
     image per distinct back (``back.png``, or ``back-1.png``, ``back-2.png``... when the backs
     differ), with bleed, RGB, plus ``index.json`` (which back each item uses). ``gc`` should come from
     ``check(..., BuildOptions(print_shop=True, bleed_mm=...))``; any plan is redrawn as
     print-shop pages (page = trim + bleed). With ``jobs`` > 1 the components' PDFs, then their
     images, are made in that many worker processes (``pnp.products.workers``); the bytes are the
-    same either way. Yields each component once all its images are written, in data order.
+    same either way. Yields each component once all its images are staged, in data order.
     ``root``: the folder the component folders go in, instead of ``out/<game>/png/`` (a shop's
-    folder, ``pnp.products.shops``)."""
+    folder, ``pnp.products.shops``).
+
+    All or nothing: every file is staged beside its final name (``pnp.render.write.FileSet``) and
+    renamed into place once the last component is yielded, with the images the old indexes list
+    and the new ones do not removed; an error (a full disk), Ctrl-C or a consumer that stops early
+    leaves the old files as they were and no temporary file. With ``files``, the files are staged
+    there instead, for the caller to commit with files of its own (a shop's report). What a killed
+    export left staged goes first: temporary files older than ``STALE_AFTER``, or any with
+    ``locked`` (the caller holds the output folder's lock, ``pnp.pipeline.guard``)."""
     global _PNG
     plans = select_plans(gc, component)
     for plan in plans:  # every image's size is checked before the first is written
@@ -104,7 +113,13 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
             images.append((i, folder / name))
         comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
     tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
+    own = files is None
+    fs = FileSet() if files is None else files
+    for c in comps:
+        remove_leftovers(c.folder, [p.name for _, p in c.images] + [INDEX], locked)
+        fs.expect(p for _, p in c.images)  # staged by workers: removed even if one is killed
     _PNG = _PngState(session, gc, dpi, comps, [])
+    done: Iterable[tuple[list[int], list[tuple[str, Path]]]] = ()
     try:
         if jobs > 1 and len(tasks) > 1:
             jobs = image_jobs(jobs, [gc.game.folder])  # each worker decodes the images again
@@ -114,16 +129,32 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
             _PNG.pdfs.extend(made[k] for k in range(len(comps)))
             # forked again: the workers inherit the PDFs
             done = run_pool(min(jobs, len(tasks)), _png_images_task, list(_chunks(tasks, PNG_CHUNK)), ordered=True)
-            yield from _png_finish(comps, gc, dpi, (k for ks in done for k in ks))
         else:
             _PNG.pdfs.extend(_png_pdf_task(k)[1] for k in range(len(comps)))
             done = map(_png_images_task, _chunks(tasks, PNG_CHUNK))
-            yield from _png_finish(comps, gc, dpi, (k for ks in done for k in ks))
+        yield from _png_finish(comps, gc, dpi, _adopted(done, fs), fs)
+        if own:
+            fs.commit()
     finally:
+        close = getattr(done, "close", None)
+        if close is not None:  # the pool's workers ended before their staged files are swept
+            close()
+        if own:
+            fs.discard()
         _PNG = None
         for doc in _OPEN.values():
             doc.close()
         _OPEN.clear()
+
+
+INDEX = "index.json"
+
+
+def _adopted(done: Iterable[tuple[list[int], list[tuple[str, Path]]]], fs: FileSet) -> Iterator[int]:
+    """The component index of each image the tasks staged, their temporary files now ``fs``'s."""
+    for ks, staged in done:
+        fs.adopt(staged)
+        yield from ks
 
 
 class _PngComponent(Struct):
@@ -163,17 +194,20 @@ def _chunks(tasks: Sequence[tuple[int, int, Path]], n: int) -> Iterator[Sequence
     return (tasks[i:i + n] for i in range(0, len(tasks), n))
 
 
-def _png_images_task(tasks: Sequence[tuple[int, int, Path]]) -> list[int]:
-    """Renders and encodes each image of ``tasks`` in turn while one thread writes the ones before
-    (``write_atomic`` waits for the disk in fsync, the CPU could render meanwhile); returns their
-    components' indices once every file is written (a write error is raised here)."""
+def _png_images_task(tasks: Sequence[tuple[int, int, Path]]) -> tuple[list[int], list[tuple[str, Path]]]:
+    """Renders and encodes each image of ``tasks`` in turn while one thread stages the ones before
+    (``FileSet.stage`` waits for the disk in fsync, the CPU could render meanwhile); returns their
+    components' indices and the staged (temporary, final) paths once every file is staged. A
+    failure (a full disk) removes what this task staged and is raised here."""
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(1) as writer:
-        written = [writer.submit(write_atomic, path, _png_image(k, i)) for k, i, path in tasks]
-    for w in written:
-        w.result()
-    return [k for k, _, _ in tasks]
+    with FileSet() as fs:
+        with ThreadPoolExecutor(1) as writer:
+            written = [writer.submit(fs.stage, path, _png_image(k, i)) for k, i, path in tasks]
+        for w in written:
+            w.result()
+        staged, fs.staged = fs.staged, []
+    return [k for k, _, _ in tasks], staged
 
 
 def _png_image(k: int, i: int) -> bytes:
@@ -192,8 +226,8 @@ def _png_image(k: int, i: int) -> bytes:
 
 
 def _png_finish(comps: Sequence[_PngComponent], gc: GameCheck, dpi: float,
-                done: Iterable[int]) -> Iterator[Exported]:
-    """Index each component once its images (``done``: their component indices, in task order) are written."""
+                done: Iterable[int], fs: FileSet) -> Iterator[Exported]:
+    """Index each component once its images (``done``: their component indices, in task order) are staged."""
     left = [len(c.images) for c in comps]
     for k in done:
         left[k] -= 1
@@ -201,17 +235,18 @@ def _png_finish(comps: Sequence[_PngComponent], gc: GameCheck, dpi: float,
             continue
         c = comps[k]
         comp, files = c.plan.component, [p for _, p in c.images]
-        index_path = c.folder / "index.json"
-        _remove_stale(c.folder, index_path, {p.name for p in files},
-                      lambda old: [n for it in old.get("items", []) for n in (it.get("front"), it.get("back"))])
-        _write_json(index_path, {
+        index_path = c.folder / INDEX
+        for old in _stale(c.folder, index_path, {p.name for p in files},
+                          lambda old: [n for it in old.get("items", []) for n in (it.get("front"), it.get("back"))]):
+            fs.drop(old)
+        fs.stage(index_path, json_bytes({
             "format": "pnp-png", "version": FORMAT_VERSION,
             "game": gc.game.id, "component": comp.id, "title": comp.title,
             "dpi": dpi, "trim_mm": list(comp.size), "bleed_mm": round(c.bleed, 4),
             "size_px": list(c.size), "pieces": comp.pieces,
             "items": [{"id": d.item.id, "copies": d.item.copies, "front": c.names[i]["front"],
                        "back": c.names[i].get("back")} for i, d in enumerate(c.ds)],
-        })
+        }))
         yield Exported(comp, c.folder, tuple(files), index_path, c.size)
 
 
@@ -280,11 +315,13 @@ def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, font
 
 
 def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
-               component: str | None = None, base_url: str | None = None) -> tuple[list[Exported], list[Component]]:
+               component: str | None = None, base_url: str | None = None,
+               locked: bool = False) -> tuple[list[Exported], list[Component]]:
     """Tabletop Simulator deck sheets for every component with a back (or ``component``, which
     must have one), each with a saved object (``pnp.products.tts_save``) whose image URLs are
     ``file://`` URLs of the sheets, or ``base_url`` + their path inside ``out/<game>/tts/``.
-    Returns (exported, skipped components without a back)."""
+    Returns (exported, skipped components without a back). All or nothing, as ``export_png``:
+    every sheet, index and saved object is staged, and renamed into place when all are."""
     plans = select_plans(gc, component)
     if component is not None and all(b is None for b in plans[0].backs):
         raise DataError([Diagnostic(gc.game.manifest_file,
@@ -293,16 +330,18 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
                                     hint="`pnp export png` exports pieces without backs")])
     done: list[Exported] = []
     skipped: list[Component] = []
-    for plan in plans:
-        if all(b is None for b in plan.backs):
-            skipped.append(plan.component)
-            continue
-        done.append(_export_tts_component(session, gc, plan, out, dpi, base_url))
+    with FileSet() as fs:
+        for plan in plans:
+            if all(b is None for b in plan.backs):
+                skipped.append(plan.component)
+                continue
+            done.append(_export_tts_component(session, gc, plan, out, dpi, base_url, fs, locked))
+        fs.commit()
     return done, skipped
 
 
 def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, out: Path,
-                          dpi: float, base_url: str | None = None) -> Exported:
+                          dpi: float, base_url: str | None, fs: FileSet, locked: bool) -> Exported:
     comp, game, fonts = plan.component, gc.game, session.fonts
     ds = distinct(plan)
     backs = [d.back for d in ds]
@@ -324,25 +363,29 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
     deck_ids: list[int] = []
     names: dict[str, str] = {}  # item id -> its name (the card's nickname in the saved object)
     back_name = f"{comp.id}-back.png"
+    saved_path = out / game.id / "tts" / SAVED_OBJECTS / f"{game.id}-{comp.id}.json"
+    index_path = folder / f"{comp.id}.json"
+    sheet_names = [f"{comp.id}-{n}{side}.png" for n in range(1, len(chunks) + 1) for side in ("", "-back")]
+    remove_leftovers(folder, [back_name, *sheet_names, index_path.name], locked)
+    remove_leftovers(saved_path.parent, [saved_path.name], locked)
     if uniform:
         assert hidden is not None
         img = _tts_sheet([hidden], 1, 1, fonts, info, face)
-        write_atomic(folder / back_name, png_bytes(img, dpi * scale))
+        fs.stage(folder / back_name, png_bytes(img, dpi * scale))
     for n, (chunk, (cols, rows)) in enumerate(zip(chunks, grids, strict=True), start=1):
         slots: list[PieceLayout | None] = [d.front for d in chunk] + [None] * (cols * rows - len(chunk))
         slots[-1] = hidden
         name = f"{comp.id}-{n}.png"
         img = _tts_sheet(slots, cols, rows, fonts, info, face)
         assert img.width <= TTS_MAX_PX and img.height <= TTS_MAX_PX
-        write_atomic(folder / name, png_bytes(img, dpi * scale))
+        fs.stage(folder / name, png_bytes(img, dpi * scale))
         files.append(folder / name)
         sheet_back = back_name
         if not uniform:
             sheet_back = f"{comp.id}-{n}-back.png"
             bslots: list[PieceLayout | None] = [d.back for d in chunk] + [None] * (cols * rows - len(chunk))
             bslots[-1] = hidden
-            write_atomic(folder / sheet_back, png_bytes(_tts_sheet(bslots, cols, rows, fonts, info, face),
-                                                        dpi * scale))
+            fs.stage(folder / sheet_back, png_bytes(_tts_sheet(bslots, cols, rows, fonts, info, face), dpi * scale))
             files.append(folder / sheet_back)
         custom[str(n)] = {"FaceURL": name, "BackURL": sheet_back, "NumWidth": cols, "NumHeight": rows,
                           "BackIsHidden": False, "UniqueBack": not uniform,
@@ -359,11 +402,11 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
         files.append(folder / back_name)
     saved = saved_object(game, comp, custom, [{**c, "name": names[c["item"]]} for c in cards], folder,
                          out / game.id / "tts", base_url)
-    _write_json(out / game.id / "tts" / SAVED_OBJECTS / f"{game.id}-{comp.id}.json", saved)
-    index_path = folder / f"{comp.id}.json"
-    _remove_stale(folder, index_path, {p.name for p in files},
-                  lambda old: [f for s in old.get("sheets", []) for f in (s.get("file"), s.get("back"))])
-    _write_json(index_path, {
+    fs.stage(saved_path, json_bytes(saved))
+    for old in _stale(folder, index_path, {p.name for p in files},
+                      lambda old: [f for s in old.get("sheets", []) for f in (s.get("file"), s.get("back"))]):
+        fs.drop(old)
+    fs.stage(index_path, json_bytes({
         "format": "pnp-tts", "version": FORMAT_VERSION,
         "game": game.id, "component": comp.id, "title": comp.title,
         "shape": comp.shape, "size_mm": list(comp.size), "sideways": comp.size[0] > comp.size[1],
@@ -373,6 +416,6 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
         "DeckIDs": deck_ids,
         "sheets": sheets,
         "cards": cards,
-    })
+    }))
     return Exported(comp, folder, tuple(files), index_path, face)
 

@@ -14,7 +14,8 @@ of ``pnp.render.component.render_component``, or a page composed of slots holdin
 PDFium (pypdfium2). Nothing is drawn a second way. Each page is rendered straight into a bitmap of
 its exact pixel size, the page mapped onto it per axis, so the size is
 ``round(mm / 25.4 * dpi)`` on each axis (63.5 x 88.9 mm + 3.175 mm bleed at 300 dpi:
-825 x 1125) with no resampling. All files are written atomically (``pnp.render.write.write_atomic``)."""
+825 x 1125) with no resampling. Each export's files are written all or nothing
+(``pnp.render.write.FileSet``): staged beside their final names, renamed into place when all are."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import math
 import struct
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,7 +39,6 @@ from pnp.layout.piece import PieceLayout
 from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
-from pnp.render.write import write_atomic
 from pnp.units import MM, MM_PER_INCH
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -229,23 +229,22 @@ def _info(game: Game, title: str, subject: str) -> DocInfo:
     return DocInfo(title=f"{game.title} — {title}", author=game.designer, subject=subject, ui_font=UI_FONT)
 
 
-def _write_json(path: Path, data: Mapping[str, Any]) -> None:
-    write_atomic(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+def json_bytes(data: Mapping[str, Any]) -> bytes:
+    """An export's JSON file: indented, UTF-8, a newline at the end."""
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _remove_stale(folder: Path, index: Path, keep: set[str],
-                  listed: Callable[[dict[str, Any]], list[Any]]) -> None:
-    """Delete the images a previous export of this folder listed (in ``index``) that this one no
-    longer writes (a renamed item), so the folder matches its JSON; never anything else."""
+def _stale(folder: Path, index: Path, keep: set[str], listed: Callable[[dict[str, Any]], list[Any]]) -> list[Path]:
+    """The images a previous export of this folder listed (in ``index``) that this one no longer
+    writes (a renamed item), to remove with the new set (``FileSet.drop``) so the folder matches
+    its JSON; never anything else."""
     try:
         old = json.loads(index.read_text(encoding="utf-8"))
         names = listed(old)
     except (OSError, ValueError, AttributeError, TypeError):
-        return
-    for name in names:
-        if isinstance(name, str) and name.endswith(".png") and name not in keep and Path(name).name == name:
-            with suppress(OSError):
-                (folder / name).unlink()
+        return []
+    return [folder / name for name in names
+            if isinstance(name, str) and name.endswith(".png") and name not in keep and Path(name).name == name]
 
 
 # --------------------------------------------------------------------------- PNG

@@ -59,7 +59,7 @@ def _pair(value: Any, name: str, where: str, scale: bool) -> tuple[float, float]
     if not ok:
         raise DataError([Diagnostic(where, f"{name} is {value!r}",
                                     expected="a number or [X, Y]" if scale else "[X, Y] in mm")])
-    x, y = float(value[0]), float(value[1])
+    x, y = float(value[0]) + 0.0, float(value[1]) + 0.0  # + 0.0: a -0 reads as 0
     lo, hi = BACK_SCALE
     if scale and not (lo <= x <= hi and lo <= y <= hi):
         raise DataError([Diagnostic(where, f"{name} {value!r} is out of range", expected=f"{lo:g} to {hi:g}")])
@@ -117,7 +117,7 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             name, str(path),
             _pair(entry["back_offset"], "back_offset", where, False) if "back_offset" in entry else None,
             _pair(entry["back_scale"], "back_scale", where, True) if "back_scale" in entry else None,
-            paper, duplex, float(bleed) if bleed is not None else None,
+            paper, duplex, float(bleed) + 0.0 if bleed is not None else None,
         )
     files = ", ".join(str(p) for p in searched)
     raise DataError([Diagnostic(files, f"no printer profile {name!r}",

@@ -1,10 +1,15 @@
 """`pnp fetch` (and `pnp build --refresh`): a published sheet's URL -> its cached copy in the game
 folder, which every build reads (offline too). A fetch that fails (no network, an HTTP error,
 an answer that is not a CSV sheet, one that takes more than DEADLINE_S in all or is larger than
-MAX_SHEET_BYTES) leaves the cached copy as it was and says why."""
+MAX_SHEET_BYTES) leaves the cached copy as it was and says why.
+
+A URL may carry a user name and password (``https://user:pw@host/...``): they are sent as HTTP
+Basic authentication to that host only (never to where it redirects), and every message, report
+and line printed shows the URL as ``https://***@host/...``."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -20,9 +25,30 @@ DEADLINE_S = 30.0  # the longest a whole fetch may take (a server trickling byte
 _CHUNK = 64 * 1024
 
 
+# scheme://userinfo@: the userinfo runs to the last '@' before the path, query or fragment
+_USERINFO = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)@")
+
+
+def shown_url(url: str) -> str:
+    """``url`` as pnp shows it: its user name and password, if any, replaced by ``***``."""
+    return _USERINFO.sub(r"\1***@", url, count=1)
+
+
+def _credentials(url: str) -> tuple[str, str | None]:
+    """``url`` without its userinfo, and that userinfo (``user:pw``, percent-decoded) or None."""
+    from urllib.parse import unquote
+
+    m = _USERINFO.match(url)
+    if m is None:
+        return url, None
+    user, colon, pw = m.group(2).partition(":")
+    return m.group(1) + url[m.end():], unquote(user) + colon + unquote(pw)
+
+
 class Fetched(Struct, frozen=True):
     """One published sheet's fetch: ``ok`` when the cached copy now holds what the URL serves;
-    otherwise ``message`` says why and whether an older copy is kept."""
+    otherwise ``message`` says why and whether an older copy is kept. ``url`` is as shown
+    (``shown_url``: no password)."""
 
     component: str
     url: str
@@ -41,19 +67,20 @@ def published(manifest: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT_S) -> Fetched:
     url, path = entry["data"], folder / cache_name(entry)
+    shown = shown_url(url)
     try:
         body = _download(url, timeout)
         if not body.strip():
             raise ValueError("the answer is empty")
-        _check_sheet(text_rows(body, url, None), entry)  # a CSV sheet pnp can read, or why not
+        _check_sheet(text_rows(body, shown, None), entry)  # a CSV sheet pnp can read, or why not
     except (OSError, ValueError, DataError) as exc:
-        reason = _reason(exc)
+        reason = _scrub(_reason(exc), url)
         kept = "kept the cached copy" if path.exists() else "no cached copy yet: builds fail until a fetch succeeds"
-        return Fetched(entry["id"], url, path, False, f"fetch failed ({reason}); {kept}")
+        return Fetched(entry["id"], shown, path, False, f"fetch failed ({reason}); {kept}")
     old = path.read_bytes() if path.exists() else None
     if old != body:
         write_atomic(path, body)
-    return Fetched(entry["id"], url, path, True, "updated" if old is not None and old != body
+    return Fetched(entry["id"], shown, path, True, "updated" if old is not None and old != body
                    else "unchanged" if old == body else "fetched", changed=old != body)
 
 
@@ -70,12 +97,16 @@ def _check_sheet(rows: list[list[str]], entry: Mapping[str, Any]) -> None:
 
 
 def _download(url: str, timeout: float) -> bytes:
+    import base64
     import time
     import urllib.request  # only a fetch needs it (every pnp command imports this module)
 
     deadline = time.monotonic() + DEADLINE_S
     too_slow = f"no complete answer within {DEADLINE_S:g} s"
+    url, userinfo = _credentials(url)  # urllib would take "user:pw@host" for the host (and echo it)
     req = urllib.request.Request(url, headers={"User-Agent": "pnp (print-and-play generator)"})
+    if userinfo is not None:  # unredirected: a redirect to another host does not get the password
+        req.add_unredirected_header("Authorization", "Basic " + base64.b64encode(userinfo.encode()).decode("ascii"))
     with urllib.request.urlopen(req, timeout=min(timeout, DEADLINE_S)) as resp:
         kind = resp.headers.get_content_type()
         parts: list[bytes] = []
@@ -102,6 +133,22 @@ def _download(url: str, timeout: float) -> bytes:
     if kind == "text/html" or body.lstrip()[:1] == b"<":
         raise ValueError("the answer is a web page, not CSV: is the sheet published to the web as CSV?")
     return body
+
+
+def _scrub(text: str, url: str) -> str:
+    """``text`` without the URL's user name and password, however an error quoted them."""
+    m = _USERINFO.match(url)
+    if m is None or not m.group(2):
+        return text
+    from urllib.parse import unquote
+
+    text = text.replace(url, shown_url(url))
+    pw = m.group(2).partition(":")[2]
+    # the userinfo, and the password alone when it is long enough not to be a common word part
+    secrets = {m.group(2), unquote(m.group(2)), *((pw, unquote(pw)) if len(pw) >= 4 else ())}
+    for s in sorted(secrets, key=len, reverse=True):
+        text = text.replace(s, "***")
+    return text
 
 
 def _reason(exc: Exception) -> str:

@@ -48,7 +48,7 @@ from pnp.plan.session import Session
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import SAFE_MM
 from pnp.render.draw import DocInfo, render
-from pnp.render.write import write_all
+from pnp.render.write import FileSet, remove_leftovers
 from pnp.units import MM
 
 PRESETS = Path(__file__).resolve().parent / "shops.json"
@@ -350,13 +350,15 @@ def shop_folder(out: Path, gid: str, shop: Shop) -> Path:
 
 
 def export_shop(session: Session, gc: GameCheck, out: Path, shop: Shop, component: str | None = None,
-                png: Callable[[GameCheck, Path, float], list[tuple[str, tuple[Path, ...], tuple[int, int]]]]
-                | None = None) -> ShopReport:
+                png: Callable[[GameCheck, Path, float, FileSet], list[tuple[str, tuple[Path, ...], tuple[int, int]]]]
+                | None = None, locked: bool = False) -> ShopReport:
     """Write ``out/<game>/shops/<shop>/``: the files of every component that maps to the shop's
-    products (PDFs, or PNGs made by ``png(gc, folder, dpi)``), and ``shop-report.json`` saying
-    which component became which product, how, and which did not map and why. Nothing is
-    written when no component maps (a DataError naming each and why). ``gc`` should come from a
-    check with ``shop.options()``."""
+    products (PDFs, or PNGs made by ``png(gc, folder, dpi, files)``, staged in ``files``), and
+    ``shop-report.json`` saying which component became which product, how, and which did not map
+    and why. Nothing is written when no component maps (a DataError naming each and why). All or
+    nothing (``pnp.render.write.FileSet``): a full disk leaves the old files and report as they
+    were. ``gc`` should come from a check with ``shop.options()``; ``locked``: the caller holds
+    the output folder's lock (``pnp.products.exports.export_png``)."""
     plans = [p for p in gc.plans if component is None or p.component.id == component]
     results = [map_component(session, gc, p, shop) for p in plans]
     mapped = tuple(r for r in results if isinstance(r, Mapped))
@@ -368,41 +370,46 @@ def export_shop(session: Session, gc: GameCheck, out: Path, shop: Shop, componen
                          *(unmapped_diag(gc, u) for u in unmapped)])
     folder = shop_folder(out, gc.game.id, shop)
     files: list[ShopFile] = []
-    if shop.output == "pdf":
-        staged = []
-        for m in mapped:
-            name = shop.file_name.format(game=gc.game.id, component=m.component.id)
-            data, n = _pdf(session, gc, m, shop)
-            staged.append((folder / name, data))
-            files.append(ShopFile(m.component.id, folder / name, pages=n))
-        write_all(staged)
-    else:
-        assert png is not None, "a PNG shop needs the PNG exporter"
-        sub = replace(gc, plans=tuple(m.plan for m in mapped))
-        for comp_id, paths, size in png(sub, folder, shop.dpi):
-            files.extend(ShopFile(comp_id, p, size_px=size) for p in paths)
-    report = folder / REPORT
-    _remove_stale(folder, {f.path for f in files})
-    write_all([(report, (json.dumps(report_json(gc, shop, mapped, unmapped, files, folder), indent=2,
-                                    ensure_ascii=False) + "\n").encode("utf-8"))])
+    with FileSet() as fs:
+        if shop.output == "pdf":
+            names = [shop.file_name.format(game=gc.game.id, component=m.component.id) for m in mapped]
+            remove_leftovers(folder, [*names, REPORT], locked)
+            for m, name in zip(mapped, names, strict=True):
+                data, n = _pdf(session, gc, m, shop)
+                fs.stage(folder / name, data)
+                files.append(ShopFile(m.component.id, folder / name, pages=n))
+        else:
+            assert png is not None, "a PNG shop needs the PNG exporter"
+            remove_leftovers(folder, [REPORT], locked)
+            sub = replace(gc, plans=tuple(m.plan for m in mapped))
+            for comp_id, paths, size in png(sub, folder, shop.dpi, fs):
+                files.extend(ShopFile(comp_id, p, size_px=size) for p in paths)
+        report = folder / REPORT
+        for old in _stale(folder, {f.path for f in files}):
+            fs.drop(old)
+        fs.stage(report, (json.dumps(report_json(gc, shop, mapped, unmapped, files, folder), indent=2,
+                                     ensure_ascii=False) + "\n").encode("utf-8"))
+        fs.commit()
     return ShopReport(shop, folder, mapped, unmapped, tuple(files), report)
 
 
-def _remove_stale(folder: Path, kept: set[Path]) -> None:
-    """Remove the files the last report in ``folder`` lists and this export did not write (a
-    component renamed or no longer mapped), so the folder holds only what is to be uploaded. Only
-    plain relative names inside the folder are touched; an unreadable report is left alone."""
+def _stale(folder: Path, kept: set[Path]) -> list[Path]:
+    """The files the last report in ``folder`` lists and this export does not write (a component
+    renamed or no longer mapped), to remove with the new set so the folder holds only what is to
+    be uploaded. Only plain relative names inside the folder; an unreadable report: none."""
     try:
         old = json.loads((folder / REPORT).read_text(encoding="utf-8"))
         names = [n for m in old.get("mapped", []) for n in m.get("files", [])]
     except (OSError, ValueError, AttributeError, TypeError):
-        return
+        return []
+    stale = []
     for name in names:
         if not isinstance(name, str) or not name or name.startswith("/") or ".." in Path(name).parts:
             continue
         path = folder / name
         if path not in kept and path.is_file():
-            path.unlink()
+            stale.append(path)
+    return stale
 
 
 def report_json(gc: GameCheck, shop: Shop, mapped: Sequence[Mapped], unmapped: Sequence[Unmapped],

@@ -4,6 +4,7 @@ so an interrupted or failed build never leaves a truncated PDF behind."""
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import re
 import signal
@@ -29,10 +30,12 @@ def ensure_dir(folder: Path) -> None:
 STALE_AFTER = 600.0  # s: a temporary file this old was left by a build that was killed
 
 
-def remove_stale_temps(folder: Path, names: Iterable[str], now: float | None = None) -> list[Path]:
+def remove_stale_temps(folder: Path, names: Iterable[str], now: float | None = None,
+                       min_age: float = STALE_AFTER) -> list[Path]:
     """Remove the temporary files ``write_atomic`` leaves when a build is killed between writing
     and renaming (``.<name>.<random>.tmp``) for the files ``names`` of ``folder``, once they are
-    older than ``STALE_AFTER`` (a build writing now renames its own within milliseconds). Returns
+    older than ``min_age`` (default ``STALE_AFTER``: a build writing now renames its own within
+    milliseconds; 0 when the caller holds the folder's lock, so no other pnp writes there). Returns
     what was removed; a file that cannot be removed stays."""
     names = list(names)
     if not names or not folder.is_dir():
@@ -44,10 +47,17 @@ def remove_stale_temps(folder: Path, names: Iterable[str], now: float | None = N
         if entry.name.startswith(".") and entry.name.endswith(".tmp") and wanted.fullmatch(entry.name):
             with contextlib.suppress(OSError):
                 age = now - entry.stat(follow_symlinks=False).st_mtime
-                if entry.is_file(follow_symlinks=False) and age > STALE_AFTER:
+                if entry.is_file(follow_symlinks=False) and age >= min_age:
                     os.unlink(entry.path)
                     removed.append(Path(entry.path))
     return removed
+
+
+def remove_leftovers(folder: Path, names: Iterable[str], locked: bool) -> None:
+    """The temporary files a killed run left for ``names`` in ``folder``: any when the caller
+    holds the output folder's lock (``pnp.pipeline.guard.output_lock``: no other pnp writes
+    there), else those older than STALE_AFTER."""
+    remove_stale_temps(folder, names, min_age=-math.inf if locked else STALE_AFTER)
 
 
 def write_atomic(path: Path, data: bytes) -> None:
@@ -92,29 +102,106 @@ def _no_interrupt() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+class FileSet:
+    """Files written all or none, like ``write_all`` but staged one at a time, from threads or
+    (``adopt``) from worker processes: ``stage`` writes a file's bytes to a temporary file beside
+    it, flushed to disk; ``commit`` removes the old files ``drop`` named and renames every staged
+    file into place, in order, with Ctrl-C held back; leaving the ``with`` block without a commit
+    (a full disk, an error, Ctrl-C) removes every temporary file, and the old files stay as they
+    were. ``expect`` names files a worker process stages, so their temporary files are removed
+    too when the worker could not say (it was killed)."""
+
+    def __init__(self) -> None:
+        self.staged: list[tuple[str, Path]] = []
+        self.dropped: list[Path] = []
+        self.expected: set[Path] = set()
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> FileSet:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+    def stage(self, path: Path, data: bytes) -> None:
+        staged: list[tuple[str, Path]] = []
+        try:
+            ensure_dir(path.parent)
+            _stage(path, data, staged)
+        except BaseException as exc:  # a full disk, or Ctrl-C while the file is written
+            for tmp, _ in staged:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+            if isinstance(exc, OSError):
+                raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+            raise
+        self.adopt(staged)
+
+    def adopt(self, staged: Iterable[tuple[str, Path]]) -> None:
+        """Temporary files another process staged (``stage_files``), as (temporary, final) paths."""
+        with self._lock:
+            self.staged.extend((str(tmp), Path(path)) for tmp, path in staged)
+
+    def expect(self, paths: Iterable[Path]) -> None:
+        self.expected.update(paths)
+
+    def drop(self, path: Path) -> None:
+        """Remove ``path`` (a file of the old set the new one does not have) when committing."""
+        self.dropped.append(path)
+
+    def commit(self) -> None:
+        with _no_interrupt():
+            path = Path()
+            try:
+                for path in self.dropped:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(path)
+                while self.staged:
+                    tmp, path = self.staged[0]
+                    os.replace(tmp, path)
+                    self.staged.pop(0)
+            except OSError as exc:
+                raise OutputError(f"cannot write {path}: {exc.strerror}") from None
+            self.dropped, self.expected = [], set()
+
+    def discard(self) -> None:
+        """Remove every temporary file of the set (nothing after a commit)."""
+        with self._lock:
+            staged, self.staged = self.staged, []
+        for tmp, _ in staged:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        folders: dict[Path, list[str]] = {}
+        for p in self.expected:
+            folders.setdefault(p.parent, []).append(p.name)
+        for folder, names in folders.items():  # what a worker staged and could not hand over
+            remove_stale_temps(folder, names, min_age=-math.inf)
+
+
+def stage_files(files: Iterable[tuple[Path, bytes]]) -> list[tuple[str, Path]]:
+    """Stage ``files`` (in a worker process) for a ``FileSet`` of the parent to ``adopt``: the
+    (temporary, final) paths; on a failure, the temporary files staged so far are removed and
+    OutputError names the file."""
+    with FileSet() as fs:
+        for path, data in files:
+            fs.stage(path, data)
+        staged, fs.staged = fs.staged, []
+    return staged
+
+
 def write_all(files: Sequence[tuple[Path, bytes]], before_renames: Callable[[], None] | None = None) -> None:
     """Write ``files`` all or none: each first to a temporary file beside it, written and flushed
     to disk; only when every one is (a full disk fails here) are they renamed over the old files,
     in order, with Ctrl-C held back until the last rename (``before_renames()`` runs just before
     the first). A failure while staging removes the temporary files and leaves every old file as
     it was. OutputError names the file."""
-    staged: list[tuple[str, Path]] = []
-    path = files[0][0] if files else Path()
-    try:
+    with FileSet() as fs:
         for path, data in files:
-            ensure_dir(path.parent)
-            _stage(path, data, staged)
+            fs.stage(path, data)
         with _no_interrupt():
-            if staged and before_renames is not None:
-                before_renames()
-            while staged:
-                tmp, path = staged[0]
-                os.replace(tmp, path)
-                staged.pop(0)
-    except OSError as exc:
-        raise OutputError(f"cannot write {path}: {exc.strerror}") from None
-    finally:
-        for tmp, _ in staged:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-
+            if fs.staged and before_renames is not None:
+                try:
+                    before_renames()
+                except OSError as exc:
+                    raise OutputError(f"cannot write {fs.staged[0][1]}: {exc.strerror}") from None
+            fs.commit()

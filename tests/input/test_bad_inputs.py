@@ -85,6 +85,18 @@ def _bomb(root: Path, scratch: Path) -> None:
     _art(root).write_bytes(_png(30000, 30000, b"".join(z.compress(row) for _ in range(30000)) + z.flush(), 1, 0))
 
 
+def _palette_without_plte(root: Path, scratch: Path) -> None:
+    """A 40 x 30 palette PNG (colour type 3) with no PLTE chunk: Pillow opened it as grey."""
+    _art(root).write_bytes(_png(40, 30, zlib.compress(b"\x00" * 41 * 30), colour=3))
+
+
+def _header_bad_crc(root: Path, scratch: Path) -> None:
+    """A valid PNG whose IHDR CRC has one bit flipped: Pillow called it no image at all."""
+    data = bytearray(_png(40, 30, zlib.compress(b"\x00" * 121 * 30)))
+    data[32] ^= 1  # the IHDR's CRC: its last byte (8 signature + 4 length + 4 type + 13 data + 4 CRC)
+    _art(root).write_bytes(bytes(data))
+
+
 def _corrupt_stream(root: Path, scratch: Path) -> None:
     """Every chunk's CRC is right; the image data is not a zlib stream."""
     _art(root).write_bytes(_png(40, 30, b"\x78\x9c" + bytes(range(200))))
@@ -186,6 +198,12 @@ def _template_fifo(root: Path, scratch: Path) -> None:
     card = root / "templates" / "mini" / "card.json"
     card.unlink()
     os.mkfifo(card)
+
+
+def _manifest_fifo(root: Path, scratch: Path) -> None:
+    manifest = root / "card_data" / "mini" / "game.json"
+    manifest.unlink()
+    os.mkfifo(manifest)
 
 
 def _folder_linked_out(rel: str) -> Callable[[Path, Path], None]:
@@ -292,6 +310,12 @@ CASES = [
     Case("image-bomb", f"{CARD}:12:54", "$.elements[4].src", "more pixels than pnp's limit of 50000000",
          setup=_bomb),
     Case("image-corrupt-stream", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_corrupt_stream),
+    Case("image-palette-without-plte", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it is a damaged PNG: a palette image (colour type 3) without a PLTE "
+         "chunk", setup=_palette_without_plte),
+    Case("image-header-bad-crc", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it is a damaged PNG: its header chunk (IHDR) has a bad CRC",
+         setup=_header_bad_crc),
     Case("image-truncated-jpeg", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_truncated_jpeg),
     Case("image-fifo", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is not a regular file",
          setup=_fifo),
@@ -312,6 +336,8 @@ CASES = [
          "alternatives (|) (it could take exponential time)"),
     Case("regex-lookaround-nested", f"{CARD}:9:14", "$.elements[2].when",
          "a repetition inside a repeated group (it could take exponential time)"),
+    Case("regex-group-name-twice", f"{CARD}:9:14", "$.elements[2].when",
+         "invalid regular expression '(?P<s>sun)|(?P<s>moon)': group name 's' is used twice (groups 1 and 2)"),
     Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
          "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
     # -- issue 19, the independent attack: only regular files, only inside the root; no collisions
@@ -327,6 +353,8 @@ CASES = [
     Case("template-fifo", f"{GAME}:14:19", "$.components[0].template",
          "template 'mini/card' (templates/mini/card.json) is not a regular file: it is a named pipe (FIFO)",
          setup=_template_fifo),
+    Case("manifest-fifo", GAME, "$", "game.json is not a regular file: it is a named pipe (FIFO)",
+         setup=_manifest_fifo),
     Case("game-folder-link-out", "card_data/mini", "$", "the game folder is a link to a folder outside the data root",
          setup=_folder_linked_out("card_data/mini")),
     Case("templates-folder-link-out", "templates", "$",
@@ -461,6 +489,62 @@ def test_text_that_does_not_fit_is_only_a_warning_without_strict(tmp_path: Path,
     s = run_cli("build", "--data", root, "mini", "--out", tmp_path / "strict-out", "--strict")
     assert s.exit_code == 2
     assert s.stderr.count("text does not fit") == 1
+
+
+# -- folders of card_data/ that look like games and are none: checked when every game is ---------
+
+ESC = "\x1b"
+
+
+@pytest.mark.parametrize(("folder", "manifest", "expected"), [
+    ("Mini", "copy", "card_data/Mini: $: folder name 'Mini' is not a valid game id, so the game in it is not checked "
+     "or built (expected a game id: lowercase letters, digits and hyphens, a letter or digit first, at most 64 "
+     "characters); rename the folder (and set its manifest's id to match)"),
+    (f"Old {ESC}[31mDeck", "copy", "card_data/Old \\x1b[31mDeck: $: folder name 'Old \\x1b[31mDeck' is not a valid "
+     "game id, so the game in it is not checked or built (expected a game id: lowercase letters, digits and "
+     "hyphens, a letter or digit first, at most 64 characters); rename the folder to 'old-31mdeck' (and set its "
+     "manifest's id to match)"),
+    ("other", "fifo", "card_data/other/game.json: $: game.json is not a regular file: it is a named pipe (FIFO) "
+     "(expected the game's manifest, a JSON file); replace it with a JSON file"),
+    ("other", "folder", "card_data/other/game.json: $: game.json is not a regular file: it is a folder (expected the "
+     "game's manifest, a JSON file); replace it with a JSON file"),
+])
+def test_a_folder_that_looks_like_a_game_and_is_none(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str,
+                                                     manifest: str, expected: str) -> None:
+    """A folder of card_data/ holding a game.json under a name that is no game id, or a game.json
+    that is not a regular file, was skipped without a word: `pnp check` said all was well (or "no
+    games found"). Run on every game, check, build and list name it, exit 2 and write nothing; the
+    folder's escape character is shown escaped. Named on the command line, the other games are
+    checked as before; folders without a game.json (notes, art) are not games and pass unmentioned."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    monkeypatch.chdir(root)
+    (root / "card_data" / "notes").mkdir()  # no game.json: not a game, nothing to say
+    (root / "card_data" / "Notes Too").mkdir()
+    stray = root / "card_data" / folder
+    stray.mkdir()
+    if manifest == "copy":
+        shutil.copy(root / "card_data" / "mini" / "game.json", stray / "game.json")
+    elif manifest == "fifo":
+        os.mkfifo(stray / "game.json")
+    else:
+        (stray / "game.json").mkdir()
+    out = tmp_path / "out"
+    for args in (("check",), ("build", "--out", out), ("list",)):
+        r = run_cli(*args, "--data", root)
+        assert r.exit_code == 2, (args, r.stdout, r.stderr)
+        assert_no_traceback(r)
+        assert r.stderr.splitlines() == [expected, "pnp: 1 problem in the input; nothing was written."], args
+        assert ESC not in r.stdout + r.stderr
+    assert not out.exists()
+    named = run_cli("check", "--data", root, "mini")
+    assert named.exit_code == 0, named.stderr
+    if manifest == "fifo":  # named, it is that game's problem: not "no game 'other'"
+        r = run_cli("check", "--data", root, "other")
+        assert r.exit_code == 2
+        assert expected in r.stderr
+    shutil.rmtree(stray)
+    assert run_cli("check", "--data", root).exit_code == 0
 
 
 # -- output folders that cannot be written ------------------------------------------------------

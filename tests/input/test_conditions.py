@@ -4,6 +4,7 @@ that use them (layout, the template's static field check, the rulebook checker).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -120,6 +121,28 @@ def test_a_bad_pattern_is_a_value_error() -> None:
 
 
 # -- the walker --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("pattern", "twice"), [
+    ("(?P<a>x)(?P<a>y)", "group name 'a' is used twice (groups 1 and 2)"),
+    ("(?<a>x)|(?<a>y)", "group name 'a' is used twice (groups 1 and 2)"),
+    (r"(x)[(?P<b>](?:y)(?P<b>z)\((?P<b>w)", "group name 'b' is used twice (groups 2 and 3)"),
+    (r"(\d+)=\1(?P<n>x)(?P<n>y)", "redefinition of group name 'n'"),  # Python's re: it refused them already
+])
+def test_a_group_name_used_twice_is_a_value_error(pattern: str, twice: str) -> None:
+    """RE2 compiled a pattern naming two groups alike (and kept the first); Python's re refuses it:
+    so does pnp, for `matches` and `replace` alike (issue 19)."""
+    with pytest.raises(ValueError, match=re.escape(twice)):
+        regex(pattern)
+
+
+@pytest.mark.parametrize(("pattern", "text"), [
+    ("(?P<a>x)(?P<b>y)", "xy"),
+    (r"[[:alpha:]](?P<a>x)[]a(?P<a>](?P<b>y)", "qx(y"),  # inside classes: no groups
+    (r"\Q(?P<a>\E(?P<a>y)", "(?P<a>y"),  # \Q...\E: literal text
+])
+def test_a_group_name_seen_twice_outside_groups_is_fine(pattern: str, text: str) -> None:
+    assert regex(pattern).fullmatch(text)
+
 
 def test_fields_read_names_each_field_with_its_path_in_written_order() -> None:
     cond = {"all": [{"field": "suit", "equals": "sun"},

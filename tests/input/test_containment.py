@@ -210,11 +210,16 @@ def test_game_ids_with_path_characters_are_refused(root: Path, gid: str) -> None
     assert tree(root.parent) == before
 
 
-def test_a_game_folder_with_a_bad_name_is_not_listed(root: Path) -> None:
+def test_a_game_folder_with_a_bad_name_is_not_listed_but_named_as_a_problem(root: Path) -> None:
+    """Not a game id, so never a game (nor an output folder); but no longer passed over without a
+    word (issue 19): listing every game says what is wrong with it (test_bad_inputs has the rest)."""
     shutil.copytree(root / "card_data" / "mini", root / "card_data" / "Bad Name")
     r = run_cli("list", "--data", root)
-    assert r.exit_code == 0
+    assert r.exit_code == 2
+    assert_no_traceback(r)
     assert "Bad Name" not in r.stdout
+    assert "folder name 'Bad Name' is not a valid game id" in r.stderr
+    assert "rename the folder to 'bad-name'" in r.stderr
 
 
 @pytest.mark.parametrize("cid", ["../../escape", "/tmp/escape", "deck/../../x", ".hidden", "a b", "DECK"])

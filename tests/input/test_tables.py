@@ -441,3 +441,118 @@ def test_a_workbook_error_without_text_names_its_kind(mini: DataRootCopy, monkey
     with pytest.raises(DataError) as exc:
         mini.load()
     assert exc.value.diagnostics[0].message == "cannot read the workbook: MemoryError"
+
+
+def test_a_row_longer_than_its_header_is_an_input_error(mini: DataRootCopy) -> None:
+    """Cells right of the last header were dropped unread (issue 19): each row that has any is
+    named with its counts; empty cells there (trailing separators) are fine."""
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text("id,name,source.designed\na,A,d,,\nb,B,d,x\nc,C,d,,y,z,w\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.csv:3:D: the row has 4 cells and the header row 3: cell D ('x') under no header "
+        "(expected at most 3 cells a row, one under each header); remove the extra cells (a separator too many?), "
+        "or give their column a header (start it with '#' to keep it as notes)",
+        "card_data/mini/deck.csv:4:E: the row has 7 cells and the header row 3: cells E ('y'), F ('z') and 1 more "
+        "under no header (expected at most 3 cells a row, one under each header); remove the extra cells (a "
+        "separator too many?), or give their column a header (start it with '#' to keep it as notes)"]
+    r = mini.cli("check", "mini")
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+
+
+@pytest.mark.parametrize("kind", ["xlsx", "ods"])
+def test_a_workbook_row_longer_than_its_header_row_is_an_input_error(mini: DataRootCopy, kind: str) -> None:
+    if kind == "xlsx":
+        from openpyxl import Workbook
+
+        wb = Workbook()
+        for row in (["id", "name", "source.designed"], ["a", "A", "d"], ["b", "B", "d", None, 7]):
+            wb.active.append(row)
+        wb.save(mini.file("deck.xlsx"))
+    else:
+        ods(mini.file("deck.ods"), "".join(
+            "<table:table-row>" + "".join(_cell(v) for v in row) + "</table:table-row>"
+            for row in (["id", "name", "source.designed"], ["a", "A", "d"], ["b", "B", "d", "", "7"])))
+    as_sheet(mini, f"deck.{kind}")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    (d,) = exc.value.diagnostics
+    assert d.where == f"card_data/mini/deck.{kind}:3:E"
+    assert d.message.startswith("the row has 5 cells and the header row 3: cell E (")
+
+
+def _with_dimension(path: Path, ref: str, extra_rows: str = "") -> None:
+    """Rewrite the first worksheet of the workbook at ``path``: its <dimension> says ``ref``, and
+    ``extra_rows`` (row XML) follow its rows."""
+    import re
+
+    with zipfile.ZipFile(path) as z:
+        members = [(i, z.read(i.filename)) for i in z.infolist()]
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in members:
+            if info.filename == "xl/worksheets/sheet1.xml":
+                xml = re.sub(r'<dimension ref="[^"]*"/>', f'<dimension ref="{ref}"/>', data.decode())
+                data = xml.replace("</sheetData>", extra_rows + "</sheetData>").encode()
+            z.writestr(info, data)
+
+
+def test_xlsx_rows_outside_the_declared_dimension_are_read(mini: DataRootCopy) -> None:
+    """A crafted workbook whose <dimension> says A1:B2 while it holds four rows of three cells:
+    openpyxl (read-only) stopped at the declared size, and the rows past it were never items."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in (["id", "name", "source.designed"], ["a", "A", "d"], ["b", "B", "d"], ["c", "C", "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    _with_dimension(mini.file("deck.xlsx"), "A1:B2",
+                    '<row r="9"><c r="A9" t="inlineStr"><is><t>z</t></is></c>'
+                    '<c r="B9" t="inlineStr"><is><t>Zed</t></is></c>'
+                    '<c r="C9" t="inlineStr"><is><t>d</t></is></c></row>')
+    as_sheet(mini, "deck.xlsx")
+    deck = mini.load().components[0]
+    assert [(i.id, i.fields["name"]) for i in deck.items] == [("a", "A"), ("b", "B"), ("c", "C"), ("z", "Zed")]
+
+
+def test_xlsx_value_past_the_last_column_or_row_is_an_input_error(mini: DataRootCopy) -> None:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in (["id", "name", "source.designed"], ["a", "A", "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    as_sheet(mini, "deck.xlsx")
+    _with_dimension(mini.file("deck.xlsx"), "A1:C2", '<row r="5"><c r="XFD5" t="n"><v>1</v></c></row>')
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        "card_data/mini/deck.xlsx:5: a value in column XFD, past the last column pnp reads (expected at most 1000 "
+        "columns); remove it, or move it nearer"]
+    wb.save(mini.file("deck.xlsx"))
+    _with_dimension(mini.file("deck.xlsx"), "A1:C2",
+                    '<row r="2000000"><c r="A2000000" t="inlineStr"><is><t>z</t></is></c></row>')
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].message == "the sheet has a row numbered past 1048576"
+
+
+def test_ods_value_past_the_last_column_and_a_bad_repeat_count_are_input_errors(mini: DataRootCopy) -> None:
+    """A value past column 1000 was dropped without a word; a repeat count that is no number was
+    a ValueError (exit 3)."""
+    as_sheet(mini, "deck.ods")
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed")) + "</table:table-row>"
+    for row, message in (
+            (_cell("a") + '<table:table-cell table:number-columns-repeated="4998"/>' + _cell("far"),
+             "card_data/mini/deck.ods:2: a value in column GJH, past the last column pnp reads (expected at most "
+             "1000 columns); remove it, or move it nearer"),
+            ('<table:table-cell office:value-type="string" table:number-columns-repeated="1200"><text:p>x</text:p>'
+             "</table:table-cell>", "card_data/mini/deck.ods:2: a value in column ALM, past the last column"),
+            (_cell("a") + '<table:table-cell table:number-columns-repeated="1e3"/>',
+             "card_data/mini/deck.ods: $: cannot read the workbook: a repeat count '1e3' that is no positive whole "
+             "number")):
+        ods(mini.file("deck.ods"), header + f"<table:table-row>{row}</table:table-row>")
+        with pytest.raises(DataError) as exc:
+            mini.load()
+        assert exc.value.diagnostics[0].format().startswith(message)

@@ -176,3 +176,75 @@ def test_an_answer_that_is_no_sheet_keeps_the_cache(mini: DataRootCopy, server: 
         (f,) = report.fetched
         assert (report.exit_code, f.message) == (1, f"fetch failed ({reason}); kept the cached copy")
         assert cache.read_text("utf-8") == SHEET
+
+
+class AuthServer(Server):
+    """Serves the sheet at /sheet.csv only to a request with Basic credentials ``user:s3cret-pw``;
+    /moved redirects there. Records each request's path and Authorization header."""
+
+    def __init__(self) -> None:
+        import base64
+
+        self.seen: list[tuple[str, str | None]] = []
+        seen, want = self.seen, "Basic " + base64.b64encode(b"us@r:s3cret-pw").decode()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                auth = self.headers.get("Authorization")
+                seen.append((self.path, auth))
+                if self.path == "/moved":
+                    self.send_response(302)
+                    self.send_header("Location", "/sheet.csv")
+                    body = b""
+                elif auth != want:
+                    self.send_response(401)
+                    body = b"who are you"
+                else:
+                    self.send_response(200)
+                    body = SHEET.encode()
+                self.send_header("Content-Type", "text/csv" if body == SHEET.encode() else "text/plain")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+
+def test_a_password_in_the_url_is_sent_and_never_shown(mini: DataRootCopy, tmp_path: Path) -> None:
+    """``https://user:pw@host/...`` failed with 'nonnumeric port' or 'Name or service not known'
+    and printed the password (third attack). The credentials now go as HTTP Basic authentication
+    to that host alone (a redirect does not carry them), and every line shows ``***@``."""
+    s = AuthServer()
+    try:
+        port = s.url.rsplit(":", 1)[1]
+        secret = f"http://us%40r:s3cret-pw@127.0.0.1:{port}"
+        shown = f"http://***@127.0.0.1:{port}"
+        cache = published(mini, secret + "/sheet.csv")
+        r = run_cli("fetch", "mini", "--data", mini.path)
+        assert r.exit_code == 0, r.output
+        assert f"deck: {shown}/sheet.csv -> {shown_path(cache)}: fetched" in r.stdout
+        assert s.seen[-1][0] == "/sheet.csv" and s.seen[-1][1] is not None
+        assert cache.read_text("utf-8") == SHEET
+        for url, reason in [(f"http://us%40r:wrong-pw@127.0.0.1:{port}/sheet.csv", "HTTP 401 Unauthorized"),
+                            (secret + "/moved", "HTTP 401 Unauthorized"),  # the redirect went without them
+                            (f"http://us%40r:s3cret-pw@nonexistent.invalid:{port}/x.csv", "cannot reach the server"),
+                            ("http://us%40r:s3cret-pw@127.0.0.1:99999/x.csv", "cannot reach the server"),
+                            (f"http://us%40r:s3cret-pw@127.0.0.1:{port}/sheet.csv".replace("http:", "https:"), "")]:
+            mini.edit("game.json", lambda m, url=url: m["components"][0].update(data=url))
+            s.seen.clear()
+            for r in (run_cli("fetch", "mini", "--data", mini.path),
+                      run_cli("build", "mini", "--data", mini.path, "--out", tmp_path / "out", "--refresh")):
+                said = r.stdout + r.stderr
+                assert "fetch failed (" + reason in said and "***@" in said, (url, said)
+                assert "s3cret" not in said and "wrong-pw" not in said and "us%40r" not in said, said
+                assert_no_traceback(r)
+            if url.endswith("/moved"):
+                assert s.seen[:2] == [("/moved", s.seen[0][1]), ("/sheet.csv", None)] and s.seen[0][1], s.seen
+    finally:
+        s.close()

@@ -145,3 +145,39 @@ def test_xlsx_export_is_byte_identical_and_dated_by_source_date_epoch(tmp_path: 
     report = pnp.export_data("golems", "golem-deck", data=BUNDLED, out=tmp_path / "d", fmt="xlsx")
     assert not report.ok and report.errors[0].message == "invalid SOURCE_DATE_EPOCH soon"
     assert not (tmp_path / "d").exists()
+
+
+def test_cells_that_look_like_formulas_round_trip_as_text(mini: DataRootCopy, tmp_path: Path) -> None:
+    """Values starting with =, +, - or @ are written as they are (issue 19, third attack: CSV
+    injection). pnp reads its own export back, so the CSV is not defused with a ' prefix (that
+    would change the items; docs/data-format.md says how to open such a sheet); the XLSX holds
+    them as text, never as formulas."""
+    from openpyxl import load_workbook
+
+    names = ["=1+1", "+2 power", "-3", "@SUM(A1)"]
+    def edit(d: dict) -> None:  # type: ignore[type-arg]
+        d["items"].append({**d["items"][-1], "id": "joker-2"})
+        for it, n in zip(d["items"], names, strict=True):
+            it["name"] = n
+    mini.edit("deck.json", edit)
+    before = load_game(mini.root, "mini").components[0].items
+    for fmt in ("csv", "xlsx"):
+        report = pnp.export_data("mini", "deck", data=mini.path, out=tmp_path / "out", fmt=fmt)
+        assert report.ok and report.path is not None, report.errors
+        if fmt == "csv":
+            rows = list(csv.reader(io.StringIO(report.path.read_bytes().decode("utf-8-sig"))))
+            assert [r[rows[0].index("name")] for r in rows[1:]] == names
+        else:
+            ws = load_workbook(report.path).active
+            cells = [c for row in ws.iter_rows(min_row=2) for c in row if c.value in names]
+            assert len(cells) == 4 and all(c.data_type == "s" for c in cells), [(c.value, c.data_type) for c in cells]
+        manifest = mini.read("game.json")
+        entry = manifest["components"][0]
+        entry.update(data=f"deck.{fmt}", fields=json.loads(mini.text("deck.json"))["fields"])
+        shutil.copy(report.path, mini.file(f"deck.{fmt}"))
+        mini.write("game.json", manifest)
+        after = load_game(mini.root, "mini").components[0].items
+        assert [(i.id, i.fields, i.copies) for i in after] == [(i.id, i.fields, i.copies) for i in before]
+        entry.update(data="deck.json")
+        del entry["fields"]
+        mini.write("game.json", manifest)

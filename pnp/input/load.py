@@ -341,17 +341,20 @@ _BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 BAD_TEXT = _BAD  # the same check for text read from elsewhere (a sheet's cells)
 
 
+def bad_text(s: str) -> tuple[str, str] | None:
+    """(what, hint) for the first character of ``s`` that ``_BAD`` finds, else None."""
+    m = _BAD.search(s)
+    if m is None:
+        return None
+    if "\ud800" <= m.group() <= "\udfff":
+        return ("a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
+                "write the character itself, or a surrogate pair")
+    return (f"the control character U+{ord(m.group()):04X}", "remove it (\\n and \\t are fine)")
+
+
 def _bad_strings(value: Any, at: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str, str]]:
     """(JSON path, what, hint) of each string (value or key) holding a character ``_BAD`` finds."""
-    def found(s: str) -> tuple[str, str] | None:
-        m = _BAD.search(s)
-        if m is None:
-            return None
-        if "\ud800" <= m.group() <= "\udfff":
-            return ("a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
-                    "write the character itself, or a surrogate pair")
-        return (f"the control character U+{ord(m.group()):04X}", "remove it (\\n and \\t are fine)")
-
+    found = bad_text
     if isinstance(value, str):
         f = found(value)
         return [(at, *f)] if f else []

@@ -338,6 +338,10 @@ CASES = [
          "a repetition inside a repeated group (it could take exponential time)"),
     Case("regex-group-name-twice", f"{CARD}:9:14", "$.elements[2].when",
          "invalid regular expression '(?P<s>sun)|(?P<s>moon)': group name 's' is used twice (groups 1 and 2)"),
+    Case("replace-with-escape-control", f"{CARD}:8:45", "$.elements[1].replace[0].with",
+         "the replacement '\\\\1\\\\x1b[31m' inserts the control character U+001B"),
+    Case("replace-with-escape-surrogate", f"{CARD}:8:43", "$.elements[1].replace[0].with",
+         "the replacement '\\\\ud800' inserts a lone surrogate"),
     Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
          "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
     # -- issue 19, the independent attack: only regular files, only inside the root; no collisions

@@ -234,6 +234,24 @@ class NotRegular(OSError):
     or never end."""
 
 
+NAME_MAX = 255  # bytes in one file name (Linux, macOS and Windows file systems)
+PATH_MAX = 4096  # bytes in a whole path (Linux)
+
+
+def name_too_long(path: Path | str) -> str | None:
+    """Why the file system would refuse ``path`` before looking (ENAMETOOLONG, which pathlib's
+    ``exists`` and ``is_file`` raise rather than answer): "a name in it is longer than 255 bytes"
+    or "it is longer than 4096 bytes"; None when it can be looked up. Every file a game's data
+    names (a data file, an image, a document, an icon) is checked with this first, so an
+    over-long name is an input error, not an OSError."""
+    raw = os.fsencode(path)
+    if any(len(part) > NAME_MAX for part in raw.split(b"/")):
+        return f"a name in it is longer than {NAME_MAX} bytes"
+    if len(raw) >= PATH_MAX:
+        return f"it is longer than {PATH_MAX} bytes"
+    return None
+
+
 def file_kind(path: Path | str) -> str:
     """What is at ``path``, in words, for a message that refuses it: "a folder", "a named pipe
     (FIFO)", "a link to nothing"... (not followed past the last link; "nothing" when absent)."""

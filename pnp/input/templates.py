@@ -18,7 +18,7 @@ from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input.conditions import replacement_literals
-from pnp.input.load import Doc, bad_text, file_kind, load_json
+from pnp.input.load import NAME_MAX, PATH_MAX, Doc, bad_text, file_kind, load_json, name_too_long
 from pnp.input.measures import EXPECTED as MEASURE_EXPECTED
 from pnp.input.measures import problems as measure_problems
 from pnp.input.model import frozen_map
@@ -148,6 +148,10 @@ class TemplateStore:
         folder = next((d for d in self.root.template_dirs() if doc.path.is_relative_to(d)), doc.path.parent)
         path = doc.path.parent / src
         where = ("icons", icon, "svg")
+        too_long = name_too_long(path)
+        if too_long is not None:
+            raise DataError([doc.diag(where, f"icon {icon!r}: name too long: {too_long}",
+                                      expected=f"an SVG file name of at most {NAME_MAX} bytes ({PATH_MAX} in all)")])
         try:
             path.resolve().relative_to(folder.resolve())
         except ValueError:

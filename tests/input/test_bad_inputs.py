@@ -342,6 +342,11 @@ CASES = [
          "the replacement '\\\\1\\\\x1b[31m' inserts the control character U+001B"),
     Case("replace-with-escape-surrogate", f"{CARD}:8:43", "$.elements[1].replace[0].with",
          "the replacement '\\\\ud800' inserts a lone surrogate"),
+    Case("image-name-too-long", f"{CARD}:12:54", "$.elements[4].src",
+         "name too long: a name in it is longer than 255 bytes"),
+    Case("image-path-too-long", f"{CARD}:12:54", "$.elements[4].src", "name too long: it is longer than 4096 bytes"),
+    Case("data-file-name-too-long", f"{GAME}:13:15", "$.components[0].data",
+         "data file name too long: a name in it is longer than 255 bytes"),
     Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
          "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
     # -- issue 19, the independent attack: only regular files, only inside the root; no collisions

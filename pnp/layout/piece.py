@@ -605,7 +605,8 @@ class _Painter:
         too_long = name_too_long(path)
         if too_long is not None:
             raise LayoutError(f"image {src!r}: name too long: {too_long}", key="src",
-                              expected=f"an existing PNG, JPEG or SVG file, at most {NAME_MAX} bytes a name, {PATH_MAX} in all")
+                              expected=f"an existing PNG, JPEG or SVG file, at most {NAME_MAX} bytes a name, "
+                              f"{PATH_MAX} in all")
         try:
             real = path.resolve()
             real.relative_to(folder)

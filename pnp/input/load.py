@@ -105,7 +105,7 @@ MAX_DEPTH = 64  # nested objects and arrays; bundled data uses at most ~15
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
-def _too_large(token: str) -> bool:
+def too_large(token: str) -> bool:
     """A JSON number that is not a finite float: it would become inf or overflow later."""
     if len(token) > 400:
         return True
@@ -116,13 +116,13 @@ def _too_large(token: str) -> bool:
 
 
 def _parse_float(token: str) -> float:
-    if _too_large(token):
+    if too_large(token):
         raise _NonStandard(token)
     return float(token)
 
 
 def _parse_int(token: str) -> int:
-    if _too_large(token):
+    if too_large(token):
         raise _NonStandard(token)
     return int(token)
 
@@ -220,7 +220,7 @@ def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]
                     break
         if ch in "-0123456789" and (m := _NUMBER.match(text, i)):
             token = m.group()
-            if _too_large(token):
+            if too_large(token):
                 shown = token if len(token) <= 24 else token[:21] + "..."
                 out.append((list(path), i, f"number {shown} is too large",
                             "a number of a sensible size, at most about 1e308", None))

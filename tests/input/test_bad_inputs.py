@@ -189,6 +189,15 @@ def _document_fifo(root: Path, scratch: Path) -> None:
     os.mkfifo(root / "card_data" / "mini" / "mini.txt")
 
 
+def _document_too_large(root: Path, scratch: Path) -> None:
+    from pnp.qa.check import MAX_DOCUMENT_BYTES
+
+    assert MAX_DOCUMENT_BYTES == 4 << 20  # docs/data-format.md gives this cap and its measured worst case
+    unit = QUOTES.encode() + b"word " * 1000 + b"\n"
+    (root / "card_data" / "mini" / "mini.txt").write_bytes((unit * (MAX_DOCUMENT_BYTES // len(unit) + 1))
+                                                          [:MAX_DOCUMENT_BYTES + 1])
+
+
 def _document_outside(root: Path, scratch: Path) -> None:
     """The file ``document.file`` names by climbing out of the game folder exists."""
     (scratch / "outside.txt").write_text(QUOTES)
@@ -356,6 +365,8 @@ CASES = [
     Case("document-fifo", f"{GAME}:5:24", "$.document.file",
          "document 'mini.txt' (card_data/mini/mini.txt) is not a regular file: it is a named pipe (FIFO)",
          setup=_document_fifo),
+    Case("document-too-large", f"{GAME}:5:24", "$.document.file",
+         "document card_data/mini/mini.txt is larger than 4194304 bytes", setup=_document_too_large),
     Case("document-path-climbs", f"{GAME}:5:24", "$.document.file",
          "/outside.txt) names a file outside the game folder",
          setup=_document_outside),

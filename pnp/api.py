@@ -44,7 +44,7 @@ from pnp.products.exports import export_png as _export_png
 from pnp.products.exports import export_tts as _export_tts
 from pnp.products.images import select_plans
 from pnp.products.preview import preview as _preview
-from pnp.products.published import Fetched, fetch_entry, published
+from pnp.products.published import Fetched, cache_problem, fetch_entry, published
 from pnp.products.shops import Shop, ShopReport, shop_named
 from pnp.products.shops import export_shop as _export_shop
 from pnp.products.tabular import FORMATS, component_data, csv_bytes, sheet_rows, xlsx_bytes
@@ -518,7 +518,13 @@ def fetch(games: Games = None, *, data: Data = None, timeout: float = 30.0) -> F
             doc = load_json(folder / MANIFEST, root.display(folder / MANIFEST))
             if errs := validate_doc(doc, "game"):
                 raise DataError(errs)
-            done += [fetch_entry(folder, entry, timeout) for entry in published(doc.data)]
+            entries = published(doc.data)
+            comps = doc.data["components"]
+            bad = [d for e in entries if (d := cache_problem(doc, next(i for i, c in enumerate(comps) if c is e),
+                                                            e, folder)) is not None]
+            if bad:
+                raise DataError(bad)
+            done += [fetch_entry(folder, entry, timeout) for entry in entries]
     except DataError as exc:
         return FetchReport(errors=tuple(exc.diagnostics))
     return FetchReport(tuple(done))

@@ -25,6 +25,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import REGEX_SYNTAX, regex
+from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
@@ -609,6 +610,11 @@ class _Painter:
         src = env.sub(el.data["src"])
         folder = self.ctx.game.folder.resolve()
         path = (self.ctx.game.folder / src)
+        too_long = name_too_long(path)
+        if too_long is not None:
+            raise LayoutError(f"image {src!r}: name too long: {too_long}", key="src",
+                              expected=f"an existing PNG, JPEG or SVG file, at most {NAME_MAX} bytes a name, "
+                              f"{PATH_MAX} in all")
         try:
             real = path.resolve()
             real.relative_to(folder)

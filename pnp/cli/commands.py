@@ -63,10 +63,8 @@ from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
 from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root, load_game, shown_path
-from pnp.input.validate import schema_bytes
 from pnp.products.scaffold import scaffold
 from pnp.qa.check import GameCheck
-from pnp.render.write import write_atomic
 from pnp.version import __version__
 
 
@@ -401,10 +399,8 @@ def schema_cmd(out: str) -> None:
       pnp schema --out schemas
     """
 
-    folder = Path(out)
-    for name, data in schema_bytes().items():
-        write_atomic(folder / name, data)
-        echo(str(folder / name))
+    for path in api.write_schemas(out, data=data_root(None)):
+        echo(str(path))
 
 
 @main.command("fetch")

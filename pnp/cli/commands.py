@@ -499,7 +499,7 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
     the contents sheet, and the build record while the rules pass, so a later build finds them
     up to date); only the components whose files changed are rendered, and a PDF whose bytes
     did not change is not written. Errors and failing rules are printed and the watcher carries
-    on (rules do not stop a rebuild here, unlike `pnp build`). Ctrl-C stops it.
+    on (rules do not stop a rebuild here, unlike `pnp build`). Ctrl-C stops it (exit 130).
 
     \b
     Examples:
@@ -533,9 +533,9 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
                 for line in lines:
                     echo(f"[{stamp}] {line}")
             time.sleep(interval)
-    except KeyboardInterrupt:
-        echo("pnp: stopped watching")
-        sys.exit(0)
+    except KeyboardInterrupt:  # the one way it ends: exit 130 as for any command Ctrl-C stops, so
+        echo("pnp: stopped watching")  # a script running it stops too (a shell's loop goes on after 0)
+        sys.exit(130)
 
 
 
@@ -558,7 +558,7 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
     back) and sheets as pnp renders them, its preflight figures, the errors and rule violations as
     `pnp check` words them, and per item its fields, source, file:line and the rules that name it.
     Saving a data, template, image or font file rebuilds what changed (the files `pnp watch`
-    writes) and updates open pages. Ctrl-C stops it.
+    writes) and updates open pages. Ctrl-C stops it (exit 130).
 
     \b
     Examples:
@@ -591,6 +591,7 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
         if server is not None:
             server.close()
         echo("pnp: stopped serving")
+        sys.exit(130)  # as `pnp watch`: a command Ctrl-C ends exits 128 + SIGINT
 
 
 # --------------------------------------------------------------------------- exports and previews

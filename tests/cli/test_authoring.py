@@ -556,7 +556,7 @@ def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> N
 
     monkeypatch.setattr(Watch, "poll", fake_once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--interval", "0.05")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 130, r.output  # 128 + SIGINT, as every command Ctrl-C stops (it was 0)
     assert len(calls) == 3
     assert "rebuilt deck: x" in r.stdout and "internal error: RuntimeError: boom" in r.stdout
     assert "stopped watching" in r.stdout
@@ -581,7 +581,7 @@ def test_watch_command_takes_the_build_options_and_printer_profiles(tmp_path: Pa
     monkeypatch.setattr(Watch, "poll", once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--printer", "office", "--duplex", "short",
                 "--ink-saver", "--one-per-page", "--token-cut", "circle", "--jobs", "3")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 130, r.output  # stopped by the Ctrl-C
     assert seen == [(BuildOptions(paper="a4", duplex="short", back_offset=(1.5, -0.5), ink_saver=True,
                                   print_shop=True, token_cut="circle"), out, 3)]
     r = run_cli("watch", "mygame", "--data", root, "--printer", "office", "--paper", "letter")

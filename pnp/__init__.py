@@ -8,11 +8,14 @@ They are loaded on first use (``pnp.api`` imports PIL and reportlab): importing 
 imports nothing else, so the ``pnp`` command's entry (pnp/__main__.py) is in place, to answer a
 Ctrl-C, before the heavy imports start."""
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from pnp.version import __version__
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (type checkers know the idiom)
 if TYPE_CHECKING:
+    from typing import Any
+
     from pnp.api import (
         BuildOptions,
         BuildReport,

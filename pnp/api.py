@@ -30,7 +30,7 @@ from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, pa
 from pnp.input.load import load_json
 from pnp.input.model import Component, run_pieces_problem
 from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, find_root, load_game
-from pnp.input.validate import validate_doc
+from pnp.input.validate import schema_bytes, validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
 from pnp.pipeline.guard import check_output, output_lock
@@ -58,7 +58,7 @@ from pnp.units import MM
 __all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataExportReport", "DataRoot", "ExportReport", "FetchReport",
            "GameChecked", "GamePreflighted", "PreflightReport", "PreviewReport", "ShopExportReport", "Watch", "build",
            "calibrate", "check", "data_root", "export_data", "export_png", "export_shop", "export_tts", "fetch",
-           "find_data_root", "game_ids", "options", "preflight", "preview", "shop_preset", "watch"]
+           "find_data_root", "game_ids", "options", "preflight", "preview", "shop_preset", "watch", "write_schemas"]
 
 Data = str | os.PathLike[str] | DataRoot | None
 Games = str | Sequence[str] | None
@@ -430,6 +430,19 @@ def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: 
     path = Path(out) / f"calibration-{paper}-{duplex}.pdf"
     write_atomic(path, data)
     return path
+
+
+def write_schemas(out: str | os.PathLike[str] = "out/schemas", *, data: Data = None) -> list[Path]:
+    """Write the JSON Schemas pnp checks data and templates against (game, component, template,
+    condition ``.schema.json``) into ``out``, for editors. Returns the paths written; OutputError,
+    before anything is written, for an ``out`` among the folders of the data root ``data`` (the
+    bundled games when None) that pnp reads, as for every other output."""
+    check_output(data_root(data), [Path(out)])
+    written = []
+    for name, raw in schema_bytes().items():
+        write_atomic(Path(out) / name, raw)
+        written.append(Path(out) / name)
+    return written
 
 
 # --------------------------------------------------------------------------- watch

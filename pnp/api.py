@@ -30,7 +30,7 @@ from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, pa
 from pnp.input.load import load_json
 from pnp.input.model import Component, run_pieces_problem
 from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, find_root, load_game
-from pnp.input.validate import validate_doc
+from pnp.input.validate import schema_bytes, validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
 from pnp.pipeline.guard import check_output, output_lock
@@ -45,7 +45,7 @@ from pnp.products.exports import export_png as _export_png
 from pnp.products.exports import export_tts as _export_tts
 from pnp.products.images import select_plans
 from pnp.products.preview import preview as _preview
-from pnp.products.published import Fetched, fetch_entry, published
+from pnp.products.published import Fetched, cache_problem, fetch_entry, published
 from pnp.products.shops import Shop, ShopReport, shop_named
 from pnp.products.shops import export_shop as _export_shop
 from pnp.products.tabular import FORMATS, component_data, csv_bytes, sheet_rows, xlsx_bytes
@@ -59,7 +59,7 @@ from pnp.units import MM
 __all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataExportReport", "DataRoot", "ExportReport", "FetchReport",
            "GameChecked", "GamePreflighted", "PreflightReport", "PreviewReport", "ShopExportReport", "Watch", "build",
            "calibrate", "check", "data_root", "export_data", "export_png", "export_shop", "export_tts", "fetch",
-           "find_data_root", "game_ids", "options", "preflight", "preview", "shop_preset", "watch"]
+           "find_data_root", "game_ids", "options", "preflight", "preview", "shop_preset", "watch", "write_schemas"]
 
 Data = str | os.PathLike[str] | DataRoot | None
 Games = str | Sequence[str] | None
@@ -437,6 +437,19 @@ def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: 
     return path
 
 
+def write_schemas(out: str | os.PathLike[str] = "out/schemas", *, data: Data = None) -> list[Path]:
+    """Write the JSON Schemas pnp checks data and templates against (game, component, template,
+    condition ``.schema.json``) into ``out``, for editors. Returns the paths written; OutputError,
+    before anything is written, for an ``out`` among the folders of the data root ``data`` (the
+    bundled games when None) that pnp reads, as for every other output."""
+    check_output(data_root(data), [Path(out)])
+    written = []
+    for name, raw in schema_bytes().items():
+        write_atomic(Path(out) / name, raw)
+        written.append(Path(out) / name)
+    return written
+
+
 # --------------------------------------------------------------------------- watch
 
 
@@ -523,7 +536,13 @@ def fetch(games: Games = None, *, data: Data = None, timeout: float = 30.0) -> F
             doc = load_json(folder / MANIFEST, root.display(folder / MANIFEST))
             if errs := validate_doc(doc, "game"):
                 raise DataError(errs)
-            done += [fetch_entry(folder, entry, timeout) for entry in published(doc.data)]
+            entries = published(doc.data)
+            comps = doc.data["components"]
+            bad = [d for e in entries if (d := cache_problem(doc, next(i for i, c in enumerate(comps) if c is e),
+                                                            e, folder)) is not None]
+            if bad:
+                raise DataError(bad)
+            done += [fetch_entry(folder, entry, timeout) for entry in entries]
     except DataError as exc:
         return FetchReport(errors=tuple(exc.diagnostics))
     return FetchReport(tuple(done))

@@ -3,10 +3,28 @@ what was expected, so a designer can fix data without reading code."""
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from msgspec import Struct
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[None]:
+    """SIGINT held back while the block runs (in the main thread; elsewhere it cannot arrive): a
+    Ctrl-C then stops pnp after the block, not inside it (a file half renamed into place, or a
+    Python callback of a compiled library, which would report the interruption as its own error)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def json_path(parts: Sequence[str | int]) -> str:

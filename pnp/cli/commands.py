@@ -63,10 +63,8 @@ from pnp.errors import DataError, Diagnostic, OutputError, counted
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
 from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root, load_game, shown_path
-from pnp.input.validate import schema_bytes
 from pnp.products.scaffold import scaffold
 from pnp.qa.check import GameCheck
-from pnp.render.write import write_atomic
 from pnp.version import __version__
 
 
@@ -403,10 +401,8 @@ def schema_cmd(out: str) -> None:
       pnp schema --out schemas
     """
 
-    folder = Path(out)
-    for name, data in schema_bytes().items():
-        write_atomic(folder / name, data)
-        echo(str(folder / name))
+    for path in api.write_schemas(out, data=data_root(None)):
+        echo(str(path))
 
 
 @main.command("fetch")
@@ -505,7 +501,7 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
     the contents sheet, and the build record while the rules pass, so a later build finds them
     up to date); only the components whose files changed are rendered, and a PDF whose bytes
     did not change is not written. Errors and failing rules are printed and the watcher carries
-    on (rules do not stop a rebuild here, unlike `pnp build`). Ctrl-C stops it.
+    on (rules do not stop a rebuild here, unlike `pnp build`). Ctrl-C stops it (exit 130).
 
     \b
     Examples:
@@ -539,9 +535,9 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
                 for line in lines:
                     echo(f"[{stamp}] {line}")
             time.sleep(interval)
-    except KeyboardInterrupt:
-        echo("pnp: stopped watching")
-        sys.exit(0)
+    except KeyboardInterrupt:  # the one way it ends: exit 130 as for any command Ctrl-C stops, so
+        echo("pnp: stopped watching")  # a script running it stops too (a shell's loop goes on after 0)
+        sys.exit(130)
 
 
 
@@ -564,7 +560,7 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
     back) and sheets as pnp renders them, its preflight figures, the errors and rule violations as
     `pnp check` words them, and per item its fields, source, file:line and the rules that name it.
     Saving a data, template, image or font file rebuilds what changed (the files `pnp watch`
-    writes) and updates open pages. Ctrl-C stops it.
+    writes) and updates open pages. Ctrl-C stops it (exit 130).
 
     \b
     Examples:
@@ -597,6 +593,7 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
         if server is not None:
             server.close()
         echo("pnp: stopped serving")
+        sys.exit(130)  # as `pnp watch`: a command Ctrl-C ends exits 128 + SIGINT
 
 
 # --------------------------------------------------------------------------- exports and previews

@@ -18,26 +18,30 @@ Pure geometry on ``Page`` values."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from msgspec import Struct
 from msgspec.structs import replace
 
-from pnp.impose.grid import _grid_cells, plan_grid
+from pnp.impose.grid import _abuts, _grid_cells, plan_grid
 from pnp.impose.sheet import (
     EPS,
     CutLine,
     Edges,
+    Grid,
     Mark,
     Page,
     PieceSpec,
     SheetOptions,
     Slot,
     _assemble,
+    _axis_outer,
     _Sheet,
     _trim_cuts,
     _with_backs,
 )
+from pnp.impose.sheet import _usable as _page_usable
 from pnp.units import MM
 
 TICK = 4 * MM  # the length of a block's vertical cut ticks
@@ -134,6 +138,19 @@ def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0
                 bins[i].append(part)
                 used[i] += SEPARATION + height(part, options)
                 rank[id(part)] = rank[id(b)]
+    # then empty a sheet into the room left on the others, emptiest first, while one can be
+    while len(bins) > 1:
+        for j in sorted(range(len(bins)), key=lambda i: (used[i], i)):
+            moved = _relocate(bins[j], [room - u if i != j else -room for i, u in enumerate(used)], options, split)
+            if moved is not None:
+                for i, part, parent in moved:
+                    bins[i].append(part)
+                    used[i] += SEPARATION + height(part, options)
+                    rank[id(part)] = rank[id(parent)]
+                del bins[j], used[j]
+                break
+        else:
+            break
     sheets = [_sheet(sorted(group, key=lambda b: rank[id(b)]), options, hi) for group in bins if len(group) > 1]
     alone = [group[0] for group in bins if len(group) == 1]
     return sheets, sorted(alone, key=lambda b: rank[id(b)])
@@ -156,6 +173,37 @@ def _spread(b: Block, free: list[float], options: SheetOptions, split: Split) ->
             out.append((i, cut[0]))
             rest = cut[1]
     return out if rest is None and len(out) > 1 else None
+
+
+def _relocate(group: Sequence[Block], free: list[float], options: SheetOptions,
+              split: Split | None) -> list[tuple[int, Block, Block]] | None:
+    """Every block of ``group`` in the room ``free`` (with the separation) left on other sheets,
+    whole (first fit, tallest first) or in parts (``_spread``), as (sheet, block or part, the
+    block it is of); None when some of it finds no room."""
+    free = list(free)
+    out: list[tuple[int, Block, Block]] = []
+    for b in sorted(group, key=lambda b: -height(b, options)):
+        h = height(b, options)
+        i = next((i for i, f in enumerate(free) if SEPARATION + h <= f + EPS), None)
+        if i is not None:
+            out.append((i, b, b))
+            free[i] -= SEPARATION + h
+            continue
+        parts = _spread(b, [f - SEPARATION for f in free], options, split) if split else None
+        if parts is None:
+            return None
+        for i, part in parts:
+            out.append((i, part, b))
+            free[i] -= SEPARATION + height(part, options)
+    return out
+
+
+def _circles(slots: Sequence[Slot], options: SheetOptions) -> tuple[Mark, ...]:
+    """Cut circles (and punch marks) on round pieces' trims, as ``impose`` draws them."""
+    if not options.cut_circles:
+        return ()
+    return tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right, s.bleed.top)
+                      if kind == "punch" else 0.0) for s in slots for kind in ("circle", "punch"))
 
 
 def _moved_page(page: Page, dy: float, band: tuple[float, float], options: SheetOptions) -> tuple[Page, list[CutLine]]:
@@ -273,8 +321,157 @@ def line_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: P
                     if k == len(chunk) - 1 and first + k + 1 < size:  # so is the cell after
                         e = Edges(e.left, b, e.right, e.top) if down else Edges(e.left, e.bottom, b, e.top)
                     slots.append(replace(cell, piece=p, bleed=e))
-        circles = tuple(Mark(kind, s.x, s.y, s.w, s.h, min(s.bleed.left, s.bleed.bottom, s.bleed.right,
-                                                           s.bleed.top) if kind == "punch" else 0.0)
-                        for s in slots for kind in ("circle", "punch")) if options.cut_circles else ()
+        circles = _circles(slots, options)
         sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, cells), circles))
+    return _assemble(sheets, _with_backs(piece, options), options)
+
+
+# --------------------------------------------------------------------------- a low block
+
+def low_sheet(count: int, piece: PieceSpec, options: SheetOptions) -> tuple[Page, ...] | None:
+    """``count`` pieces on one grid page (and its back), turned or not, whichever takes the
+    lowest band (the rows they need only, as ``impose`` places them), to stack under other blocks:
+    a 120 x 70 mm card a plain grid turns 90 degrees (4 to a sheet) lies flat when alone. None
+    when they fit one page neither way."""
+    uw, uh = _page_usable(options)
+    b = options.bleed
+    best: tuple[float, tuple[Page, ...]] | None = None
+    for rotated in (False, True):
+        w, h = (piece.height, piece.width) if rotated else (piece.width, piece.height)
+        abut_x, abut_y = _abuts(options, rotated)
+        cols, gutter_x, outer_x = _axis_outer(w, b, uw, abut_x, options.min_outer_bleed)
+        rows, gutter_y, outer_y = _axis_outer(h, b, uh, abut_y, options.min_outer_bleed)
+        if cols == 0 or rows == 0 or math.ceil(count / cols) > rows:
+            continue
+        grid = Grid(cols, math.ceil(count / cols), rotated, gutter_x, gutter_y, outer_x, outer_y)
+        cells = _grid_cells(grid, piece, options)
+        slots = tuple(replace(cell, piece=i) for i, cell in enumerate(cells[:count]))
+        circles = _circles(slots, options)
+        pages = _assemble([_Sheet(slots, _trim_cuts(slots, options, cells), circles)],
+                          _with_backs(piece, options), options)
+        lo, hi = _band(pages[0])
+        if best is None or hi - lo < best[0] - EPS:
+            best = (hi - lo, pages)
+    return None if best is None else best[1]
+
+
+# --------------------------------------------------------------------------- lines in segments
+
+MAX_PATTERNS = 256  # the segmentations of a line tried, at most
+
+
+def _compositions(n: int, parts: int) -> list[tuple[int, ...]]:
+    """The ways of writing ``n`` as an ordered sum of ``parts`` positive integers."""
+    if parts == 1:
+        return [(n,)]
+    return [(k, *rest) for k in range(1, n - parts + 2) for rest in _compositions(n - k, parts - 1)]
+
+
+def segment_sheets(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: PieceSpec,
+                   options: SheetOptions) -> tuple[Page, ...] | None:
+    """Like ``line_sheets``, but each line is cut into *segments* with a gutter between them,
+    where the page has room for the gutters (universal paper: a column of 4 turned poker cards
+    has room for 2, a column of 6 tiles of 40 mm for 4): pieces abut only within a segment, each
+    segment holds pieces of one class, and every line of a sheet has the same segments, so the
+    cut lines still run across the whole sheet. Of the segmentations that fit, the one with the
+    fewest sheets (then the fewest pieces and the lowest band on the last) is kept; None when no
+    segmentation fits or the grid does not abut along exactly one axis. Segments are filled sheet
+    by sheet: a one-cell segment takes a piece unlike even itself first, then one of the
+    smallest class left; a longer segment a run of the largest class left."""
+    grid = plan_grid(piece, options)
+    if grid is None or grid.gutter_x == grid.gutter_y:
+        return None
+    down = grid.gutter_x  # pieces abut along y: a line is a column, filled from the top
+    base = _grid_cells(grid, piece, options)
+    cols, rows = grid.cols, grid.rows
+    w, h = (piece.height, piece.width) if grid.rotated else (piece.width, piece.height)
+    size, length, lines = (h, rows, cols) if down else (w, cols, rows)
+    uw, uh = _page_usable(options)
+    avail = uh if down else uw
+    b = options.bleed
+    least = b if options.min_outer_bleed is None else min(b, options.min_outer_bleed)
+    patterns: list[tuple[tuple[int, ...], float]] = []  # the segments and the outer bleed along the line
+    for parts in range(2, length + 1):
+        core = length * size + (parts - 1) * 2 * b
+        if core + 2 * least > avail + EPS:
+            break
+        outer = min(b, (avail - core) / 2)
+        patterns += [(p, outer) for p in _compositions(length, parts)]
+        if len(patterns) > MAX_PATTERNS:
+            return None
+    if not patterns:
+        return None
+    # the cross-line extent is the base grid's; the label needs room beyond the margin on some side
+    cross = [v for s in base for v in ((s.x - s.bleed.left, s.x + s.w + s.bleed.right) if down
+                                       else (s.y - s.bleed.bottom, s.y + s.h + s.bleed.top))]
+    cross_margin = (min(cross) if down else options.paper.height - max(cross)) - options.margin
+    best: tuple[tuple[int, int, float], tuple[Page, ...]] | None = None
+    for segments, outer in patterns:
+        extent = length * size + (len(segments) - 1) * 2 * b + 2 * outer
+        along_margin = ((options.paper.height if down else options.paper.width) - extent) / 2 - options.margin
+        if options.label_room > 0 and max(cross_margin, along_margin) + EPS < options.label_room:
+            continue
+        pages = _segmented(classes, alone, piece, options, grid, base, segments, outer, size, lines, down)
+        fronts = [pg for pg in pages if pg.side == "front"]
+        lo, hi = _band(fronts[-1])
+        key = (len(fronts), len(fronts[-1].slots), round(hi - lo, 3))
+        if best is None or key < best[0]:
+            best = (key, pages)
+    return None if best is None else best[1]
+
+
+def _segmented(classes: Sequence[Sequence[int]], alone: Sequence[int], piece: PieceSpec, options: SheetOptions,
+               grid: Grid, base: Sequence[Slot], segments: tuple[int, ...], outer: float, size: float,
+               lines: int, down: bool) -> tuple[Page, ...]:
+    """The pages of ``segment_sheets`` for one segmentation."""
+    b = options.bleed
+    length = sum(segments)
+    extent = length * size + (len(segments) - 1) * 2 * b + 2 * outer
+    paper = options.paper
+    starts = [sum(segments[:i]) for i in range(len(segments))]
+    gaps = [i for i, s in enumerate(segments) for _ in range(s)]  # gutters before each cell along the line
+    # each line's cells along the line: position of the trim's near edge (top for a column, left for a row)
+    if down:
+        top = (paper.height + extent) / 2
+        along = [top - outer - k * size - gaps[k] * 2 * b for k in range(length)]
+    else:
+        left = (paper.width - extent) / 2
+        along = [left + outer + k * size + gaps[k] * 2 * b for k in range(length)]
+    line_base = [base[c] for c in range(grid.cols)] if down else [base[r * grid.cols] for r in range(grid.rows)]
+    queues = [list(c) for c in classes if c]
+    singles = list(alone)
+    sheets: list[_Sheet] = []
+    full_frame: list[Slot] = []
+    while queues or singles:
+        slots: list[Slot] = []
+        frame: list[Slot] = []
+        for line in range(lines):
+            lb = line_base[line]
+            for seg, first in zip(segments, starts, strict=True):
+                run: list[int] = []
+                if seg == 1 and singles:
+                    run = [singles.pop(0)]
+                elif queues:
+                    q = min(queues, key=len) if seg == 1 else max(queues, key=len)
+                    run, q[:] = q[:seg], q[seg:]
+                    if not q:
+                        queues.remove(q)
+                elif singles:
+                    run = [singles.pop(0)]
+                for k in range(first, first + seg):
+                    near = outer if k == 0 else b if k == first else 0.0
+                    far = outer if k == length - 1 else b if k == first + seg - 1 or k - first + 1 >= len(run) else 0.0
+                    if down:
+                        cell = replace(lb, y=along[k] - size,
+                                       bleed=Edges(lb.bleed.left, far, lb.bleed.right, near))
+                    else:
+                        cell = replace(lb, x=along[k], bleed=Edges(near, lb.bleed.bottom, far, lb.bleed.top))
+                    frame.append(cell)
+                    if k - first < len(run):
+                        slots.append(replace(cell, piece=run[k - first]))
+        if not slots:
+            break
+        full_frame = full_frame or frame
+        circles = _circles(slots, options)
+        sheets.append(_Sheet(tuple(slots), _trim_cuts(slots, options, full_frame), circles))
     return _assemble(sheets, _with_backs(piece, options), options)

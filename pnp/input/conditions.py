@@ -9,6 +9,7 @@ counter) is the caller's ``read``."""
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache, lru_cache
@@ -72,6 +73,32 @@ class _Regex:
             raise ValueError(f"replacing {self.pattern!r} makes the text {len(out)} characters long "
                              f"(more than {MAX_REPLACED})")
         return out
+
+
+# A replacement's group references (RE2's wrapper and Python's re read ``\ddd`` as an octal escape
+# first) and the literal pieces between them, which both decode as escapes (``\x1b``, ``\u0000``).
+_REPL_GROUP = re.compile(r"\\[0-7]{3}|(\\[1-9][0-9]?|\\g<\w+>)|\\.", re.DOTALL)
+
+
+def replacement_literals(repl: str) -> str:
+    """The text a replacement ``repl`` inserts besides its groups: its literal pieces with their
+    escapes decoded as the engines decode them (``\x00`` is NUL, ``\ud800`` a lone surrogate), for
+    the same check as any other text; ValueError for an escape that cannot be decoded."""
+    pieces: list[str] = []
+    start = 0
+    for m in _REPL_GROUP.finditer(repl):
+        if m.group(1) is not None:  # a group reference ends the piece
+            pieces.append(repl[start:m.start()])
+            start = m.end()
+    pieces.append(repl[start:])
+    out = []
+    for piece in pieces:
+        escaped = "".join(ch if ch.isascii() else f"\\U{ord(ch):08x}" for ch in piece)
+        try:
+            out.append(codecs.decode(escaped, "unicode_escape"))
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"replacement {repl!r}: {exc.reason}") from None
+    return "".join(out)
 
 
 def _repetitions(parsed: Any, inside_repeat: bool = False) -> int:

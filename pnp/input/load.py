@@ -105,7 +105,7 @@ MAX_DEPTH = 64  # nested objects and arrays; bundled data uses at most ~15
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
-def _too_large(token: str) -> bool:
+def too_large(token: str) -> bool:
     """A JSON number that is not a finite float: it would become inf or overflow later."""
     if len(token) > 400:
         return True
@@ -116,13 +116,13 @@ def _too_large(token: str) -> bool:
 
 
 def _parse_float(token: str) -> float:
-    if _too_large(token):
+    if too_large(token):
         raise _NonStandard(token)
     return float(token)
 
 
 def _parse_int(token: str) -> int:
-    if _too_large(token):
+    if too_large(token):
         raise _NonStandard(token)
     return int(token)
 
@@ -220,7 +220,7 @@ def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]
                     break
         if ch in "-0123456789" and (m := _NUMBER.match(text, i)):
             token = m.group()
-            if _too_large(token):
+            if too_large(token):
                 shown = token if len(token) <= 24 else token[:21] + "..."
                 out.append((list(path), i, f"number {shown} is too large",
                             "a number of a sensible size, at most about 1e308", None))
@@ -232,6 +232,24 @@ def _scan(text: str, out: list[tuple[list[str | int], int, str, str, str | None]
 class NotRegular(OSError):
     """A path that names a folder, a FIFO, a device or a socket: reading it could block forever
     or never end."""
+
+
+NAME_MAX = 255  # bytes in one file name (Linux, macOS and Windows file systems)
+PATH_MAX = 4096  # bytes in a whole path (Linux)
+
+
+def name_too_long(path: Path | str) -> str | None:
+    """Why the file system would refuse ``path`` before looking (ENAMETOOLONG, which pathlib's
+    ``exists`` and ``is_file`` raise rather than answer): "a name in it is longer than 255 bytes"
+    or "it is longer than 4096 bytes"; None when it can be looked up. Every file a game's data
+    names (a data file, an image, a document, an icon) is checked with this first, so an
+    over-long name is an input error, not an OSError."""
+    raw = os.fsencode(path)
+    if any(len(part) > NAME_MAX for part in raw.split(b"/")):
+        return f"a name in it is longer than {NAME_MAX} bytes"
+    if len(raw) >= PATH_MAX:
+        return f"it is longer than {PATH_MAX} bytes"
+    return None
 
 
 def file_kind(path: Path | str) -> str:
@@ -341,17 +359,20 @@ _BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 BAD_TEXT = _BAD  # the same check for text read from elsewhere (a sheet's cells)
 
 
+def bad_text(s: str) -> tuple[str, str] | None:
+    """(what, hint) for the first character of ``s`` that ``_BAD`` finds, else None."""
+    m = _BAD.search(s)
+    if m is None:
+        return None
+    if "\ud800" <= m.group() <= "\udfff":
+        return ("a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
+                "write the character itself, or a surrogate pair")
+    return (f"the control character U+{ord(m.group()):04X}", "remove it (\\n and \\t are fine)")
+
+
 def _bad_strings(value: Any, at: tuple[str | int, ...] = ()) -> list[tuple[tuple[str | int, ...], str, str]]:
     """(JSON path, what, hint) of each string (value or key) holding a character ``_BAD`` finds."""
-    def found(s: str) -> tuple[str, str] | None:
-        m = _BAD.search(s)
-        if m is None:
-            return None
-        if "\ud800" <= m.group() <= "\udfff":
-            return ("a lone surrogate (an unpaired \\uD800-\\uDFFF escape)",
-                    "write the character itself, or a surrogate pair")
-        return (f"the control character U+{ord(m.group()):04X}", "remove it (\\n and \\t are fine)")
-
+    found = bad_text
     if isinstance(value, str):
         f = found(value)
         return [(at, *f)] if f else []

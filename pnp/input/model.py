@@ -254,6 +254,11 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
                 diags.append(manifest.diag(("components", ci, "id"), f"component id {c['id']!r} is reserved: "
                                            f"{c['id']}.pdf is the game's {what}",
                                            expected="another id", hint=f"rename it, e.g. {m['id']}-{instead}"))
+        if c["id"] == SAVED_OBJECTS:
+            diags.append(manifest.diag(("components", ci, "id"), f"component id {c['id']!r} is reserved: "
+                                       f"`pnp export tts` writes the game's Tabletop Simulator saved objects "
+                                       f"to tts/{SAVED_OBJECTS}/, and each component's sheets to tts/<component>/",
+                                       expected="another id", hint="rename it, e.g. saved-object-cards"))
     for ei, e in enumerate(errata):
         if (skip and e.component not in seen) or e.component in partial:
             continue  # its component, or some of its items, were left out: nothing to say here
@@ -283,6 +288,10 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
     )
 
 
+# out/<game>/tts/saved-objects/ holds every deck's Tabletop Simulator saved object (the folder a
+# user copies into TTS); out/<game>/tts/<component>/ each deck's sheets: a component of this id
+# would put its sheets there and its description on a saved object's name (pnp.products.tts_save)
+SAVED_OBJECTS = "saved-objects"
 MAX_PIECES = 100_000  # per component (copies x series); 10 000 pieces build in about a second
 MAX_GAME_PIECES = 200_000  # per game: a few KB of series could otherwise ask for millions of pieces
 # per command (the games one check or build lays out together): a build holds every game it

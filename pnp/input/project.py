@@ -12,7 +12,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input import kinds, tables
-from pnp.input.load import Doc, file_kind, load_json
+from pnp.input.load import NAME_MAX, PATH_MAX, Doc, file_kind, load_json, name_too_long
 from pnp.input.model import Game, build_game
 from pnp.input.validate import item_validator, validate_doc, validate_value
 
@@ -224,6 +224,14 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
             continue
         before = len(diags)
         diags.extend(kinds.check_component(manifest, ci, c))
+        too_long = name_too_long(folder / (tables.file_name(c) if tables.is_sheet(c["data"]) else c["data"]))
+        if too_long is not None:
+            diags.append(manifest.diag(("components", ci, "cache" if "cache" in c else "data"),
+                                       f"data file name too long: {too_long}",
+                                       expected=f"a file name of at most {NAME_MAX} bytes ({PATH_MAX} in all) in "
+                                       + root.display(folder)))
+            skip.add(ci)
+            continue
         if tables.is_sheet(c["data"]):
             path = folder / tables.file_name(c)
             if not _inside(path, folder):

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pnp.errors import DataError, Diagnostic, alternatives
-from pnp.input.load import BAD_TEXT, Doc, read_regular
+from pnp.input.load import BAD_TEXT, Doc, read_regular, too_large
 from pnp.input.validate import item_validator, validate_value
 
 if TYPE_CHECKING:  # the readers' modules are loaded when a sheet is read (every build imports this one)
@@ -248,9 +248,20 @@ def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
                                 hint=f"did you mean {close[0]!r}?" if close else None)])
 
 
+def _cast_number(value: str) -> int | float | str:
+    """openpyxl's reading of a number cell, but a whole number of more digits than ``int()``
+    converts (4300) stays text, for ``convert`` to call too large at its cell (openpyxl's own
+    raised a ValueError for the whole workbook)."""
+    if "." in value or "E" in value or "e" in value:
+        return float(value)
+    return int(value) if len(value) <= 400 else value
+
+
 def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
     import openpyxl  # only a workbook needs it
+    from openpyxl.worksheet import _reader
 
+    _reader._cast_number = _cast_number  # type: ignore[attr-defined]
     check_workbook_zip(path, shown)
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
@@ -450,6 +461,9 @@ def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
                 raise _Bad(f"{_quoted(s)} is not a number",
                            "a whole number like 3" if kind == "integer" else "a number like 3 or 1.5",
                            "write digits only (no units or thousands separators), with '.' as the decimal mark")
+            if too_large(s):  # past a float's range, or more digits than int() converts (4300)
+                raise _Bad(f"number {_quoted(s)[1:-1]} is too large",
+                           "a number of a sensible size, at most about 1e308")
             n = int(s) if _INTEGER.match(s) else float(s)
         if isinstance(n, float) and not math.isfinite(n):
             raise _Bad(f"{_text(value)} is not a finite number", "a number")

@@ -17,7 +17,8 @@ from typing import Any
 from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
-from pnp.input.load import Doc, file_kind, load_json
+from pnp.input.conditions import replacement_literals
+from pnp.input.load import NAME_MAX, PATH_MAX, Doc, bad_text, file_kind, load_json, name_too_long
 from pnp.input.measures import EXPECTED as MEASURE_EXPECTED
 from pnp.input.measures import problems as measure_problems
 from pnp.input.model import frozen_map
@@ -147,6 +148,10 @@ class TemplateStore:
         folder = next((d for d in self.root.template_dirs() if doc.path.is_relative_to(d)), doc.path.parent)
         path = doc.path.parent / src
         where = ("icons", icon, "svg")
+        too_long = name_too_long(path)
+        if too_long is not None:
+            raise DataError([doc.diag(where, f"icon {icon!r}: name too long: {too_long}",
+                                      expected=f"an SVG file name of at most {NAME_MAX} bytes ({PATH_MAX} in all)")])
         try:
             path.resolve().relative_to(folder.resolve())
         except ValueError:
@@ -207,6 +212,7 @@ class TemplateStore:
             own: dict[str, int] = {}  # ids of this template's own elements: each at most once
             for ei, el in enumerate(d.get("elements", [])):
                 diags.extend(_measures(doc, el, ("elements", ei)))
+                diags.extend(_replacements(doc, el, ("elements", ei)))
                 new = Element(el, doc, ("elements", ei))
                 eid = el.get("id")
                 if isinstance(eid, str) and eid in own:
@@ -246,6 +252,33 @@ def _measures(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) ->
             for i, kid in enumerate(kids):
                 if isinstance(kid, dict):
                     out.extend(_measures(doc, kid, (*path, key, i)))
+    return out
+
+
+def _replacements(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
+    """Each ``replace[].with`` (in an element and the elements inside it) whose escapes decode to a
+    control character or a lone surrogate (``\\x1b``, ``\\ud800``), or cannot be decoded: the same
+    guard as text written literally, which the loader applies."""
+    out = []
+    for ri, r in enumerate(data.get("replace") or []):
+        if not (isinstance(r, dict) and isinstance(r.get("with"), str)):
+            continue
+        where = (*path, "replace", ri, "with")
+        try:
+            bad = bad_text(replacement_literals(r["with"]))
+        except ValueError as exc:
+            out.append(doc.diag(where, str(exc), expected="a replacement whose escapes decode (\\1 for a group)"))
+            continue
+        if bad is not None:  # (escapes decode one by one: \\ud83d\\ude00 is two lone surrogates)
+            hint = "write the character itself, or \\U and 8 hex digits" if "surrogate" in bad[0] else bad[1]
+            out.append(doc.diag(where, f"the replacement {r['with']!r} inserts {bad[0]}",
+                                expected="printable Unicode text (\\1, \\g<name> for groups)", hint=hint))
+    for key in ("elements", "otherwise"):
+        kids = data.get(key)
+        if isinstance(kids, list):
+            for i, kid in enumerate(kids):
+                if isinstance(kid, dict):
+                    out.extend(_replacements(doc, kid, (*path, key, i)))
     return out
 
 

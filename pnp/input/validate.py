@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pnp.errors import Diagnostic, counted, did_you_mean
+from pnp.errors import Diagnostic, counted, did_you_mean, interrupts_held
 from pnp.input.load import Doc
 
 if TYPE_CHECKING:  # jsonschema is loaded when there is an error to word (see Schema)
@@ -148,8 +148,12 @@ class Schema:
     def __init__(self, sch: dict[str, Any]):
         self.schema = sch
         # an item schema has no $id of its own: it refers to the shipped schemas by file name
-        self.fast = jsonschema_rs.Draft202012Validator({"$id": ITEM_ID, **_compiled_form(sch)},
-                                                       registry=compiled_registry(), keywords={"pnpInteger": _NoFloat})
+        compiled = {"$id": ITEM_ID, **_compiled_form(sch)}
+        # a Ctrl-C inside _NoFloat (Python called from Rust) came out as jsonschema_rs's
+        # ValidationError, "internal error", exit 3: held back until the schema is compiled
+        with interrupts_held():
+            self.fast = jsonschema_rs.Draft202012Validator(compiled, registry=compiled_registry(),
+                                                           keywords={"pnpInteger": _NoFloat})
 
     @cached_property
     def full(self) -> Validator:

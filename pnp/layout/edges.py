@@ -258,6 +258,7 @@ class EdgeSampler:
     def __init__(self, paper: str = PAPER):
         self.paper = paper
         self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
+        self._bands: dict[Segment, tuple[float, float, float, float]] = {}
         self._last: tuple[PieceLayout | None, list[tuple[tuple[float, float, float, float], Primitive]]] = (None, [])
 
     def _boxes(self, lay: PieceLayout) -> list[tuple[tuple[float, float, float, float], Primitive]]:
@@ -270,7 +271,9 @@ class EdgeSampler:
     def profile(self, lay: PieceLayout, seg: Segment) -> Profile:
         """Colours along ``seg`` (see ``rect_sides``) just inside the trim, position by position
         (canonical order), each at every depth of ``DEPTHS_MM``."""
-        band = _band(seg)
+        band = self._bands.get(seg)
+        if band is None:
+            band = self._bands[seg] = _band(seg)
         near = tuple(p for b, p in self._boxes(lay) if _meets(b, band))
         key = (seg, near)
         found = self._cache.get(key)

@@ -25,6 +25,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import REGEX_SYNTAX, regex
+from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
@@ -131,6 +132,12 @@ class Context(Struct):
     # the game's distinct image files so far and their pixels (shared by every component of the
     # game that a Session lays out), held to MAX_GAME_IMAGE_PIXELS together
     images: dict[str, int] = msgspec.field(default_factory=dict)
+    # Lay out for the edge sampler (pnp.layout.edges), which reads no text: a text element is
+    # worked out up to its fitting (its field references, `replace`, style, box: the same input
+    # errors) and then draws nothing, unless it holds inline icons (shapes, drawn as fitted). Every
+    # other primitive is the one a full layout draws. Used on a context of its own (see
+    # ``LazyPieces.for_edges``): its painters, shape counts and warnings are not the render's.
+    edges_only: bool = False
 
     @property
     def max_shapes(self) -> int:
@@ -496,6 +503,8 @@ class _Painter:
         # Only inline icons call back into the template (and a text without them has none).
         self.text.icon_fn = self.inline_icon(env, st) if markup and "{icon:" in text else None
         box = self.box(el, dx, dy)
+        if self.ctx.edges_only and self.text.icon_fn is None:
+            return []  # only Text would be drawn, and the edge sampler reads none
         prims, result = self.text.fit(text, st, box, markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
         if not result.fits:
@@ -601,6 +610,11 @@ class _Painter:
         src = env.sub(el.data["src"])
         folder = self.ctx.game.folder.resolve()
         path = (self.ctx.game.folder / src)
+        too_long = name_too_long(path)
+        if too_long is not None:
+            raise LayoutError(f"image {src!r}: name too long: {too_long}", key="src",
+                              expected=f"an existing PNG, JPEG or SVG file, at most {NAME_MAX} bytes a name, "
+                              f"{PATH_MAX} in all")
         try:
             real = path.resolve()
             real.relative_to(folder)

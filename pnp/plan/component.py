@@ -4,7 +4,12 @@
     -> rules (check.check_game) -> impose -> draw -> write
 
 Everything that can fail on bad input (data, templates, fonts, images, rules) runs before the
-first byte is written, so a failing build leaves no partial output."""
+first byte is written, so a failing build leaves no partial output.
+
+Size: over 500 lines because one component's plan is worked out here as a whole: the templates
+of each item and side, the fronts laid out lazily (``LazyPieces``: for the drawer, for the edge
+sampler, their warnings in item order), the backs, the sheet and grid, and the blocks of pieces
+whose edges match (``matching_edges``)."""
 
 from __future__ import annotations
 
@@ -40,21 +45,27 @@ class LazyPieces(Sequence[PieceLayout]):
     than a few pages of layouts. Copies of an item return the same object while it is cached.
 
     ``key(i)`` names piece i's item without laying it out (the drawer counts uses with it).
-    ``found`` collects each distinct warning with the ids of the items that raised it, in item
-    order, the first time each item is laid out."""
+    ``found`` collects each distinct warning with the ids of the items that raised it, the first
+    time each item is laid out: in the order they are laid out, or with ``item_order`` in item
+    order whatever order the drawer takes (a plan that sampled its pieces' edges, whose blocks
+    draw classes of pieces apart, reports as when it laid every front out in item order first).
+    ``for_edges(k)``: item k's front as the edge sampler sees it, without fitting its text."""
 
     CACHE = 64  # items kept: more than any page holds
 
     def __init__(self, tpl: Template | Sequence[Template], items: Sequence[Item], ctx: Context,
                  after: Callable[[PieceLayout], PieceLayout] | Sequence[Callable[[PieceLayout], PieceLayout]]
-                 | None = None):
+                 | None = None, item_order: bool = False):
         # one template for all items, or one per item (a component whose template names a field),
         # and so the step after layout (the ink saver)
         self._tpl, self._items, self._ctx, self._after = tpl, items, ctx, after
         self._item_of: list[int] = [i for i, item in enumerate(items) for _ in range(item.copies)]
         self._cache: OrderedDict[int, PieceLayout] = OrderedDict()
         self._done: set[int] = set()
-        self.found: dict[Diagnostic, list[str]] = {}
+        self._found: dict[Diagnostic, list[str]] = {}
+        self.item_order = item_order
+        self._warned: dict[int, tuple[Diagnostic, ...]] = {}  # with item_order: item -> its warnings
+        self._edges: Context | None = None
         # told of each item's layout the first time it is made (pnp.preflight watches with it)
         self.observers: list[Callable[[PieceLayout, Item], None]] = []
 
@@ -63,6 +74,27 @@ class LazyPieces(Sequence[PieceLayout]):
 
     def key(self, piece: int) -> int:
         return self._item_of[piece]
+
+    @property
+    def found(self) -> dict[Diagnostic, list[str]]:
+        if not self.item_order:
+            return self._found
+        out: dict[Diagnostic, list[str]] = {}
+        for k in sorted(self._warned):
+            for w in self._warned[k]:
+                out.setdefault(w, []).append(self._items[k].id)
+        return out
+
+    def for_edges(self, k: int) -> PieceLayout:
+        """Item k's front as ``pnp.layout.edges`` samples it: every primitive of its layout but
+        the text (``Context.edges_only``), after the same step (the ink saver), on a context of its
+        own (its painters and shape counts: the drawer still counts every piece's shapes); the
+        same input errors as a full layout, but no warnings, and nothing kept or observed."""
+        if self._edges is None:
+            self._edges = replace(self._ctx, edges_only=True, painters={}, shapes=[0], counted=set(), warnings=[])
+        lay = layout_piece(self._template(k), self._items[k], self._edges)
+        after = self._after if self._after is None or callable(self._after) else self._after[k]
+        return after(lay) if after is not None else lay
 
     def errors(self) -> list[Diagnostic]:
         """Lay out every item once, keeping nothing: the diagnostics of the first input error."""
@@ -98,8 +130,12 @@ class LazyPieces(Sequence[PieceLayout]):
             lay = after(lay)
         if k not in self._done:
             self._done.add(k)
-            for w in lay.warnings:
-                self.found.setdefault(w, []).append(item.id)
+            if self.item_order:
+                if lay.warnings:
+                    self._warned[k] = lay.warnings
+            else:
+                for w in lay.warnings:
+                    self._found.setdefault(w, []).append(item.id)
             for fn in self.observers:
                 fn(lay, item)
         self._cache[k] = lay
@@ -334,8 +370,13 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
     front_savers = [savers[(id(f), id(b))][0] for f, b in zip(fronts_by_item, backs_by_item or
                                                              [None] * len(fronts_by_item), strict=True)] \
         if savers else saver_front
-    lazy_fronts = LazyPieces(fronts_by_item if per_item or front is None else front, comp.items, fctx, front_savers) \
-        if lazy else None
+    kind = kinds.get(comp.kind)
+    placement = "print-shop" if opts.print_shop else kind.placement
+    # (with no bleed a gutter would be 0 mm wide: pieces share cut lines whatever their edges, so
+    # their edges are not sampled)
+    sampled = placement == "grid" and kind.crop_marks and sheet.abut and sheet.bleed > 0 and bool(comp.items)
+    lazy_fronts = LazyPieces(fronts_by_item if per_item or front is None else front, comp.items, fctx, front_savers,
+                             item_order=sampled) if lazy else None
     for n, item in enumerate(comp.items):
         if per_item:
             front = fronts_by_item[n]
@@ -362,14 +403,17 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
             fronts.extend([f] * item.copies)
         backs.extend([b] * item.copies)
     warnings = [_warn_suffix(w, game, comp, ids) for w, ids in found.items()]
-    kind = kinds.get(comp.kind)
     piece = PieceSpec(comp.size[0] * MM, comp.size[1] * MM, has_back=back is not None)
-    placement = "print-shop" if opts.print_shop else kind.placement
-    # (with no bleed a gutter would be 0 mm wide: pieces share cut lines whatever their edges, so
-    # their edges are not sampled, which would lay out every item's front once more)
-    if placement == "grid" and kind.crop_marks and sheet.abut and sheet.bleed > 0 and comp.items:
+    if sampled:
         firsts = list(itertools.accumulate((item.copies for item in comp.items[:-1]), initial=0))
-        laid = [(lazy_fronts if lazy_fronts is not None else fronts)[i] for i in firsts]
+        if lazy_fronts is not None:
+            # Each item's front as the sampler sees it (no text fitted), not the drawer's layout:
+            # a full layout here took as long again as the drawing. The warnings and the
+            # preflight still come in item order, as when every front was laid out here.
+            laid = [lazy_fronts.for_edges(k) for k in range(len(firsts))]
+            lazy_fronts._edges = None  # its painters' memos are not needed again
+        else:
+            laid = [fronts[i] for i in firsts]
         sheet, blocks = matching_edges(comp, piece, sheet, laid, backs, firsts)
     else:
         blocks = ()

@@ -13,7 +13,7 @@ from msgspec.structs import replace
 
 from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import Paper
-from pnp.input.model import Component, Game
+from pnp.input.model import SAVED_OBJECTS, Component, Game
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Paint, Primitive, Rect
@@ -39,7 +39,7 @@ from pnp.products.images import (
     raster,
     select_plans,
 )
-from pnp.products.tts_save import SAVED_OBJECTS, saved_object
+from pnp.products.tts_save import saved_object
 from pnp.products.workers import can_fork, image_jobs, run_pool
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component

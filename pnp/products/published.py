@@ -9,14 +9,17 @@ and line printed shows the URL as ``https://***@host/...``."""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError
+from pnp.errors import DataError, Diagnostic
+from pnp.input.load import NAME_MAX, Doc, file_kind, name_too_long, read_regular
 from pnp.input.tables import MAX_SHEET_BYTES, cache_name, is_url, text_rows
 from pnp.render.write import write_atomic
 
@@ -65,7 +68,35 @@ def published(manifest: Mapping[str, Any]) -> list[Mapping[str, Any]]:
             and isinstance(c.get("id"), str)]
 
 
+def cache_problem(manifest: Doc, index: int, entry: Mapping[str, Any], folder: Path) -> Diagnostic | None:
+    """Why the cached copy of the published sheet ``entry`` (component ``index`` of ``manifest``)
+    cannot be written or compared, looked at without opening it (a named pipe would block the open
+    forever): a name too long, or something other than a regular file, a link or nothing."""
+    name = cache_name(entry)
+    where = ("components", index, "cache" if "cache" in entry else "data")
+    path = folder / name
+    too_long = name_too_long(path)
+    if too_long is not None:
+        return manifest.diag(where, f"cached copy {name[:60]!r}: name too long: {too_long}",
+                             expected=f"a file name of at most {NAME_MAX} bytes")
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return manifest.diag(where, f"cached copy {name!r} cannot be looked at ({exc.strerror})",
+                             expected="a regular file in the game folder, or none yet")
+    if stat.S_ISREG(mode) or stat.S_ISLNK(mode):  # a link is replaced by a regular file, never written through
+        return None
+    return manifest.diag(where, f"cached copy {name!r} is not a regular file: it is {file_kind(path)}",
+                         expected="a regular file in the game folder, or none yet",
+                         hint="remove it; `pnp fetch` writes the sheet there")
+
+
 def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT_S) -> Fetched:
+    """Download the published sheet of ``entry`` into its cached copy (``cache_problem`` first:
+    a cached copy that is a named pipe, a folder or a device is refused before this is called;
+    one swapped for such after that is read without blocking, and is a failed fetch)."""
     url, path = entry["data"], folder / cache_name(entry)
     shown = shown_url(url)
     try:
@@ -77,7 +108,11 @@ def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT
         reason = _scrub(_reason(exc), url)
         kept = "kept the cached copy" if path.exists() else "no cached copy yet: builds fail until a fetch succeeds"
         return Fetched(entry["id"], shown, path, False, f"fetch failed ({reason}); {kept}")
-    old = path.read_bytes() if path.exists() else None
+    try:  # never through a link: a link is replaced by a regular file
+        old = None if path.is_symlink() or not path.exists() else read_regular(path, MAX_SHEET_BYTES)
+    except OSError as exc:  # NotRegular: swapped for a pipe since cache_problem looked
+        return Fetched(entry["id"], shown, path, False, f"fetch failed (the cached copy {exc.strerror}); "
+                       "nothing written")
     if old != body:
         write_atomic(path, body)
     return Fetched(entry["id"], shown, path, True, "updated" if old is not None and old != body

@@ -5,6 +5,7 @@ it, every declared field, then the dotted ``source.*`` and ``series.*`` columns.
 
 from __future__ import annotations
 
+import datetime
 import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -61,6 +62,8 @@ def csv_bytes(rows: list[list[Any]]) -> bytes:
 
 
 XLSX_DEFAULT_DATE = (2000, 1, 1, 0, 0, 0)  # without SOURCE_DATE_EPOCH: the date the PDFs carry then
+ZIP_DATE_MIN = datetime.datetime(1980, 1, 1)  # the range of a zip member's (MS-DOS) date
+ZIP_DATE_MAX = datetime.datetime(2107, 12, 31, 23, 59, 58)  # (in steps of 2 seconds)
 
 
 def xlsx_bytes(rows: list[list[Any]], title: str) -> bytes:
@@ -68,7 +71,6 @@ def xlsx_bytes(rows: list[list[Any]], title: str) -> bytes:
     '=' stays text, never a formula). The same rows give the same bytes: the workbook's created
     and modified dates, and every zip member's date, are SOURCE_DATE_EPOCH (UTC) when it is set,
     else 2000-01-01 00:00:00 (as the PDFs). Raises DataError for a malformed SOURCE_DATE_EPOCH."""
-    import datetime
     import zipfile
 
     from openpyxl import Workbook  # only this export needs it
@@ -95,8 +97,9 @@ def xlsx_bytes(rows: list[list[Any]], title: str) -> bytes:
     # openpyxl's save_workbook sets "modified" to now; its writer, used here, keeps the date given
     with zipfile.ZipFile(raw, "w", zipfile.ZIP_DEFLATED, allowZip64=True) as archive:
         ExcelWriter(wb, archive).save()
-    # ... and zipfile dates each member now: copied into members dated ``when`` (zip dates start in 1980)
-    stamp = max(when, datetime.datetime(1980, 1, 1)).timetuple()[:6]
+    # ... and zipfile dates each member now: copied into members dated ``when``, held to what a zip
+    # (MS-DOS) date can say, 1980-01-01 to 2107-12-31 (SOURCE_DATE_EPOCH goes to 9999)
+    stamp = min(max(when, ZIP_DATE_MIN), ZIP_DATE_MAX).timetuple()[:6]
     buf = io.BytesIO()
     with zipfile.ZipFile(raw) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as dst:
         for info in src.infolist():

@@ -19,7 +19,6 @@ from urllib.parse import quote
 
 from pnp.input.model import Component, Game
 
-SAVED_OBJECTS = "saved-objects"  # out/<game>/tts/saved-objects/: copy its files to TTS's Saves/Saved Objects/
 POKER_HEIGHT_MM = 88.0  # TTS's standard card is a poker card: its long side at scale 1
 
 

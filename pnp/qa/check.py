@@ -9,7 +9,7 @@ from pathlib import Path
 from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.load import NotRegular, file_kind, read_regular
+from pnp.input.load import NAME_MAX, PATH_MAX, NotRegular, file_kind, name_too_long, read_regular
 from pnp.input.model import Game
 from pnp.input.project import DataRoot, load_game_partial, shown_path
 from pnp.layout.fonts import UI_FONT, FontError
@@ -88,7 +88,9 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     return GameCheck(game, report, tuple(plans), tuple(warnings), opts, status)
 
 
-MAX_DOCUMENT_BYTES = 64 << 20  # a game's document text; the bundled games' are 8 to 20 KB
+# A game's document text: the five bundled rulebooks are 7 to 20 KB. At 4 MiB the worst case
+# measured (docs/data-format.md: NFKC expands U+FDFA 18-fold) peaks at 351 MB; at 64 MiB, 1.8 GB.
+MAX_DOCUMENT_BYTES = 4 << 20
 
 
 def find_document(game: Game) -> Path | None:
@@ -101,6 +103,10 @@ def find_document(game: Game) -> Path | None:
     dirs = [game.folder, *(Path(d) for d in os.environ.get("PNP_DOCUMENTS", "").split(os.pathsep) if d)]
     for d in dirs:
         path = d / name
+        too_long = name_too_long(path)
+        if too_long is not None:
+            raise DataError([_document_diag(game, f"document {name!r}: name too long: {too_long}",
+                                            expected=f"a file name of at most {NAME_MAX} bytes ({PATH_MAX} in all)")])
         if not os.path.lexists(path):
             continue
         where = "the game folder" if d == game.folder else f"its PNP_DOCUMENTS folder {shown_path(d)}"

@@ -196,12 +196,31 @@ class _Found(Struct):
     items: list[str] = field(default_factory=list)
 
 
+class _Record(Struct):
+    """What walking one front found, kept to be replayed in item order (``Collector``): per
+    extreme, each value lower than all before it in the walk, with its side and element (no
+    other value of the walk could ever become the extreme, whatever came before); the findings,
+    waivers and counts."""
+
+    lows: dict[str, list[tuple[float, str, Element | None]]] = field(default_factory=dict)
+    found: dict[tuple[str, str, tuple[str | int, ...], str], tuple[_Found, Any]] = field(default_factory=dict)
+    waived: dict[tuple[str, tuple[str | int, ...]], str] = field(default_factory=dict)
+    images: int = 0
+    outside: int = 0
+
+
 class Collector:
     """Preflight of one component while it is rendered. A lazy plan's fronts are watched as the
     drawing lays them out (``LazyPieces.observers``), so no piece is laid out twice; anything not
     seen (a plan laid out in full, or the first item laid out before the watch began) is walked
     in ``finish``, which also reads the backs and the imposed pages. ``lines``: look up the
-    template line of each extreme (a report shows them; a build does not need them)."""
+    template line of each extreme (a report shows them; a build does not need them).
+
+    A plan that keeps item order (``LazyPieces.item_order``: it sampled its pieces' edges, and
+    its blocks may draw the pieces out of order) is walked as if every front were walked in item
+    order, each followed by its back: a front the drawing lays out is walked into a ``_Record``,
+    replayed once every item before it has been, so ties go to the same items whatever the order
+    of the drawing."""
 
     def __init__(self, session: Session, gc: GameCheck, plan: ComponentPlan, thresholds: Thresholds | None = None,
                  lines: bool = False):
@@ -222,17 +241,79 @@ class Collector:
         self.outside = 0
         self.found: dict[tuple[str, str, tuple[str | int, ...], str], _Found] = {}
         self.waived: dict[tuple[str, tuple[str | int, ...]], str] = {}
-        self.seen: set[str] = set()  # items whose front was walked
+        self.seen: set[str] = set()  # items whose front was walked (or recorded)
         self._roles: dict[str | None, str | None] = {}
         self._metrics: dict[tuple[str, float], tuple[Any, float, float]] = {}
+        # item order (see the class): the records waiting, the walk into one, how far the items
+        # (and the piece of each: its back) have been walked, the backs walked
+        self._ordered = isinstance(plan.fronts, LazyPieces) and plan.fronts.item_order
+        self._records: dict[str, _Record] = {}
+        self._rec: _Record | None = None
+        self._next = self._piece = 0
+        self._backs: set[int] = set()
+        if self._ordered and comp.items:
+            # the first front was laid out by the plan, before this watch (still cached)
+            first = comp.items[0]
+            self.seen.add(first.id)
+            self.walk(plan.fronts.first(), first.id, "front")  # type: ignore[arg-type]
+            self._advance()
         if isinstance(plan.fronts, LazyPieces):
             plan.fronts.observers.append(self.front)
 
     # -- pieces ------------------------------------------------------------------------
     def front(self, lay: PieceLayout, item: Item) -> None:
-        if item.id not in self.seen:
-            self.seen.add(item.id)
+        if item.id in self.seen:
+            return
+        self.seen.add(item.id)
+        if not self._ordered or (self._next < len(self.comp.items) and self.comp.items[self._next].id == item.id):
+            self.walk(lay, item.id, "front")  # (in item order: the next item's, walked now)
+            if self._ordered:
+                self._advance()
+            return
+        saved = (self.extremes, self.found, self.waived, self.images, self.outside)
+        rec = self._rec = _Record()
+        self.extremes, self.found, self.waived, self.images, self.outside = {}, {}, {}, 0, 0
+        try:
             self.walk(lay, item.id, "front")
+        finally:
+            rec.waived, rec.images, rec.outside = self.waived, self.images, self.outside
+            self.extremes, self.found, self.waived, self.images, self.outside = saved
+            self._rec = None
+        self._records[item.id] = rec
+        self._advance()
+
+    def _replay(self, rec: _Record, item: str) -> None:
+        """Walk a front again from its record: the same calls its walk would make now, but for
+        values that could change nothing."""
+        for name, lows in rec.lows.items():
+            for value, side, el in lows:
+                self.low(name, value, item, side, el)
+        for (check, _, _, what), (f, worst) in rec.found.items():
+            self.flag(check, f.el, item, f.value, what, worst)
+        self.waived.update(rec.waived)
+        self.images += rec.images
+        self.outside += rec.outside
+
+    def _advance(self, final: bool = False) -> None:
+        """Walk the items in order, each front (replayed from its record, or in ``finish`` laid
+        out again if no walk saw it) then its back if not walked yet, as far as fronts are in."""
+        items, plan = self.comp.items, self.plan
+        while self._next < len(items):
+            item = items[self._next]
+            rec = self._records.pop(item.id, None)
+            if rec is not None:
+                self._replay(rec, item.id)
+            elif item.id not in self.seen:
+                if not final:
+                    return
+                self.seen.add(item.id)
+                self.walk(plan.fronts[self._piece], item.id, "front")
+            back = plan.backs[self._piece]
+            if back is not None and id(back) not in self._backs:
+                self._backs.add(id(back))
+                self.walk(back, item.id, "back")
+            self._piece += item.copies
+            self._next += 1
 
     def role(self, el: Element) -> str | None:
         name = el.data.get("style")
@@ -241,6 +322,11 @@ class Collector:
         return self._roles[name]
 
     def low(self, name: str, value: float, item: str, side: str, el: Element | None) -> None:
+        if self._rec is not None:  # kept if lower than all before it (exactly: see _Record)
+            lows = self._rec.lows.setdefault(name, [])
+            if not lows or value < lows[-1][0]:
+                lows.append((value, side, el))
+            return
         cur = self.extremes.get(name)
         if cur is None or value < cur[0] - 1e-9:
             self.extremes[name] = (value, _where(item, side, el), el)
@@ -260,6 +346,8 @@ class Collector:
         f.value = worst(f.value, value)
         if item not in f.items:
             f.items.append(item)
+        if self._rec is not None:
+            self._rec.found[key] = (f, worst)
 
     def walk(self, lay: PieceLayout, item: str, side: str) -> None:
         t = self.t
@@ -370,16 +458,7 @@ class Collector:
     def finish(self, data: bytes | None = None) -> tuple[ComponentPreflight, list[Diagnostic]]:
         """The component's figures and its preflight warnings (``data``: its PDF, for the size)."""
         plan, comp, t = self.plan, self.comp, self.t
-        i = 0
-        backs: set[int] = set()
-        for item in comp.items:
-            if item.id not in self.seen:
-                self.front(plan.fronts[i], item)
-            back = plan.backs[i]
-            if back is not None and id(back) not in backs:
-                backs.add(id(back))
-                self.walk(back, item.id, "back")
-            i += item.copies
+        self._advance(final=True)
         findings = self._piece_findings()
         pages = pages_for(plan)
         m = margin(pages, plan)

@@ -11,8 +11,8 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from pnp.impose.dieline import DieLine
-from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets
-from pnp.impose.grid import impose
+from pnp.impose.gang import Block, candidates, gang, gangable, height, line_sheets, low_sheet, segment_sheets
+from pnp.impose.grid import impose, plan_grid
 from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
 from pnp.impose.sheet import Page, PieceSpec, SheetOptions
 from pnp.input.kinds import STOCKS, stock_of
@@ -125,16 +125,22 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
             blocks.append(moved)
     lays = _Lays(fronts, backs, EdgeSampler())
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
-    best: GangedFile | None = None
-    # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not: the
-    # packing that takes fewest sheets (the first of equals)
-    for mixed, share in ((False, True), (True, True), (False, False), (True, False)):
-        f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
-                  replace(lays, share=share))
-        if f is not None and (best is None or f.report.after < best.report.after):
-            best = f
-    if best is None:
+    found: tuple[int, tuple[bool, bool, bool]] | None = None
+    # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not; a
+    # component's lone sheet as imposed, or turned to its lowest band: the packing that takes
+    # fewest sheets (the first of equals), counted without labels, then made with them
+    for turn in (False, True):
+        for mixed, share in ((False, True), (True, True), (False, False), (True, False)):
+            f = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
+                      replace(lays, share=share), turn, final=False)
+            if f is not None and (found is None or f.report.after < found[0]):
+                found = (f.report.after, (turn, mixed, share))
+    if found is None:
         return None
+    turn, mixed, share = found[1]
+    best = _pack(s, game, chosen, opts, blocks, named, dict(origin), mixed, shifted, versions.hexdigest()[:10],
+                 replace(lays, share=share), turn)
+    assert best is not None and best.report.after == found[0]
     die = None  # die lines only where every ganged component has the same outline
     if opts.die_line and len({(p.component.shape, p.component.corner_radius) for p in chosen}) == 1:
         die = DieLine(chosen[0].component.shape, chosen[0].component.corner_radius * MM)
@@ -143,9 +149,12 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
 
 def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOptions, blocks: Sequence[Block],
           named: Callable[[Page], tuple[str, ...]], origin: dict[int, Page], mixed: bool,
-          shifted: Callable[[Page, int], Page], version: str, lays: _Lays) -> GangedFile | None:
-    """One packing of ``blocks``: by stock, or ``mixed``; None when it saves no sheet. ``origin``
-    is added to (the parts of split blocks)."""
+          shifted: Callable[[Page, int], Page], version: str, lays: _Lays, turn: bool = False,
+          final: bool = True) -> GangedFile | None:
+    """One packing of ``blocks``: by stock, or ``mixed``; with ``turn``, a component's sheet that
+    goes to a shared sheet is imposed again turned when that lowers its band (``low_sheet``);
+    None when it saves no sheet. ``origin`` is added to (the parts of split blocks). Not ``final``:
+    the pages without labels and scale marks, to count the sheets."""
     sheet = chosen[0].sheet
     cands = {id(b.front) for b in candidates(blocks, sheet, LABEL_ROOM)}
     leaving: set[int] = set()  # ids of the plans' own front pages that leave their component
@@ -195,6 +204,14 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
         _, group, (pages, pool_sheet) = best
         leaving |= {id(origin[id(b.front)]) for b in group}
         pool_blocks = _blocks(pages, group[0].owner)
+        if turn:  # the last pooled sheet (its lines spanning the page) laid in its lowest band
+            last = pool_blocks[-1]
+            pieces = [sl.piece for sl in last.front.slots]
+            low = low_sheet(len(pieces), _spec(chosen[group[0].owner], group[0], opts), pool_sheet)
+            if low is not None:
+                nb = _blocks(_renumber(low, pieces), group[0].owner)[0]
+                if height(nb, sheet) < height(last, sheet) - 1e-6:
+                    pool_blocks[-1] = nb
         made += pool_blocks
         for pb in pool_blocks:
             stocks[id(pb.front)], pools[id(pb.front)] = stocks[id(group[0].front)], (group[0].owner, pool_sheet)
@@ -204,6 +221,23 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
                 pooled += [(stocks[id(pb.front)], replace(pg, label=" + ".join(named(pb.front))))
                            for pg in (pb.front, pb.back) if pg is not None]
 
+    if turn:  # a component's own sheet, turned to its lowest band
+        for k, b in enumerate(stack):
+            plan = chosen[b.owner]
+            if (plan.grid is None or id(b.front) in pools or id(b.front) not in origin
+                    or any(sl.part is not None or sl.clip is not None for sl in b.front.slots)):
+                continue
+            pieces = [sl.piece for sl in b.front.slots]
+            low = low_sheet(len(pieces), _spec(plan, b, opts), plan.sheet)
+            if low is None:
+                continue
+            nb = _blocks(_renumber(low, pieces), b.owner)[0]
+            if height(nb, sheet) < height(b, sheet) - 1e-6:
+                made.append(nb)
+                stocks[id(nb.front)] = stocks[id(b.front)]
+                origin[id(nb.front)] = origin[id(b.front)]
+                stack[k] = nb
+
     def split(b: Block, room: float) -> tuple[Block, Block] | None:
         """``b``'s first rows that take at most ``room``, imposed again, and the rest."""
         k, grid_sheet = pools.get(id(b.front), (b.owner, chosen[b.owner].sheet))
@@ -211,7 +245,8 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
         if plan.grid is None or any(sl.part is not None or sl.clip is not None for sl in b.front.slots):
             return None
         pieces = [sl.piece for sl in b.front.slots]
-        cols = plan.grid.cols  # in page space
+        grid = plan_grid(_spec(plan, b, opts), grid_sheet)  # the grid it is imposed again with
+        cols = (grid or plan.grid).cols  # in page space
         for n in range(((len(pieces) - 1) // cols) * cols, 0, -cols):
             head = _impose_pieces(pieces[:n], plan, grid_sheet, b, opts)
             if height(head[0], sheet) <= room + 1e-6:
@@ -253,15 +288,15 @@ def _pack(s: Session, game: Game, chosen: Sequence[ComponentPlan], opts: BuildOp
     pages: list[Page] = []
     before = 0
     for i, p in enumerate(chosen):
-        own = furnished_pages(s, game, p)
-        before += sheet_numbers(own)[1]
         raw_pages = pages_for(p)
+        own = furnished_pages(s, game, p) if final else raw_pages  # labels change no count
+        before += sheet_numbers(own)[1]
         keep = [pg for pg, r in zip(own, raw_pages, strict=True)
                 if not (id(r) in leaving or (r.side == "back" and _follows_ganged(r, raw_pages, leaving)))]
         pages += [shifted(pg, i) for pg in keep]
     for on, out in sorted(shared.items(), key=lambda kv: (" + " in kv[0], kv[0])):  # one run of sheets per stock
         text = SheetText(game.title, f"shared sheets ({on})", version)
-        pages += list(furnish(out, sheet, text, s.fonts, UI_FONT))
+        pages += list(furnish(out, sheet, text, s.fonts, UI_FONT)) if final else out
     after = sheet_numbers(pages)[1]
     if after >= before:
         return None
@@ -276,23 +311,27 @@ def _spec(plan: ComponentPlan, b: Block, opts: BuildOptions) -> PieceSpec:
 def _impose_pieces(pieces: Sequence[int], plan: ComponentPlan, sheet: SheetOptions, b: Block,
                    opts: BuildOptions) -> list[Block]:
     """``pieces`` (numbered for the whole file) imposed as ``plan``'s pieces with ``sheet``, as blocks."""
-    pages = impose(len(pieces), _spec(plan, b, opts), sheet)
-    pages = tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
-    return _blocks(pages, b.owner)
+    return _blocks(_renumber(impose(len(pieces), _spec(plan, b, opts), sheet), pieces), b.owner)
+
+
+def _renumber(pages: Sequence[Page], pieces: Sequence[int]) -> tuple[Page, ...]:
+    """``pages`` of pieces 0..n-1 with their numbers in ``pieces`` (numbered for the whole file)."""
+    return tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots)) for pg in pages)
 
 
 def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOptions,
           lays: _Lays) -> tuple[tuple[Page, ...], SheetOptions] | None:
     """The pieces of ``group`` (alike components' sheets, pieces already numbered for the whole
-    file) imposed together as grid sheets; None when that takes more sheets. Two ways, the one
+    file) imposed together as grid sheets; None when that takes more sheets. Three ways, the one
     with fewer sheets (then the emptier last sheet) kept: one grid, abutting only along an axis
-    where every piece's edges match every other's; or lines of one colour class
+    where every piece's edges match every other's; lines of one colour class
     (``pnp.impose.gang.line_sheets``: pieces abut along one axis within a line of their class,
     gutters between lines), which fits 9 cards of several colours on a Letter sheet where the
-    first way fits 6. As many sheets is kept: the pieces fill the first ones, and the emptier
-    last one stacks more easily with other blocks (cyberiad: 6 + 4 cards make 9 + 1). The sheet
-    options returned are those a part of a pooled sheet is imposed again with (no abutting for
-    lines of classes: their order is not kept by a plain grid)."""
+    first way fits 6; or lines cut into segments of one class (``segment_sheets``), where a
+    line has room for gutters of its own (A4, universal paper). As many sheets is kept: the
+    pieces fill the first ones, and the emptier last one stacks more easily with other blocks
+    (cyberiad: 6 + 4 cards make 9 + 1). The sheet options returned are those a part of a
+    pooled sheet is imposed again with (no abutting for lines of classes: their order is not kept by a plain grid)."""
     plan = chosen[group[0].owner]
     pieces = [sl.piece for b in group for sl in b.front.slots]
     spec = _spec(plan, group[0], opts)
@@ -306,8 +345,7 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
                        [[f for seq in fronts for f in seq]], sampler=lays.sampler)
         sheet = replace(sheet, abut_lr=sheet.abut_lr and m.lr, abut_tb=sheet.abut_tb and m.tb)
     pages = impose(len(pieces), spec, sheet)
-    best = (tuple(replace(pg, slots=tuple(replace(sl, piece=pieces[sl.piece]) for sl in pg.slots))
-                  for pg in pages), sheet)
+    best = (_renumber(pages, pieces), sheet)
     # hexes in a rectangular grid are cut along their own outline, not the sides of their boxes
     # that edge classes compare (ComponentPlan's classes leave hexes out too)
     if sheet.abut and not (sheet.abut_lr and sheet.abut_tb) and plan.component.shape != "hex":
@@ -321,6 +359,10 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
                                 replace(plan.sheet, abut_lr=lr, abut_tb=tb), lays.share)
             if lined is not None and _fill(lined, sheet) < _fill(best[0], sheet):
                 best = (lined, replace(plan.sheet, abut_lr=False, abut_tb=False))
+            cut = segment_sheets([[pieces[i] for i in c] for c in classes], [pieces[i] for i in alone], spec,
+                                 replace(plan.sheet, abut_lr=lr, abut_tb=tb))
+            if cut is not None and _fill(cut, sheet) < _fill(best[0], sheet):
+                best = (cut, replace(plan.sheet, abut_lr=False, abut_tb=False))
     if sum(pg.side == "front" for pg in best[0]) > len(group):
         return None
     return best

@@ -7,14 +7,13 @@ import contextlib
 import math
 import os
 import re
-import signal
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from pnp.errors import OutputError
+from pnp.errors import OutputError, interrupts_held
 
 
 def ensure_dir(folder: Path) -> None:
@@ -79,7 +78,7 @@ def _stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
     """``data`` in a new temporary file beside ``path``, written and flushed to disk. The file is
     listed in ``staged`` as it is made, with Ctrl-C held back in between, so whatever stops the
     staging, the caller knows every temporary file there is to remove."""
-    with _no_interrupt():
+    with interrupts_held():
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         staged.append((tmp, path))
     with os.fdopen(fd, "wb") as f:
@@ -87,19 +86,6 @@ def _stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.chmod(tmp, 0o666 & ~_UMASK)  # as open() would make it (mkstemp makes it 0600)
-
-
-@contextlib.contextmanager
-def _no_interrupt() -> Iterator[None]:
-    """SIGINT held back while the block runs (in the main thread; elsewhere it cannot arrive)."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 class FileSet:
@@ -150,7 +136,7 @@ class FileSet:
         self.dropped.append(path)
 
     def commit(self) -> None:
-        with _no_interrupt():
+        with interrupts_held():
             path = Path()
             try:
                 for path in self.dropped:
@@ -198,7 +184,7 @@ def write_all(files: Sequence[tuple[Path, bytes]], before_renames: Callable[[], 
     with FileSet() as fs:
         for path, data in files:
             fs.stage(path, data)
-        with _no_interrupt():
+        with interrupts_held():
             if fs.staged and before_renames is not None:
                 try:
                     before_renames()

@@ -5,12 +5,13 @@ documentation, the generated reference (docs/reference.md), `pnp check --format`
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from conftest import REPO, run_cli
+from conftest import REPO, TEST_DATA, run_cli
 
 from pnp.input.project import DataRoot, load_game
 from pnp.input.validate import SCHEMA_NAMES, schema, schema_bytes
@@ -29,6 +30,28 @@ def test_schema_command_writes_the_packaged_schemas(tmp_path: Path) -> None:
     for name, data in schema_bytes().items():
         assert (out / name).read_bytes() == data
         json.loads(data)
+
+
+def test_schema_command_never_writes_among_the_inputs(tmp_path: Path) -> None:
+    """Attack 3 F6: `pnp schema --out card_data/j` overwrote a data file named
+    component.schema.json, where every other writing command refuses an --out among the inputs."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    game = root / "card_data" / "mini"
+    (game / "deck.json").rename(game / "component.schema.json")
+    (game / "game.json").write_text((game / "game.json").read_text().replace('"deck.json"', '"component.schema.json"'))
+    assert run_cli("check", "mini", cwd=root).exit_code == 0
+    before = {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    for out in ("card_data/mini", "card_data", "templates/x", "fonts", "."):
+        r = run_cli("schema", "--out", out, cwd=root)
+        assert r.exit_code == 2 and "Traceback" not in r.output, (out, r.output)
+        assert f"pnp: output folder {out} overlaps " in r.stderr and "which pnp reads as input" in r.stderr, r.stderr
+    assert {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()} == before
+    assert not (root / "fonts").exists()
+    # beside the inputs is fine, as `pnp new` and the README put them
+    assert run_cli("schema", "--out", "schemas", cwd=root).exit_code == 0
+    assert sorted(p.name for p in (root / "schemas").iterdir()) == sorted(f"{n}.schema.json" for n in SCHEMA_NAMES)
+    assert run_cli("check", "mini", cwd=root).exit_code == 0
 
 
 def test_committed_schemas_equal_the_packaged_ones() -> None:
@@ -533,7 +556,7 @@ def test_watch_command_loops_until_ctrl_c(tmp_path: Path, monkeypatch: Any) -> N
 
     monkeypatch.setattr(Watch, "poll", fake_once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--interval", "0.05")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 130, r.output  # 128 + SIGINT, as every command Ctrl-C stops (it was 0)
     assert len(calls) == 3
     assert "rebuilt deck: x" in r.stdout and "internal error: RuntimeError: boom" in r.stdout
     assert "stopped watching" in r.stdout
@@ -558,7 +581,7 @@ def test_watch_command_takes_the_build_options_and_printer_profiles(tmp_path: Pa
     monkeypatch.setattr(Watch, "poll", once)
     r = run_cli("watch", "mygame", "--data", root, "--out", out, "--printer", "office", "--duplex", "short",
                 "--ink-saver", "--one-per-page", "--token-cut", "circle", "--jobs", "3")
-    assert r.exit_code == 0, r.output
+    assert r.exit_code == 130, r.output  # stopped by the Ctrl-C
     assert seen == [(BuildOptions(paper="a4", duplex="short", back_offset=(1.5, -0.5), ink_saver=True,
                                   print_shop=True, token_cut="circle"), out, 3)]
     r = run_cli("watch", "mygame", "--data", root, "--printer", "office", "--paper", "letter")

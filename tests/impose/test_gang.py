@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from msgspec.structs import replace
 
-from pnp.impose.gang import Block, candidates, gang, height, line_sheets
+from pnp.impose.gang import Block, candidates, gang, height, line_sheets, low_sheet, segment_sheets
 from pnp.impose.grid import impose
 from pnp.impose.sheet import PAPERS, Page, PieceSpec, SheetOptions, Slot
 from pnp.units import MM
@@ -197,3 +197,96 @@ def test_lines_of_one_class(duplex: str) -> None:
 def test_lines_need_one_abutting_axis() -> None:
     apart = SheetOptions(PAPERS["letter"], abut_lr=False, abut_tb=False)  # gutters both ways
     assert line_sheets([[0, 1]], [], PieceSpec(63 * MM, 88 * MM), apart) is None
+
+
+@pytest.mark.parametrize("duplex", ["long", "short"])
+def test_lines_in_segments(duplex: str) -> None:
+    """40 mm tiles on universal paper abut top to bottom in columns of 6; a column has room for 4
+    gutters of its own. 5 tiles of one class and a tile unlike even itself, 4 times over (24
+    tiles), fill one sheet: the odd tile alone in a segment, the 5 abutting in the next; every
+    column with the same segments (each cut line runs across the sheet); no two tiles of
+    different classes or an odd tile share a cut line; backs behind fronts."""
+    opts = SheetOptions(PAPERS["universal"], duplex=duplex, abut_lr=False, abut_tb=True, margin=5 * MM,
+                        min_outer_bleed=2 * MM)
+    classes = [list(range(k * 5, k * 5 + 5)) for k in range(4)]
+    alone = list(range(20, 24))
+    piece = PieceSpec(40 * MM, 40 * MM)
+    lined = line_sheets(classes, alone, piece, opts)  # a line to each odd tile: more than a sheet
+    assert lined is not None and len([p for p in lined if p.side == "front"]) > 1
+    pages = segment_sheets(classes, alone, piece, opts)
+    assert pages is not None
+    fronts = [p for p in pages if p.side == "front"]
+    assert [len(p.slots) for p in fronts] == [24]
+    front = fronts[0]
+    assert sorted(sl.piece for sl in front.slots) == list(range(24))
+    cls = {i: k for k, c in enumerate(classes) for i in c}
+    ys = {round(sl.y, 3) for sl in front.slots}
+    assert len(ys) == 6  # the same segments in every column
+    for s in front.slots:
+        lo, hi = s.bleed_box[1], s.bleed_box[1] + s.bleed_box[3]
+        assert opts.margin - 1e-6 <= lo and hi <= opts.paper.height - opts.margin + 1e-6
+        for t in front.slots:
+            if abs(s.x - t.x) < 1e-6 and abs(s.y - (t.y + t.h)) < 1e-6:  # t right below s: they abut
+                assert s.piece not in alone and cls[s.piece] == cls[t.piece] == cls.get(t.piece)
+                assert s.bleed.bottom == t.bleed.top == 0
+    for cut in front.cuts:
+        assert not any(_crosses(cut, s.bleed_box) for s in front.slots), cut
+    back = pages[1]
+    pw, ph = opts.paper.width, opts.paper.height
+    where = {sl.piece: sl for sl in front.slots}
+    for sl in back.slots:
+        f = where[sl.piece]
+        assert (sl.x, sl.y) == pytest.approx((pw - f.x - f.w, f.y) if duplex == "long" else (f.x, ph - f.y - f.h))
+
+
+def test_segments_need_room_for_a_gutter() -> None:
+    """Poker cards on Letter abut in columns of 3 (270 mm): no room for a gutter within one."""
+    opts = SheetOptions(PAPERS["letter"], abut_lr=False, abut_tb=True)
+    assert segment_sheets([[0, 1], [2]], [], PieceSpec(63 * MM, 88 * MM), opts) is None
+
+
+def test_a_low_sheet_turns_a_wide_piece_flat() -> None:
+    """A 120 x 70 mm card, which a grid turns on universal paper (4 to a sheet), lies flat when
+    it is alone: its band is 70 mm and its bleed, not 120."""
+    opts = SheetOptions(PAPERS["universal"], margin=5 * MM, min_outer_bleed=2 * MM)
+    piece = PieceSpec(120 * MM, 70 * MM)
+    assert impose(1, piece, opts)[0].slots[0].rotation == 90
+    pages = low_sheet(1, piece, opts)
+    assert pages is not None and [p.side for p in pages] == ["front", "back"]
+    s = pages[0].slots[0]
+    assert s.rotation == 0 and s.bleed_box[3] == pytest.approx((70 + 6) * MM)
+    assert pages[1].slots[0].x == pytest.approx(opts.paper.width - s.x - s.w)
+
+
+def test_the_emptiest_sheet_is_emptied_into_the_others() -> None:
+    """Rows of 25 mm tokens (8 to a row) on Letter, tallest first: 8 rows, 8 rows, 5 rows, 3 rows
+    (which may be split by rows) and 2 rows. First fit puts the 5 and 3 rows together and the 2
+    rows on a fourth sheet; then the 5 rows move to that sheet and the 3 rows go in parts where
+    there is room left (2 rows with them, 1 under the first 8 rows): three sheets, one of them
+    the second 8 rows' own."""
+    opts = SheetOptions(PAPERS["letter"])
+    token = PieceSpec(25 * MM, 25 * MM, has_back=False)
+
+    def rows(owner: int, n: int) -> Block:
+        return Block(owner, impose(8 * n, token, opts)[0], None)
+
+    blocks = [rows(0, 8), rows(1, 8), rows(2, 5), rows(3, 3), rows(4, 2)]
+
+    def split(b: Block, free: float) -> tuple[Block, Block] | None:
+        n = len(b.front.slots)
+        for k in range(n - 8, 0, -8) if b.owner == 3 else ():
+            head = rows(3, k // 8)
+            if height(head, opts) <= free + 1e-6:
+                return head, rows(3, (n - k) // 8)
+        return None
+
+    room = opts.paper.height - 2 * opts.margin
+    assert 2 * height(blocks[0], opts) > room  # the 8 rows share with no other block of 3 rows or more
+    sheets, alone = gang(blocks, opts, 0.0, split)
+    assert [b.owner for b in alone] == [1] and len(sheets) == 2
+    on = sorted(sorted(b.owner for b in g.blocks) for g in sheets)
+    assert on == [[0, 3], [2, 3, 4]]
+    assert sum(len(b.front.slots) for g in sheets for b in g.blocks if b.owner == 3) == 24
+    for g in sheets:
+        for cut in g.pages[0].cuts:
+            assert not any(_crosses(cut, s.bleed_box) for s in g.pages[0].slots), cut

@@ -190,6 +190,15 @@ def _document_fifo(root: Path, scratch: Path) -> None:
     os.mkfifo(root / "card_data" / "mini" / "mini.txt")
 
 
+def _document_too_large(root: Path, scratch: Path) -> None:
+    from pnp.qa.check import MAX_DOCUMENT_BYTES
+
+    assert MAX_DOCUMENT_BYTES == 4 << 20  # docs/data-format.md gives this cap and its measured worst case
+    unit = QUOTES.encode() + b"word " * 1000 + b"\n"
+    (root / "card_data" / "mini" / "mini.txt").write_bytes((unit * (MAX_DOCUMENT_BYTES // len(unit) + 1))
+                                                          [:MAX_DOCUMENT_BYTES + 1])
+
+
 def _document_outside(root: Path, scratch: Path) -> None:
     """The file ``document.file`` names by climbing out of the game folder exists."""
     (scratch / "outside.txt").write_text(QUOTES)
@@ -346,6 +355,15 @@ CASES = [
          "a repetition inside a repeated group (it could take exponential time)"),
     Case("regex-group-name-twice", f"{CARD}:9:14", "$.elements[2].when",
          "invalid regular expression '(?P<s>sun)|(?P<s>moon)': group name 's' is used twice (groups 1 and 2)"),
+    Case("replace-with-escape-control", f"{CARD}:8:45", "$.elements[1].replace[0].with",
+         "the replacement '\\\\1\\\\x1b[31m' inserts the control character U+001B"),
+    Case("replace-with-escape-surrogate", f"{CARD}:8:43", "$.elements[1].replace[0].with",
+         "the replacement '\\\\ud800' inserts a lone surrogate"),
+    Case("image-name-too-long", f"{CARD}:12:54", "$.elements[4].src",
+         "name too long: a name in it is longer than 255 bytes"),
+    Case("image-path-too-long", f"{CARD}:12:54", "$.elements[4].src", "name too long: it is longer than 4096 bytes"),
+    Case("data-file-name-too-long", f"{GAME}:13:15", "$.components[0].data",
+         "data file name too long: a name in it is longer than 255 bytes"),
     Case("component-id-reserved", f"{GAME}:8:13", "$.components[0].id",
          "component id 'mini-contents' is reserved: mini-contents.pdf is the game's contents sheet"),
     # -- issue 19, the independent attack: only regular files, only inside the root; no collisions
@@ -355,6 +373,8 @@ CASES = [
     Case("document-fifo", f"{GAME}:5:24", "$.document.file",
          "document 'mini.txt' (card_data/mini/mini.txt) is not a regular file: it is a named pipe (FIFO)",
          setup=_document_fifo),
+    Case("document-too-large", f"{GAME}:5:24", "$.document.file",
+         "document card_data/mini/mini.txt is larger than 4194304 bytes", setup=_document_too_large),
     Case("document-path-climbs", f"{GAME}:5:24", "$.document.file",
          "/outside.txt) names a file outside the game folder",
          setup=_document_outside),

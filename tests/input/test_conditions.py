@@ -11,7 +11,7 @@ import pytest
 from conftest import DataRootCopy
 
 from pnp.errors import DataError
-from pnp.input.conditions import describe, field_test, fields_read, holds, regex
+from pnp.input.conditions import describe, field_test, fields_read, holds, regex, replacement_literals
 from pnp.layout.primitives import Text
 from pnp.qa.check import check
 from pnp.qa.rules import check_game
@@ -234,3 +234,22 @@ def test_deeply_nested_groups_are_an_error_or_an_answer(depth: int) -> None:
     assert regex("(" * depth + "a" + ")" * depth).fullmatch("a")
     with pytest.raises(ValueError, match="nested too deeply"):
         regex("(" * depth + "a" + ")" * depth + "\\1")
+
+
+def test_replacement_literals_decode_escapes_as_the_engines_do() -> None:
+    """The literal pieces of a ``replace[].with``, decoded as RE2's wrapper and Python's re decode
+    them (what the template loader checks for control characters): group references drop out,
+    ``\\ddd`` is an octal escape before it is a group, each piece decodes alone."""
+    assert replacement_literals(r"\1-\g<name>-\g<2>") == "--"
+    assert replacement_literals(r"a\x1bb") == "a\x1bb"
+    assert replacement_literals(r"\101") == "A"  # octal, not group 10 then "1"
+    assert replacement_literals(r"\N{NULL}\ud800") == "\x00\ud800"
+    assert replacement_literals(r"\\1") == "\\1"  # a backslash, then the digit
+    assert replacement_literals("’ \\t") == "’ \t"  # non-ASCII kept as itself
+    with pytest.raises(ValueError, match="truncated"):
+        replacement_literals(r"\x0\1a")  # "\x0" decodes alone (RE2's wrapper fails on it the same)
+    with pytest.raises(ValueError):
+        replacement_literals("ends with \\")
+    # and what the engine really inserts agrees
+    assert regex("S").sub(r"\x1b", "S") == replacement_literals(r"\x1b")
+    assert regex("(S)").sub(r"[\1]\u00e9", "S") == "[S]" + replacement_literals(r"\u00e9")

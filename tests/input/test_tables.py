@@ -556,3 +556,40 @@ def test_ods_value_past_the_last_column_and_a_bad_repeat_count_are_input_errors(
         with pytest.raises(DataError) as exc:
             mini.load()
         assert exc.value.diagnostics[0].format().startswith(message)
+
+
+def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRootCopy) -> None:
+    """5000 digits in an integer or number column, or in ``series.to``: Python's int() refuses more
+    than 4300 (a ValueError that was exit 3); XLSX's number cell failed the whole workbook with
+    Python's message. Each is now the cell's own input error, as JSON's ``number ... is too large``."""
+    big = "9" * 5000
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text(
+        "id,name,power,weight,copies,series.field,series.from,series.to,source.designed\n"
+        f"a,A,{big},{big},{big},name,1,{big},d\n", encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    shown = "number " + "9" * 37 + "... is too large"
+    assert [(d.format().split(": ")[0], d.message) for d in exc.value.diagnostics] == [
+        ("card_data/mini/deck.csv:2:C (power)", shown), ("card_data/mini/deck.csv:2:D (weight)", shown),
+        ("card_data/mini/deck.csv:2:E (copies)", shown), ("card_data/mini/deck.csv:2:H (series.to)", shown)]
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in (["id", "name", "copies", "source.designed"], ["a", "A", 1, "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    with zipfile.ZipFile(mini.file("deck.xlsx")) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    sheet = members["xl/worksheets/sheet1.xml"].decode()
+    assert '<c r="C2" t="n"><v>1</v></c>' in sheet
+    members["xl/worksheets/sheet1.xml"] = sheet.replace('<c r="C2" t="n"><v>1</v>',
+                                                        f'<c r="C2" t="n"><v>{big}</v>').encode()
+    with zipfile.ZipFile(mini.file("deck.xlsx"), "w") as z:
+        for n, b in members.items():
+            z.writestr(n, b)
+    as_sheet(mini, "deck.xlsx")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [(d.format().split(": ")[0], d.message) for d in exc.value.diagnostics] == [
+        ("card_data/mini/deck.xlsx:2:C (copies)", shown)]

@@ -492,3 +492,32 @@ def test_the_compiled_check_decides_validity_and_jsonschema_the_messages(mini: D
     either = make_validator({"type": ["integer", "number"]})
     assert either.fast.is_valid(2.0) and make_validator({"type": ["integer", "string"]}).fast.is_valid(2.0) is False
     assert make_validator({"pattern": "^[a-z]+$"}).fast.is_valid("deck\n") is False
+
+
+def test_ctrl_c_while_a_schema_compiles_is_a_ctrl_c(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A SIGINT handled inside the `pnpInteger` keyword class (Python that jsonschema-rs calls
+    while compiling) came out as jsonschema_rs.ValidationError: "internal error", exit 3, found by
+    sending SIGINT to `pnp build` at 0.62 s. It is held back until the schema is compiled, and
+    then raised as the KeyboardInterrupt the command turns into exit 130."""
+    import signal
+
+    from pnp.input import validate
+
+    calls = []
+
+    def init(self: object, *args: object) -> None:
+        if not calls:
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while Rust calls back into Python
+        calls.append(args)
+
+    def interrupted(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(validate._NoFloat, "__init__", init)
+    old = signal.signal(signal.SIGINT, interrupted)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            make_validator({"type": "object", "properties": {"n": {"type": "integer"}}})
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert calls  # the keyword class ran: the signal came while it did

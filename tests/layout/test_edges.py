@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.layout.edges import (
     DEPTHS_MM,
     EdgeSampler,
@@ -13,6 +16,9 @@ from pnp.layout.edges import (
 )
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Paint, Path, Rect, Text
+from pnp.plan.component import LazyPieces, plan_component
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
 from pnp.units import MM
 
 W, H, B = 40 * MM, 60 * MM, 3 * MM
@@ -108,3 +114,35 @@ def test_classes_group_pieces_whose_edges_all_match() -> None:
     # where only top meets bottom, the half-black piece matches itself
     classes, alone = edge_classes([[half], [half]], lr=False, tb=True)
     assert classes == [[0, 1]] and alone == []
+
+
+@pytest.mark.parametrize("opts", [BuildOptions(), pytest.param(BuildOptions(ink_saver=True, token_cut="circle"),
+                                                                marks=pytest.mark.slow)],
+                         ids=["default", "ink-saver-circle"])
+def test_the_sampled_fronts_draw_what_the_drawn_fronts_draw_but_text(opts: BuildOptions) -> None:
+    """A build's plan samples each item's front laid out without fitting its text
+    (``LazyPieces.for_edges``, ``Context.edges_only``; the sampler reads no text). On every item of
+    the five bundled games it draws every primitive the full layout draws but Text, in order, so its
+    edges are the same; and the plan's sheet, grid and blocks are those of a plan sampled from
+    full layouts (``check`` with every piece laid out)."""
+    root = DataRoot(bundled_root())
+    s = Session(root)
+    quick_text = full_text = blocks = 0
+    for gid in root.game_ids():
+        game = load_game(root, gid)
+        for comp in game.components:
+            lazy, _ = plan_component(s, game, comp, opts, lazy=True)
+            full, _ = plan_component(s, game, comp, opts, lazy=False)
+            assert isinstance(lazy.fronts, LazyPieces)
+            assert (lazy.sheet, lazy.grid, lazy.blocks) == (full.sheet, full.grid, full.blocks), (gid, comp.id)
+            blocks += len(lazy.blocks)
+            piece = 0
+            for k, item in enumerate(comp.items):
+                quick, whole = lazy.fronts.for_edges(k), full.fronts[piece]
+                piece += item.copies
+                assert [p for p in quick.primitives if type(p) is not Text] == \
+                    [p for p in whole.primitives if type(p) is not Text], (gid, comp.id, item.id)
+                quick_text += sum(type(p) is Text for p in quick.primitives)  # only texts with inline icons
+                full_text += sum(type(p) is Text for p in whole.primitives)
+    assert 2 * quick_text < full_text
+    assert (blocks > 0) is not opts.ink_saver  # the ink saver drops full-bleed fills: every edge the paper's

@@ -64,6 +64,29 @@ def test_a_malformed_source_date_epoch_is_exit_2_and_writes_nothing(value: str, 
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize(("epoch", "pdf_date", "xmp_date"), [
+    ("0", "19700101000000", "1970-01-01T00:00:00"),
+    ("315532799", "19791231235959", "1979-12-31T23:59:59"),
+    ("4354819200", "21080101000000", "2108-01-01T00:00:00"),
+    ("253402300799", "99991231235959", "9999-12-31T23:59:59"),
+])
+def test_the_extremes_of_source_date_epoch_date_every_pdf(epoch: str, pdf_date: str, xmp_date: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 3 F1 (the XLSX export's zip dates ended in 2107): every date a PDF carries, the
+    Info dictionary's and (PDF/X, --color cmyk) the XMP metadata's, says any year 1970 to 9999."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    for color in ("rgb", "cmyk"):
+        out = tmp_path / color
+        r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out, "--color", color)
+        assert r.exit_code == 0, r.stderr
+        for name in ("deck.pdf", "mini-contents.pdf"):
+            pdf = (out / "mini" / name).read_bytes()
+            assert pdf.count(f"/CreationDate (D:{pdf_date}+00'00')".encode()) == 1, (color, name)
+            assert pdf.count(f"/ModDate (D:{pdf_date}+00'00')".encode()) == 1, (color, name)
+            xmp = re.findall(rb"<xmp:(?:Create|Modify|Metadata)Date>([^<]*)<", pdf)
+            assert xmp == ([f"{xmp_date}+00:00".encode()] * 3 if color == "cmyk" else []), (color, name)
+
+
 def test_source_date_epoch_sets_the_creation_date_and_counts_as_an_option(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "out"

@@ -464,6 +464,48 @@ def test_tts_saved_object_of_one_piece_is_a_card(tmp_path: Path) -> None:
     assert list(card["CustomDeck"]) == ["1"]
 
 
+def _rename_deck(root: Path, gid: str, cid: str, second: str) -> None:
+    """Give the one deck of ``write_game`` the id ``cid`` and add a second deck, ``second``."""
+    game = root / "card_data" / gid
+    manifest = load(game / "game.json")
+    first = manifest["components"][0]
+    first["id"] = cid
+    manifest["components"].append({**first, "id": second, "data": "deck2.json"})
+    manifest["rulebook"][0]["select"]["component"] = cid
+    (game / "game.json").write_text(json.dumps(manifest), encoding="utf-8")
+    deck = load(game / "deck.json")
+    (game / "deck.json").write_text(json.dumps({**deck, "component": cid}), encoding="utf-8")
+    (game / "deck2.json").write_text(json.dumps({**deck, "component": second}), encoding="utf-8")
+
+
+def test_tts_saved_objects_is_a_reserved_component_id(tmp_path: Path) -> None:
+    """Attack 3 F5: in game 'saved', the saved object of component 'objects' and the description
+    of component 'saved-objects' were both tts/saved-objects/saved-objects.json (one overwrote the
+    other), and that component's sheets went into the folder copied into TTS."""
+    items = [{"id": "ace", "name": "Ace", "source": {"designed": "t"}}]
+    root = write_game(tmp_path / "root", "saved", "poker-us", items)
+    _rename_deck(root, "saved", "objects", "saved-objects")
+    for command in (("check",), ("export", "tts"), ("build",)):
+        r = run(*command, "--data", root, "saved", *(("--out", tmp_path / "out") if command != ("check",) else ()))
+        assert r.exit_code == 2, r.output
+        assert ("game.json:1:" in r.stderr and "$.components[1].id: component id 'saved-objects' is reserved: "
+                "`pnp export tts` writes the game's Tabletop Simulator saved objects to tts/saved-objects/"
+                in r.stderr), r.stderr
+        assert "rename it, e.g. saved-object-cards" in r.stderr
+    assert not (tmp_path / "out").exists()
+    # renamed as the hint says: every deck has its saved object, and the folder holds nothing else
+    root = write_game(tmp_path / "root2", "saved", "poker-us", items)
+    _rename_deck(root, "saved", "objects", "saved-object-cards")
+    ok("export", "tts", "--data", root, "saved", "--dpi", "60", "--out", tmp_path / "out")
+    tts = tmp_path / "out" / "saved" / "tts"
+    assert sorted(p.name for p in (tts / "saved-objects").iterdir()) == [
+        "saved-objects.json", "saved-saved-object-cards.json"]
+    for name in ("saved-objects.json", "saved-saved-object-cards.json"):
+        assert load(tts / "saved-objects" / name)["ObjectStates"][0]["Name"] == "Card"
+    for cid in ("objects", "saved-object-cards"):
+        assert load(tts / cid / f"{cid}.json")["format"] == "pnp-tts"
+
+
 # -- big pieces: bounded memory (issue 19) ------------------------------------------------------
 
 def test_a_banded_png_is_the_whole_render_up_to_anti_aliasing(monkeypatch: pytest.MonkeyPatch) -> None:

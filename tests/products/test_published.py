@@ -248,3 +248,43 @@ def test_a_password_in_the_url_is_sent_and_never_shown(mini: DataRootCopy, tmp_p
                 assert s.seen[:2] == [("/moved", s.seen[0][1]), ("/sheet.csv", None)] and s.seen[0][1], s.seen
     finally:
         s.close()
+
+
+def test_a_cached_copy_that_is_a_named_pipe_is_refused_without_opening_it(mini: DataRootCopy, server: Server,
+                                                                           tmp_path: Path) -> None:
+    """`pnp fetch` and `build --refresh` compared the answer with the cached copy by reading it:
+    a named pipe there blocked the open forever. It is looked at (lstat) first and refused, exit 2,
+    at the manifest's ``data``; nothing is written. (SIGALRM turns a regression's hang into a failure.)"""
+    import os
+    import signal
+
+    server.pages["/sheet.csv"] = (200, "text/csv", SHEET.encode())
+    cache = published(mini, server.url + "/sheet.csv")
+    os.mkfifo(cache)
+
+    def hung(*_: Any) -> None:
+        raise TimeoutError("pnp blocked on the named pipe")
+
+    before = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    try:
+        for args in (("fetch", "mini"), ("build", "mini", "--refresh", "--out", str(tmp_path / "out"))):
+            r = run_cli(*args, "--data", mini.path)
+            assert_no_traceback(r)
+            assert r.exit_code == 2, (args, r.stderr)
+            assert ("card_data/mini/game.json:18:15: $.components[0].data: cached copy 'deck.published.csv' is not a "
+                    "regular file: it is a named pipe (FIFO)") in r.stderr
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+    assert not (tmp_path / "out").exists()
+    assert cache.is_fifo()
+    # a link (to a file outside the game folder) is replaced by a regular file, never written through
+    cache.unlink()
+    outside = tmp_path / "outside.csv"
+    outside.write_text("untouched", encoding="utf-8")
+    cache.symlink_to(outside)
+    r = run_cli("fetch", "mini", "--data", mini.path)
+    assert r.exit_code == 0, r.stderr
+    assert not cache.is_symlink() and cache.read_text(encoding="utf-8") == SHEET
+    assert outside.read_text(encoding="utf-8") == "untouched"

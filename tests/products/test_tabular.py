@@ -147,6 +147,31 @@ def test_xlsx_export_is_byte_identical_and_dated_by_source_date_epoch(tmp_path: 
     assert not (tmp_path / "d").exists()
 
 
+@pytest.mark.parametrize(("epoch", "created", "zipped"), [
+    ("0", "1970-01-01T00:00:00Z", (1980, 1, 1, 0, 0, 0)),
+    ("315532799", "1979-12-31T23:59:59Z", (1980, 1, 1, 0, 0, 0)),
+    ("4354819199", "2107-12-31T23:59:59Z", (2107, 12, 31, 23, 59, 58)),
+    ("4354819200", "2108-01-01T00:00:00Z", (2107, 12, 31, 23, 59, 58)),
+    ("253402300799", "9999-12-31T23:59:59Z", (2107, 12, 31, 23, 59, 58)),
+])
+def test_xlsx_zip_dates_are_held_to_what_a_zip_can_say(epoch: str, created: str, zipped: tuple[int, ...],
+                                                       tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 3 F1: a SOURCE_DATE_EPOCH after 2107 (zip dates end there) was exit 3, a zipfile
+    struct.error. The workbook's own dates say the year; the zip members' dates are clamped."""
+    import zipfile
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", epoch)
+    r = run_cli("export", "data", "--data", BUNDLED.path, "golems", "golem-deck", "--format", "xlsx",
+                "--out", tmp_path / "o")
+    assert r.exit_code == 0, r.stderr
+    assert_no_traceback(r)
+    with zipfile.ZipFile(tmp_path / "o" / "golems" / "data" / "golem-deck.xlsx") as z:
+        core = z.read("docProps/core.xml").decode("utf-8")
+        assert {i.date_time for i in z.infolist()} == {zipped}
+        assert z.testzip() is None
+    assert core.count(f">{created}<") == 2
+
+
 def test_cells_that_look_like_formulas_round_trip_as_text(mini: DataRootCopy, tmp_path: Path) -> None:
     """Values starting with =, +, - or @ are written as they are (issue 19, third attack: CSV
     injection). pnp reads its own export back, so the CSV is not defused with a ' prefix (that

@@ -15,12 +15,13 @@ from reportlab.pdfgen.canvas import Canvas
 
 from pnp.impose.sheet import CutLine, Edges, Page, Slot
 from pnp.input.project import DataRoot, bundled_root
-from pnp.plan.component import pages_for
+from pnp.plan.component import front_warnings, pages_for
 from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
-from pnp.qa.check import check
+from pnp.qa.check import GameCheck, check
 from pnp.qa.figures import Thresholds
-from pnp.qa.preflight import cut_crossings, inspect, page_coverage, preflight_game
+from pnp.qa.preflight import Collector, cut_crossings, inspect, page_coverage, preflight_game
+from pnp.render.component import render_component
 from pnp.units import MM
 
 CARD = "templates/mini/card.json"
@@ -415,3 +416,42 @@ def test_turned_text_is_measured_turned(mini: DataRootCopy) -> None:
     (msg,) = messages(pre)
     reach = float(msg.split(f"$.elements[{i}]: text reaches ")[1].split(" mm outside the safe zone")[0])
     assert 0 < reach <= 2  # the strip starts 1 mm from the trim, 2 mm short of the safe zone
+
+
+def _watched(s: Session, gc: GameCheck, full: GameCheck) -> list[tuple[object, ...]]:
+    """Per component of a build's plans (``check`` with ``layout=False``): its preflight watched
+    while it is drawn and its fronts' warnings, as a build gets them; and the same from the plan
+    with every front laid out in item order (``full``), walked after the drawing."""
+    out = []
+    for plan, ref in zip(gc.plans, full.plans, strict=True):
+        watch = Collector(s, gc, plan)
+        data, _ = render_component(s, gc.game, plan, gc.opts)
+        (c, found), (c_ref, found_ref) = watch.finish(data), Collector(s, full, ref).finish(data)
+        out.append((plan.component.id, bool(plan.blocks), c, [d.format() for d in found],
+                    [d.format() for d in front_warnings(gc.game, plan)], c_ref, [d.format() for d in found_ref]))
+    return out
+
+
+def test_pieces_drawn_out_of_item_order_are_reported_in_item_order(golems: DataRootCopy) -> None:
+    """A plan that sampled its pieces' edges may draw classes of them apart (blocks: the Golems
+    deck's Sizes, then its Shapes, then its Materials). Its preflight, watched as the pieces are
+    drawn, names the same items as a walk of every front and back in item order (ties go to the
+    first item), and its warnings list their items in item order: as when the plan laid every
+    front out before drawing. On the bundled Golems and Cyberiad, whose decks are drawn in blocks,
+    and on Golems with notes too long for their cards on a Material, a Size and a Shape."""
+    data = golems.read("card_data/golems/golem-deck.json")
+    long = ("clay", "small", "man")  # drawn: small, man, clay
+    for item in data["items"]:
+        if item["id"] in long:
+            item["note"], item["note_terrain"] = "A note far too long for the card: " * 12, "Water"
+    golems.write("card_data/golems/golem-deck.json", data)
+    for edited, root, gid in ((True, golems.root, "golems"), (False, BUNDLED, "golems"), (False, BUNDLED, "cyberiad")):
+        s = Session(root)
+        got = _watched(s, check(root, gid, BuildOptions(), s, layout=False), check(root, gid, BuildOptions(), s))
+        assert any(blocks for _, blocks, *_ in got)
+        for cid, _, c, found, warned, c_ref, found_ref in got:
+            assert (c, found) == (c_ref, found_ref), (gid, cid)
+            if edited and cid == "golem-deck":
+                assert len(warned) == 1 and "3 items: clay, small, man" in warned[0], warned
+            else:
+                assert warned == [], (gid, cid)

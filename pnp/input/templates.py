@@ -10,7 +10,7 @@ drops inherited ids."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -245,20 +245,35 @@ class TemplateStore:
 def _measures(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
     """Coordinate expressions (pnp.input.measures) that cannot be read, in an element and the
     elements inside it, whether or not any item draws them."""
-    out = [doc.diag(path + sub, f"{sub[0]}: {msg}", expected=MEASURE_EXPECTED) for sub, msg in measure_problems(data)]
+    return [doc.diag(where + sub, f"{sub[0]}: {msg}", expected=MEASURE_EXPECTED)
+            for el, where in _nested(data, path) for sub, msg in measure_problems(el)]
+
+
+JsonPath = tuple[str | int, ...]
+
+
+def _nested(data: Mapping[str, Any], path: JsonPath) -> Iterator[tuple[Mapping[str, Any], JsonPath]]:
+    """An element and the elements inside it (``elements``, ``otherwise``), each with its path."""
+    yield data, path
     for key in ("elements", "otherwise"):
         kids = data.get(key)
         if isinstance(kids, list):
             for i, kid in enumerate(kids):
                 if isinstance(kid, dict):
-                    out.extend(_measures(doc, kid, (*path, key, i)))
-    return out
+                    yield from _nested(kid, (*path, key, i))
 
 
 def _replacements(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
     """Each ``replace[].with`` (in an element and the elements inside it) whose escapes decode to a
     control character or a lone surrogate (``\\x1b``, ``\\ud800``), or cannot be decoded: the same
     guard as text written literally, which the loader applies."""
+    out = []
+    for el, el_path in _nested(data, path):
+        out.extend(_replacement_problems(doc, el, el_path))
+    return out
+
+
+def _replacement_problems(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
     out = []
     for ri, r in enumerate(data.get("replace") or []):
         if not (isinstance(r, dict) and isinstance(r.get("with"), str)):
@@ -273,12 +288,6 @@ def _replacements(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]
             hint = "write the character itself, or \\U and 8 hex digits" if "surrogate" in bad[0] else bad[1]
             out.append(doc.diag(where, f"the replacement {r['with']!r} inserts {bad[0]}",
                                 expected="printable Unicode text (\\1, \\g<name> for groups)", hint=hint))
-    for key in ("elements", "otherwise"):
-        kids = data.get(key)
-        if isinstance(kids, list):
-            for i, kid in enumerate(kids):
-                if isinstance(kid, dict):
-                    out.extend(_replacements(doc, kid, (*path, key, i)))
     return out
 
 

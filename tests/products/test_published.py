@@ -23,17 +23,19 @@ FIELDS = {"name": {"type": "string", "required": True, "description": "Card name
 
 
 class Server:
-    """Serves ``pages`` (path -> (status, content type, body)) on 127.0.0.1."""
+    """Serves ``pages`` (path -> (status, content type, body)) on 127.0.0.1; a subclass may
+    answer otherwise (``answer``)."""
 
     def __init__(self) -> None:
         self.pages: dict[str, tuple[int, str, bytes]] = {}
-        pages = self.pages
+        server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                status, kind, body = pages.get(self.path, (404, "text/plain", b"not found"))
+                status, headers, body = server.answer(self.path, self.headers.get("Authorization"))
                 self.send_response(status)
-                self.send_header("Content-Type", kind)
+                for key, value in headers:
+                    self.send_header(key, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -45,6 +47,10 @@ class Server:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
+
+    def answer(self, path: str, auth: str | None) -> tuple[int, list[tuple[str, str]], bytes]:
+        status, kind, body = self.pages.get(path, (404, "text/plain", b"not found"))
+        return status, [("Content-Type", kind)], body
 
     def close(self) -> None:
         self.httpd.shutdown()
@@ -186,34 +192,16 @@ class AuthServer(Server):
         import base64
 
         self.seen: list[tuple[str, str | None]] = []
-        seen, want = self.seen, "Basic " + base64.b64encode(b"us@r:s3cret-pw").decode()
+        self.want = "Basic " + base64.b64encode(b"us@r:s3cret-pw").decode()
+        super().__init__()
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                auth = self.headers.get("Authorization")
-                seen.append((self.path, auth))
-                if self.path == "/moved":
-                    self.send_response(302)
-                    self.send_header("Location", "/sheet.csv")
-                    body = b""
-                elif auth != want:
-                    self.send_response(401)
-                    body = b"who are you"
-                else:
-                    self.send_response(200)
-                    body = SHEET.encode()
-                self.send_header("Content-Type", "text/csv" if body == SHEET.encode() else "text/plain")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.httpd = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
+    def answer(self, path: str, auth: str | None) -> tuple[int, list[tuple[str, str]], bytes]:
+        self.seen.append((path, auth))
+        if path == "/moved":
+            return 302, [("Location", "/sheet.csv"), ("Content-Type", "text/plain")], b""
+        if auth != self.want:
+            return 401, [("Content-Type", "text/plain")], b"who are you"
+        return 200, [("Content-Type", "text/csv")], SHEET.encode()
 
 
 def test_a_password_in_the_url_is_sent_and_never_shown(mini: DataRootCopy, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
-from pnp.errors import did_you_mean
+from pnp.errors import did_you_mean, interrupts_held
 from pnp.input.load import read_regular
 from pnp.layout.fontcheck import FontDamage, check_font
 
@@ -163,14 +163,16 @@ def _register(name: str, path: str) -> None:
         raise FontError(f"font {name!r} ({path}) cannot be read: {exc.strerror or exc}",
                         expected="a readable .ttf file", hint="replace or remove the file") from None
     try:
-        font = TTFont(name, path)
+        with interrupts_held():  # reportlab's parser (a bare except:) reads a Ctrl-C as a damaged font
+            font = TTFont(name, path)
         if not Path(path).resolve().is_relative_to(_bundled_fonts()):
             # A damaged font can load and still fail when the PDF embeds its subset (a glyph
             # pointing past the last one: IndexError in reportlab at save, after `check` passed).
             # Subsetting every character it maps now (~15 ms for Lato) makes that a FontError
             # here; pnp's own fonts are known good.
             try:
-                font.face.makeSubset(sorted(font.face.charToGlyph))
+                with interrupts_held():
+                    font.face.makeSubset(sorted(font.face.charToGlyph))
             except Exception as exc:
                 raise FontError(f"font {name!r} ({path}) is damaged: it cannot be embedded in a PDF "
                                 f"({type(exc).__name__}: {exc})", expected="an intact .ttf file",

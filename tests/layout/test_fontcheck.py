@@ -114,3 +114,36 @@ def test_flipped_bytes_under_a_memory_cap(tmp_path: Path) -> None:
     crashes = {s: v for s, v in out.items() if not (v == "ok" or v.startswith("error: "))}
     assert not crashes
     assert all("is damaged" in out[str(s)] and "character map" in out[str(s)] for s in (0, 4, 6, 12)), out
+
+
+def test_a_ctrl_c_while_reportlab_parses_a_font_is_an_interruption_not_a_damaged_font(tmp_path: Path) -> None:
+    """reportlab's TrueType parser wraps its reads in a bare ``except:``, so a Ctrl-C landing
+    there became "not a usable TrueType font" (exit 2; seen in the start-up Ctrl-C test). The
+    parse runs with SIGINT held back: the interruption arrives after it, as itself."""
+    import os
+    import signal
+
+    from reportlab.pdfbase import ttfonts
+
+    from pnp.layout import fonts
+
+    font = tmp_path / "Interrupted.ttf"
+    font.write_bytes((bundled_root() / "fonts" / "Lato-Regular.ttf").read_bytes())
+    real = ttfonts.TTFontParser.read_ulong
+    sent: list[bool] = []
+
+    def interrupted(self: object) -> int:
+        if not sent:  # the first read: the sfnt version, inside reportlab's try/bare except
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGINT)  # as a user's Ctrl-C would, mid-parse
+        return real(self)
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(ttfonts.TTFontParser, "read_ulong", interrupted)
+            with pytest.raises(KeyboardInterrupt):
+                fonts._register("Interrupted-Font", str(font))
+    finally:
+        signal.signal(signal.SIGINT, old)
+        fonts._register.cache_clear()

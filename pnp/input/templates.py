@@ -19,7 +19,6 @@ from msgspec import Struct, field
 from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input.conditions import replacement_literals
 from pnp.input.load import NAME_MAX, PATH_MAX, Doc, bad_text, file_kind, load_json, name_too_long, resolves_inside
-from pnp.input.measures import EXPECTED as MEASURE_EXPECTED
 from pnp.input.measures import problems as measure_problems
 from pnp.input.model import frozen_map
 from pnp.input.project import DataRoot
@@ -241,8 +240,8 @@ class TemplateStore:
 def _measures(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
     """Coordinate expressions (pnp.input.measures) that cannot be read, in an element and the
     elements inside it, whether or not any item draws them."""
-    return [doc.diag(where + sub, f"{sub[0]}: {msg}", expected=MEASURE_EXPECTED)
-            for el, where in _nested(data, path) for sub, msg in measure_problems(el)]
+    return [doc.diag(where + sub, f"{sub[0]}: {msg}", expected=expected)
+            for el, where in _nested(data, path) for sub, msg, expected in measure_problems(el)]
 
 
 JsonPath = tuple[str | int, ...]

@@ -257,7 +257,9 @@ def file_kind(path: Path | str) -> str:
     (FIFO)", "a link to nothing"... (not followed past the last link; "nothing" when absent)."""
     try:
         st = os.stat(path)
-    except OSError:
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of links"
         return "a link to nothing" if os.path.islink(path) else "nothing"
     mode = st.st_mode
     for test, name in ((stat.S_ISREG, "a regular file"), (stat.S_ISDIR, "a folder"),
@@ -266,6 +268,16 @@ def file_kind(path: Path | str) -> str:
         if test(mode):
             return name
     return "not a file"
+
+
+def resolves_inside(path: Path, folder: Path) -> bool:
+    """Whether ``path``, its links followed, lies in ``folder``. A path whose links cannot be
+    followed (a loop of links: ``Path.resolve`` raises RuntimeError or OSError ELOOP) counts as
+    inside: it leads to no file outside, and the caller reports what it is (``file_kind``)."""
+    try:
+        return path.resolve().is_relative_to(folder.resolve())
+    except (RuntimeError, OSError):
+        return True
 
 
 def read_regular(path: Path | str, limit: int | None = None) -> bytes:
@@ -299,6 +311,9 @@ def load_json(path: Path, display: str | None = None) -> Doc:
     except FileNotFoundError:
         raise DataError([Diagnostic(shown, "file not found", hint="check the name in the manifest")]) from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise DataError([Diagnostic(shown, "not a regular file: it is a loop of links", expected="a JSON file",
+                                        hint="replace the link with the file it should name")]) from None
         raise DataError([Diagnostic(shown, f"cannot read file: {exc.strerror}", expected="a readable file",
                                     hint="check the file's permissions")]) from None
     return parse_json(raw, path, shown)

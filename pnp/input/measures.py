@@ -9,6 +9,7 @@ not); evaluated by the layout for each component's size. Data, never ``eval``.""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
@@ -22,13 +23,19 @@ POINTS_KEYS = ("points", "path")
 AXES = ("x", "y", "x", "y")  # which dimension a percentage of each position in a box is of
 EXPECTED = 'a number of mm, or an expression of the trim width w and height h: "w-6", "h/2", "(w-10)/3", "50%"'
 MAX_LENGTH = 80
+LIMIT = 2000.0  # mm either way: the range of a plain number in a template (template.schema.json's "num")
+RANGE = f"a value from {-LIMIT:g} to {LIMIT:g} mm, the range of a plain number in a template"
 _TOKEN = re.compile(r"\s*(?:(\d+(?:\.\d*)?|\.\d+)(%?)|([wh])\b|([-+*/()]))")
 
 Expr = tuple[Any, ...]  # ("n", value) | ("%", value) | ("w",) | ("h",) | (op, left, right) | ("neg", e)
 
 
 class MeasureError(ValueError):
-    """A coordinate expression that cannot be read."""
+    """A coordinate expression that cannot be read (or worked out): ``expected`` says what would do."""
+
+    def __init__(self, message: str, expected: str = EXPECTED):
+        super().__init__(message)
+        self.expected = expected
 
 
 @lru_cache(maxsize=1024)
@@ -137,8 +144,17 @@ def measure(value: Any, axis: str, w: float, h: float) -> Any:
     """A coordinate in mm: numbers as they are (so templates in plain mm draw exactly as before),
     expressions evaluated for a ``w`` x ``h`` mm piece."""
     if isinstance(value, str):
-        return evaluate(parse(value), axis, w, h)
+        return bounded(value, evaluate(parse(value), axis, w, h), f" for a {w:g} x {h:g} mm piece")
     return value
+
+
+def bounded(text: str, v: float, context: str = "") -> float:
+    """``v``, the value of expression ``text``, when it lies in +-LIMIT mm (as a plain number
+    must); MeasureError otherwise: ``"9999999999*9999999999"`` passed the pattern and the parser,
+    then stopped the PDF writer ("number too large", exit 3)."""
+    if not (math.isfinite(v) and abs(v) <= LIMIT):
+        raise MeasureError(f"{text!r} is {v:g} mm{context}", expected=RANGE)
+    return v
 
 
 def relative(data: Mapping[str, Any]) -> bool:
@@ -172,10 +188,20 @@ def expressions(data: Mapping[str, Any]) -> Iterator[tuple[tuple[str | int, ...]
                             yield (key, i, j), x
 
 
-def problems(data: Mapping[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str]]:
-    """Each expression of an element's coordinates that cannot be read: (path, message)."""
+def problems(data: Mapping[str, Any]) -> Iterator[tuple[tuple[str | int, ...], str, str]]:
+    """Each expression of an element's coordinates that cannot be read, or is a constant out of
+    range: (path, message, expected)."""
     for path, text in expressions(data):
         try:
-            parse(text)
+            tree = parse(text)
+            if not _relative(tree):  # a constant: its value is known now, whatever the piece
+                bounded(text, evaluate(tree, "x", 0.0, 0.0))
         except MeasureError as exc:
-            yield path, str(exc)
+            yield path, str(exc), exc.expected
+
+
+def _relative(tree: Expr) -> bool:
+    """Whether an expression depends on the piece's size (w, h or a percentage)."""
+    if tree[0] in ("w", "h", "%"):
+        return True
+    return any(isinstance(t, tuple) and _relative(t) for t in tree[1:])

@@ -12,7 +12,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input import kinds, tables
-from pnp.input.load import NAME_MAX, PATH_MAX, Doc, file_kind, load_json, name_too_long
+from pnp.input.load import NAME_MAX, PATH_MAX, Doc, file_kind, load_json, name_too_long, resolves_inside
 from pnp.input.model import Game, build_game
 from pnp.input.validate import item_validator, validate_doc, validate_value
 
@@ -196,7 +196,7 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
     cross-file problem)."""
     check_game_id(root, gid)
     folder = root.card_data / gid
-    if not _inside(folder / MANIFEST, folder):
+    if not resolves_inside(folder / MANIFEST, folder):
         raise DataError([Diagnostic(root.display(folder / MANIFEST), f"{MANIFEST} is a link to a file outside "
                                     "the game folder", expected="a file inside " + root.display(folder),
                                     hint="copy the file into the game folder instead of linking to it")])
@@ -234,7 +234,7 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
             continue
         if tables.is_sheet(c["data"]):
             path = folder / tables.file_name(c)
-            if not _inside(path, folder):
+            if not resolves_inside(path, folder):
                 diags.append(manifest.diag(("components", ci, "data"), f"data file {path.name!r} is a link to a "
                                            "file outside the game folder", expected="a file name in "
                                            + root.display(folder)))
@@ -250,10 +250,16 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
             continue
         diags.extend(tables.check_fields_not_in_json(manifest, ("components", ci), c))
         path = folder / c["data"]
-        if not _inside(path, folder):
+        if not resolves_inside(path, folder):
             diags.append(manifest.diag(("components", ci, "data"), f"data file {c['data']!r} is a link to a file "
                                        "outside the game folder", expected="a file name in " + root.display(folder),
                                        hint="copy the file into the game folder instead of linking to it"))
+            continue
+        if file_kind(path) == "a loop of links":
+            diags.append(manifest.diag(("components", ci, "data"), f"data file {c['data']!r} "
+                                       f"({root.display(path)}) is not a regular file: it is a loop of links",
+                                       expected="a .json file in " + root.display(folder),
+                                       hint="replace the link with the file it should name"))
             continue
         try:
             doc = load_json(path, root.display(path))
@@ -322,12 +328,4 @@ def check_confined(root: DataRoot, game_folder: Path | None = None) -> None:
                                         f"({shown_path(real)})", expected="a folder inside the data root",
                                         hint="move or copy the folder into the data root "
                                         "instead of linking to it")])
-
-
-def _inside(path: Path, folder: Path) -> bool:
-    try:
-        path.resolve().relative_to(folder.resolve())
-    except ValueError:
-        return False
-    return True
 

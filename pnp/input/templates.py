@@ -18,8 +18,7 @@ from msgspec import Struct, field
 
 from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.input.conditions import replacement_literals
-from pnp.input.load import NAME_MAX, PATH_MAX, Doc, bad_text, file_kind, load_json, name_too_long
-from pnp.input.measures import EXPECTED as MEASURE_EXPECTED
+from pnp.input.load import NAME_MAX, PATH_MAX, Doc, bad_text, file_kind, load_json, name_too_long, resolves_inside
 from pnp.input.measures import problems as measure_problems
 from pnp.input.model import frozen_map
 from pnp.input.project import DataRoot
@@ -93,16 +92,14 @@ class TemplateStore:
             raise DataError([Diagnostic(where, msg, expected="an existing template name",
                                         hint=self._suggest(name))])
         folder = next(d for d in self.root.template_dirs() if path.is_relative_to(d))  # where it was found
-        try:
-            path.resolve().relative_to(folder.resolve())
-        except ValueError:
+        if not resolves_inside(path, folder):
             # Only files inside the templates folders are read: a link must not reach anywhere else.
             msg = f"template {name!r} ({self.root.display(path)}) is a link to a file outside {folder}"
             fix = dict(expected="a template file inside the templates folder",
                        hint="copy the file into the templates folder instead of linking to it")
             raise DataError([referrer[0].diag(referrer[1], msg, **fix) if referrer is not None
-                             else Diagnostic(self.root.display(path), msg, **fix)]) from None
-        if not path.is_file():  # a named pipe would block the read; a folder, a device...
+                             else Diagnostic(self.root.display(path), msg, **fix)])
+        if not path.is_file():  # a named pipe would block the read; a loop of links, a folder, a device...
             kind = file_kind(path)
             msg = f"template {name!r} ({self.root.display(path)}) is not a regular file: it is {kind}"
             fix = dict(expected="a template JSON file", hint="replace it with a JSON file")
@@ -152,11 +149,9 @@ class TemplateStore:
         if too_long is not None:
             raise DataError([doc.diag(where, f"icon {icon!r}: name too long: {too_long}",
                                       expected=f"an SVG file name of at most {NAME_MAX} bytes ({PATH_MAX} in all)")])
-        try:
-            path.resolve().relative_to(folder.resolve())
-        except ValueError:
+        if not resolves_inside(path, folder):
             raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} is outside the templates folder",
-                                      expected="an SVG file inside " + self.root.display(folder))]) from None
+                                      expected="an SVG file inside " + self.root.display(folder))])
         if not path.is_file():
             what = "not found" if not os.path.lexists(path) else f"is not a regular file: it is {file_kind(path)}"
             raise DataError([doc.diag(where, f"icon {icon!r}: {src!r} {what} ({self.root.display(path)})",
@@ -245,8 +240,8 @@ class TemplateStore:
 def _measures(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:
     """Coordinate expressions (pnp.input.measures) that cannot be read, in an element and the
     elements inside it, whether or not any item draws them."""
-    return [doc.diag(where + sub, f"{sub[0]}: {msg}", expected=MEASURE_EXPECTED)
-            for el, where in _nested(data, path) for sub, msg in measure_problems(el)]
+    return [doc.diag(where + sub, f"{sub[0]}: {msg}", expected=expected)
+            for el, where in _nested(data, path) for sub, msg, expected in measure_problems(el)]
 
 
 JsonPath = tuple[str | int, ...]

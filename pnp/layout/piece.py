@@ -26,7 +26,7 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import REGEX_SYNTAX, regex
 from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
-from pnp.input.measures import MeasureError, measure
+from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
@@ -209,7 +209,8 @@ class _Painter:
             hint = "fix the icon's SVG path data (commands M L H V C S Q T A Z with numbers)"
         if isinstance(exc, SvgError):
             expected, hint = exc.expected, exc.hint
-        path = el.path + ((exc.key,) if isinstance(exc, LayoutError | SvgError) and exc.key else ())
+        key = exc.key if isinstance(exc, LayoutError | SvgError) else None
+        path = el.path + (key if isinstance(key, tuple) else (key,) if key else ())
         return DataError([el.doc.diag(path, f"{msg} (game {self.ctx.game.id}, component "
                                             f"{self.ctx.component.id}, item {env.item.id})",
                                       expected=expected, hint=hint)])
@@ -225,15 +226,18 @@ class _Painter:
         x, y = x + dx, y + dy
         return (x * MM, self.h - (y + bh) * MM, bw * MM, bh * MM)
 
-    def mm(self, value: Any, axis: str, key: str) -> float:
-        """A coordinate in mm: a number, or an expression of the piece's size (pnp.input.measures)."""
+    def mm(self, value: Any, axis: str, key: str, index: int | None = None) -> float:
+        """A coordinate in mm: a number, or an expression of the piece's size (pnp.input.measures),
+        at ``key`` (``[index]``) of the element."""
         try:
             return measure(value, axis, self.wmm, self.hmm)
         except MeasureError as exc:
-            raise LayoutError(f"{key}: {exc}", key=key, expected="an expression that can be worked out") from None
+            expected = "an expression that can be worked out" if exc.expected == EXPECTED else exc.expected
+            raise LayoutError(f"{key}: {exc}", key=key if index is None else (key, index),
+                              expected=expected) from None
 
     def box_mm(self, box: list[Any]) -> tuple[float, float, float, float]:
-        x, y, bw, bh = (self.mm(v, a, "box") for v, a in zip(box, "xyxy", strict=True))
+        x, y, bw, bh = (self.mm(v, a, "box", i) for i, (v, a) in enumerate(zip(box, "xyxy", strict=True)))
         if bw < 0 or bh < 0:
             raise LayoutError(f"box {box} is {bw:g} x {bh:g} mm on a {self.wmm:g} x {self.hmm:g} mm piece",
                               key="box", expected="a width and height of 0 mm or more")
@@ -243,7 +247,8 @@ class _Painter:
         """A point (or an offset, a step) in mm."""
         x, y = p
         if x.__class__ is str or y.__class__ is str:
-            return self.mm(x, "x", key), self.mm(y, "y", key)
+            at = (0, 1) if key in POINT_KEYS else (None, None)  # [x, y] itself; not a point of a list
+            return self.mm(x, "x", key, at[0]), self.mm(y, "y", key, at[1])
         return x, y
 
     def pt(self, p: list[float], dx: float, dy: float, key: str = "points") -> tuple[float, float]:

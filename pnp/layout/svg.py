@@ -12,7 +12,9 @@ is; no embedded raster image (``data:`` URLs: svglib cannot draw them); at most
 (nested at most ``MAX_USE_DEPTH`` deep, never containing itself, copying at most
 ``MAX_USE_COPIES`` elements); no ``<text>``: svglib would set
 it in a standard PDF font that is not embedded (print shops reject those), so text must be
-converted to outlines."""
+converted to outlines. After conversion a group whose transform is singular (``scale(0)``,
+``matrix(1 1 1 1 0 0)``) is emptied: it draws nothing, as in a browser (reportlab would divide by
+its determinant)."""
 
 from __future__ import annotations
 
@@ -206,6 +208,7 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
     if not (math.isfinite(w) and math.isfinite(h)) or w <= 0 or h <= 0 or w > 1e5 or h > 1e5:
         raise SvgError(f"SVG {shown!r} has no usable size ({w:g} x {h:g})",
                        expected="an <svg> with a width and height, or a viewBox")
+    _drop_collapsed(drawing)
     bad = _bad_number(drawing)
     if bad is not None:
         kind, name, value = bad
@@ -216,6 +219,36 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
 
 
 MAX_NUMBER = 1e7  # a coordinate, size, width or transform entry: 3.5 km in points; a PDF writer stops at ~1e21
+
+
+MIN_DETERMINANT = 1e-12  # of a group's transform: below it the group is collapsed (area scaled by < 1e-12)
+
+
+def _collapsed(node: Any) -> bool:
+    """Whether ``node``'s transform (a, b, c, d, e, f) flattens what it holds to a line or a point:
+    ``scale(0)``, ``scale(0,1)``, ``matrix(1 1 1 1 0 0)``. reportlab divides by the determinant
+    when it draws the group (ZeroDivisionError)."""
+    t = getattr(node, "transform", None)
+    if not isinstance(t, list | tuple) or len(t) != 6:
+        return False
+    a, b, c, d = (float(x) for x in t[:4])
+    return abs(a * d - b * c) < MIN_DETERMINANT
+
+
+def _drop_collapsed(drawing: Any) -> None:
+    """Empty every group whose transform is singular (and the drawing, if its own is): such a
+    group draws nothing in a browser, and nothing here -- it is legal SVG, not an input error."""
+    stack: list[Any] = [drawing]
+    while stack:
+        node = stack.pop()
+        contents = getattr(node, "contents", None)
+        if not isinstance(contents, list):
+            continue
+        if _collapsed(node):
+            contents.clear()
+            continue
+        contents[:] = [c for c in contents if not _collapsed(c)]
+        stack.extend(contents)
 
 
 def _bad_number(drawing: Any) -> tuple[str, str, float] | None:

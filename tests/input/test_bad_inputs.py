@@ -210,6 +210,14 @@ def _template_fifo(root: Path, scratch: Path) -> None:
     os.mkfifo(card)
 
 
+def _link_loop(rel: str) -> Callable[[Path, Path], None]:
+    """``rel`` is a link to itself: following it is a loop (Path.resolve raises RuntimeError)."""
+    def setup(root: Path, scratch: Path) -> None:
+        (root / rel).unlink()
+        os.symlink(Path(rel).name, root / rel)
+    return setup
+
+
 def _manifest_fifo(root: Path, scratch: Path) -> None:
     manifest = root / "card_data" / "mini" / "game.json"
     manifest.unlink()
@@ -381,6 +389,18 @@ CASES = [
     Case("template-fifo", f"{GAME}:14:19", "$.components[0].template",
          "template 'mini/card' (templates/mini/card.json) is not a regular file: it is a named pipe (FIFO)",
          setup=_template_fifo),
+    Case("data-file-link-loop", f"{GAME}:13:15", "$.components[0].data",
+         "data file 'deck.json' (card_data/mini/deck.json) is not a regular file: it is a loop of links",
+         setup=_link_loop(DECK)),
+    Case("template-link-loop", f"{GAME}:14:19", "$.components[0].template",
+         "template 'mini/card' (templates/mini/card.json) is not a regular file: it is a loop of links",
+         setup=_link_loop(CARD)),
+    # -- a legal measure expression whose value no piece can hold (attack4 F3: exit 3 at build)
+    Case("measure-huge", f"{CARD}:6:50", "$.elements[0].box[2]",
+         "'9999999999999999999999*9999999999999999999*999999999999999999999' is 1e+62 mm"),
+    Case("measure-far-beyond-piece", f"{CARD}:6:50", "$.elements[0].box[2]", "'99999*99999' is 9.9998e+09 mm"),
+    Case("measure-huge-relative", f"{CARD}:6:54", "$.elements[0].box[3]",
+         "'h*1000' is 63000 mm for a 44 x 63 mm piece"),
     Case("manifest-fifo", GAME, "$", "game.json is not a regular file: it is a named pipe (FIFO)",
          setup=_manifest_fifo),
     Case("game-folder-link-out", "card_data/mini", "$", "the game folder is a link to a folder outside the data root",

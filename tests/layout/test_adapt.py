@@ -69,6 +69,33 @@ def test_bad_expression_is_an_error_even_where_nothing_draws(tmp_path: Path) -> 
     assert d.expected.startswith("a number of mm, or an expression of the trim width w and height h")
 
 
+@pytest.mark.parametrize(("value", "path", "message"), [
+    # a constant: refused when the template is loaded, on an element no item draws too
+    ("9999999999999999999999*9999999999999999999*999999999999999999999", ("elements", 0, "box", 2),
+     "box: '9999999999999999999999*9999999999999999999*999999999999999999999' is 1e+62 mm"),
+    ("99999*99999", ("elements", 0, "box", 2), "box: '99999*99999' is 9.9998e+09 mm"),
+    ("-2000.5", ("elements", 0, "box", 2), "box: '-2000.5' is -2000.5 mm"),
+    # relative: refused when worked out for the piece
+    ("w*1000", ("elements", 0, "box", 2), "box: 'w*1000' is 63000 mm for a 63 x 88 mm piece"),
+])
+def test_measure_beyond_the_range_of_a_number_is_an_error(tmp_path: Path, value: str, path: tuple[object, ...],
+                                                          message: str) -> None:
+    """attack4 F3: a legal expression worth 1e62 mm passed check and stopped the PDF writer."""
+    root = make_game(tmp_path, [{"type": "rect", "box": [0, 0, value, 5], "fill": "ink"}], [item()])
+    with pytest.raises(DataError) as exc:
+        plan(root)
+    (d,) = exc.value.diagnostics
+    assert d.path == path
+    assert d.message.startswith(message), d.message
+    assert d.expected == "a value from -2000 to 2000 mm, the range of a plain number in a template"
+
+
+def test_measure_at_the_limit_lays_out(tmp_path: Path) -> None:
+    root = make_game(tmp_path, [{"type": "rect", "box": [0, 0, "1000*2", "w*2000/63"], "fill": "ink"}], [item()])
+    (p,) = plan(root)[0].fronts[0].primitives
+    assert (p.w, p.h) == (pytest.approx(2000 * MM), pytest.approx(2000 * MM))
+
+
 def test_relative_points_offsets_and_steps(tmp_path: Path) -> None:
     els = [{"type": "line", "from": [0, "h/2"], "to": ["w", "h/2"], "stroke": "ink"},
            {"type": "group", "offset": ["w/2", 0], "elements": [

@@ -173,6 +173,23 @@ def test_bad_svg_is_an_input_error(tmp_path: Path, svg: str, message: str, hint:
     assert not (tmp_path / "out" / "mini" / "deck.pdf").exists()
 
 
+@pytest.mark.parametrize("transform", ["scale(0)", "matrix(0 0 0 0 0 0)", "matrix(1 1 1 1 0 0)", "scale(0,1)",
+                                       "scale(1e-200)"])
+def test_a_collapsed_group_draws_nothing(tmp_path: Path, transform: str) -> None:
+    """A singular transform (attack4 F5: ZeroDivisionError at build, check passed) is legal SVG:
+    browsers draw nothing of the group. Here too: its red rect is left out, the green one stays,
+    on a group and on a shape alike."""
+    svg = ("<svg xmlns='http://www.w3.org/2000/svg' width='100' height='50'>"
+           f"<g transform='{transform}'><rect width='10' height='10' fill='#ff0000'/></g>"
+           f"<rect width='10' height='10' fill='#ff0000' transform='{transform}'/>"
+           "<rect x='50' width='50' height='50' fill='#00ff00'/></svg>")
+    path = build(_svg_game(tmp_path, svg), tmp_path / "out")
+    with pdfplumber.open(path) as pdf:
+        colours = [tuple(round(v, 3) for v in r["non_stroking_color"] or ()) for r in pdf.pages[0].rects]
+    assert (0, 1, 0) in colours
+    assert (1, 0, 0) not in colours
+
+
 def test_svg_too_big(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from pnp.layout import svg as svgmod
 

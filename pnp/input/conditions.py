@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache, lru_cache
 from typing import Any
@@ -33,46 +34,128 @@ REGEX_SYNTAX = ("RE2 syntax (Python's; backreferences and lookaround only withou
                 "or alternatives)")
 MAX_REPLACED = 100_000  # characters a text may grow to by its `replace` rewrites
 REGEX_BUDGET = 10**7  # backtracking steps allowed to a pattern RE2 cannot run
+# RE2 is linear in the text, but the factor is the compiled program's size when its DFA runs out of
+# memory and it falls back to the NFA: counted repetitions (``(?:.{0,1000}){1}`` seven times, 127
+# characters) compile to 62,005 instructions and took 1.6 s CPU on one 19,000-character text. So a
+# program may have at most MAX_PROGRAM instructions (the bundled games' largest has 137; ``\pL+``
+# has 1,201), and one application of a pattern is charged its size x (text length + 1) steps, at
+# most REGEX_COST per application and per piece (pnp/layout/piece.py adds up a piece's `replace`).
+MAX_PROGRAM = 5_000
+REGEX_COST = 5 * 10**7
+_SPENT = threading.local()  # steps charged to `matches` on this thread since reset_matches_steps()
+
+
+def matches_steps() -> int:
+    """Steps charged to ``matches`` tests (answers not remembered) since ``reset_matches_steps``."""
+    return getattr(_SPENT, "steps", 0)
+
+
+def reset_matches_steps() -> None:
+    _SPENT.steps = 0
 
 
 class _Regex:
     """A compiled pattern: ``fullmatch`` (answers remembered: field values repeat) and ``sub``."""
 
-    __slots__ = ("_re", "_repeats", "fullmatch", "pattern")
+    __slots__ = ("_re", "_repeats", "fullmatch", "pattern", "size")
 
     def __init__(self, pattern: str, compiled: Any, repeats: int | None = None):
         self.pattern = pattern
         self._re = compiled
         self._repeats = repeats  # None: RE2 (linear); else Python's re with this many repetitions
+        # RE2's program size (instructions), the cost of each text character (1: Python's re, held
+        # to REGEX_BUDGET instead)
+        self.size = max(compiled.programsize, compiled.reverseprogramsize) if repeats is None else 1
 
         def full(text: str) -> bool:
-            self._budget(text)
+            _SPENT.steps = matches_steps() + self._budget(text)
             return compiled.fullmatch(text) is not None
 
         self.fullmatch = lru_cache(maxsize=4096)(full)
 
-    def _budget(self, text: str) -> None:
+    def cost(self, text: str) -> int:
+        """The steps this pattern is charged for one pass over ``text`` (see REGEX_COST)."""
+        return self.size * (len(text) + 1)
+
+    def _budget(self, text: str, budget: int = REGEX_COST) -> int:
+        """The steps one pass over ``text`` is charged (RegexCostError above ``budget``); ValueError
+        for a backreference or lookaround pattern beyond its own budget."""
+        steps = self.cost(text)
+        if steps > budget:
+            raise RegexCostError(self, text, steps, budget)
         if self._repeats is not None and (len(text) + 1) ** (self._repeats + 2) > REGEX_BUDGET:
             raise ValueError(f"regular expression {self.pattern!r} (backreference or lookaround) on a text of "
                              f"{len(text)} characters would take more than {REGEX_BUDGET} steps")
+        return steps
 
     def sub(self, repl: str, text: str) -> str:
         """``text`` with every match replaced by ``repl`` (``\\1``, ``\\g<name>``); a bad group
-        reference, or a result longer than MAX_REPLACED characters, is a ValueError."""
-        self._budget(text)
-        if self._repeats is None and not repl.isascii():
+        reference, a result longer than MAX_REPLACED characters, or more than REGEX_COST steps, is a
+        ValueError."""
+        return self.sub_counted(repl, text, REGEX_COST)[0]
+
+    def sub_counted(self, repl: str, text: str, budget: int) -> tuple[str, int]:
+        """``sub``, and the steps it was charged, at most ``budget`` (else RegexCostError). RE2 looks
+        for each match afresh from the end of the last, and a search may read to the end of the
+        text before it settles on a short match (``.*z|a`` on 20,000 characters: 0.46 s), so each
+        search is charged the pattern's size x the characters left: the bound whatever RE2 does."""
+        if self._repeats is not None:
+            steps = self._budget(text, budget)
+            return self._sub(repl, text), steps
+        if not repl.isascii():
             # google-re2 reads a replacement's literal parts with Python's unicode_escape codec,
             # which takes a str's characters for Latin-1 bytes ("’" came out as "â\x80\x99"):
             # give it every other character as the escape that codec decodes back to it.
             repl = "".join(ch if ch.isascii() else f"\\U{ord(ch):08x}" for ch in repl)
+        pieces: list[str] = []
+        steps = end = made = 0
+        size = self.size
+        matches = self._re.finditer(text)
+        left = len(text)  # characters from where the next search starts
+        try:
+            while True:
+                steps += size * (left + 1)
+                if steps > budget:
+                    raise RegexCostError(self, text, steps, budget)
+                m = next(matches, None)
+                if m is None:
+                    break
+                pieces.append(text[end:m.start()])
+                pieces.append(m.expand(repl))
+                made += m.start() - end + len(pieces[-1])
+                end = m.end()
+                left = len(text) - end - (m.start() == end)  # an empty match: the next search starts one further
+                if made > MAX_REPLACED:  # too long already: _checked says so
+                    break
+        except (IndexError, ValueError, re.error) as exc:  # a group the pattern lacks; a trailing backslash
+            if isinstance(exc, RegexCostError):
+                raise
+            raise ValueError(f"replacement {repl!r} for {self.pattern!r}: {exc}") from None
+        pieces.append(text[end:])
+        return self._checked("".join(pieces)), steps
+
+    def _sub(self, repl: str, text: str) -> str:
         try:
             out = self._re.sub(repl, text)
         except (IndexError, ValueError, re.error) as exc:  # a group the pattern lacks; a trailing backslash
             raise ValueError(f"replacement {repl!r} for {self.pattern!r}: {exc}") from None
+        return self._checked(out)
+
+    def _checked(self, out: str) -> str:
         if len(out) > MAX_REPLACED:
             raise ValueError(f"replacing {self.pattern!r} makes the text {len(out)} characters long "
                              f"(more than {MAX_REPLACED})")
         return out
+
+
+class RegexCostError(ValueError):
+    """A pattern's work on a text exceeds its budget (see REGEX_COST)."""
+
+    def __init__(self, rx: _Regex, text: str, steps: int, budget: int):
+        super().__init__(f"regular expression {rx.pattern!r} ({rx.size} instructions) on a text of {len(text)} "
+                         f"characters: more than {budget} steps")
+        self.steps = steps
+        self.budget = budget
 
 
 # A replacement's group references (RE2's wrapper and Python's re read ``\ddd`` as an octal escape
@@ -191,6 +274,11 @@ def regex(pattern: str) -> _Regex:
             # RE2 keeps the first group of a name and ignores the second (Python's re refuses both)
             raise ValueError(f"invalid regular expression {pattern!r}: group name {twice[0]!r} is used twice "
                              f"(groups {twice[1]} and {twice[2]})")
+        size = max(compiled.programsize, compiled.reverseprogramsize)
+        if size > MAX_PROGRAM:
+            raise ValueError(f"regular expression {pattern[:60]!r}{'...' if len(pattern) > 60 else ''} compiles to "
+                             f"{size} instructions (more than {MAX_PROGRAM}): counted repetitions such as "
+                             "`.{0,1000}` are copied once per count")
         return _Regex(pattern, compiled)
     except re2.error as exc:
         msg = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)

@@ -29,7 +29,7 @@ _REF = re.compile(r"\{\{|\}\}|\{(?!icon:)([a-z_][a-z0-9_.]*)((?:\|[a-z_][a-z0-9_
 
 
 class LayoutError(Exception):
-    def __init__(self, message: str, expected: str | None = None, key: str | tuple[str, int] | None = None,
+    def __init__(self, message: str, expected: str | None = None, key: str | tuple[str | int, ...] | None = None,
                  hint: str | None = None):
         super().__init__(message)
         self.message = message

@@ -24,7 +24,7 @@ import msgspec
 from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.conditions import REGEX_SYNTAX, regex
+from pnp.input.conditions import REGEX_COST, REGEX_SYNTAX, RegexCostError, matches_steps, regex, reset_matches_steps
 from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
 from pnp.input.model import Component, Game, Item
@@ -160,6 +160,8 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     painter.sources = []
     painter.reach = []
     painter.drawn = 0
+    painter.regex_cost = 0
+    reset_matches_steps()
     side = (id(tpl), item.id)
     painter.budget = painter.max_shapes - ctx.shapes[0] if side not in ctx.counted else None
     env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
@@ -186,6 +188,7 @@ class _Painter:
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
         self.drawn = 0  # primitives drawn so far by leaf elements
+        self.regex_cost = 0  # steps charged so far to `replace` patterns (at most REGEX_COST)
         self.budget: int | None = None  # shapes this piece may still draw (None: counted already)
         self.max_shapes = ctx.max_shapes  # the component's (computed once: it walks the items)
         # Worked out once per template, keyed by id() of the element dict (kept in the value, so
@@ -209,8 +212,8 @@ class _Painter:
             hint = "fix the icon's SVG path data (commands M L H V C S Q T A Z with numbers)"
         if isinstance(exc, SvgError):
             expected, hint = exc.expected, exc.hint
-        key = exc.key if isinstance(exc, LayoutError | SvgError) else None
-        path = el.path + (key if isinstance(key, tuple) else (key,) if key else ())
+        key = exc.key if isinstance(exc, LayoutError | SvgError) and exc.key else ()
+        path = el.path + (key if isinstance(key, tuple) else (key,))
         return DataError([el.doc.diag(path, f"{msg} (game {self.ctx.game.id}, component "
                                             f"{self.ctx.component.id}, item {env.item.id})",
                                       expected=expected, hint=hint)])
@@ -375,7 +378,10 @@ class _Painter:
     def element(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         d = el.data
         try:
-            if "when" in d and not env.test(d["when"]):
+            held = "when" not in d or env.test(d["when"])
+            if "when" in d:
+                self.charge_matches()
+            if not held:
                 if "otherwise" in d:  # the elements drawn instead
                     out = []
                     for kid in self.children(el, "otherwise"):
@@ -417,6 +423,15 @@ class _Painter:
         except ValueError as exc:  # a bad `matches` pattern in a condition
             raise self.fail(el, env, LayoutError(str(exc), key="when",
                                                  expected=f"a regular expression in {REGEX_SYNTAX}")) from None
+
+    def charge_matches(self) -> None:
+        """A LayoutError once this piece's patterns (`when` `matches` and `replace`) have cost more
+        than REGEX_COST steps."""
+        if self.regex_cost + matches_steps() > REGEX_COST:
+            raise LayoutError(f"the regular expressions in this piece's `matches` and `replace` cost more than "
+                              f"{REGEX_COST} steps (each test costs its pattern's instructions x the characters "
+                              "it reads)", key="when", expected="fewer or smaller patterns (counted repetitions "
+                              "such as `.{0,100}` copy what they repeat), or shorter field values")
 
     def el_rect(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         x, y, w, h = self.box(el, dx, dy)
@@ -492,7 +507,20 @@ class _Painter:
         text = env.sub(d["text"])
         for i, r in enumerate(d.get("replace", [])):
             try:
-                text = regex(r["pattern"]).sub(r["with"], text)
+                rx = regex(r["pattern"])
+            except ValueError as exc:
+                raise LayoutError(f"replace[{i}]: {exc}", key=("replace", i, "pattern"),
+                                  expected=f"a regular expression in {REGEX_SYNTAX}") from None
+            try:
+                text, steps = rx.sub_counted(r["with"], text, REGEX_COST - self.regex_cost - matches_steps())
+                self.regex_cost += steps
+            except RegexCostError:
+                raise LayoutError(f"replace[{i}]: regular expression {rx.pattern!r} ({rx.size} instructions) on a "
+                                  f"text of {len(text)} characters brings this piece's `replace` patterns to more "
+                                  f"than {REGEX_COST} steps (each search costs the pattern's instructions x the "
+                                  "characters left to search)", key=("replace", i, "pattern"),
+                                  expected="fewer or smaller patterns (counted repetitions such as `.{0,100}` "
+                                  "copy what they repeat), or shorter texts") from None
             except ValueError as exc:
                 raise LayoutError(f"replace[{i}]: {exc}", key="replace",
                                   expected=f"a regular expression in {REGEX_SYNTAX} and a replacement "

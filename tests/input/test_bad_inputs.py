@@ -357,8 +357,14 @@ CASES = [
          "to 51000000 pixels together, more than pnp's budget of 50000000 a game", setup=_two_big_pngs),
     Case("text-lone-surrogate", f"{DECK}:12:15", "$.items[0].name", "text holds a lone surrogate"),
     Case("text-control-character", f"{GAME}:3:12", "$.title", "text holds the control character U+001B"),
-    Case("regex-backreference-nested", f"{CARD}:8:17", "$.elements[1].replace",
+    Case("regex-backreference-nested", f"{CARD}:8:30", "$.elements[1].replace[0].pattern",
          "alternatives (|) (it could take exponential time)"),
+    # RE2 is linear in the text, but its factor is the compiled program's size, and a search may
+    # read to the end of the text once per match: patterns are held to a size and a cost per piece.
+    Case("regex-program-too-large", f"{CARD}:8:30", "$.elements[1].replace[0].pattern",
+         "compiles to 18005 instructions (more than 5000)"),
+    Case("regex-cost-over-budget", f"{CARD}:10:74", "$.elements[1].replace[5].pattern",
+         "on a text of 7168 characters brings this piece's `replace` patterns to more than 50000000 steps"),
     Case("regex-lookaround-nested", f"{CARD}:9:14", "$.elements[2].when",
          "a repetition inside a repeated group (it could take exponential time)"),
     Case("regex-group-name-twice", f"{CARD}:9:14", "$.elements[2].when",

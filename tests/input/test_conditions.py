@@ -227,11 +227,16 @@ def test_rule_where_with_an_unknown_nested_field_is_an_input_error(mini: DataRoo
 @pytest.mark.parametrize("depth", [600, 5000])
 def test_deeply_nested_groups_are_an_error_or_an_answer(depth: int) -> None:
     """RE2 takes 5,000 nested groups; with a backreference the pattern goes to Python's parser,
-    which recursed into a RecursionError at 600. The schemas hold data patterns to 200
-    characters, so only a library caller could get there."""
-    from pnp.input.conditions import regex
+    which recursed into a RecursionError at 600 (and 5,000 groups make a program larger than
+    MAX_PROGRAM). The schemas hold data patterns to 200 characters, so only a library caller could
+    get there."""
+    from pnp.input.conditions import MAX_PROGRAM, regex
 
-    assert regex("(" * depth + "a" + ")" * depth).fullmatch("a")
+    if depth * 2 < MAX_PROGRAM:
+        assert regex("(" * depth + "a" + ")" * depth).fullmatch("a")
+    else:
+        with pytest.raises(ValueError, match=rf"compiles to \d+ instructions \(more than {MAX_PROGRAM}\)"):
+            regex("(" * depth + "a" + ")" * depth)
     with pytest.raises(ValueError, match="nested too deeply"):
         regex("(" * depth + "a" + ")" * depth + "\\1")
 
@@ -253,3 +258,17 @@ def test_replacement_literals_decode_escapes_as_the_engines_do() -> None:
     # and what the engine really inserts agrees
     assert regex("S").sub(r"\x1b", "S") == replacement_literals(r"\x1b")
     assert regex("(S)").sub(r"[\1]\u00e9", "S") == "[S]" + replacement_literals(r"\u00e9")
+
+
+def test_a_pattern_is_charged_its_size_times_the_characters_left_per_search() -> None:
+    """RE2 searches afresh after each match and a search may read to the end (``.*z|.``): `sub`
+    charges every search the pattern's size x the characters left, and stops at the budget."""
+    from pnp.input.conditions import REGEX_COST, RegexCostError, regex
+
+    rx = regex(".*z|.")
+    out, steps = rx.sub_counted("a", "bcd", 10**9)
+    assert out == "aaa" and steps == rx.size * (4 + 3 + 2 + 1)
+    with pytest.raises(RegexCostError, match="more than 100 steps"):
+        rx.sub_counted("a", "b" * 50, 100)
+    with pytest.raises(RegexCostError, match=f"more than {REGEX_COST} steps"):
+        regex("(?:.{0,40}){1}" * 10 + "x").fullmatch("a" * (REGEX_COST // 1000))

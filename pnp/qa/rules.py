@@ -3,7 +3,11 @@
 Rules judge the data as the document has it (before errata), since they quote the document.
 
 Rules are data (``rulebook`` in game.json), each with the quote it comes from. A reference to
-an unknown component, item or field is an input error (exit 2), not a failed rule."""
+an unknown component, item or field is an input error (exit 2), not a failed rule.
+
+Size: one Checker with a method per check kind, which share the value evaluator (with its
+overflow bounds and the tolerance of ``equal``) and the way failures name items; split, each
+part would import the others' private helpers."""
 
 from __future__ import annotations
 

@@ -3,10 +3,16 @@
 Rules judge the data as the document has it (before errata), since they quote the document.
 
 Rules are data (``rulebook`` in game.json), each with the quote it comes from. A reference to
-an unknown component, item or field is an input error (exit 2), not a failed rule."""
+an unknown component, item or field is an input error (exit 2), not a failed rule.
+
+Size: one Checker with a method per check kind, which share the value evaluator (with its
+overflow bounds and the tolerance of ``equal``) and the way failures name items; split, each
+part would import the others' private helpers."""
 
 from __future__ import annotations
 
+import math
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -122,7 +128,10 @@ class Checker:
         if "items" in v:
             return len(self.items(v["items"], path + ("items",)))
         if "sum" in v:
-            return sum(self.value(x, path + ("sum", i)) for i, x in enumerate(v["sum"]))
+            acc: float = 0
+            for i, x in enumerate(v["sum"]):
+                acc = _bounded(acc + self.value(x, path + ("sum", i)), path, v)
+            return acc
         if "total" in v:
             t = v["total"]
             sel = {k: t[k] for k in ("component", "where") if k in t}
@@ -135,12 +144,13 @@ class Checker:
                     continue
                 if isinstance(x, bool) or not isinstance(x, int | float):
                     raise _RefError(path + ("total", "field"), f"{comp.id}/{it.id}.{t['field']} is {x!r}", "a number")
-                total += x * (it.copies if t.get("count") == "pieces" else 1)
+                total = _bounded(total + _bounded(x * (it.copies if t.get("count") == "pieces" else 1), path, v),
+                                 path, v)
             return total
         if "product" in v:
-            out = 1.0
+            out: float = 1  # an int while the factors are: counts multiply exactly
             for i, x in enumerate(v["product"]):
-                out *= self.value(x, path + ("product", i))
+                out = _bounded(out * self.value(x, path + ("product", i)), path, v)
             return out
         ref = v["value"]
         comp = self.game.component(ref["component"])
@@ -246,8 +256,10 @@ class Checker:
     # -- checks ------------------------------------------------------------------------
     def check_equal(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         vals = [self.value(v, ("values", i)) for i, v in enumerate(p["values"])]
+        passed = all(_same(v, vals[0]) for v in vals)
         shown = " = ".join(_fmt(v) for v in vals)
-        passed = all(v == vals[0] for v in vals)
+        if not passed and any(_fmt(a) == _fmt(b) and not _same(a, b) for a in vals for b in vals):
+            shown = " = ".join(_exact(v) for v in vals)  # rounded, two different values would look equal
         details = () if passed else tuple(d for i, v in enumerate(p["values"]) for d in self.counted(v, ("values", i)))
         return Outcome(rule, passed, "all equal: " + " = ".join(_describe(v) for v in p["values"]), shown, details)
 
@@ -379,7 +391,10 @@ class Checker:
                 for f, v in zip(p["sum"], vals, strict=True):
                     if isinstance(v, bool) or not isinstance(v, int | float):
                         raise _RefError(("sum",), f"{comp.id}/{it.id}.{f} is {v!r}", "a number")
-                return sum(vals)
+                acc: float = 0
+                for v in vals:
+                    acc = _bounded(acc + v, ("sum",), f"the sum ({label})", f" on {comp.id}/{it.id}")
+                return acc
         elif "fields" in p:
             for i, f in enumerate(p["fields"]):
                 self._field(f, comp.fields, ("fields", i))
@@ -408,8 +423,40 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+# The largest magnitude a rule computes with: a double's (about 1.8e308). Beyond it a float is inf
+# (and inf - inf is nan), so two different values would compare equal or a true rule would fail.
+LIMIT = sys.float_info.max
+
+
+def _bounded(x: float, path: tuple[str | int, ...], v: Any, on: str = "") -> float:
+    """``x``, one step of the value ``v`` at ``path`` (or of what the text ``v`` names), or an input
+    error when it is out of range: overflow must never make a rule pass or fail."""
+    # an int is compared with the float exactly (Python does not round it); a float is inf or nan
+    if abs(x) > LIMIT if isinstance(x, int) else not math.isfinite(x):
+        what = v if isinstance(v, str) else ("the sum " if "sum" in v else "the product " if "product" in v
+                                              else "the ") + _describe(v)
+        raise _RefError(path, f"{what}{on} overflows: it reaches beyond the largest number "
+                        "a rule computes with (about 1.8e308)", "a result below about 1e308 in magnitude")
+    return x
+
+
+def _same(a: float, b: float) -> bool:
+    """Equal as rules compare: counts (ints) exactly, anything with a float in it within a relative
+    1e-9 (absolute 1e-12 near zero), so that 0.1 + 0.2 equals 0.3."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a == b
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
 def _fmt(v: float) -> str:
+    if abs(v) >= 1e16:  # 1e+300, not its 301 digits (_exact gives them where they tell values apart)
+        return repr(v) if isinstance(v, float) else f"{v:.6g}"
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
+
+
+def _exact(v: float) -> str:
+    """A value with every digit that tells it apart from its neighbours."""
+    return str(v) if isinstance(v, int) else repr(v)
 
 
 def _describe(v: Any) -> str:

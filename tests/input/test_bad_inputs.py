@@ -309,6 +309,13 @@ CASES = [
     Case("when-field-missing", f"{CARD}:11:24", "$.elements[3].when.field", "unknown field 'powers'"),
     Case("rule-unknown-component", f"{GAME}:24:43", "$.rulebook[0].values[0].pieces.component",
          "rule 'deck-5': unknown component 'decks'"),
+    # a rule's arithmetic beyond a double's range (issue 19, F8): inf = inf passed, inf - inf failed as nan
+    Case("rule-product-overflow", f"{GAME}:24:18", "$.rulebook[0].values[0]",
+         "rule 'deck-5': the product (1e+300 x 1e+300) overflows: it reaches beyond the largest number"),
+    Case("rule-product-overflow-int", f"{GAME}:24:18", "$.rulebook[0].values[0]",
+         "rule 'deck-5': the product (1e+300 x 1e+300 x 1e+300) overflows"),
+    Case("rule-sum-overflow", f"{GAME}:24:27", "$.rulebook[0].values[0].sum[0]",
+         "rule 'deck-5': the product (1e+308 x 10) overflows"),
     # -- fonts
     Case("font-missing", f"{CARD}:7:5", "$.elements[1]", "font 'Lato-Bolt' not found"),
     Case("font-not-truetype", f"{CARD}:7:5", "$.elements[1]", "font 'Notes-Regular' ("),

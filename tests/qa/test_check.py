@@ -326,3 +326,50 @@ def test_total_sums_a_field_over_a_selection(golems) -> None:
     assert out["material-force-40"].expected == ("all equal: total force of golem-deck where type='Material' = 40")
     assert not out["type-matches"].passed
     assert "type matches /M.*/" in out["type-matches"].expected
+
+
+# -- arithmetic: a rule passes or fails on the data, never on float rounding or overflow (issue 19) --
+
+def _equal_rule(rid: str, *values: object) -> dict:
+    return {"id": rid, "check": "equal", "description": "d", "quote": "q", "values": list(values)}
+
+
+def test_float_sums_compare_within_a_tolerance_and_counts_exactly(mini: DataRootCopy) -> None:
+    mini.edit("game.json", lambda m: m["rulebook"].extend([
+        _equal_rule("tenths", {"sum": [0.1, 0.2]}, 0.3),  # 0.30000000000000004 = 0.3
+        _equal_rule("tenths-off", {"sum": [0.1, 0.2]}, 0.31),
+        _equal_rule("big-counts", {"sum": [10**17, 1]}, 10**17),  # ints: no tolerance
+    ]))
+    out = {o.rule.id: o for o in report(mini).outcomes}
+    assert out["tenths"].passed
+    assert (out["tenths-off"].passed, out["tenths-off"].actual) == (False, "0.3 = 0.31")
+    assert (out["big-counts"].passed, out["big-counts"].actual) == (False, "100000000000000001 = 100000000000000000")
+
+
+def test_a_failed_rule_never_shows_two_values_that_look_equal(mini: DataRootCopy) -> None:
+    """Rounded to six digits, 1.0000001 and 1 both read "1": a failure then shows every digit."""
+    mini.edit("game.json", lambda m: m["rulebook"].append(_equal_rule("near", {"sum": [1.0000001]}, 1, 2)))
+    (bad,) = report(mini).violations
+    assert bad.actual == "1.0000001 = 1 = 2"
+
+
+def test_overflow_in_totals_and_unique_sums_is_an_input_error(mini: DataRootCopy) -> None:
+    def weigh(d: dict) -> None:
+        d["fields"]["weight"] = {"type": "number", "description": "Weight"}
+        for it in d["items"]:
+            it["weight"] = 1e308
+
+    mini.edit("deck.json", weigh)
+    mini.edit("game.json", lambda m: m["rulebook"].extend([
+        _equal_rule("heavy", {"total": {"component": "deck", "field": "weight"}}, 1),
+        {"id": "weights-unique", "check": "unique", "description": "d", "quote": "q",
+         "select": {"component": "deck"}, "sum": ["weight", "weight"]},
+    ]))
+    with pytest.raises(DataError) as info:
+        report(mini)
+    heavy, unique = info.value.diagnostics
+    assert (heavy.path, unique.path) == (("rulebook", 2, "values", 0), ("rulebook", 3, "sum"))
+    assert heavy.message == ("rule 'heavy': the total weight of deck overflows: it reaches beyond the largest "
+                             "number a rule computes with (about 1.8e308)")
+    assert unique.message.startswith("rule 'weights-unique': the sum (weight + weight) on deck/sun-1 overflows")
+    assert heavy.expected == "a result below about 1e308 in magnitude"

@@ -249,9 +249,9 @@ def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
 
 
 def _cast_number(value: str) -> int | float | str:
-    """openpyxl's reading of a number cell, but a whole number of more digits than ``int()``
-    converts (4300) stays text, for ``convert`` to call too large at its cell (openpyxl's own
-    raised a ValueError for the whole workbook)."""
+    """openpyxl's reading of a number cell, but a whole number of more than 400 digits (past any
+    float, and well inside the 4300 digits ``int()`` converts) stays text, for ``convert`` to call
+    too large at its cell (openpyxl's own raised a ValueError for the whole workbook)."""
     if "." in value or "E" in value or "e" in value:
         return float(value)
     return int(value) if len(value) <= 400 else value

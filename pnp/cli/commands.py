@@ -170,10 +170,20 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
     """
     as_json = as_json or fmt == "json"
     github = fmt == "github" and not as_json
-    report = api.check(games or None, data=data_root(data), strict=strict, paper=paper, duplex=duplex,
-                       bleed_mm=bleed, token_cut=token_cut, print_shop=one_per_page, gang=gang)
-    if report.errors:
-        fail_input(report.errors)
+    try:
+        report = api.check(games or None, data=data_root(data), strict=strict, paper=paper, duplex=duplex,
+                           bleed_mm=bleed, token_cut=token_cut, print_shop=one_per_page, gang=gang)
+        errors = report.errors
+    except DataError as exc:  # no data root, no games, an unknown game id: not one game's problem
+        errors = exc.diagnostics
+    if errors:  # the report a program reads says so too: JSON on stdout, annotations for GitHub
+        if as_json:
+            echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION,
+                             "errors": [d.as_json() for d in errors], "games": []}, indent=2))
+        elif github:
+            for d in errors:
+                echo(diag_annotation(d))
+        fail_input(errors)
     results: list[dict[str, Any]] = []
     for g in report.games:
         if g.checked is None:
@@ -200,7 +210,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
         else:
             report_text(gc, verbose)
     if as_json:
-        echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
+        echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "errors": [], "games": results},
+                        indent=2))
     sys.exit(report.exit_code)
 
 

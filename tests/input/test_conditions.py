@@ -127,7 +127,7 @@ def test_a_named_backreference_runs_as_a_numbered_one_does() -> None:
     assert not regex(r"(?P<n>\d+)=(?P=n)").fullmatch("12=13")
     with pytest.raises(ValueError, match="exponential"):  # and within the same subset as \1
         regex(r"(?P<n>(a+)+)(?P=n)")
-    with pytest.raises(ValueError, match="^invalid regular expression"):  # RE2's (?P> ...: Python has none
+    with pytest.raises(ValueError, match=r"^invalid regular expression"):  # RE2's (?P> ...: Python has none
         regex(r"(?P>n)")
 
 

@@ -57,6 +57,7 @@ from pnp.cli.output import (
     progress_bar,
     report_github,
     report_text,
+    show_problems,
 )
 from pnp.cli.shop import shop_run
 from pnp.errors import DataError, Diagnostic, OutputError, counted
@@ -117,8 +118,7 @@ def list_cmd(data: str | None) -> None:
         except DataError as exc:
             n = len(exc.diagnostics)
             echo(f"{gid}: cannot be loaded ({counted(n, 'problem')}; see below)")
-            for d in exc.diagnostics:
-                echo("  " + d.format(), err=True)
+            show_problems(exc.diagnostics, "  ")
             problems.extend(exc.diagnostics)
             continue
         lo, hi = game.players
@@ -302,8 +302,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
         sys.exit(1)
     if opts.strict and report.warnings:
         fail_input(report.warnings)
-    for w in report.warnings:
-        echo(w if isinstance(w, str) else w.format(), err=True)
+    show_problems(report.warnings)
     build_text(report, verbose)
 
 
@@ -617,8 +616,7 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
     gc = report.checked
     if gc is None:
         fail_input(report.errors)
-    for w in gc.warnings:
-        echo(w.format(), err=True)
+    show_problems(gc.warnings)
     if not gc.report.ok:
         report_text(gc, False)
         if not allow_violations:

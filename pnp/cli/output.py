@@ -7,7 +7,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import wraps
 from typing import Any, NoReturn
 
@@ -28,20 +28,34 @@ def echo(message: Any = None, **kwargs: Any) -> None:
     click.echo(terminal_text(message) if isinstance(message, str) else message, **kwargs)
 
 
+MAX_SHOWN = 100  # problems printed as text per game or command; `pnp check --format json` lists every one
+
+
+def show_problems(diags: Sequence[Diagnostic | str], indent: str = "",
+                  full: tuple[str, ...] = ("check", "--format", "json")) -> None:
+    """The first MAX_SHOWN problems on stderr, one a line, then how many more there are: a file
+    with 200,000 unknown keys is fixed from its first lines, not by scrolling through 200,000.
+    ``full``: the pnp command that lists them all."""
+    for d in diags[:MAX_SHOWN]:
+        echo(indent + (d if isinstance(d, str) else d.format()), err=True)
+    if len(diags) > MAX_SHOWN:
+        echo(f"{indent}... and {len(diags) - MAX_SHOWN} more (`{again(*full)}` lists them all)",
+             err=True)
+
+
 def fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnostic | str], code: int = 2) -> NoReturn:
-    """Print every problem (a Diagnostic, or a message as printed before: the build cache keeps
-    warnings as text) and exit."""
-    for d in diags:
-        echo(d if isinstance(d, str) else d.format(), err=True)
+    """Print the problems (a Diagnostic, or a message as printed before: the build cache keeps
+    warnings as text; at most MAX_SHOWN of them) and exit."""
+    show_problems(diags)
     n = sum(1 for d in diags if isinstance(d, str) or d.severity == "error") or len(diags)
     echo(f"pnp: {counted(n, 'problem')} in the input; nothing was written.", err=True)
     sys.exit(code)
 
 
 def game_problems(gid: str, diags: tuple[Diagnostic, ...]) -> None:
-    """One game's input problems, and their count, on stderr (the other games carry on)."""
-    for d in diags:
-        echo(d.format(), err=True)
+    """One game's input problems (at most MAX_SHOWN), and their count, on stderr (the other games
+    carry on)."""
+    show_problems(diags)
     echo(f"{gid}: {counted(len(diags), 'input problem')}", err=True)
 
 
@@ -123,8 +137,7 @@ def report_text(gc: GameCheck, verbose: bool) -> None:
                    "elsewhere, designed = made to fill a gap" + (", no source = not stated"
                                                                   if any(p.unstated for p in r.provenance) else "")
                    + ")")
-    for w in gc.warnings:
-        echo(w.format(), err=True)
+    show_problems(gc.warnings)
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
@@ -230,8 +243,7 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
         echo(f"  exempted by the data ({len(pre.waived)}):")
         for (what, why), comps in reasons.items():
             echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
-    for d in pre.findings:
-        echo(d.format(), err=True)
+    show_problems(pre.findings, full=("preflight", "--json"))
     n = len(pre.findings)
     echo(f"  {counted(n, 'warning')}")
 

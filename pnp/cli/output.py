@@ -15,7 +15,7 @@ import click
 from msgspec.structs import replace
 
 from pnp.cli.options import again
-from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, terminal_text
+from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, shown_lines, terminal_text
 from pnp.input.project import shown_path
 from pnp.layout.edges import MISCUT_MM
 from pnp.plan.options import BuildOptions
@@ -28,19 +28,12 @@ def echo(message: Any = None, **kwargs: Any) -> None:
     click.echo(terminal_text(message) if isinstance(message, str) else message, **kwargs)
 
 
-MAX_SHOWN = 100  # problems printed as text per game or command; `pnp check --format json` lists every one
-
-
 def show_problems(diags: Sequence[Diagnostic | str], indent: str = "",
                   full: tuple[str, ...] = ("check", "--format", "json")) -> None:
-    """The first MAX_SHOWN problems on stderr, one a line, then how many more there are: a file
-    with 200,000 unknown keys is fixed from its first lines, not by scrolling through 200,000.
-    ``full``: the pnp command that lists them all."""
-    for d in diags[:MAX_SHOWN]:
-        echo(indent + (d if isinstance(d, str) else d.format()), err=True)
-    if len(diags) > MAX_SHOWN:
-        echo(f"{indent}... and {len(diags) - MAX_SHOWN} more (`{again(*full)}` lists them all)",
-             err=True)
+    """pnp.errors.shown_lines on stderr: the first MAX_SHOWN problems, then how many more and
+    ``full``, the pnp command (words after "pnp") that lists them all."""
+    for line in shown_lines(diags, again(*full)):
+        echo(indent + line, err=True)
 
 
 def fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnostic | str], code: int = 2) -> NoReturn:

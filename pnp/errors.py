@@ -54,6 +54,19 @@ def counted(n: int, noun: str, plural: str | None = None) -> str:
     return f"{n} {plural or _PLURALS.get(noun) or noun + 's'}"
 
 
+MAX_SHOWN = 100  # problems shown as text per game or command; `pnp check --format json` lists every one
+
+
+def shown_lines(diags: Sequence[Diagnostic | str], full: str) -> list[str]:
+    """The first MAX_SHOWN problems as lines of text (a Diagnostic, or a message as printed
+    before), then how many more there are and ``full``, the pnp command that lists them all: a
+    file with 200,000 unknown keys is fixed from its first lines, not by scrolling through them."""
+    lines = [d if isinstance(d, str) else d.format() for d in diags[:MAX_SHOWN]]
+    if len(diags) > MAX_SHOWN:
+        lines.append(f"... and {len(diags) - MAX_SHOWN} more (`{full}` lists them all)")
+    return lines
+
+
 _PLURALS = {"copy": "copies", "sheet of paper": "sheets of paper", "die": "dice", "index": "indexes"}
 
 

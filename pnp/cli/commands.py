@@ -57,6 +57,7 @@ from pnp.cli.output import (
     progress_bar,
     report_github,
     report_text,
+    show_problems,
 )
 from pnp.cli.shop import shop_run
 from pnp.errors import DataError, Diagnostic, OutputError, counted
@@ -117,8 +118,7 @@ def list_cmd(data: str | None) -> None:
         except DataError as exc:
             n = len(exc.diagnostics)
             echo(f"{gid}: cannot be loaded ({counted(n, 'problem')}; see below)")
-            for d in exc.diagnostics:
-                echo("  " + d.format(), err=True)
+            show_problems(exc.diagnostics, "  ")
             problems.extend(exc.diagnostics)
             continue
         lo, hi = game.players
@@ -170,10 +170,20 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
     """
     as_json = as_json or fmt == "json"
     github = fmt == "github" and not as_json
-    report = api.check(games or None, data=data_root(data), strict=strict, paper=paper, duplex=duplex,
-                       bleed_mm=bleed, token_cut=token_cut, print_shop=one_per_page, gang=gang)
-    if report.errors:
-        fail_input(report.errors)
+    try:
+        report = api.check(games or None, data=data_root(data), strict=strict, paper=paper, duplex=duplex,
+                           bleed_mm=bleed, token_cut=token_cut, print_shop=one_per_page, gang=gang)
+        errors = report.errors
+    except DataError as exc:  # no data root, no games, an unknown game id: not one game's problem
+        errors = exc.diagnostics
+    if errors:  # the report a program reads says so too: JSON on stdout, annotations for GitHub
+        if as_json:
+            echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION,
+                             "errors": [d.as_json() for d in errors], "games": []}, indent=2))
+        elif github:
+            for d in errors:
+                echo(diag_annotation(d))
+        fail_input(errors)
     results: list[dict[str, Any]] = []
     for g in report.games:
         if g.checked is None:
@@ -200,7 +210,8 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
         else:
             report_text(gc, verbose)
     if as_json:
-        echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "games": results}, indent=2))
+        echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "errors": [], "games": results},
+                        indent=2))
     sys.exit(report.exit_code)
 
 
@@ -213,7 +224,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
               help="long/short: each front page is followed by its back page, mirrored for that flip edge; "
               "fold: fronts and backs side by side on one page for printers without duplex (print "
               "single-sided, fold, glue, cut); none: fronts only.")
-@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
+@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, digits=3), default=DEFAULT_BLEED_MM, show_default=True,
               metavar="MM",
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
@@ -291,8 +302,7 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
         sys.exit(1)
     if opts.strict and report.warnings:
         fail_input(report.warnings)
-    for w in report.warnings:
-        echo(w if isinstance(w, str) else w.format(), err=True)
+    show_problems(report.warnings)
     build_text(report, verbose)
 
 
@@ -606,8 +616,7 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
     gc = report.checked
     if gc is None:
         fail_input(report.errors)
-    for w in gc.warnings:
-        echo(w.format(), err=True)
+    show_problems(gc.warnings)
     if not gc.report.ok:
         report_text(gc, False)
         if not allow_violations:
@@ -640,7 +649,7 @@ def export_group() -> None:
 @click.argument("component", required=False, shell_complete=complete_components)
 @click.option("--dpi", type=Integer(36, 1200), default=300, show_default=True,
               help="Resolution; each side is round(mm / 25.4 * dpi) px.")
-@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM), default=DEFAULT_BLEED_MM, show_default=True,
+@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, digits=3), default=DEFAULT_BLEED_MM, show_default=True,
               metavar="MM",
               help="Bleed around each piece's art, in mm (a component's own bleed wins).")
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")

@@ -7,7 +7,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import wraps
 from typing import Any, NoReturn
 
@@ -15,7 +15,7 @@ import click
 from msgspec.structs import replace
 
 from pnp.cli.options import again
-from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, terminal_text
+from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, shown_lines, terminal_text
 from pnp.input.project import shown_path
 from pnp.layout.edges import MISCUT_MM
 from pnp.plan.options import BuildOptions
@@ -28,20 +28,27 @@ def echo(message: Any = None, **kwargs: Any) -> None:
     click.echo(terminal_text(message) if isinstance(message, str) else message, **kwargs)
 
 
+def show_problems(diags: Sequence[Diagnostic | str], indent: str = "",
+                  full: tuple[str, ...] = ("check", "--format", "json")) -> None:
+    """pnp.errors.shown_lines on stderr: the first MAX_SHOWN problems, then how many more and
+    ``full``, the pnp command (words after "pnp") that lists them all."""
+    for line in shown_lines(diags, again(*full)):
+        echo(indent + line, err=True)
+
+
 def fail_input(diags: list[Diagnostic] | tuple[Diagnostic, ...] | list[Diagnostic | str], code: int = 2) -> NoReturn:
-    """Print every problem (a Diagnostic, or a message as printed before: the build cache keeps
-    warnings as text) and exit."""
-    for d in diags:
-        echo(d if isinstance(d, str) else d.format(), err=True)
+    """Print the problems (a Diagnostic, or a message as printed before: the build cache keeps
+    warnings as text; at most MAX_SHOWN of them) and exit."""
+    show_problems(diags)
     n = sum(1 for d in diags if isinstance(d, str) or d.severity == "error") or len(diags)
     echo(f"pnp: {counted(n, 'problem')} in the input; nothing was written.", err=True)
     sys.exit(code)
 
 
 def game_problems(gid: str, diags: tuple[Diagnostic, ...]) -> None:
-    """One game's input problems, and their count, on stderr (the other games carry on)."""
-    for d in diags:
-        echo(d.format(), err=True)
+    """One game's input problems (at most MAX_SHOWN), and their count, on stderr (the other games
+    carry on)."""
+    show_problems(diags)
     echo(f"{gid}: {counted(len(diags), 'input problem')}", err=True)
 
 
@@ -123,8 +130,7 @@ def report_text(gc: GameCheck, verbose: bool) -> None:
                    "elsewhere, designed = made to fill a gap" + (", no source = not stated"
                                                                   if any(p.unstated for p in r.provenance) else "")
                    + ")")
-    for w in gc.warnings:
-        echo(w.format(), err=True)
+    show_problems(gc.warnings)
 
 
 def _gh_escape(text: str, prop: bool = False) -> str:
@@ -230,8 +236,7 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
         echo(f"  exempted by the data ({len(pre.waived)}):")
         for (what, why), comps in reasons.items():
             echo(f"    {what} ({len(comps)} x, {', '.join(dict.fromkeys(comps))}): {why}")
-    for d in pre.findings:
-        echo(d.format(), err=True)
+    show_problems(pre.findings, full=("preflight", "--json"))
     n = len(pre.findings)
     echo(f"  {counted(n, 'warning')}")
 

@@ -284,8 +284,9 @@ def regex(pattern: str) -> _Regex:
         msg = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
     except UnicodeEncodeError:  # a lone surrogate: the loader refuses them, a library caller may not
         raise ValueError(f"invalid regular expression {pattern!r}: not valid Unicode") from None
+    # (RE2 says just "(?P" for a named backreference "(?P=name)")
     if not msg.startswith(("invalid escape sequence: \\", "invalid perl operator: (?<", "invalid perl operator: (?=",
-                           "invalid perl operator: (?!", "invalid perl operator: (?P=")):
+                           "invalid perl operator: (?!", "invalid perl operator: (?P")):
         raise ValueError(f"invalid regular expression {pattern!r}: {msg}")
     from re import _parser
 

@@ -147,6 +147,11 @@ _PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # by PNG colour type: grey, RGB,
 IMAGE_FORMATS = ("PNG", "JPEG")
 
 
+class _Refused(ValueError):
+    """What pnp itself finds wrong with an image (a ValueError like every answer of image_size),
+    told apart from the ValueErrors Pillow raises in its own words."""
+
+
 def image_size(path: str) -> tuple[int, int]:
     """The pixel size of the image file at ``path``, after reading it whole (what drawing it will
     do), so that anything that would fail later fails here, as a ValueError saying why: not a
@@ -166,20 +171,20 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
 
     damaged = png_header_problem(path)  # Pillow takes a PNG with a bad header CRC for no image at all
     if damaged:
-        raise ValueError(damaged)
+        raise _Refused(damaged)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # Pillow's DecompressionBombWarning, truncated-data warnings
             with PILImage.open(path, formats=IMAGE_FORMATS) as im:  # reads the header only
                 w, h = im.size
                 if w * h > MAX_IMAGE_PIXELS:
-                    raise ValueError(f"has {w} x {h} = {w * h} pixels, more than pnp's limit of "
-                                     f"{MAX_IMAGE_PIXELS} (checked before decoding)")
+                    raise _Refused(f"has {w} x {h} = {w * h} pixels, more than pnp's limit of "
+                                   f"{MAX_IMAGE_PIXELS} (checked before decoding)")
                 declared = _declared_bytes(im)
                 if declared > MAX_IMAGE_BYTES:
-                    raise ValueError(f"is {w} x {h} pixels of {declared / (w * h):g} bytes each, {declared} bytes "
-                                     f"decoded, more than pnp's limit of {MAX_IMAGE_BYTES} bytes an image (checked "
-                                     "before decoding; save it with 8 bits a channel, or smaller)")
+                    raise _Refused(f"is {w} x {h} pixels of {declared / (w * h):g} bytes each, {declared} bytes "
+                                   f"decoded, more than pnp's limit of {MAX_IMAGE_BYTES} bytes an image (checked "
+                                   "before decoding; save it with 8 bits a channel, or smaller)")
                 png = im.format == "PNG"
                 im.load()  # decodes every pixel: broken or truncated data fails here, not in the PDF
             if png:
@@ -187,10 +192,16 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
                 # black, no error even with LOAD_TRUNCATED_IMAGES off): count them from the file
                 short = png_data_short(path)
                 if short:
-                    raise ValueError(f"is corrupt: {short}")
+                    raise _Refused(f"is corrupt: {short}")
             return (w, h)
-    except ValueError:
+    except _Refused:
         raise
+    except ValueError as exc:  # Pillow's own, in its words ("Decompressed data too large for ...")
+        if "MAX_TEXT_CHUNK" in str(exc) or "MAX_TEXT_MEMORY" in str(exc):
+            raise ValueError("holds text metadata (tEXt, zTXt or iTXt chunks) that decompresses to more than "
+                             "the decoder's limit (1 MB a chunk, 64 MB in all); save the image again without "
+                             "its metadata") from None
+        raise ValueError(f"cannot be decoded ({exc})") from None
     except (PILImage.DecompressionBombError, PILImage.DecompressionBombWarning):  # Pillow's own limits, at open
         raise ValueError(f"has more pixels than pnp's limit of {MAX_IMAGE_PIXELS} (checked before decoding)") from None
     except PILImage.UnidentifiedImageError:
@@ -259,7 +270,7 @@ def png_data_short(path: str) -> str | None:
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a file swapped for a pipe cannot block
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise ValueError("is not a regular file")
+        raise _Refused("is not a regular file")
     with os.fdopen(fd, "rb") as f:
         if f.read(8) != PNG_SIGNATURE:
             return None  # not a PNG: the decoder said what it is

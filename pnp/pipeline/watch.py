@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from pnp.errors import DataError, Diagnostic, counted
+from pnp.errors import DataError, Diagnostic, counted, shown_lines
 from pnp.input.project import DataRoot, check_game_id
 from pnp.layout.fonts import FONT_SUFFIXES
 from pnp.pipeline.build import CACHE_NAME, commit, same_bytes
@@ -29,6 +29,8 @@ from pnp.plan.options import BuildOptions, output_folder
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check
 from pnp.render.write import write_atomic
+
+CHECK_JSON = "pnp check --format json"  # lists every problem where watch shows the first MAX_SHOWN
 
 
 class Watch:
@@ -81,7 +83,7 @@ class Watch:
             self.errors = tuple(exc.diagnostics)
             return _problems(self.game, exc)
         self.checked, self.errors = gc, ()
-        lines = [w.format() for w in gc.warnings]
+        lines = shown_lines(gc.warnings, CHECK_JSON)
         for o in gc.report.outcomes:
             if not o.passed:
                 lines.append(f"FAIL {o.rule.id}: expected {o.expected}, actual {o.actual} "
@@ -99,7 +101,7 @@ class Watch:
         except DataError as exc:
             self.errors = tuple(exc.diagnostics)
             return lines + _problems(self.game, exc)
-        lines += [w.format() for w in g.warnings]
+        lines += shown_lines(g.warnings, CHECK_JSON)
         # The record goes before the first file changes (and comes back below once they are
         # written, if the rules pass); when no file changes, it stays.
         written = set(commit([g], before_writing=lambda g: remove(g.folder)))
@@ -137,5 +139,5 @@ def _stamps(files: Iterable[Path]) -> dict[Path, tuple[int, int]]:
 
 def _problems(game: str, exc: DataError) -> list[str]:
     n = len(exc.diagnostics)
-    return [d.format() for d in exc.diagnostics] + [
+    return shown_lines(exc.diagnostics, CHECK_JSON) + [
         f"{game}: {counted(n, 'input problem')}; nothing rebuilt (fix and save to retry)"]

@@ -66,6 +66,8 @@ def _pair(value: Any, name: str, where: str, scale: bool) -> tuple[float, float]
     if not scale and not (abs(x) <= BACK_OFFSET_MM and abs(y) <= BACK_OFFSET_MM):
         raise DataError([Diagnostic(where, f"{name} {value!r} is out of range",
                                     expected=f"{-BACK_OFFSET_MM:g} to {BACK_OFFSET_MM:g} mm")])
+    if not scale:  # lengths to the micrometre, as the command line reads them: 1e-320 is 0
+        x, y = round(x, 3) + 0.0, round(y, 3) + 0.0
     return x, y
 
 
@@ -117,7 +119,7 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             name, str(path),
             _pair(entry["back_offset"], "back_offset", where, False) if "back_offset" in entry else None,
             _pair(entry["back_scale"], "back_scale", where, True) if "back_scale" in entry else None,
-            paper, duplex, float(bleed) + 0.0 if bleed is not None else None,
+            paper, duplex, round(float(bleed), 3) + 0.0 if bleed is not None else None,
         )
     files = ", ".join(str(p) for p in searched)
     raise DataError([Diagnostic(files, f"no printer profile {name!r}",

@@ -107,16 +107,21 @@ def find_document(game: Game) -> Path | None:
         if too_long is not None:
             raise DataError([_document_diag(game, f"document {name!r}: name too long: {too_long}",
                                             expected=f"a file name of at most {NAME_MAX} bytes ({PATH_MAX} in all)")])
+        where = "the game folder" if d == game.folder else f"its PNP_DOCUMENTS folder {shown_path(d)}"
+        named_inside = Path(os.path.normpath(path)).is_relative_to(os.path.normpath(d))
+        if not named_inside:  # said whether or not something is there: "../../etc/passwd" is never looked for
+            raise DataError([_document_diag(game, f"document {name!r} ({shown_path(path)}) names a file outside "
+                                            f"{where}", expected="a file name inside " + where,
+                                            hint="copy the document there and name it without folders that "
+                                            "climb out ('..') or an absolute path")])
         if not os.path.lexists(path):
             continue
-        where = "the game folder" if d == game.folder else f"its PNP_DOCUMENTS folder {shown_path(d)}"
         try:
             inside = path.resolve().is_relative_to(d.resolve())
         except (OSError, RuntimeError):  # a loop of links
             inside = False
         if not inside:
-            named_inside = Path(os.path.normpath(path)).is_relative_to(os.path.normpath(d))
-            what = "is a link to a file outside" if named_inside else "names a file outside"
+            what = "is a link to a file outside"
             raise DataError([_document_diag(game, f"document {name!r} ({shown_path(path)}) {what} {where}",
                                             expected="a file inside " + where,
                                             hint="copy the document there instead of linking to it")])

@@ -21,7 +21,7 @@ from typing import Any
 import pypdfium2 as pdfium
 from msgspec import Struct
 
-from pnp.errors import Diagnostic, counted
+from pnp.errors import Diagnostic, counted, shown_lines
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.conditions import holds
 from pnp.input.load import load_json
@@ -29,7 +29,7 @@ from pnp.input.model import Item
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image
-from pnp.pipeline.watch import Watch
+from pnp.pipeline.watch import CHECK_JSON, Watch
 from pnp.plan.component import ComponentPlan
 from pnp.plan.digest import file_digest, fonts_digest
 from pnp.plan.options import output_folder
@@ -168,10 +168,10 @@ class GameView:
         return next((c for c in self.components if c.plan.component.id == cid), None)
 
     def problem_lines(self) -> list[str]:
-        """The input problems as `pnp check` prints them (each problem, then the count)."""
+        """The input problems as `pnp check` prints them (the first MAX_SHOWN, then the count)."""
         if not self.errors:
             return []
-        return [d.format() for d in self.errors] + [f"{self.id}: {counted(len(self.errors), 'input problem')}"]
+        return shown_lines(self.errors, CHECK_JSON) + [f"{self.id}: {counted(len(self.errors), 'input problem')}"]
 
     def rule_lines(self) -> list[str]:
         """The rulebook report of the last good check as `pnp check` prints it (passing rules
@@ -194,7 +194,7 @@ class GameView:
         return out
 
     def warning_lines(self) -> list[str]:
-        return [w.format() for w in self.checked.warnings] if self.checked is not None else []
+        return shown_lines(self.checked.warnings, CHECK_JSON) if self.checked is not None else []
 
     def item_where(self, item: Item) -> str:
         """``file:line:col`` of the item in its data file."""

@@ -171,6 +171,26 @@ def test_check_json_keys_are_the_documented_ones(mini: Any) -> None:
     assert errors and all(set(e) == doc["diagnostic"] for e in errors)
 
 
+def test_check_json_reports_root_errors(mini: Any, tmp_path: Path) -> None:
+    """A problem that is no one game's (no card_data/, no games in it) is in the report too: a
+    program reading stdout learns why there are no games, and GitHub shows the annotation."""
+    doc = _documented_json_keys()
+    empty = tmp_path / "empty"
+    (empty / "card_data").mkdir(parents=True)
+    for data, message in ((tmp_path / "nowhere", "not a pnp data root"), (empty, "no games found")):
+        r = mini.cli("check", "--json", "--data", str(data))
+        assert r.exit_code == 2
+        report = json.loads(r.stdout)
+        assert set(report) == doc["report"] and report["games"] == []
+        [error] = report["errors"]
+        assert set(error) == doc["diagnostic"] and message in error["message"]
+        assert message in r.stderr  # and the text for people, as before
+        r = mini.cli("check", "--format", "github", "--data", str(data))
+        assert r.exit_code == 2 and r.stdout.startswith("::error file=") and message in r.stdout
+    # A report without such problems has the key, empty.
+    assert json.loads(mini.check("--json").stdout)["errors"] == []
+
+
 def test_check_format_github_annotations(mini: Any) -> None:
     line, col = mini.pos_of("deck.json", '"suit": "sun"', len('"suit": '))
     mini.replace("deck.json", '"suit": "sun"', '"suit": "star"')

@@ -145,6 +145,19 @@ def test_check_json_with_bad_input(mini: DataRootCopy) -> None:
     }]
 
 
+def test_check_text_shows_the_first_hundred_problems(mini: DataRootCopy) -> None:
+    """250 problems: the first 100 as text, then how many more and the command listing them all;
+    the count and the JSON report keep all 250."""
+    mini.edit("deck.json", lambda d: d["items"][0].update({f"extra{i}": i for i in range(250)}))
+    r = mini.check()
+    assert r.exit_code == 2
+    lines = diag_lines(r.stderr)
+    assert len(lines) == 100 and "extra0" in lines[0]
+    assert "... and 150 more (`pnp check --format json --data .` lists them all)" in r.stderr
+    assert "mini: 250 input problems" in r.stderr
+    assert len(json.loads(mini.check("--json").stdout)["games"][0]["errors"]) == 250
+
+
 def test_check_every_game_of_a_root_by_default(mini: DataRootCopy) -> None:
     r = run_cli("check", "--data", mini.path)
     assert r.exit_code == 0

@@ -103,6 +103,23 @@ def test_minus_zero_is_zero_in_what_is_printed_and_built(tmp_path: Path) -> None
     assert '"bleed_mm": -0' not in r.stdout
 
 
+def test_lengths_are_read_to_the_micrometre(tmp_path: Path) -> None:
+    """``--bleed 1e-320`` printed "bleed 9.99989e-321 mm" (a subnormal number); lengths in mm are
+    rounded to 0.001 mm, on the command line and in a printer profile alike."""
+    r = run_cli("build", "--data", MINI, "mini", "--out", tmp_path / "a", "--bleed", "1e-320",
+                "--back-offset", "-1e-320,0.0004")
+    assert r.exit_code == 0 and "bleed 0 mm" in r.stdout and "e-" not in r.stdout, r.output
+    r = run_cli("build", "--data", MINI, "mini", "--out", tmp_path / "b", "--bleed", "0")
+    for pdf in (tmp_path / "b" / "mini").glob("*.pdf"):
+        assert (tmp_path / "a" / "mini" / pdf.name).read_bytes() == pdf.read_bytes(), pdf.name
+    r = run_cli("preflight", "--data", MINI, "mini", "--bleed", "2.0004", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["games"][0]["bleed_mm"] == 2.0, r.output
+    toml = tmp_path / "pnp.toml"
+    toml.write_text("[printers.office]\nbleed = 1e-320\nback_offset = [0.12345, -1e-300]\nback_scale = 1.00001\n")
+    p = load_profile("office", [toml])
+    assert (p.bleed, p.back_offset, p.back_scale) == (0.0, (0.123, 0.0), (1.00001, 1.00001))
+
+
 def test_a_printer_profile_minus_zero_is_zero_and_toml_syntax_is_tomls(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """pnp.toml numbers are TOML's: the TOML grammar allows 1_0 (10) and refuses fullwidth digits."""

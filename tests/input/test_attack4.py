@@ -113,7 +113,8 @@ def test_document_linked_out_of_the_root_is_not_read(root: Path, target: str) ->
     assert "quotes found" not in err
 
 
-@pytest.mark.parametrize("name", ["../../../outside/secret.txt", "/etc/passwd", "../deck.json"])
+@pytest.mark.parametrize("name", ["../../../outside/secret.txt", "/etc/passwd", "../deck.json",
+                                  "../../../../../nothing/here.txt"])  # nothing there: still named outside
 def test_document_names_that_leave_the_game_folder(root: Path, name: str) -> None:
     (root.parent / "outside" / "secret.txt").write_text(QUOTES)
     (root / "card_data" / "deck.json").write_text(QUOTES)  # in card_data/, beside the game folder

@@ -86,6 +86,17 @@ def _bomb(root: Path, scratch: Path) -> None:
     _art(root).write_bytes(_png(30000, 30000, b"".join(z.compress(row) for _ in range(30000)) + z.flush(), 1, 0))
 
 
+def _text_bomb(root: Path, scratch: Path) -> None:
+    """A 4 x 4 PNG whose zTXt chunk inflates to 2 MB (Pillow's limit is 1 MB a chunk): Pillow's
+    own words ("Decompressed data too large for PngImagePlugin.MAX_TEXT_CHUNK") were the message."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = _png(4, 4, zlib.compress(b"\x00" * (1 + 4 * 3) * 4))
+    ztxt = chunk(b"zTXt", b"Comment\x00\x00" + zlib.compress(b"a" * (2 << 20), 9))
+    _art(root).write_bytes(png[:33] + ztxt + png[33:])  # after IHDR (8 + 25 bytes)
+
+
 def _palette_without_plte(root: Path, scratch: Path) -> None:
     """A 40 x 30 palette PNG (colour type 3) with no PLTE chunk: Pillow opened it as grey."""
     _art(root).write_bytes(_png(40, 30, zlib.compress(b"\x00" * 41 * 30), colour=3))
@@ -341,6 +352,9 @@ CASES = [
     Case("size-below-floor", f"{GAME}:12:20", "$.components[0].size[1]", "number 2 is out of range"),
     Case("image-bomb", f"{CARD}:12:54", "$.elements[4].src", "more pixels than pnp's limit of 50000000",
          setup=_bomb),
+    Case("image-text-bomb", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it holds text metadata (tEXt, zTXt or iTXt chunks) that decompresses "
+         "to more than the decoder's limit", setup=_text_bomb),
     Case("image-corrupt-stream", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_corrupt_stream),
     Case("image-palette-without-plte", f"{CARD}:12:54", "$.elements[4].src",
          "image 'art/sun.png' cannot be read: it is a damaged PNG: a palette image (colour type 3) without a PLTE "

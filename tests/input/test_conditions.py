@@ -120,6 +120,17 @@ def test_a_bad_pattern_is_a_value_error() -> None:
     assert regex("a+") is regex("a+")  # compiled once
 
 
+def test_a_named_backreference_runs_as_a_numbered_one_does() -> None:
+    """``(?P=name)`` is Python's syntax for a backreference, as the docs promise; RE2 refuses it
+    naming only "(?P", which was passed on as the error (issue 19, fourth attack)."""
+    assert regex(r"(?P<n>\d+)=(?P=n)").fullmatch("12=12")
+    assert not regex(r"(?P<n>\d+)=(?P=n)").fullmatch("12=13")
+    with pytest.raises(ValueError, match="exponential"):  # and within the same subset as \1
+        regex(r"(?P<n>(a+)+)(?P=n)")
+    with pytest.raises(ValueError, match=r"^invalid regular expression"):  # RE2's (?P> ...: Python has none
+        regex(r"(?P>n)")
+
+
 # -- the walker --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("pattern", "twice"), [

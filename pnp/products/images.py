@@ -130,6 +130,45 @@ def check_pixels(size: tuple[int, int], what: str) -> None:
                                     hint="lower --dpi")])
 
 
+# One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop): counted
+# from the plan (images x pixels at the --dpi) and refused before anything is rendered or written.
+# Rendering and encoding cost 16-24 ns of CPU a pixel (docs/performance.md#pixel-budget), so this is
+# 16-24 s of CPU; the largest bundled game at 600 dpi is 443 million pixels.
+MAX_COMMAND_PIXELS = 1_000_000_000
+
+
+def check_total(where: str, command: str, images: int, total: int, dpi: float,
+                total_at: Callable[[int], int] | None, other: str | None) -> None:
+    """DataError, before anything is rendered or written, when the ``images`` one command would
+    render come to more than MAX_COMMAND_PIXELS pixels (``total``) together. ``total_at(d)``:
+    the total at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi is not the
+    caller's to lower: a shop sets it); ``other``: what else the user can do."""
+    if total <= MAX_COMMAND_PIXELS:
+        return
+    fits = _dpi_that_fits(dpi, total_at) if total_at is not None else None
+    ways = [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other]
+    raise DataError([Diagnostic(where, f"`{command}` would render {images} images of {total} pixels together "
+                                f"({total // 1_000_000} million), more than pnp's limit of {MAX_COMMAND_PIXELS} "
+                                f"pixels ({MAX_COMMAND_PIXELS // 1_000_000} million) a command",
+                                expected=f"at most {MAX_COMMAND_PIXELS} pixels in one command",
+                                hint=" or ".join(w for w in ways if w) or None)])
+
+
+MIN_DPI = 36  # the lowest --dpi the export commands take
+
+
+def _dpi_that_fits(dpi: float, total_at: Callable[[int], int]) -> int | None:
+    """The highest whole dpi from MIN_DPI up, below ``dpi``, at which ``total_at`` fits the
+    limit (a binary search: the pixels never shrink as the dpi grows), or None."""
+    lo, hi = MIN_DPI, math.ceil(dpi) - 1
+    if hi < lo or total_at(lo) > MAX_COMMAND_PIXELS:
+        return None
+    while lo < hi:  # total_at(lo) fits
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if total_at(mid) <= MAX_COMMAND_PIXELS else (lo, mid - 1)
+    return lo
+
+
 def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.Image:
     """Page ``index`` rendered into exactly ``size`` pixels, RGB on white: PDFium maps the page
     onto the bitmap per axis (``PdfPage.render`` takes one scale and rounds each side up).

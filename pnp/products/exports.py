@@ -33,6 +33,7 @@ from pnp.products.images import (
     check_pixels,
     check_total,
     compose,
+    decoded_pixels,
     distinct,
     json_bytes,
     png_bytes,
@@ -97,9 +98,10 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
 
     more = (f"export one component at a time (`pnp export png {gc.game.id} COMPONENT`)" if len(plans) > 1
             else "fewer distinct items in the component")
-    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi,
-                total_at if root is None else None, more)  # a shop's folder: the shop sets the dpi
+    at = total_at if root is None else None  # a shop's folder: the shop sets the dpi
+    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more)  # before any layout
     comps: list[_PngComponent] = []
+    decoded = 0
     for plan in plans:
         ds = distinct(plan)
         sub = replace(plan, fronts=tuple(d.front for d in ds), backs=tuple(d.back for d in ds),
@@ -122,7 +124,10 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                 name = f"{ds[slot.piece].item.id}-{page.side}.png"
             names.setdefault(slot.piece, {})[page.side] = name
             images.append((i, folder / name))
+            decoded += decoded_pixels([ds[slot.piece].front if page.side == "front" else ds[slot.piece].back])
         comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
+    # the fronts laid out: with the image files each image draws
+    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, decoded)
     tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
     own = files is None
     fs = FileSet() if files is None else files
@@ -361,8 +366,11 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
 
     more = (f"export one component at a time (`pnp export tts {gc.game.id} COMPONENT`)" if len(decks) > 1
             else "fewer distinct items in the component")
-    check_total(gc.game.id, "pnp export tts", sum(_tts_geometry(p, dpi).images for p in decks), total_at(dpi), dpi,
-                total_at, more)
+    images = sum(_tts_geometry(p, dpi).images for p in decks)
+    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more)  # before any layout
+    dss = {id(p): distinct(p) for p in decks}
+    decoded = sum(_tts_decoded(dss[id(p)], _tts_geometry(p, dpi)) for p in decks)
+    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more, decoded)
     done: list[Exported] = []
     skipped: list[Component] = []
     with FileSet() as fs:
@@ -370,9 +378,19 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
             if all(b is None for b in plan.backs):
                 skipped.append(plan.component)
                 continue
-            done.append(_export_tts_component(session, gc, plan, out, dpi, base_url, fs, locked))
+            done.append(_export_tts_component(session, gc, plan, dss[id(plan)], out, dpi, base_url, fs, locked))
         fs.commit()
     return done, skipped
+
+
+def _tts_decoded(ds: Sequence[Distinct], g: _TtsGeometry) -> int:
+    """The pixels of the image files a component's sheets draw, each time one draws them: every
+    front, and every back on the back sheets, or the one back in each sheet's hidden slot and as
+    the back image."""
+    fronts = decoded_pixels(d.front for d in ds)
+    if g.uniform:
+        return fronts + decoded_pixels([ds[0].back]) * (len(g.grids) + 1)
+    return fronts + decoded_pixels(d.back for d in ds)
 
 
 TTS_PER_SHEET = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # the last slot is the hidden face
@@ -412,10 +430,9 @@ def _tts_geometry(plan: ComponentPlan, dpi: float) -> _TtsGeometry:
     return _TtsGeometry(uniform, grids, scale, face)
 
 
-def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, out: Path,
+def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, ds: Sequence[Distinct], out: Path,
                           dpi: float, base_url: str | None, fs: FileSet, locked: bool) -> Exported:
     comp, game, fonts = plan.component, gc.game, session.fonts
-    ds = distinct(plan)
     g = _tts_geometry(plan, dpi)
     uniform, grids, scale, face = g.uniform, g.grids, g.scale, g.face
     hidden = ds[0].back if uniform else _title_face(fonts, game, comp)

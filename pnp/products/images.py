@@ -24,18 +24,20 @@ import json
 import math
 import struct
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic, did_you_mean
+from pnp.errors import DataError, Diagnostic, counted, did_you_mean
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.model import Component, Game, Item
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
+from pnp.layout.primitives import Image as ImagePrim
+from pnp.layout.shapes import image_size
 from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
@@ -130,28 +132,50 @@ def check_pixels(size: tuple[int, int], what: str) -> None:
                                     hint="lower --dpi")])
 
 
-# One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop): counted
-# from the plan (images x pixels at the --dpi) and refused before anything is rendered or written.
-# Rendering and encoding cost 16-24 ns of CPU a pixel (docs/performance.md#pixel-budget), so this is
-# 16-24 s of CPU; the largest bundled game at 600 dpi is 443 million pixels.
+# One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
+# preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
+# rendered or written. Rendering and encoding cost 16-24 ns of CPU a pixel
+# (docs/performance.md#pixel-budget), so this is 16-24 s of CPU; the largest bundled game at 600
+# dpi is 443 million pixels.
 MAX_COMMAND_PIXELS = 1_000_000_000
+# PDFium decodes an image file again each time a page draws it (1-6 ns a pixel of the file, PNG to
+# JPEG): a file's pixels count this many to one rendered pixel, for every time a rendered image draws it.
+DECODED_PER_PIXEL = 4
+
+
+def decoded_pixels(layouts: Iterable[PieceLayout | None]) -> int:
+    """The pixels of the image files ``layouts`` draw, once per drawing (what PDFium decodes to
+    render them), from the files' headers (``pnp.layout.shapes.image_size``, checked and cached
+    when the layout was made)."""
+    n = 0
+    for lay in layouts:
+        for p in lay.primitives if lay is not None else ():
+            if isinstance(p, ImagePrim):
+                w, h = image_size(p.src)
+                n += w * h
+    return n
 
 
 def check_total(where: str, command: str, images: int, total: int, dpi: float,
-                total_at: Callable[[int], int] | None, other: str | None) -> None:
+                total_at: Callable[[int], int] | None, other: str | None, decoded: int = 0) -> None:
     """DataError, before anything is rendered or written, when the ``images`` one command would
-    render come to more than MAX_COMMAND_PIXELS pixels (``total``) together. ``total_at(d)``:
-    the total at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi is not the
-    caller's to lower: a shop sets it); ``other``: what else the user can do."""
-    if total <= MAX_COMMAND_PIXELS:
+    render come to more than MAX_COMMAND_PIXELS pixels (``total``) together, with the pixels of the
+    image files they draw (``decoded``) counted one DECODED_PER_PIXEL-th each. ``total_at(d)``:
+    the rendered pixels at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi
+    is not the user's to lower: a shop sets it); ``other``: what else the user can do."""
+    files = decoded // DECODED_PER_PIXEL
+    if total + files <= MAX_COMMAND_PIXELS:
         return
-    fits = _dpi_that_fits(dpi, total_at) if total_at is not None else None
-    ways = [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other]
-    raise DataError([Diagnostic(where, f"`{command}` would render {images} images of {total} pixels together "
-                                f"({total // 1_000_000} million), more than pnp's limit of {MAX_COMMAND_PIXELS} "
-                                f"pixels ({MAX_COMMAND_PIXELS // 1_000_000} million) a command",
+    fits = _dpi_that_fits(dpi, lambda d: total_at(d) + files) if total_at is not None else None
+    ways = [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other,
+            "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if files else None]
+    drawn = (f" and decode {decoded} pixels of image files to draw them (counted 1 in {DECODED_PER_PIXEL}: "
+             f"{total + files} together)" if files else "")
+    raise DataError([Diagnostic(where, f"`{command}` would render {counted(images, 'image')} of {total} pixels "
+                                f"together ({total // 1_000_000} million){drawn}, more than pnp's limit of "
+                                f"{MAX_COMMAND_PIXELS} pixels ({MAX_COMMAND_PIXELS // 1_000_000} million) a command",
                                 expected=f"at most {MAX_COMMAND_PIXELS} pixels in one command",
-                                hint=" or ".join(w for w in ways if w) or None)])
+                                hint=", or ".join(w for w in ways if w) or None)])
 
 
 MIN_DPI = 36  # the lowest --dpi the export commands take

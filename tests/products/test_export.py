@@ -643,7 +643,7 @@ def test_an_export_over_the_command_pixel_budget_is_exit_2_before_anything(tmp_p
     fits = max(d for d in range(36, 900) if 21 * px(406, d) ** 2 <= MAX_COMMAND_PIXELS)
     assert (f"`pnp export png` would render 21 images of {total} pixels together ({total // 1_000_000} million), "
             f"more than pnp's limit of {MAX_COMMAND_PIXELS} pixels") in r.stderr
-    assert f"lower --dpi (--dpi {fits} fits) or fewer distinct items in the component" in r.stderr
+    assert f"lower --dpi (--dpi {fits} fits), or fewer distinct items in the component" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "out").exists()
 
 
@@ -709,3 +709,41 @@ def test_a_png_shop_over_the_pixel_budget_does_not_say_lower_dpi(tmp_path: Path,
     assert "more than pnp's limit of 1000000 pixels" in r.stderr and "--dpi" not in r.stderr
     assert "export one component at a time (`pnp export png golems COMPONENT`)" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])
+def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   command: tuple[str, ...]) -> None:
+    """PDFium decodes an image file each time a page draws it, so a small export of many pieces
+    that each draw a big file is costly: the budget counts the file's pixels (one in
+    DECODED_PER_PIXEL) for every drawing. Three fronts drawing a 1000 x 1000 PNG: 3,000,000
+    pixels decoded (the back draws none), 750,000 counted; at exactly the rendered pixels plus
+    those the command runs, one pixel less and it is refused, naming the art."""
+    from pnp.products import images
+
+    root = write_game(tmp_path / "root", "art", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                             for n in ("ash", "birch", "cedar")])
+    (root / "card_data" / "art" / "img").mkdir()
+    Image.new("RGB", (1000, 1000), "#806040").save(root / "card_data" / "art" / "img" / "a.png")
+    front = root / "templates" / "art" / "front.json"
+    tpl = load(front)
+    tpl["elements"].insert(1, {"type": "image", "src": "img/a.png", "box": [5, 5, 20, 20]})
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    args = [*command, "--data", root, "art", *(["deck"] if command == ("preview",) else []), "--dpi", "40"]
+    out = tmp_path / "out"
+    ok(*args, "--out", out)
+    rendered = 0
+    for f in sorted(out.rglob("*.png")):
+        with Image.open(f) as img:
+            rendered += img.width * img.height
+    assert images.DECODED_PER_PIXEL == 4
+    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", rendered + 750_000)
+    ok(*args, "--out", tmp_path / "again")
+    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", rendered + 749_999)
+    r = run(*args, "--out", tmp_path / "refused")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    assert (f"of {rendered} pixels together (0 million) and decode 3000000 pixels of image files to draw them "
+            f"(counted 1 in 4: {rendered + 750_000} together), more than pnp's limit of {rendered + 749_999}"
+            ) in r.stderr
+    assert "scale the art to the resolution it prints at" in r.stderr
+    assert not (tmp_path / "refused").exists()

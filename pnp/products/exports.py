@@ -35,6 +35,8 @@ from pnp.products.images import (
     compose,
     decoded_pixels,
     distinct,
+    distinct_backs,
+    item_backs,
     json_bytes,
     png_bytes,
     px,
@@ -90,7 +92,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         w_mm, h_mm = plan.component.size
         b = _bleed_mm(plan)
         check_pixels((px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi)), f"{gc.game.id}/{plan.component.id}")
-    counts = [len(plan.component.items) + len(_distinct_backs(plan)) for plan in plans]
+    counts = [len(plan.component.items) + len(distinct_backs(plan)) for plan in plans]
 
     def total_at(d: float) -> int:
         return sum(n * px(p.component.size[0] + 2 * _bleed_mm(p), d) * px(p.component.size[1] + 2 * _bleed_mm(p), d)
@@ -266,21 +268,6 @@ def _png_finish(comps: Sequence[_PngComponent], gc: GameCheck, dpi: float,
         yield Exported(comp, c.folder, tuple(files), index_path, c.size)
 
 
-def _item_backs(plan: ComponentPlan) -> list[PieceLayout | None]:
-    """Each distinct item's back, as ``distinct`` gives them, without laying out a front."""
-    backs: list[PieceLayout | None] = []
-    i = 0
-    for item in plan.component.items:
-        backs.append(plan.backs[i])
-        i += item.copies
-    return backs
-
-
-def _distinct_backs(plan: ComponentPlan) -> set[tuple[Primitive, ...]]:
-    """What the distinct items' backs draw: one entry per back image (as ``_back_names`` names them)."""
-    return {b.primitives for b in _item_backs(plan) if b is not None}
-
-
 def _back_names(ds: Sequence[Distinct]) -> dict[int, str]:
     """Item index -> its back image: ``back.png`` when every item has the same back, else
     ``back-1.png``, ``back-2.png``... numbered in the order the items first use them (items
@@ -419,7 +406,7 @@ def _tts_geometry(plan: ComponentPlan, dpi: float) -> _TtsGeometry:
     """The sheets of ``plan``'s component at ``dpi``, from its item count and the backs the check
     laid out (no front is laid out)."""
     comp = plan.component
-    backs = _item_backs(plan)
+    backs = item_backs(plan)
     drawn = {b.primitives if b is not None else None for b in backs}  # the backs by what they draw
     uniform = len(drawn) == 1 and backs[0] is not None
     n = len(comp.items)

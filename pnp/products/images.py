@@ -37,6 +37,7 @@ from pnp.input.model import Component, Game, Item
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image as ImagePrim
+from pnp.layout.primitives import Primitive
 from pnp.layout.shapes import image_size
 from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
@@ -75,6 +76,21 @@ def distinct(plan: ComponentPlan) -> list[Distinct]:
         out.append(Distinct(item, plan.fronts[i], plan.backs[i]))
         i += item.copies
     return out
+
+
+def item_backs(plan: ComponentPlan) -> list[PieceLayout | None]:
+    """Each distinct item's back, as ``distinct`` gives them, without laying out a front."""
+    backs: list[PieceLayout | None] = []
+    i = 0
+    for item in plan.component.items:
+        backs.append(plan.backs[i])
+        i += item.copies
+    return backs
+
+
+def distinct_backs(plan: ComponentPlan) -> set[tuple[Primitive, ...]]:
+    """What the distinct items' backs draw: one entry per back image of ``pnp export png``."""
+    return {b.primitives for b in item_backs(plan) if b is not None}
 
 
 def select_plans(gc: GameCheck, component: str | None) -> list[ComponentPlan]:

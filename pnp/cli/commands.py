@@ -634,7 +634,8 @@ def checked_for_export(report: api.ExportReport | api.PreviewReport, allow_viola
 def export_group() -> None:
     """Export pieces as images, rasterised from pnp's own PDF: one PNG per piece and side for
     print-on-demand services, or Tabletop Simulator deck sheets; or a component's items as a
-    spreadsheet (data).
+    spreadsheet (data). The images of one command hold at most 1,000 million pixels together,
+    checked before anything is rendered (docs/performance.md, Pixel budget).
 
     \b
     Examples:

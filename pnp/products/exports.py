@@ -31,8 +31,12 @@ from pnp.products.images import (
     _stale,
     banded_png,
     check_pixels,
+    check_total,
     compose,
+    decoded_pixels,
     distinct,
+    distinct_backs,
+    item_backs,
     json_bytes,
     png_bytes,
     px,
@@ -88,7 +92,18 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         w_mm, h_mm = plan.component.size
         b = _bleed_mm(plan)
         check_pixels((px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi)), f"{gc.game.id}/{plan.component.id}")
+    counts = [len(plan.component.items) + len(distinct_backs(plan)) for plan in plans]
+
+    def total_at(d: float) -> int:
+        return sum(n * px(p.component.size[0] + 2 * _bleed_mm(p), d) * px(p.component.size[1] + 2 * _bleed_mm(p), d)
+                   for n, p in zip(counts, plans, strict=True))
+
+    more = (f"export one component at a time (`pnp export png {gc.game.id} COMPONENT`)" if len(plans) > 1
+            else "fewer distinct items in the component")
+    at = total_at if root is None else None  # a shop's folder: the shop sets the dpi
+    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more)  # before any layout
     comps: list[_PngComponent] = []
+    decoded = 0
     for plan in plans:
         ds = distinct(plan)
         sub = replace(plan, fronts=tuple(d.front for d in ds), backs=tuple(d.back for d in ds),
@@ -111,7 +126,10 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                 name = f"{ds[slot.piece].item.id}-{page.side}.png"
             names.setdefault(slot.piece, {})[page.side] = name
             images.append((i, folder / name))
+            decoded += decoded_pixels([ds[slot.piece].front if page.side == "front" else ds[slot.piece].back])
         comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
+    # the fronts laid out: with the image files each image draws
+    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, decoded)
     tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
     own = files is None
     fs = FileSet() if files is None else files
@@ -328,6 +346,18 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
                                     f"component {component!r} has no back; a Tabletop Simulator deck needs one",
                                     expected="a component with `back`",
                                     hint="`pnp export png` exports pieces without backs")])
+    decks = [p for p in plans if any(b is not None for b in p.backs)]
+
+    def total_at(d: float) -> int:
+        return sum(_tts_geometry(p, d).pixels for p in decks)
+
+    more = (f"export one component at a time (`pnp export tts {gc.game.id} COMPONENT`)" if len(decks) > 1
+            else "fewer distinct items in the component")
+    images = sum(_tts_geometry(p, dpi).images for p in decks)
+    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more)  # before any layout
+    dss = {id(p): distinct(p) for p in decks}
+    decoded = sum(_tts_decoded(dss[id(p)], _tts_geometry(p, dpi)) for p in decks)
+    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more, decoded)
     done: list[Exported] = []
     skipped: list[Component] = []
     with FileSet() as fs:
@@ -335,25 +365,65 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
             if all(b is None for b in plan.backs):
                 skipped.append(plan.component)
                 continue
-            done.append(_export_tts_component(session, gc, plan, out, dpi, base_url, fs, locked))
+            done.append(_export_tts_component(session, gc, plan, dss[id(plan)], out, dpi, base_url, fs, locked))
         fs.commit()
     return done, skipped
 
 
-def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, out: Path,
-                          dpi: float, base_url: str | None, fs: FileSet, locked: bool) -> Exported:
-    comp, game, fonts = plan.component, gc.game, session.fonts
-    ds = distinct(plan)
-    backs = [d.back for d in ds]
+def _tts_decoded(ds: Sequence[Distinct], g: _TtsGeometry) -> int:
+    """The pixels of the image files a component's sheets draw, each time one draws them: every
+    front, and every back on the back sheets, or the one back in each sheet's hidden slot and as
+    the back image."""
+    fronts = decoded_pixels(d.front for d in ds)
+    if g.uniform:
+        return fronts + decoded_pixels([ds[0].back]) * (len(g.grids) + 1)
+    return fronts + decoded_pixels(d.back for d in ds)
+
+
+TTS_PER_SHEET = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # the last slot is the hidden face
+
+
+class _TtsGeometry(Struct, frozen=True):
+    """A component's Tabletop Simulator sheets as ``_export_tts_component`` draws them."""
+
+    uniform: bool  # every item has the same back: one back image, else a back sheet per sheet
+    grids: list[tuple[int, int]]  # (cols, rows) of each sheet
+    scale: float  # the faces' scale from ``dpi`` into TTS_MAX_PX
+    face: tuple[int, int]  # one face, px
+
+    @property
+    def pixels(self) -> int:
+        """The pixels of every image the component's export renders."""
+        sheets = sum(cols * self.face[0] * rows * self.face[1] for cols, rows in self.grids)
+        return sheets + self.face[0] * self.face[1] if self.uniform else 2 * sheets
+
+    @property
+    def images(self) -> int:
+        return len(self.grids) + 1 if self.uniform else 2 * len(self.grids)
+
+
+def _tts_geometry(plan: ComponentPlan, dpi: float) -> _TtsGeometry:
+    """The sheets of ``plan``'s component at ``dpi``, from its item count and the backs the check
+    laid out (no front is laid out)."""
+    comp = plan.component
+    backs = item_backs(plan)
     drawn = {b.primitives if b is not None else None for b in backs}  # the backs by what they draw
     uniform = len(drawn) == 1 and backs[0] is not None
-    hidden = backs[0] if uniform else _title_face(fonts, game, comp)
-    per_sheet = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # the last slot is the hidden face
-    chunks = [ds[i:i + per_sheet] for i in range(0, len(ds), per_sheet)]
+    n = len(comp.items)
     native = (px(comp.size[0], dpi), px(comp.size[1], dpi))
-    grids = [tts_grid(len(c) + 1, native) for c in chunks]
+    grids = [tts_grid(min(TTS_PER_SHEET, n - i) + 1, native) for i in range(0, n, TTS_PER_SHEET)]
     scale = min(_tts_scale(cols, rows, native) for cols, rows in grids)
     face = (max(1, math.floor(native[0] * scale)), max(1, math.floor(native[1] * scale)))
+    return _TtsGeometry(uniform, grids, scale, face)
+
+
+def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, ds: Sequence[Distinct], out: Path,
+                          dpi: float, base_url: str | None, fs: FileSet, locked: bool) -> Exported:
+    comp, game, fonts = plan.component, gc.game, session.fonts
+    g = _tts_geometry(plan, dpi)
+    uniform, grids, scale, face = g.uniform, g.grids, g.scale, g.face
+    hidden = ds[0].back if uniform else _title_face(fonts, game, comp)
+    chunks = [ds[i:i + TTS_PER_SHEET] for i in range(0, len(ds), TTS_PER_SHEET)]
     folder = out / game.id / "tts" / comp.id
     info = _info(game, comp.title, f"pnp Tabletop Simulator sheet: {game.id}/{comp.id}")
     files: list[Path] = []

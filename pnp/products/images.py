@@ -24,18 +24,21 @@ import json
 import math
 import struct
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic, did_you_mean
+from pnp.errors import DataError, Diagnostic, counted, did_you_mean
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.model import Component, Game, Item
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
+from pnp.layout.primitives import Image as ImagePrim
+from pnp.layout.primitives import Primitive
+from pnp.layout.shapes import image_size
 from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
@@ -73,6 +76,21 @@ def distinct(plan: ComponentPlan) -> list[Distinct]:
         out.append(Distinct(item, plan.fronts[i], plan.backs[i]))
         i += item.copies
     return out
+
+
+def item_backs(plan: ComponentPlan) -> list[PieceLayout | None]:
+    """Each distinct item's back, as ``distinct`` gives them, without laying out a front."""
+    backs: list[PieceLayout | None] = []
+    i = 0
+    for item in plan.component.items:
+        backs.append(plan.backs[i])
+        i += item.copies
+    return backs
+
+
+def distinct_backs(plan: ComponentPlan) -> set[tuple[Primitive, ...]]:
+    """What the distinct items' backs draw: one entry per back image of ``pnp export png``."""
+    return {b.primitives for b in item_backs(plan) if b is not None}
 
 
 def select_plans(gc: GameCheck, component: str | None) -> list[ComponentPlan]:
@@ -128,6 +146,67 @@ def check_pixels(size: tuple[int, int], what: str) -> None:
         raise DataError([Diagnostic(what, f"the image would be {w} x {h} = {w * h} pixels, more than pnp's "
                                     f"limit of {MAX_EXPORT_PIXELS}", expected=f"at most {MAX_EXPORT_PIXELS} pixels",
                                     hint="lower --dpi")])
+
+
+# One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
+# preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
+# rendered or written. Rendering and encoding cost 16-24 ns of CPU a pixel
+# (docs/performance.md#pixel-budget), so this is 16-24 s of CPU; the largest bundled game at 600
+# dpi is 443 million pixels.
+MAX_COMMAND_PIXELS = 1_000_000_000
+# PDFium decodes an image file again each time a page draws it (1-6 ns a pixel of the file, PNG to
+# JPEG): a file's pixels count this many to one rendered pixel, for every time a rendered image draws it.
+DECODED_PER_PIXEL = 4
+
+
+def decoded_pixels(layouts: Iterable[PieceLayout | None]) -> int:
+    """The pixels of the image files ``layouts`` draw, once per drawing (what PDFium decodes to
+    render them), from the files' headers (``pnp.layout.shapes.image_size``, checked and cached
+    when the layout was made)."""
+    n = 0
+    for lay in layouts:
+        for p in lay.primitives if lay is not None else ():
+            if isinstance(p, ImagePrim):
+                w, h = image_size(p.src)
+                n += w * h
+    return n
+
+
+def check_total(where: str, command: str, images: int, total: int, dpi: float,
+                total_at: Callable[[int], int] | None, other: str | None, decoded: int = 0) -> None:
+    """DataError, before anything is rendered or written, when the ``images`` one command would
+    render come to more than MAX_COMMAND_PIXELS pixels (``total``) together, with the pixels of the
+    image files they draw (``decoded``) counted one DECODED_PER_PIXEL-th each. ``total_at(d)``:
+    the rendered pixels at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi
+    is not the user's to lower: a shop sets it); ``other``: what else the user can do."""
+    files = decoded // DECODED_PER_PIXEL
+    if total + files <= MAX_COMMAND_PIXELS:
+        return
+    fits = _dpi_that_fits(dpi, lambda d: total_at(d) + files) if total_at is not None else None
+    ways = [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other,
+            "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if files else None]
+    drawn = (f" and decode {decoded} pixels of image files to draw them (counted 1 in {DECODED_PER_PIXEL}: "
+             f"{total + files} together)" if files else "")
+    raise DataError([Diagnostic(where, f"`{command}` would render {counted(images, 'image')} of {total} pixels "
+                                f"together ({total // 1_000_000} million){drawn}, more than pnp's limit of "
+                                f"{MAX_COMMAND_PIXELS} pixels ({MAX_COMMAND_PIXELS // 1_000_000} million) a command",
+                                expected=f"at most {MAX_COMMAND_PIXELS} pixels in one command",
+                                hint=", or ".join(w for w in ways if w) or None)])
+
+
+MIN_DPI = 36  # the lowest --dpi the export commands take
+
+
+def _dpi_that_fits(dpi: float, total_at: Callable[[int], int]) -> int | None:
+    """The highest whole dpi from MIN_DPI up, below ``dpi``, at which ``total_at`` fits the
+    limit (a binary search: the pixels never shrink as the dpi grows), or None."""
+    lo, hi = MIN_DPI, math.ceil(dpi) - 1
+    if hi < lo or total_at(lo) > MAX_COMMAND_PIXELS:
+        return None
+    while lo < hi:  # total_at(lo) fits
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if total_at(mid) <= MAX_COMMAND_PIXELS else (lo, mid - 1)
+    return lo
 
 
 def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.Image:

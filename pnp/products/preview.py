@@ -20,7 +20,10 @@ from pnp.products.images import (
     _info,
     _pdf,
     banded_png,
+    check_pixels,
+    check_total,
     compose,
+    decoded_pixels,
     distinct,
     png_bytes,
     px,
@@ -104,6 +107,9 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     data = compose(Paper("preview", width, height), [(page, 0.0, 0.0), *placed], fonts,
                    _info(game, comp.title, f"pnp preview: {game.id}/{comp.id}"))
     size = (px(width / MM, dpi), px(height / MM, dpi))
+    check_pixels(size, f"{game.id}/{comp.id}")
+    check_total(game.id, "pnp preview", 1, size[0] * size[1], dpi, lambda d: px(width / MM, d) * px(height / MM, d),
+                None, decoded_pixels(lay for lay, _ in cells))  # the image files each cell draws
     path = out / "preview" / f"{game.id}-{comp.id}{'-' + item if item else ''}.png"
     with _pdf(data) as doc:
         # a big board at a high --dpi: rendered in bands, memory bounded

@@ -21,7 +21,7 @@ from typing import Any
 import pypdfium2 as pdfium
 from msgspec import Struct
 
-from pnp.errors import Diagnostic, counted, shown_lines
+from pnp.errors import DataError, Diagnostic, counted, shown_lines
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.conditions import holds
 from pnp.input.load import load_json
@@ -34,7 +34,7 @@ from pnp.plan.component import ComponentPlan
 from pnp.plan.digest import file_digest, fonts_digest
 from pnp.plan.options import output_folder
 from pnp.plan.session import Session
-from pnp.products.images import distinct, png_bytes, px, raster
+from pnp.products.images import check_total, decoded_pixels, distinct, png_bytes, px, raster
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import ComponentPreflight
 from pnp.qa.rules import Outcome
@@ -117,19 +117,30 @@ class GameView:
         views = []
         self.rendered = 0
         rec = self.watch.record
+        planned = []
         for plan in gc.plans:
             ds = distinct(plan)
             keyed = [[(side, lay, _key(lay, salt)) for side, lay in (("front", d.front), ("back", d.back))
                       if lay is not None] for d in ds]
             todo: dict[Key, PieceLayout] = {}  # sides drawn as never before: rasterised below
             for _, lay, k in (x for xs in keyed for x in xs):
-                if k in sides or k in todo:
+                if k in sides or k in todo or any(k in t for *_, t in planned):
                     continue
                 old = self._sides.get(k)
                 if old is not None:
                     sides[k], pngs[old[0]] = old, self.pngs[old[0]]
                 else:
                     todo[k] = lay
+            planned.append((plan, ds, keyed, todo))
+        try:  # the sides to rasterise within the exports' pixel budget, or the last good pictures stay
+            new = [lay for *_, todo in planned for lay in todo.values()]
+            check_total(self.id, "pnp serve", len(new), sum(_size(lay)[0] * _size(lay)[1] for lay in new),
+                        PIECE_DPI, None, "fewer distinct pieces", decoded_pixels(new))
+        except DataError as exc:
+            with self.lock:
+                self.errors, self.version = tuple(exc.diagnostics), self.version + 1
+            return True
+        for plan, ds, keyed, todo in planned:
             for k, (data, size) in zip(todo, rasterise(plan, list(todo.values()), session.fonts, gc), strict=True):
                 name = hashlib.sha256(data).hexdigest()[:20]
                 pngs[name], sides[k] = data, (name, size)
@@ -249,6 +260,11 @@ def _key(lay: PieceLayout, salt: str) -> Key:
     return (salt, images, lay.width, lay.height, lay.primitives)
 
 
+def _size(lay: PieceLayout) -> tuple[int, int]:
+    """A side's picture, px: its trim at PIECE_DPI."""
+    return px(lay.width / MM, PIECE_DPI), px(lay.height / MM, PIECE_DPI)
+
+
 def rasterise(plan: ComponentPlan, layouts: Sequence[PieceLayout], fonts: FontBook,
               gc: GameCheck) -> Iterator[tuple[bytes, tuple[int, int]]]:
     """Each layout at its trim, rasterised at ``PIECE_DPI``: one PDF of one page per layout
@@ -260,7 +276,7 @@ def rasterise(plan: ComponentPlan, layouts: Sequence[PieceLayout], fonts: FontBo
                   paper=p) for i, p in enumerate(papers)]
     info = DocInfo(title=f"{gc.game.title} — {plan.component.title}", author=gc.game.designer,
                    subject=f"pnp serve: {gc.game.id}/{plan.component.id}", ui_font=UI_FONT)
-    sizes = [(px(p.width / MM, PIECE_DPI), px(p.height / MM, PIECE_DPI)) for p in papers]
+    sizes = [_size(lay) for lay in layouts]
     with RENDER_LOCK:
         data = render(pages, papers[0], list(layouts), [None] * len(layouts), fonts, info)
         doc = pdfium.PdfDocument(data)

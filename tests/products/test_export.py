@@ -617,3 +617,133 @@ def test_png_export_encodes_fast_with_the_same_pixels(golems_png: Path) -> None:
             with Image.open(io.BytesIO(data)) as again:
                 assert round(again.info["dpi"][0]) == dpi
                 assert again.mode == im.mode and again.size == im.size and again.tobytes() == im.tobytes()
+
+
+# --------------------------------------------------------------------------- the pixel budget
+
+
+def _tiles(tmp_path: Path, n: int, size: Any = (400, 400)) -> Path:
+    """A data root whose deck holds ``n`` distinct pieces of ``size`` mm, one back for all."""
+    return write_game(tmp_path / "root", "big", list(size), [{"id": f"t{i}", "name": f"T{i}",
+                                                              "source": {"designed": "test"}} for i in range(n)])
+
+
+def test_an_export_over_the_command_pixel_budget_is_exit_2_before_anything(tmp_path: Path) -> None:
+    """Each image under the per-image cap, but 20 tiles of 400 mm and their back at 900 dpi are
+    21 x 14386 x 14386 = 4.35 billion pixels: refused before anything is rendered (the output folder
+    is not even made), naming the limit, the total and the highest --dpi that fits."""
+    from pnp.products.images import MAX_COMMAND_PIXELS
+
+    root = _tiles(tmp_path, 20)
+    side = px(400 + 2 * 3, 900)
+    assert side * side < 250_000_000 and side == 14386
+    r = run("export", "png", "big", "--data", root, "--out", tmp_path / "out", "--dpi", "900", "--jobs", "1")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    total = 21 * side * side
+    fits = max(d for d in range(36, 900) if 21 * px(406, d) ** 2 <= MAX_COMMAND_PIXELS)
+    assert (f"`pnp export png` would render 21 images of {total} pixels together ({total // 1_000_000} million), "
+            f"more than pnp's limit of {MAX_COMMAND_PIXELS} pixels") in r.stderr
+    assert f"lower --dpi (--dpi {fits} fits), or fewer distinct items in the component" in r.stderr
+    assert "Traceback" not in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_the_pixel_budget_counts_what_the_export_renders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The total counted up front is the pixels the export writes: at that very limit the PNG and
+    TTS exports go through, one pixel below it they are refused, and the old files stay as they were."""
+    from pnp.products import images
+
+    root = write_game(tmp_path / "root", "few", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                             for n in ("ash", "birch", "cedar")])
+    for kind, dpi in (("png", "100"), ("tts", "80")):
+        out = tmp_path / kind
+        ok("export", kind, "--data", root, "few", "--out", out, "--dpi", dpi)
+        written = sorted(out.rglob("*.png"))
+        total = 0
+        for f in written:
+            with Image.open(f) as img:
+                total += img.width * img.height
+        before = {f: f.read_bytes() for f in written}
+        monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", total)
+        ok("export", kind, "--data", root, "few", "--out", out, "--dpi", dpi)
+        monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", total - 1)
+        for f in written:
+            f.write_bytes(b"old")
+        r = run("export", kind, "--data", root, "few", "--out", out, "--dpi", dpi)
+        assert r.exit_code == 2, r.stdout + r.stderr
+        assert f"`pnp export {kind}` would render {len(written)} images of {total} pixels together" in r.stderr
+        assert f"more than pnp's limit of {total - 1} pixels" in r.stderr
+        assert sorted(out.rglob("*.png")) == written and all(f.read_bytes() == b"old" for f in written)
+        assert before  # the first run wrote them
+
+
+def test_tts_over_the_pixel_budget_names_a_dpi_that_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TTS sheets: 75 cards are two sheets (10 x 7 and 4 x 2 faces of 409 x 572 at the default
+    165 dpi) and the back; the message names the highest --dpi whose sheets fit the limit."""
+    from pnp.products import images
+    from pnp.products.exports import _tts_geometry
+
+    items = [{"id": f"c{i}", "name": f"C{i}", "source": {"designed": "t"}} for i in range(75)]
+    root = write_game(tmp_path / "root", "many", [63, 88], items)
+    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 10_000_000)
+    r = run("export", "tts", "--data", root, "many", "--out", tmp_path / "out")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    total = 10 * 409 * 7 * 572 + 4 * 409 * 2 * 572 + 409 * 572
+    assert f"`pnp export tts` would render 3 images of {total} pixels together" in r.stderr
+    import re
+
+    fits = int(re.search(r"--dpi (\d+) fits", r.stderr).group(1))  # type: ignore[union-attr]
+    s = Session(DataRoot(root))
+    plan = check(s.root, "many", BuildOptions(print_shop=True), s).plans[0]
+    assert _tts_geometry(plan, fits).pixels <= 10_000_000 < _tts_geometry(plan, fits + 1).pixels
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_png_shop_over_the_pixel_budget_does_not_say_lower_dpi(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A shop sets the dpi, so the message does not ask for a lower one."""
+    from pnp.products import images
+
+    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 1_000_000)
+    r = run("export", "png", "golems", "--shop", "thegamecrafter", "--out", tmp_path / "out")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    assert "more than pnp's limit of 1000000 pixels" in r.stderr and "--dpi" not in r.stderr
+    assert "export one component at a time (`pnp export png golems COMPONENT`)" in r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])
+def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   command: tuple[str, ...]) -> None:
+    """PDFium decodes an image file each time a page draws it, so a small export of many pieces
+    that each draw a big file is costly: the budget counts the file's pixels (one in
+    DECODED_PER_PIXEL) for every drawing. Three fronts drawing a 1000 x 1000 PNG: 3,000,000
+    pixels decoded (the back draws none), 750,000 counted; at exactly the rendered pixels plus
+    those the command runs, one pixel less and it is refused, naming the art."""
+    from pnp.products import images
+
+    root = write_game(tmp_path / "root", "art", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                             for n in ("ash", "birch", "cedar")])
+    (root / "card_data" / "art" / "img").mkdir()
+    Image.new("RGB", (1000, 1000), "#806040").save(root / "card_data" / "art" / "img" / "a.png")
+    front = root / "templates" / "art" / "front.json"
+    tpl = load(front)
+    tpl["elements"].insert(1, {"type": "image", "src": "img/a.png", "box": [5, 5, 20, 20]})
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    args = [*command, "--data", root, "art", *(["deck"] if command == ("preview",) else []), "--dpi", "40"]
+    out = tmp_path / "out"
+    ok(*args, "--out", out)
+    rendered = 0
+    for f in sorted(out.rglob("*.png")):
+        with Image.open(f) as img:
+            rendered += img.width * img.height
+    assert images.DECODED_PER_PIXEL == 4
+    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", rendered + 750_000)
+    ok(*args, "--out", tmp_path / "again")
+    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", rendered + 749_999)
+    r = run(*args, "--out", tmp_path / "refused")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    assert (f"of {rendered} pixels together (0 million) and decode 3000000 pixels of image files to draw them "
+            f"(counted 1 in 4: {rendered + 750_000} together), more than pnp's limit of {rendered + 749_999}"
+            ) in r.stderr
+    assert "scale the art to the resolution it prints at" in r.stderr
+    assert not (tmp_path / "refused").exists()

@@ -298,3 +298,32 @@ def test_the_command_serves_until_ctrl_c(mini: DataRootCopy, tmp_path: Path) -> 
     assert out == "pnp: stopped serving\n"
     assert err.splitlines() == [f"mini: rebuilt deck: {tmp_path / 'out'}/mini/deck.pdf (5 pieces, 2 pages)",
                                 f"mini: rebuilt contents: {tmp_path / 'out'}/mini/mini-contents.pdf"]
+
+
+def test_pieces_over_the_pixel_budget_show_the_message_not_pictures(mini: DataRootCopy, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The gallery rasterises new piece sides within the exports' budget (pnp.products.images):
+    over it, the page shows why and nothing is rasterised; within it again, the pictures come."""
+    from pnp.products import images
+
+    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 1000)
+    server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
+                   interval=3600, log=lambda line: None)
+    try:
+        page = html.unescape(text(server, "/game/mini"))
+        assert "Nothing could be rendered yet." in page and "<figure" not in page
+        said = re.search(r"`pnp serve` would render (\d+) images of (\d+) pixels together", page)
+        assert said is not None and "more than pnp's limit of 1000 pixels" in page
+        monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 1_000_000_000)
+        mini.replace("deck.json", '"name": "Joker"', '"name": "Jester"')
+        assert server.poll()
+        page = text(server, "/game/mini")
+        shown = IMG.findall(page)
+        assert len(shown) == 6 and 'class="errors"' not in page
+        # the count was of the distinct sides, at their pixel sizes
+        distinct_sides = {src: int(w) * int(h) for src, w, h, _ in shown}
+        assert int(said.group(1)) == len(distinct_sides)
+        assert int(said.group(2)) == sum(png_size(get(server, src)[2])[0] * png_size(get(server, src)[2])[1]
+                                         for src in distinct_sides)
+    finally:
+        server.close()

@@ -305,11 +305,13 @@ def _for_export(data: Data, game: str, bleed_mm: float) -> tuple[Session, GameCh
 
 def export_png(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
                dpi: float = 300, bleed_mm: float = DEFAULT_BLEED_MM, jobs: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> ExportReport:
+               progress: Callable[[int, int], None] | None = None,
+               max_pixels: int | None = None) -> ExportReport:
     """One PNG per distinct item and side of every component of ``game`` (or of ``component``),
     with bleed, RGB, in ``out/<game>/png/<component>/`` beside an ``index.json``.
     ``jobs``: worker processes (None: one per core; the bytes are the same either way).
-    ``progress(done, total)``: called as each component is exported."""
+    ``progress(done, total)``: called as each component is exported. ``max_pixels``: the pixels
+    the images may hold together (an input error before anything is rendered, beyond it)."""
     try:
         session, gc = _for_export(data, game, bleed_mm)
     except DataError as exc:
@@ -321,7 +323,8 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
         done: list[Exported] = []
         with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
-            for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs(), locked=locked):
+            for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs(), locked=locked,
+                                 max_pixels=max_pixels):
                 done.append(e)
                 if progress is not None:
                     progress(len(done), total)
@@ -346,7 +349,7 @@ class ShopExportReport(ExportReport, frozen=True):
 
 def export_shop(game: str, shop: str, component: str | None = None, *, data: Data = None,
                 out: str | os.PathLike[str] = "out", jobs: int | None = None,
-                command: str | None = None) -> ShopExportReport:
+                command: str | None = None, max_pixels: int | None = None) -> ShopExportReport:
     """The files the print shop ``shop`` (``drivethrucards``, ``thegamecrafter``,
     ``makeplayingcards``, ``printerstudio``; see ``pnp.products.shops``) takes for ``game`` (or
     its ``component``), in ``out/<game>/shops/<shop>/`` with a ``shop-report.json``: each
@@ -355,7 +358,7 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
     product's bleed edge), with its bleed, colour and page order, as one PDF per component or one
     PNG per piece side. Components that map to no product are named in the report with the reason.
     ``command``: the command asking ("build" or "export png"); a shop the other command serves
-    is then an error saying which."""
+    is then an error saying which. ``max_pixels``: a PNG shop's pixel budget, as ``export_png``'s."""
     try:
         preset = shop_named(shop, command)
         source_date_epoch()
@@ -376,7 +379,7 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
                     files: FileSet) -> list[tuple[str, tuple[Path, ...], tuple[int, int]]]:
                 return [(e.component.id, (*e.files, e.index), e.size_px)
                         for e in _export_png(session, sub, Path(out), dpi, jobs=jobs or default_jobs(), root=folder,
-                                             files=files, locked=locked)]
+                                             files=files, locked=locked, max_pixels=max_pixels)]
 
             return ShopExportReport(gc, shop=_export_shop(session, gc, Path(out), preset, component, png, locked))
     except DataError as exc:
@@ -384,11 +387,12 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
 
 
 def export_tts(game: str, component: str | None = None, *, data: Data = None, out: str | os.PathLike[str] = "out",
-               dpi: float = TTS_DPI, base_url: str | None = None) -> ExportReport:
+               dpi: float = TTS_DPI, base_url: str | None = None, max_pixels: int | None = None) -> ExportReport:
     """Tabletop Simulator deck sheets for every component of ``game`` with a back (or
     ``component``), in ``out/<game>/tts/<component>/`` with their JSON, and a saved object per
     deck in ``out/<game>/tts/saved-objects/`` whose image URLs are the sheets' ``file://`` URLs,
-    or ``base_url`` + their path inside ``out/<game>/tts/`` where the sheets are hosted."""
+    or ``base_url`` + their path inside ``out/<game>/tts/`` where the sheets are hosted.
+    ``max_pixels``: the sheets' pixel budget, as ``export_png``'s."""
     try:
         session, gc = _for_export(data, game, 0.0)
     except DataError as exc:
@@ -398,7 +402,7 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
     try:
         check_output(session.root, [Path(out) / gc.game.id])
         with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
-            done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url, locked)
+            done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url, locked, max_pixels)
         return ExportReport(gc, tuple(done), tuple(skipped))
     except DataError as exc:
         return ExportReport(gc, errors=tuple(exc.diagnostics))

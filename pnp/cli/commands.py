@@ -36,6 +36,8 @@ from pnp.cli.options import (
     data_root,
     die_line_option,
     gang_option,
+    max_megapixels_option,
+    megapixels,
     out_option,
     paper_options,
     print_options,
@@ -658,11 +660,12 @@ def export_group() -> None:
               help="Render images in N processes [default: the number of cores]; same bytes for any N.")
 @shop_option("PNG shops: thegamecrafter, makeplayingcards, printerstudio (each sets --dpi and --bleed); the PDF "
              "shop drivethrucards is `pnp build --shop`")
+@max_megapixels_option
 @data_option
 @click.pass_context
 @guarded
 def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: int, bleed: float, out: str,
-                   jobs: int | None, data: str | None, shop: str | None) -> None:
+                   jobs: int | None, data: str | None, shop: str | None, max_megapixels: int | None) -> None:
     """One PNG per distinct item and side (front, back) of every component of GAME (or of
     COMPONENT), with bleed, RGB, plus an index.json listing items, copies and file names.
 
@@ -677,11 +680,11 @@ def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: in
       pnp export png mygame --shop thegamecrafter     # out/mygame/shops/thegamecrafter/
     """
     if shop is not None:
-        shop_run(ctx, "export png", shop, [game], component, data_root(data), out, jobs)
+        shop_run(ctx, "export png", shop, [game], component, data_root(data), out, jobs, megapixels(max_megapixels))
         return
     with progress_bar("exporting") as progress:
         report = api.export_png(game, component, data=data_root(data), out=out, dpi=dpi, bleed_mm=bleed,
-                                jobs=jobs, progress=progress)
+                                jobs=jobs, progress=progress, max_pixels=megapixels(max_megapixels))
     gc = checked_for_export(report)
     echo(f"{gc.game.id}: {gc.game.title}")
     total = 0
@@ -703,10 +706,11 @@ def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: in
               help="Where the sheets will be hosted (DIR/<game>/tts/ uploaded as it is): the saved objects' "
               "image URLs become URL/<component>/<file> instead of local file:// URLs.")
 @out_option("sheets go to DIR/<game>/tts/<component>/")
+@max_megapixels_option
 @data_option
 @guarded
 def export_tts_cmd(game: str, component: str | None, dpi: int | None, out: str, data: str | None,
-                   base_url: str | None) -> None:
+                   base_url: str | None, max_megapixels: int | None) -> None:
     """Tabletop Simulator deck sheets for every component of GAME with a back (or COMPONENT):
     grids of up to 10 x 7 faces, the hidden-card face in the last slot, RGB, at most
     4096 x 4096 px, the back image, and <component>.json beside them with TTS CustomDeck
@@ -721,7 +725,7 @@ def export_tts_cmd(game: str, component: str | None, dpi: int | None, out: str, 
       pnp export tts golems --base-url https://example.org/golems-tts
     """
     report = api.export_tts(game, component, data=data_root(data), out=out, base_url=base_url,
-                            **({"dpi": dpi} if dpi is not None else {}))
+                            max_pixels=megapixels(max_megapixels), **({"dpi": dpi} if dpi is not None else {}))
     gc = checked_for_export(report)
     echo(f"{gc.game.id}: {gc.game.title}")
     for e in report.exported:

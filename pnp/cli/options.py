@@ -27,6 +27,7 @@ from pnp.input.load import read_regular
 from pnp.input.project import GAME_ID, DataRoot, bundled_root, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE, COLOR_MODES, BuildOptions
+from pnp.products.images import MAX_COMMAND_PIXELS
 from pnp.products.printers import load_profile
 
 # What a number option takes: plain ASCII decimal notation, an optional sign, digits, an optional
@@ -116,6 +117,19 @@ class NumberPair(click.ParamType):
         if self.digits is not None:
             x, y = round(x, self.digits) + 0.0, round(y, self.digits) + 0.0  # + 0.0: -0.0 is 0
         return (x, y)
+
+
+def max_megapixels_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--max-megapixels: the pixel budget of a rasterising command, raised on purpose."""
+    return click.option("--max-megapixels", type=Integer(1, 1_000_000), default=None, metavar="N",
+                        help="The most pixels the images of this command may hold together, in millions, "
+                        "checked before anything is rendered (about 25 s of CPU per 1,000); raise it for a "
+                        f"large game you mean to export whole [default: {MAX_COMMAND_PIXELS // 1_000_000}].")(fn)
+
+
+def megapixels(n: int | None) -> int | None:
+    """--max-megapixels N as pixels (None: the default budget)."""
+    return None if n is None else n * 1_000_000
 
 
 def print_options(fn: Callable[..., Any]) -> Callable[..., Any]:

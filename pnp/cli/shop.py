@@ -20,9 +20,10 @@ SHOP_SETS = ("paper", "duplex", "bleed", "one_per_page", "color", "die_line", "g
 
 
 def shop_run(ctx: click.Context, command: str, shop: str, games: list[str], component: str | None,
-             root: DataRoot, out: str, jobs: int | None) -> None:
+             root: DataRoot, out: str, jobs: int | None, max_pixels: int | None = None) -> None:
     """``--shop``: each game's files for the shop, what mapped and what did not; exit 2 when a
-    game has an input problem or nothing of it maps (nothing is written for that game)."""
+    game has an input problem or nothing of it maps (nothing is written for that game).
+    ``max_pixels``: a PNG shop's pixel budget (``--max-megapixels``; None: the default)."""
     try:
         preset = api.shop_preset(shop, command)
     except DataError as exc:
@@ -34,7 +35,8 @@ def shop_run(ctx: click.Context, command: str, shop: str, games: list[str], comp
                    f"{', '.join(ignored)}", err=True)
     failed: list[str] = []
     for gid in games:
-        report = api.export_shop(gid, preset.id, component, data=root, out=out, jobs=jobs, command=command)
+        report = api.export_shop(gid, preset.id, component, data=root, out=out, jobs=jobs, command=command,
+                                 max_pixels=max_pixels)
         if report.checked is not None and not report.checked.report.ok:
             report_text(report.checked, False)
             click.echo(f"pnp: rulebook violations; nothing was written (`{again('check', gid)}` for details).",

@@ -68,7 +68,8 @@ TTS_TYPES = {"rounded": 0, "rect": 1, "square": 1, "hex": 3, "round": 4}
 
 def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                component: str | None = None, jobs: int = 1, root: Path | None = None,
-               files: FileSet | None = None, locked: bool = False) -> Iterator[Exported]:
+               files: FileSet | None = None, locked: bool = False,
+               max_pixels: int | None = None) -> Iterator[Exported]:
     """Write ``out/<game>/png/<component>/<item>-front.png`` for every distinct item and one
     image per distinct back (``back.png``, or ``back-1.png``, ``back-2.png``... when the backs
     differ), with bleed, RGB, plus ``index.json`` (which back each item uses). ``gc`` should come from
@@ -85,7 +86,8 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     leaves the old files as they were and no temporary file. With ``files``, the files are staged
     there instead, for the caller to commit with files of its own (a shop's report). What a killed
     export left staged goes first: temporary files older than ``STALE_AFTER``, or any with
-    ``locked`` (the caller holds the output folder's lock, ``pnp.pipeline.guard``)."""
+    ``locked`` (the caller holds the output folder's lock, ``pnp.pipeline.guard``). ``max_pixels``:
+    the command's pixel budget (``pnp.products.images.check_total``)."""
     global _PNG
     plans = select_plans(gc, component)
     for plan in plans:  # every image's size is checked before the first is written
@@ -101,7 +103,8 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     more = (f"export one component at a time (`pnp export png {gc.game.id} COMPONENT`)" if len(plans) > 1
             else "fewer distinct items in the component")
     at = total_at if root is None else None  # a shop's folder: the shop sets the dpi
-    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more)  # before any layout
+    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more,  # before any layout
+                limit=max_pixels)
     comps: list[_PngComponent] = []
     decoded = 0
     for plan in plans:
@@ -129,7 +132,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
             decoded += decoded_pixels([ds[slot.piece].front if page.side == "front" else ds[slot.piece].back])
         comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
     # the fronts laid out: with the image files each image draws
-    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, decoded)
+    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, decoded, max_pixels)
     tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
     own = files is None
     fs = FileSet() if files is None else files
@@ -334,7 +337,7 @@ def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, font
 
 def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
                component: str | None = None, base_url: str | None = None,
-               locked: bool = False) -> tuple[list[Exported], list[Component]]:
+               locked: bool = False, max_pixels: int | None = None) -> tuple[list[Exported], list[Component]]:
     """Tabletop Simulator deck sheets for every component with a back (or ``component``, which
     must have one), each with a saved object (``pnp.products.tts_save``) whose image URLs are
     ``file://`` URLs of the sheets, or ``base_url`` + their path inside ``out/<game>/tts/``.
@@ -354,10 +357,11 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
     more = (f"export one component at a time (`pnp export tts {gc.game.id} COMPONENT`)" if len(decks) > 1
             else "fewer distinct items in the component")
     images = sum(_tts_geometry(p, dpi).images for p in decks)
-    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more)  # before any layout
+    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more,  # before any layout
+                limit=max_pixels)
     dss = {id(p): distinct(p) for p in decks}
     decoded = sum(_tts_decoded(dss[id(p)], _tts_geometry(p, dpi)) for p in decks)
-    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more, decoded)
+    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more, decoded, max_pixels)
     done: list[Exported] = []
     skipped: list[Component] = []
     with FileSet() as fs:

@@ -154,6 +154,7 @@ def check_pixels(size: tuple[int, int], what: str) -> None:
 # (docs/performance.md#pixel-budget), so this is 16-24 s of CPU; the largest bundled game at 600
 # dpi is 443 million pixels.
 MAX_COMMAND_PIXELS = 1_000_000_000
+NS_PER_PIXEL = 25  # CPU a rendered pixel costs, about (card-sized images: 21-29 ns), for the message
 # PDFium decodes an image file again each time a page draws it (1-6 ns a pixel of the file, PNG to
 # JPEG): a file's pixels count this many to one rendered pixel, for every time a rendered image draws it.
 DECODED_PER_PIXEL = 4
@@ -173,39 +174,45 @@ def decoded_pixels(layouts: Iterable[PieceLayout | None]) -> int:
 
 
 def check_total(where: str, command: str, images: int, total: int, dpi: float,
-                total_at: Callable[[int], int] | None, other: str | None, decoded: int = 0) -> None:
+                total_at: Callable[[int], int] | None, other: str | None, decoded: int = 0,
+                limit: int | None = None) -> None:
     """DataError, before anything is rendered or written, when the ``images`` one command would
     render come to more than MAX_COMMAND_PIXELS pixels (``total``) together, with the pixels of the
     image files they draw (``decoded``) counted one DECODED_PER_PIXEL-th each. ``total_at(d)``:
     the rendered pixels at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi
-    is not the user's to lower: a shop sets it); ``other``: what else the user can do."""
+    is not the user's to lower: a shop sets it); ``other``: what else the user can do; ``limit``:
+    the budget (None: MAX_COMMAND_PIXELS; the user may raise it, ``--max-megapixels``)."""
+    limit = MAX_COMMAND_PIXELS if limit is None else limit
     files = decoded // DECODED_PER_PIXEL
-    if total + files <= MAX_COMMAND_PIXELS:
+    if total + files <= limit:
         return
-    fits = _dpi_that_fits(dpi, lambda d: total_at(d) + files) if total_at is not None else None
+    fits = _dpi_that_fits(dpi, lambda d: total_at(d) + files, limit) if total_at is not None else None
+    needed = -(-(total + files) // 1_000_000)  # megapixels, rounded up
     ways = [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other,
-            "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if files else None]
+            "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if files else None,
+            f"if the time is worth it (about {needed * NS_PER_PIXEL // 1000} s of CPU), raise the limit with "
+            f"--max-megapixels {needed}"]
     drawn = (f" and decode {decoded} pixels of image files to draw them (counted 1 in {DECODED_PER_PIXEL}: "
              f"{total + files} together)" if files else "")
     raise DataError([Diagnostic(where, f"`{command}` would render {counted(images, 'image')} of {total} pixels "
                                 f"together ({total // 1_000_000} million){drawn}, more than pnp's limit of "
-                                f"{MAX_COMMAND_PIXELS} pixels ({MAX_COMMAND_PIXELS // 1_000_000} million) a command",
-                                expected=f"at most {MAX_COMMAND_PIXELS} pixels in one command",
+                                f"{limit} pixels ({limit // 1_000_000} million) a command",
+                                expected=f"at most {limit} pixels in one command",
                                 hint=", or ".join(w for w in ways if w) or None)])
 
 
 MIN_DPI = 36  # the lowest --dpi the export commands take
 
 
-def _dpi_that_fits(dpi: float, total_at: Callable[[int], int]) -> int | None:
-    """The highest whole dpi from MIN_DPI up, below ``dpi``, at which ``total_at`` fits the
-    limit (a binary search: the pixels never shrink as the dpi grows), or None."""
+def _dpi_that_fits(dpi: float, total_at: Callable[[int], int], limit: int) -> int | None:
+    """The highest whole dpi from MIN_DPI up, below ``dpi``, at which ``total_at`` fits
+    ``limit`` (a binary search: the pixels never shrink as the dpi grows), or None."""
     lo, hi = MIN_DPI, math.ceil(dpi) - 1
-    if hi < lo or total_at(lo) > MAX_COMMAND_PIXELS:
+    if hi < lo or total_at(lo) > limit:
         return None
     while lo < hi:  # total_at(lo) fits
         mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if total_at(mid) <= MAX_COMMAND_PIXELS else (lo, mid - 1)
+        lo, hi = (mid, hi) if total_at(mid) <= limit else (lo, mid - 1)
     return lo
 
 

@@ -39,6 +39,8 @@ OPTIONS = [
     (["export", "png", "mini"], "--dpi", "72"),
     (["export", "png", "mini"], "--jobs", "1"),
     (["export", "tts", "mini"], "--dpi", "72"),
+    (["export", "png", "mini"], "--max-megapixels", "1000"),
+    (["export", "tts", "mini"], "--max-megapixels", "1000"),
     (["preview", "mini", "deck"], "--dpi", "72"),
 ]
 NOT_PLAIN = ["1_0", "\uff15", "\u0663", " 3", "3 ", "nan", "inf", "-infinity", "0x10", "1,5", "1.5.", "e3", "", "+"]

@@ -696,6 +696,14 @@ def test_tts_over_the_pixel_budget_names_a_dpi_that_fits(tmp_path: Path, monkeyp
     plan = check(s.root, "many", BuildOptions(print_shop=True), s).plans[0]
     assert _tts_geometry(plan, fits).pixels <= 10_000_000 < _tts_geometry(plan, fits + 1).pixels
     assert not (tmp_path / "out").exists()
+    # or the user raises the budget, knowing the time it takes: the megapixels named are enough
+    need = -(-total // 1_000_000)
+    assert f"raise the limit with --max-megapixels {need}" in r.stderr
+    r = run("export", "tts", "--data", root, "many", "--out", tmp_path / "out", "--max-megapixels", str(need - 1))
+    assert r.exit_code == 2 and f"pnp's limit of {(need - 1) * 1_000_000} pixels" in r.stderr
+    r = run("export", "tts", "--data", root, "many", "--out", tmp_path / "out", "--max-megapixels", str(need))
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert len(list((tmp_path / "out" / "many" / "tts").rglob("*.png"))) == 3
 
 
 def test_a_png_shop_over_the_pixel_budget_does_not_say_lower_dpi(tmp_path: Path,
@@ -709,6 +717,9 @@ def test_a_png_shop_over_the_pixel_budget_does_not_say_lower_dpi(tmp_path: Path,
     assert "more than pnp's limit of 1000000 pixels" in r.stderr and "--dpi" not in r.stderr
     assert "export one component at a time (`pnp export png golems COMPONENT`)" in r.stderr
     assert not (tmp_path / "out").exists()
+    # --max-megapixels reaches a shop's export too
+    r = run("export", "png", "golems", "--shop", "thegamecrafter", "--out", tmp_path / "out", "--max-megapixels", "2")
+    assert r.exit_code == 2 and "more than pnp's limit of 2000000 pixels" in r.stderr, r.stderr
 
 
 @pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])

@@ -26,6 +26,45 @@ from pnp.serve.gallery import GameView
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 PING_S = 15.0  # a comment on the event stream this often, so a closed page is noticed
+# Connections served at once (a thread each; an open page holds one for its event stream): more
+# are answered 503 at once and closed. Thousands of idle connections made thousands of threads.
+MAX_CONNECTIONS = 64
+IDLE_S = 60.0  # a connection that sends nothing (or reads nothing) this long is closed
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+# The names a page served on a loopback address may be asked for by: any other Host header is a
+# page of some other site reaching this one through DNS rebinding, and gets a 421, not the pages.
+LOCAL_NAMES = frozenset(("localhost", "127.0.0.1", "[::1]"))
+_BUSY_TEXT = b"pnp serve: too many connections; try again.\n"
+_BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+         b"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT))
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    """A ThreadingHTTPServer serving at most MAX_CONNECTIONS connections at once."""
+
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]):
+        super().__init__(address, handler)
+        self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.sendall(_BUSY)  # a few bytes into an empty socket buffer: never blocks
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # no thread was started: it will not give the slot back
+            self.slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
 
 PNG_NAME = re.compile(r"/png/([0-9a-f]{20})\.png")
 SHEET = re.compile(r"/sheet/([^/]+)/([^/]+)/([0-9]{1,5})\.png")
@@ -43,8 +82,8 @@ class Server:
         self.version = 0  # bumped whenever any game's page changed
         self.changed = threading.Condition()
         self.stopping = threading.Event()
-        self.httpd = ThreadingHTTPServer((host, port), _handler(self))
-        self.httpd.daemon_threads = True
+        self.httpd = _HTTPServer((host, port), _handler(self))
+        self.loopback = host in LOOPBACK
         self._threads: list[threading.Thread] = []
 
     @property
@@ -104,6 +143,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "pnp-serve"
+        timeout = IDLE_S  # the socket's: a client that stops sending or reading is let go
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal shows the builds
             pass
@@ -113,6 +153,10 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             try:
+                if not self._host_ok():
+                    self._send(HTTPStatus.MISDIRECTED_REQUEST, b"pnp serve answers to localhost only\n",
+                               "text/plain; charset=utf-8")
+                    return
                 self._route(unquote(urlsplit(self.path).path))
             except (BrokenPipeError, ConnectionResetError):
                 pass
@@ -122,6 +166,17 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                 with contextlib.suppress(OSError):
                     self._send(HTTPStatus.INTERNAL_SERVER_ERROR, b"internal error (see the terminal)\n",
                                "text/plain; charset=utf-8")
+
+        def _host_ok(self) -> bool:
+            """Whether the Host header names this machine, for a server on a loopback address
+            (one on another address was asked to be seen by others; a request without the
+            header came from no browser)."""
+            host = self.headers.get("Host")
+            if not server.loopback or host is None:
+                return True
+            host = host.strip().lower()
+            name = host[:host.index("]") + 1] if host.startswith("[") and "]" in host else host.rsplit(":", 1)[0]
+            return name in LOCAL_NAMES
 
         def _send(self, status: HTTPStatus, body: bytes, ctype: str, cache: str = "no-store") -> None:
             self.send_response(status)

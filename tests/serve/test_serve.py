@@ -120,6 +120,58 @@ def test_anything_else_is_a_404_page(served: tuple[Server, DataRootCopy]) -> Non
         assert b"<h1>Not found</h1>" in body and b"Traceback" not in body
 
 
+def _get_as(server: Server, host: str | None) -> int:
+    """The status of GET / sent with ``Host: host`` (None: no Host header at all)."""
+    addr = server.httpd.server_address[:2]
+    with socket.create_connection(addr, timeout=10) as sock:
+        sock.sendall(b"GET / HTTP/1.1\r\n" + (f"Host: {host}\r\n".encode() if host is not None else b"")
+                     + b"Connection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    return int(data.split(b" ", 2)[1])
+
+
+def test_a_loopback_server_answers_only_to_local_host_names(served: tuple[Server, DataRootCopy]) -> None:
+    """A page of another site that reaches 127.0.0.1 through DNS rebinding sends its own name as
+    Host: it gets a 421, not the pages (attack 5, borderline 1)."""
+    server, _ = served
+    port = server.httpd.server_address[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", f"[::1]:{port}", None):
+        assert _get_as(server, host) == 200, host
+    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", "[::2]:80", ""):
+        assert _get_as(server, host) == 421, host
+
+
+def test_connections_beyond_the_cap_are_turned_away_not_threaded(mini: DataRootCopy, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each connection is a thread: thousands of idle ones made thousands of threads (attack 5,
+    borderline 1). Beyond MAX_CONNECTIONS a connection gets a 503 at once; once they close, pages
+    are served again."""
+    from pnp.serve import server as server_module
+
+    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", 4)
+    server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
+                   interval=3600, log=lambda line: None)
+    try:
+        addr = server.httpd.server_address[:2]
+        idle = [socket.create_connection(addr, timeout=10) for _ in range(4)]  # each holds a thread, reading
+        assert get(server, "/")[0] == 503  # the four hold every slot: their threads are running
+        threads = threading.active_count()
+        for _ in range(20):
+            assert get(server, "/")[0] == 503
+        assert threading.active_count() == threads  # no thread for those
+        for sock in idle:
+            sock.close()
+        for _ in range(100):  # the handlers see the closed sockets and give their slots back
+            if get(server, "/")[0] == 200:
+                break
+        else:
+            raise AssertionError("no slot came back")
+    finally:
+        server.close()
+
+
 def test_an_edit_rerenders_only_the_changed_piece_and_tells_the_open_pages(
         served: tuple[Server, DataRootCopy]) -> None:
     server, mini = served

@@ -180,7 +180,7 @@ def test_an_edit_rerenders_only_the_changed_piece_and_tells_the_open_pages(
     events: list[str] = []
     host, port = server.httpd.server_address[:2]
     sock = socket.create_connection((host, port), timeout=10)
-    sock.sendall(b"GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+    sock.sendall(b"GET /events HTTP/1.1\r\nHost: localhost\r\n\r\n")
     got = threading.Event()
 
     def read() -> None:

@@ -163,12 +163,21 @@ def floor_problem(tally: Tally, game: Game, comp: Component, fronts: list[Templa
     if root.floor <= root.limit or not per_el:
         return None
     el, n, pieces = max(per_el.values(), key=lambda e: e[1] * e[2])
-    return el.doc.diag(el.path, f"this element draws at least {n} shapes on each of {pieces} distinct pieces of "
+    texts = f" (counting {TEXT_COST} for each text it lays out)" if _texts(el.data) else ""
+    return el.doc.diag(el.path, f"this element draws at least {n} shapes{texts} on each of {pieces} distinct pieces of "
                        f"component {comp.id} (game {game.id}): the pieces of this command come to at least "
                        f"{root.floor} shapes, more than pnp's budget of {root.limit}",
                        expected=tally.expected(),
                        hint="smaller `repeat` and `track` counts (repeats inside repeats multiply), or a template "
                        "of its own for the few pieces that need so many")
+
+
+def _texts(d: Any) -> bool:
+    """Whether an element is or holds a text element."""
+    if not isinstance(d, Mapping):
+        return False
+    return d.get("type") in ("text", "richtext") or any(
+        _texts(k) for key in ("elements", "otherwise") if isinstance(d.get(key), list) for k in d[key])
 
 
 def input_files(game: Game, comp: Component, tpls: list[Template]) -> dict[str, int]:

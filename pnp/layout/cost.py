@@ -26,11 +26,12 @@ from pnp.input.templates import Element, Template
 from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
 
 # Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
-# 7 µs (check: 3 µs, and it holds every front: about 100 bytes a rectangle), a fitted text in 5 to
-# 80 µs (80 with a `fit` of 400 pt down to 1 pt by 0.05).
+# 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a fitted
+# text in 5 to 80 µs (80 with a `fit` of 400 pt down to 1 pt by 0.05): about 5 s of building per
+# MB of input at the most.
 TEXT_COST = 10  # a fitted text element, besides the lines and inline icons it draws
 SHAPES_BASE = 250_000  # per command: about 2 s of building; the five bundled games charge ~60,000 together
-SHAPES_PER_BYTE = 1  # per byte (character) of the command's manifests, data files and templates
+SHAPES_PER_BYTE = 0.5  # per byte (character) of the command's manifests, data files and templates
 SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layouts (~600 MB at this)
 
 _LEAVES = frozenset(("rect", "circle", "hex", "polygon", "line", "image"))  # one primitive each
@@ -43,10 +44,9 @@ class Tally:
     every component it lays out. The edge sampler's layouts (``edges``) are charged to a tally of
     their own with the same limit: they are a second pass over the same pieces."""
 
-    __slots__ = ("_edges", "_limit", "_parent", "bytes", "files", "floor", "used")
+    __slots__ = ("_edges", "_parent", "bytes", "files", "floor", "used")
 
     def __init__(self, parent: Tally | None = None) -> None:
-        self._limit = SHAPES_BASE
         self._parent = parent
         self._edges: Tally | None = None
         self.used = 0
@@ -56,7 +56,9 @@ class Tally:
 
     @property
     def limit(self) -> int:
-        return self._parent.limit if self._parent is not None else min(self._limit, SHAPES_MAX)
+        if self._parent is not None:
+            return self._parent.limit
+        return min(SHAPES_BASE + int(SHAPES_PER_BYTE * self.bytes), SHAPES_MAX)
 
     @property
     def edges(self) -> Tally:
@@ -74,12 +76,11 @@ class Tally:
             if name not in root.files:
                 root.files.add(name)
                 root.bytes += size
-                root._limit += SHAPES_PER_BYTE * size
 
     def expected(self) -> str:
         root = self._parent or self
         return (f"at most {root.limit} shapes across the pieces one command lays out: {SHAPES_BASE} plus "
-                f"{SHAPES_PER_BYTE} per byte of its games' manifests, data files and templates ({root.bytes} "
+                f"{SHAPES_PER_BYTE:g} per byte of its games' manifests, data files and templates ({root.bytes} "
                 f"bytes here), {SHAPES_MAX} at most; a text element counts {TEXT_COST} besides its lines")
 
 

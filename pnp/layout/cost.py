@@ -44,7 +44,7 @@ class Tally:
     every component it lays out. The edge sampler's layouts (``edges``) are charged to a tally of
     their own with the same limit: they are a second pass over the same pieces."""
 
-    __slots__ = ("_edges", "_parent", "bytes", "files", "floor", "used")
+    __slots__ = ("_edges", "_parent", "by_game", "bytes", "files", "floor", "used")
 
     def __init__(self, parent: Tally | None = None) -> None:
         self._parent = parent
@@ -53,6 +53,25 @@ class Tally:
         self.floor = 0  # what the pieces planned so far are sure to cost (floor_problem)
         self.bytes = 0  # of the input files allowed for so far
         self.files: set[str] = set()
+        self.by_game: dict[str, list[int]] = {}  # game id -> [used, floor] it was charged
+
+    def charge(self, gid: str, used: int, floor: int = 0) -> None:
+        self.used += used
+        self.floor += floor
+        mine = self.by_game.get(gid)
+        if mine is None:
+            mine = self.by_game[gid] = [0, 0]
+        mine[0] += used
+        mine[1] += floor
+
+    def forget(self, gid: str) -> None:
+        """Drop what a game was charged: it is being checked again (its old layouts are not
+        used; a program may check the same games again and again with one Session)."""
+        for t in (self, self._edges):
+            if t is not None and gid in t.by_game:
+                used, floor = t.by_game.pop(gid)
+                t.used -= used
+                t.floor -= floor
 
     @property
     def limit(self) -> int:
@@ -160,7 +179,7 @@ def floor_problem(tally: Tally, game: Game, comp: Component, fronts: list[Templa
                     e = per_el.get(id(el))
                     per_el[id(el)] = (el, n, 1 if e is None else e[2] + 1)
     root = tally._parent or tally
-    root.floor += total
+    root.charge(game.id, 0, total)
     if root.floor <= root.limit or not per_el:
         return None
     el, n, pieces = max(per_el.values(), key=lambda e: e[1] * e[2])

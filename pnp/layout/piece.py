@@ -162,7 +162,7 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
         prims.extend(painter.element(el, env, 0.0, 0.0))
     if side not in ctx.counted:
         ctx.counted.add(side)
-        tally.used += painter.work
+        tally.charge(ctx.game.id, painter.work)
     return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
                        tuple(painter.sources), tuple(painter.reach))
 

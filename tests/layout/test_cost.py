@@ -168,3 +168,21 @@ def test_the_budget_has_a_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:
     assert t.edges.limit == cost.SHAPES_MAX and t.edges is t.edges and t.edges.edges is t.edges
     t.allow({"a": 10 ** 9})  # a file counts once
     assert t.bytes == 10 ** 9
+
+
+def test_a_game_checked_again_in_one_session_is_charged_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program (or a test) may check the same game again with one Session: the earlier check's
+    charges are dropped, so the budget does not fill up with layouts no longer used."""
+    from pnp.input.project import DataRoot
+    from pnp.plan.session import Session
+    from pnp.qa.check import check
+
+    monkeypatch.setattr(cost, "SHAPES_BASE", 20_000)
+    root = DataRoot(game(tmp_path / "root", 5, RECTS))  # 20,000 shapes of the 21,000 or so
+    s = Session(root)
+    used = []
+    for _ in range(3):
+        check(root, "mini", session=s)
+        used.append(s.tally.used)
+    assert used[0] > 20_000 and used == [used[0]] * 3
+    assert s.tally.floor == 20_000  # the rectangles, once

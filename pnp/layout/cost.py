@@ -31,7 +31,7 @@ from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
 # MB of input at the most.
 TEXT_COST = 10  # a fitted text element, besides the lines and inline icons it draws
 SHAPES_BASE = 250_000  # per command: about 2 s of building; the five bundled games charge ~60,000 together
-SHAPES_PER_BYTE = 0.5  # per byte (character) of the command's manifests, data files and templates
+SHAPES_PER_BYTE = 0.25  # per byte (character) of the command's manifests, data files and templates
 SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layouts (~600 MB at this)
 
 _LEAVES = frozenset(("rect", "circle", "hex", "polygon", "line", "image"))  # one primitive each

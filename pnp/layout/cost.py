@@ -10,10 +10,10 @@ against every item (a `repeat` of 4 x 1000 rectangles on 1,000 items is 4 millio
 
 ``least_cost`` works out, from a template alone, the shapes every piece drawn with it is sure to
 cost (elements without `when`, counts that are numbers, texts that cannot come out empty): a
-lower bound of what laying the piece out is charged. ``pnp.plan.budget.shape_problems`` holds a
-game's pieces to the budget with it before any layout, so ``check`` refuses such an input at once
-and within little memory; what only the data decides (a `repeat` count from a field, a `when`)
-is charged as it is laid out (``pnp.layout.piece``)."""
+lower bound of what laying the piece out is charged. ``floor_problem`` holds a component's pieces
+to the budget with it before any is laid out (``pnp.plan.component.plan_component``), so
+``check`` refuses such an input at once and within little memory; what only the data decides (a
+`repeat` count from a field, a `when`) is charged as it is laid out (``pnp.layout.piece``)."""
 
 from __future__ import annotations
 
@@ -165,19 +165,18 @@ def floor_problem(tally: Tally, game: Game, comp: Component, fronts: list[Templa
     """Charge ``tally.floor`` with what a component's pieces are sure to cost (``least_cost``
     of each item's front, and of its back once): an error at the template element that costs
     most, when the command's pieces so far come to more than the budget, before any is laid out."""
-    costs: dict[int, list[tuple[Element, int]]] = {}
+    uses: dict[int, tuple[Template, int]] = {}  # id(template) -> (template, pieces drawn with it)
+    for tpl in (*fronts, *backs[:1]):
+        got = uses.get(id(tpl))
+        uses[id(tpl)] = (tpl, 1 if got is None else got[1] + 1)
     per_el: dict[int, tuple[Element, int, int]] = {}  # id(element) -> (element, each piece, pieces)
     total = 0
-    for tpls in (fronts, backs[:1]):
-        for tpl in tpls:
-            got = costs.get(id(tpl))
-            if got is None:
-                got = costs[id(tpl)] = least_cost(tpl)
-            for el, n in got:
-                if n:
-                    total += n
-                    e = per_el.get(id(el))
-                    per_el[id(el)] = (el, n, 1 if e is None else e[2] + 1)
+    for tpl, pieces in uses.values():
+        for el, n in least_cost(tpl):
+            if n:
+                total += n * pieces
+                e = per_el.get(id(el))
+                per_el[id(el)] = (el, n, pieces if e is None else e[2] + pieces)
     root = tally._parent or tally
     root.charge(game.id, 0, total)
     if root.floor <= root.limit or not per_el:

@@ -29,6 +29,7 @@ from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
+from pnp.layout.cost import TEXT_COST, Tally
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
@@ -53,13 +54,8 @@ from pnp.units import MM
 FITS = ("contain", "cover", "stretch")  # how an image fills its box
 LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
-# Per component, all its distinct pieces' sides together (copies share one layout): a base, plus
-# an allowance per item written in the data file (a `series` item counts once: a few bytes of
-# series must not buy millions of heavy pieces). A build of 100 pieces of 10,000 circles each (one
-# series item: 1,000,000 shapes) takes 22 s, check 2.5 s; the bundled games draw at most ~140
-# shapes a piece and ~7,000 a component.
-SHAPES_BASE = 1_000_000
-SHAPES_PER_ITEM = 5_000
+# All the pieces of one command together are held to a budget that follows its input's bytes
+# (pnp.layout.cost: SHAPES_BASE, SHAPES_PER_BYTE, TEXT_COST).
 _HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
 _MISSING = object()
 _SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
@@ -124,10 +120,10 @@ class Context(Struct):
     token_cut: str = DEFAULT_TOKEN_CUT  # round pieces: "square" (cut boxes abut) | "circle"
     light: bool = False  # fills and icon backgrounds take the template's light variant (--ink-saver)
     painters: dict[tuple[int, int], _Painter] = msgspec.field(default_factory=dict)
-    # shapes drawn by the component's distinct piece sides so far, and which (template, item) they
-    # are: a side laid out again (LazyPieces keeps 64) is not counted twice. Shared by the light
-    # variant's copy of the context.
-    shapes: list[int] = msgspec.field(default_factory=lambda: [0])
+    # shapes charged so far (pnp.layout.cost) to the command's budget, shared by every component's
+    # context (and the light variant's copy of it); and which (template, item) sides of this
+    # component are charged already: a side laid out again (LazyPieces keeps 64) is not charged twice.
+    tally: Tally = msgspec.field(default_factory=Tally)
     counted: set[tuple[int, str]] = msgspec.field(default_factory=set)
     # the game's distinct image files so far and their pixels (shared by every component of the
     # game that a Session lays out), held to MAX_GAME_IMAGE_PIXELS together
@@ -138,12 +134,6 @@ class Context(Struct):
     # other primitive is the one a full layout draws. Used on a context of its own (see
     # ``LazyPieces.for_edges``): its painters, shape counts and warnings are not the render's.
     edges_only: bool = False
-
-    @property
-    def max_shapes(self) -> int:
-        """The component's budget of shapes (see SHAPES_BASE)."""
-        written = len({it.origin for it in self.component.items})  # a series' items share their origin
-        return SHAPES_BASE + SHAPES_PER_ITEM * written
 
 
 MAX_TEXT = 20_000  # characters of one text element (a dense tarot card holds about 2,000); fitting more
@@ -160,17 +150,19 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     painter.sources = []
     painter.reach = []
     painter.drawn = 0
+    painter.work = 0
     painter.regex_cost = 0
     reset_matches_steps()
     side = (id(tpl), item.id)
-    painter.budget = painter.max_shapes - ctx.shapes[0] if side not in ctx.counted else None
+    tally = ctx.tally
+    painter.budget = tally.limit - tally.used if side not in ctx.counted else None
     env = Env(item, comp, ctx.game, token_cut=ctx.token_cut)
     prims: list[Primitive] = []
     for el in tpl.elements:
         prims.extend(painter.element(el, env, 0.0, 0.0))
     if side not in ctx.counted:
         ctx.counted.add(side)
-        ctx.shapes[0] += painter.drawn
+        tally.charge(ctx.game.id, painter.work)
     return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
                        tuple(painter.sources), tuple(painter.reach))
 
@@ -188,9 +180,9 @@ class _Painter:
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
         self.drawn = 0  # primitives drawn so far by leaf elements
+        self.work = 0  # and what they are charged (pnp.layout.cost: a fitted text costs more)
         self.regex_cost = 0  # steps charged so far to `replace` patterns (at most REGEX_COST)
-        self.budget: int | None = None  # shapes this piece may still draw (None: counted already)
-        self.max_shapes = ctx.max_shapes  # the component's (computed once: it walks the items)
+        self.budget: int | None = None  # shapes this piece may still be charged (None: charged already)
         # Worked out once per template, keyed by id() of the element dict (kept in the value, so
         # an id is never mistaken for another object's):
         self._styles: dict[int, tuple[Mapping[str, Any], dict[str, Any], dict[Any, Style]]] = {}
@@ -412,11 +404,13 @@ class _Painter:
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
-                if self.budget is not None and self.drawn > self.budget:
-                    raise LayoutError(f"more than {self.max_shapes} shapes on the component's pieces together",
-                                      expected=f"at most {SHAPES_BASE} plus {SHAPES_PER_ITEM} per item in the "
-                                      "data file: fewer shapes on each piece (`repeat` and `track` counts), "
-                                      "or shorter series")
+                self.work += len(out)
+                if self.budget is not None and self.work > self.budget:
+                    tally = self.ctx.tally
+                    raise LayoutError(f"the pieces this command lays out draw more than {tally.limit} shapes "
+                                      "together (pnp's budget)", expected=tally.expected(),
+                                      hint="fewer shapes on each piece (`repeat` and `track` counts from the "
+                                      "data, elements shown `when`), fewer distinct pieces, or fewer games at a time")
             return out
         except (LayoutError, FontError, PathError, SvgError) as exc:
             raise self.fail(el, env, exc) from None
@@ -538,6 +532,7 @@ class _Painter:
         box = self.box(el, dx, dy)
         if self.ctx.edges_only and self.text.icon_fn is None:
             return []  # only Text would be drawn, and the edge sampler reads none
+        self.work += TEXT_COST
         prims, result = self.text.fit(text, st, box, markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
         if not result.fits:

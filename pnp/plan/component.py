@@ -31,6 +31,7 @@ from pnp.input import kinds
 from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template, TemplateStore
+from pnp.layout.cost import floor_problem, input_files
 from pnp.layout.edges import EdgeSampler, edge_classes, edge_match
 from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, Env, LayoutError, field_refs
 from pnp.layout.piece import Context, PieceLayout, layout_piece
@@ -88,10 +89,11 @@ class LazyPieces(Sequence[PieceLayout]):
     def for_edges(self, k: int) -> PieceLayout:
         """Item k's front as ``pnp.layout.edges`` samples it: every primitive of its layout but
         the text (``Context.edges_only``), after the same step (the ink saver), on a context of its
-        own (its painters and shape counts: the drawer still counts every piece's shapes); the
+        own (its painters, and its shapes charged to the budget's tally for the sampler); the
         same input errors as a full layout, but no warnings, and nothing kept or observed."""
         if self._edges is None:
-            self._edges = replace(self._ctx, edges_only=True, painters={}, shapes=[0], counted=set(), warnings=[])
+            self._edges = replace(self._ctx, edges_only=True, painters={}, tally=self._ctx.tally.edges,
+                                  counted=set(), warnings=[])
         lay = layout_piece(self._template(k), self._items[k], self._edges)
         after = self._after if self._after is None or callable(self._after) else self._after[k]
         return after(lay) if after is not None else lay
@@ -353,9 +355,15 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
         diags.extend(_static_refs(tpl, comp))
     if diags:
         raise DataError(diags)
+    # The command's shape budget: raised by this component's files, and held, before any of its
+    # pieces is laid out, to what its templates are sure to draw (pnp.layout.cost).
+    s.tally.allow(input_files(game, comp, [*fronts_by_item, *backs_by_item]))
+    over = floor_problem(s.tally, game, comp, fronts_by_item, backs_by_item)
+    if over is not None:
+        raise DataError([over])
     sheet = sheet_for(comp, opts)
     ctx = Context(s.fonts, game, comp, sheet.bleed, token_cut=opts.token_cut,
-                  images=s.images.setdefault(game.id, {}))
+                  images=s.images.setdefault(game.id, {}), tally=s.tally)
     fronts: list[PieceLayout] = []
     backs: list[PieceLayout | None] = []
     found: dict[Diagnostic, list[str]] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pnp.input.project import DataRoot
 from pnp.input.templates import TemplateStore
+from pnp.layout.cost import Tally
 from pnp.layout.fonts import FontBook
 
 
@@ -17,4 +18,7 @@ class Session:
         # per game id: its distinct raster image files laid out so far -> their pixels
         # (pnp.layout.piece.Context.images, held to a budget per game)
         self.images: dict[str, dict[str, int]] = {}
+        # the shapes its pieces are charged, all games together, against the command's budget
+        # (pnp.layout.cost)
+        self.tally = Tally()
 

@@ -43,6 +43,7 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     which draw each distinct item once, pass False."""
     opts = opts or BuildOptions()
     s = session or Session(root)
+    s.tally.forget(gid)  # checked again in the same session: only the new layouts count
     # A game with bad parts is still checked as far as its good parts go (their templates and
     # layouts), so one run reports every problem; it is never built.
     game, errors = load_game_partial(root, gid)

@@ -334,23 +334,23 @@ def test_what_a_component_works_out_once_never_leaks_from_one_item_into_another(
     assert any(w for lay in together.fronts for w in lay.warnings)  # the star and the long word
 
 
-def test_a_component_s_shapes_together_are_bounded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Each piece is held to MAX_SHAPES, and a component's distinct pieces together to
-    SHAPES_BASE plus SHAPES_PER_ITEM per item written in the data file (issue 19: one series
-    item of 100,000 pieces of 20,000 shapes each would draw for days). Lowered here so that
-    mini's few pieces reach it."""
+def test_a_command_s_shapes_together_are_bounded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Each piece is held to MAX_SHAPES, and all the pieces of a command together to the shape
+    budget of pnp.layout.cost (issue 19: one series item of 100,000 pieces of 20,000 shapes each
+    would draw for days; tests/layout/test_cost.py has the rest). Lowered here to nothing, so
+    that mini's few pieces reach it."""
     from conftest import TEST_DATA, assert_no_traceback, run_cli
 
-    import pnp.layout.piece as piece
+    import pnp.layout.cost as cost
 
     ok = run_cli("check", "--data", TEST_DATA / "mini", "mini")
     assert ok.exit_code == 0
-    monkeypatch.setattr(piece, "SHAPES_BASE", 0)
-    monkeypatch.setattr(piece, "SHAPES_PER_ITEM", 4)  # mini: 3 items in deck.json
+    monkeypatch.setattr(cost, "SHAPES_BASE", 0)
+    monkeypatch.setattr(cost, "SHAPES_PER_BYTE", 0)
     r = run_cli("check", "--data", TEST_DATA / "mini", "mini")
     assert r.exit_code == 2
     assert_no_traceback(r)
-    assert "more than 12 shapes on the component's pieces together" in r.stderr
+    assert "more than pnp's budget of 0 (expected at most 0 shapes across the pieces one command lays out" in r.stderr
     b = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out", "--jobs", "1")
-    assert b.exit_code == 2 and "more than 12 shapes" in b.stderr and "nothing was written" in b.stderr
+    assert b.exit_code == 2 and "more than pnp's budget of 0" in b.stderr and "nothing was written" in b.stderr
     assert not (tmp_path / "out").exists()

@@ -1,0 +1,217 @@
+"""layout cost: the shape budget of one command, and the least a template is sure to cost a piece.
+
+Laying out is charged in shapes: each primitive a leaf element draws counts 1, and each text
+element that is fitted counts TEXT_COST more (fitting text costs far more than placing a
+rectangle). All the pieces one command lays out (every component of every game it checks or
+builds; copies share one layout) share one budget, ``Tally``: SHAPES_BASE, plus SHAPES_PER_BYTE
+for each byte of the games' manifests, data files and templates. A template line multiplies
+against every item (a `repeat` of 4 x 1000 rectangles on 1,000 items is 4 million shapes from a
+64 KB input), so the budget follows the input's bytes, not its items.
+
+``least_cost`` works out, from a template alone, the shapes every piece drawn with it is sure to
+cost (elements without `when`, counts that are numbers, texts that cannot come out empty): a
+lower bound of what laying the piece out is charged. ``floor_problem`` holds a component's pieces
+to the budget with it before any is laid out (``pnp.plan.component.plan_component``), so
+``check`` refuses such an input at once and within little memory; what only the data decides (a
+`repeat` count from a field, a `when`) is charged as it is laid out (``pnp.layout.piece``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pnp.errors import Diagnostic
+from pnp.input.model import Component, Game
+from pnp.input.templates import Element, Template
+from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
+
+# Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
+# 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a fitted
+# text in 5 to 80 µs (80 with a `fit` of 400 pt down to 1 pt by 0.05): about 5 s of building per
+# MB of input at the most.
+TEXT_COST = 10  # a fitted text element, besides the lines and inline icons it draws
+SHAPES_BASE = 250_000  # per command: about 2 s of building; the five bundled games charge ~60,000 together
+SHAPES_PER_BYTE = 0.25  # per byte (character) of the command's manifests, data files and templates
+SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layouts (~600 MB at this)
+
+_LEAVES = frozenset(("rect", "circle", "hex", "polygon", "line", "image"))  # one primitive each
+_REPEAT_VARS = frozenset(REPEAT_VARS)  # a repeat's and a track's own numbers: never empty
+_TRACK_VARS = frozenset(TRACK_VARS)
+
+
+class Tally:
+    """Shapes charged so far against one command's budget (``limit``), shared by the contexts of
+    every component it lays out. The edge sampler's layouts (``edges``) are charged to a tally of
+    their own with the same limit: they are a second pass over the same pieces."""
+
+    __slots__ = ("_edges", "_parent", "by_game", "bytes", "files", "floor", "used")
+
+    def __init__(self, parent: Tally | None = None) -> None:
+        self._parent = parent
+        self._edges: Tally | None = None
+        self.used = 0
+        self.floor = 0  # what the pieces planned so far are sure to cost (floor_problem)
+        self.bytes = 0  # of the input files allowed for so far
+        self.files: set[str] = set()
+        self.by_game: dict[str, list[int]] = {}  # game id -> [used, floor] it was charged
+
+    def charge(self, gid: str, used: int, floor: int = 0) -> None:
+        self.used += used
+        self.floor += floor
+        mine = self.by_game.get(gid)
+        if mine is None:
+            mine = self.by_game[gid] = [0, 0]
+        mine[0] += used
+        mine[1] += floor
+
+    def forget(self, gid: str) -> None:
+        """Drop what a game was charged: it is being checked again (its old layouts are not
+        used; a program may check the same games again and again with one Session)."""
+        for t in (self, self._edges):
+            if t is not None and gid in t.by_game:
+                used, floor = t.by_game.pop(gid)
+                t.used -= used
+                t.floor -= floor
+
+    @property
+    def limit(self) -> int:
+        if self._parent is not None:
+            return self._parent.limit
+        return min(SHAPES_BASE + int(SHAPES_PER_BYTE * self.bytes), SHAPES_MAX)
+
+    @property
+    def edges(self) -> Tally:
+        if self._parent is not None:
+            return self
+        if self._edges is None:
+            self._edges = Tally(self)
+        return self._edges
+
+    def allow(self, files: Mapping[str, int]) -> None:
+        """Raise the limit by SHAPES_PER_BYTE for each byte of ``files`` (name -> size) not
+        counted yet (a template several games use counts once)."""
+        root = self._parent or self
+        for name, size in files.items():
+            if name not in root.files:
+                root.files.add(name)
+                root.bytes += size
+
+    def expected(self) -> str:
+        root = self._parent or self
+        return (f"at most {root.limit} shapes across the pieces one command lays out: {SHAPES_BASE} plus "
+                f"{SHAPES_PER_BYTE:g} per byte of its games' manifests, data files and templates ({root.bytes} "
+                f"bytes here), {SHAPES_MAX} at most; a text element counts {TEXT_COST} besides its lines")
+
+
+def least_cost(tpl: Template) -> list[tuple[Element, int]]:
+    """Each top-level element of ``tpl`` with the shapes it is sure to cost every piece."""
+    return [(el, _least(el.data, tpl, frozenset())) for el in tpl.elements]
+
+
+def _least(d: Mapping[str, Any], tpl: Template, loop: frozenset[str]) -> int:
+    if not isinstance(d, Mapping) or "when" in d:
+        return 0  # drawn for some items only (or `otherwise`)
+    kind = d.get("type")
+    if kind in _LEAVES:
+        return 1
+    if kind in ("text", "richtext"):
+        return TEXT_COST if "replace" not in d and _sure_text(d.get("text"), loop) else 0
+    if kind == "icon":
+        spec = tpl.icons.get(d.get("name")) if isinstance(d.get("name"), str) else None
+        if spec is None:
+            return 0  # its name from the data
+        return len(spec["shapes"]) if isinstance(spec.get("shapes"), list) and "file" not in spec else 1
+    kids = d.get("elements")
+    if not isinstance(kids, list):
+        return 0
+    if kind == "group":
+        return sum(_least(k, tpl, loop) for k in kids)
+    if kind == "repeat":
+        count = d.get("count")
+        if count.__class__ is not int or count <= 0:
+            return 0  # a count from the data
+        return count * sum(_least(k, tpl, loop | _REPEAT_VARS) for k in kids)
+    if kind == "track":
+        first, last = d.get("first"), d.get("last")
+        if first.__class__ is not int or last.__class__ is not int or not 0 <= last - first < 1000:
+            return 0
+        return (last - first + 1) * sum(_least(k, tpl, loop | _TRACK_VARS) for k in kids)
+    return 0
+
+
+def _sure_text(text: Any, loop: frozenset[str]) -> bool:
+    """Whether a text element's ``text`` is never empty: it holds more than spaces outside its
+    field references, or references a repeat's or track's own number as it is."""
+    if not isinstance(text, str):
+        return False
+    parts = _compiled(text)
+    if parts.__class__ is str:
+        return bool(parts.strip())  # type: ignore[union-attr]
+    return any(p.strip() if p.__class__ is str else (p[0] in loop and not p[1]) for p in parts)  # type: ignore[union-attr]
+
+
+def template_files(tpls: list[Template]) -> dict[str, int]:
+    """The template files ``tpls`` are made from (their own and the ones they extend, as far as
+    their elements come from them), with their sizes in characters."""
+    out: dict[str, int] = {}
+    for tpl in {id(t): t for t in tpls}.values():
+        for doc in (tpl.doc, *(el.doc for el in tpl.elements)):
+            out.setdefault(doc.display, len(doc.text))
+    return out
+
+
+def floor_problem(tally: Tally, game: Game, comp: Component, fronts: list[Template],
+                  backs: list[Template]) -> Diagnostic | None:
+    """Charge ``tally.floor`` with what a component's pieces are sure to cost (``least_cost``
+    of each item's front, and of its back once): an error at the template element that costs
+    most, when the command's pieces so far come to more than the budget, before any is laid out."""
+    uses: dict[int, tuple[Template, int]] = {}  # id(template) -> (template, pieces drawn with it)
+    for tpl in (*fronts, *backs[:1]):
+        got = uses.get(id(tpl))
+        uses[id(tpl)] = (tpl, 1 if got is None else got[1] + 1)
+    per_el: dict[int, tuple[Element, int, int]] = {}  # id(element) -> (element, each piece, pieces)
+    total = 0
+    for tpl, pieces in uses.values():
+        for el, n in least_cost(tpl):
+            if n:
+                total += n * pieces
+                e = per_el.get(id(el))
+                per_el[id(el)] = (el, n, pieces if e is None else e[2] + pieces)
+    root = tally._parent or tally
+    root.charge(game.id, 0, total)
+    if root.floor <= root.limit or not per_el:
+        return None
+    el, n, pieces = max(per_el.values(), key=lambda e: e[1] * e[2])
+    texts = f" (counting {TEXT_COST} for each text it lays out)" if _texts(el.data) else ""
+    return el.doc.diag(el.path, f"this element draws at least {n} shapes{texts} on each of {pieces} distinct pieces of "
+                       f"component {comp.id} (game {game.id}): the pieces of this command come to at least "
+                       f"{root.floor} shapes, more than pnp's budget of {root.limit}",
+                       expected=tally.expected(),
+                       hint="smaller `repeat` and `track` counts (repeats inside repeats multiply), or a template "
+                       "of its own for the few pieces that need so many")
+
+
+def _texts(d: Any) -> bool:
+    """Whether an element is or holds a text element."""
+    if not isinstance(d, Mapping):
+        return False
+    return d.get("type") in ("text", "richtext") or any(
+        _texts(k) for key in ("elements", "otherwise") if isinstance(d.get(key), list) for k in d[key])
+
+
+def input_files(game: Game, comp: Component, tpls: list[Template]) -> dict[str, int]:
+    """The files one component of a game is made from (manifest, data file, templates), with
+    their sizes: what raises the command's budget (``Tally.allow``)."""
+    out: dict[str, int] = {}
+    for doc in (game.manifest, game.data_docs.get(comp.id)):
+        if doc is not None:
+            out[doc.display] = len(doc.text) if doc.text else _size(doc.path)
+    out.update(template_files(tpls))
+    return out
+
+
+def _size(path: Any) -> int:
+    try:
+        return int(path.stat().st_size)
+    except (OSError, AttributeError):
+        return 0

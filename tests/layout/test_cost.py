@@ -1,0 +1,188 @@
+"""The shape budget of one command (pnp.layout.cost): a template line that multiplies against
+every item is refused by ``check`` before any piece is laid out, what only the data decides is
+refused as it is laid out, within the budget, and the budget follows the input's bytes and is
+shared by every game of the command (issue 19, attack4 F1 and F2)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import assert_no_traceback, run_cli
+from test_layout import item, make_game
+
+import pnp.layout.cost as cost
+import pnp.plan.component as component
+from pnp.input.templates import TemplateStore
+from pnp.layout.cost import TEXT_COST, least_cost
+
+RECTS = {"type": "repeat", "count": 4, "step": [0.1, 0], "elements": [
+    {"type": "repeat", "count": 1000, "step": [0, 0.05], "elements": [
+        {"type": "rect", "box": [1, 1, 1, 1], "fill": "#000000"}]}]}  # attack4 F1: 4,000 shapes a piece
+TRACK_OF_TEXT = {"type": "track", "first": 1, "last": 1000, "path": [[0, 0], [60, 80], [0, 80], [60, 0]],
+                 "size": [2, 2], "elements": [{"type": "text", "box": [0, 0, 2, 2], "text": "{value}",
+                                               "fit": {"min_size": 1, "step": 0.05}, "size": 400}]}
+NAME = {"type": "text", "box": [5, 5, 50, 8], "text": "{name}", "style": "body"}
+
+
+def game(root: Path, n: int, heavy: dict, gid: str = "mini") -> Path:
+    make_game(root, [NAME, heavy], [item(id=f"i{i}", name=f"Card {i}") for i in range(n)])
+    if gid != "mini":
+        (root / "card_data" / "mini").rename(root / "card_data" / gid)
+        manifest = root / "card_data" / gid / "game.json"
+        manifest.write_text(manifest.read_text().replace('"id": "mini"', f'"id": "{gid}"'))
+    return root
+
+
+class Layouts:
+    """Counts the pieces laid out (fronts, backs, the edge sampler's) while a command runs."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        real = component.layout_piece
+
+        def counted(*args, **kw):
+            self.count += 1
+            return real(*args, **kw)
+        monkeypatch.setattr(component, "layout_piece", counted)
+
+
+def test_least_cost_counts_what_every_piece_is_sure_to_draw(tmp_path: Path) -> None:
+    els = [
+        RECTS,  # 4 x 1000
+        {"type": "rect", "box": [0, 0, 1, 1], "when": {"field": "name", "present": True}},  # not every piece
+        {"type": "repeat", "count": "{power}", "step": [1, 0], "elements": [NAME]},  # a count from the data
+        {"type": "group", "elements": [NAME, {"type": "text", "box": [0, 0, 9, 9], "text": "Power {power}"}]},
+        TRACK_OF_TEXT,  # 1000 texts that are never empty: the track's own numbers
+        {"type": "text", "box": [0, 0, 9, 9], "text": "x", "replace": [{"pattern": "x", "with": ""}]},
+        {"type": "icon", "box": [0, 0, 9, 9], "name": "coin"},
+    ]
+    root = make_game(tmp_path, els, [item()])
+    tpl = TemplateStore(root).get("mini/front")
+    got = [n for _, n in least_cost(tpl)]
+    shapes = tpl.icons["coin"]["shapes"]
+    assert got == [4000, 0, 0, TEXT_COST, 1000 * TEXT_COST, 0, len(shapes)]
+
+
+@pytest.mark.parametrize(("n", "heavy", "each"), [(1000, RECTS, "4000 shapes"), (10_000, RECTS, "4000 shapes"),
+                                                  (300, TRACK_OF_TEXT, f"{1000 * TEXT_COST} shapes (counting "
+                                                   f"{TEXT_COST} for each text it lays out)")],
+                         ids=["F1", "F2", "track-of-text"])
+def test_check_refuses_a_template_that_multiplies_against_every_item_before_laying_out(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int, heavy: dict, each: str) -> None:
+    """attack4 F1 (1,000 items, 64 KB: built in 33 s and 500 MB), F2 (10,000 items: check ran out
+    of memory) and the track of 1,000 fitted texts on 300 items (9.4 s): exit 2 at the element,
+    naming the budget, before a single piece is laid out."""
+    root = game(tmp_path / "root", n, heavy)
+    monkeypatch.chdir(root)
+    layouts = Layouts(monkeypatch)
+    r = run_cli("check", "mini")
+    assert r.exit_code == 2, r.stderr
+    assert_no_traceback(r)
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("templates/mini/front.json:") and ": $.elements[1]: " in first
+    assert f"this element draws at least {each} on each of {n} distinct pieces of component deck" in first
+    assert "more than pnp's budget of" in first
+    assert f"{cost.SHAPES_BASE} plus {cost.SHAPES_PER_BYTE:g} per byte of its games' manifests, data files" in first
+    assert layouts.count == 0
+    b = run_cli("build", "mini", "--out", tmp_path / "out", "--jobs", "1")
+    assert b.exit_code == 2 and first in b.stderr and "nothing was written" in b.stderr
+    assert not (tmp_path / "out").exists()
+    assert layouts.count == 0
+
+
+def test_what_the_data_decides_is_refused_as_it_is_laid_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """F2's template with a `when` on the repeat: no floor (some pieces may not draw it), so the
+    pieces are charged as they are laid out, and the layout stops once the budget is spent, in
+    check and in build alike (with bleed, the edge sampler's pass; without, the drawer's)."""
+    monkeypatch.setattr(cost, "SHAPES_BASE", 20_000)  # a few pieces reach it
+    heavy = {**RECTS, "when": {"field": "name", "present": True}}
+    root = game(tmp_path / "root", 200, heavy)
+    monkeypatch.chdir(root)
+    layouts = Layouts(monkeypatch)
+    r = run_cli("check", "mini")
+    assert r.exit_code == 2, r.stderr
+    assert_no_traceback(r)
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("templates/mini/front.json:")
+    assert ": $.elements[1].elements[0].elements[0]: the pieces this command lays out draw more than " in first
+    limit = int(first.split("draw more than ")[1].split()[0])
+    assert 20_000 < limit < 20_000 + 20_000  # and about 100 bytes an item
+    assert layouts.count <= limit // 4000 + 2  # fronts (and one back) up to the one over the budget
+    for bleed in ("3", "0"):
+        out = tmp_path / f"out{bleed}"
+        b = run_cli("build", "mini", "--out", out, "--jobs", "1", "--bleed", bleed)
+        assert b.exit_code == 2 and f"draw more than {limit} shapes together" in b.stderr, b.stderr
+        assert not out.exists()
+
+
+def test_the_budget_is_the_command_s_all_games_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two games each within the budget alone, over it together: `pnp check` of one passes, of
+    both fails (a per-game or per-component allowance would multiply with the games)."""
+    monkeypatch.setattr(cost, "SHAPES_BASE", 20_000)
+    root = tmp_path / "root"
+    game(root, 5, RECTS)  # 20,000 shapes, and about 3,000 bytes
+    other = tmp_path / "other"
+    game(other, 5, RECTS, gid="maxi")
+    shutil.copytree(other / "card_data" / "maxi", root / "card_data" / "maxi")
+    monkeypatch.chdir(root)
+    assert run_cli("check", "mini").exit_code == 0
+    assert run_cli("check", "maxi").exit_code == 0
+    r = run_cli("check")
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert r.stderr.count("more than pnp's budget") == 1  # maxi is checked first, and passes
+    assert "this element draws at least 4000 shapes on each of 5 distinct pieces of component deck (game mini)" \
+        in r.stderr
+    assert "the pieces of this command come to at least 40" in r.stderr
+
+
+def test_the_budget_follows_the_input_s_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same pieces pass once the input is large enough to pay for them: the limit is
+    SHAPES_BASE plus SHAPES_PER_BYTE per byte of the manifest, data files and templates."""
+    monkeypatch.setattr(cost, "SHAPES_BASE", 10_000)
+    root = game(tmp_path / "root", 5, RECTS)  # 20,000 shapes and 5 names
+    monkeypatch.chdir(root)
+    r = run_cli("check", "mini")
+    assert r.exit_code == 2
+    files = [root / "card_data/mini/game.json", root / "card_data/mini/deck.json", root / "templates/mini/front.json"]
+    size = sum(len(f.read_text()) for f in files)
+    limit = 10_000 + int(size * cost.SHAPES_PER_BYTE)
+    assert f"more than pnp's budget of {limit} (expected at most {limit} shapes" in r.stderr
+    assert f"({size} bytes here)" in r.stderr
+    deck = root / "card_data/mini/deck.json"
+    data = json.loads(deck.read_text())
+    data["description"] = "x" * 60_000  # a longer input pays for them
+    deck.write_text(json.dumps(data))
+    assert run_cli("check", "mini").exit_code == 0
+
+
+def test_the_budget_has_a_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """However large the input, one command lays out at most SHAPES_MAX (check holds its layouts)."""
+    t = cost.Tally()
+    t.allow({"a": 10 ** 9})
+    assert t.limit == cost.SHAPES_MAX
+    assert cost.Tally().limit == cost.SHAPES_BASE
+    assert t.edges.limit == cost.SHAPES_MAX and t.edges is t.edges and t.edges.edges is t.edges
+    t.allow({"a": 10 ** 9})  # a file counts once
+    assert t.bytes == 10 ** 9
+
+
+def test_a_game_checked_again_in_one_session_is_charged_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program (or a test) may check the same game again with one Session: the earlier check's
+    charges are dropped, so the budget does not fill up with layouts no longer used."""
+    from pnp.input.project import DataRoot
+    from pnp.plan.session import Session
+    from pnp.qa.check import check
+
+    monkeypatch.setattr(cost, "SHAPES_BASE", 20_000)
+    root = DataRoot(game(tmp_path / "root", 5, RECTS))  # 20,000 shapes of the 21,000 or so
+    s = Session(root)
+    used = []
+    for _ in range(3):
+        check(root, "mini", session=s)
+        used.append(s.tally.used)
+    assert used[0] > 20_000 and used == [used[0]] * 3
+    assert s.tally.floor == 20_000  # the rectangles, once

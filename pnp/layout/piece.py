@@ -46,7 +46,7 @@ from pnp.layout.shapes import (
 )
 from pnp.layout.svg import SvgError, svg_art
 from pnp.layout.svg import is_svg as svg_file
-from pnp.layout.text import Style, TextLayout
+from pnp.layout.text import FIT_WORK, Style, TextLayout
 from pnp.layout.turn import quarter, turn
 from pnp.units import MM
 
@@ -161,6 +161,7 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     painter.reach = []
     painter.drawn = 0
     painter.regex_cost = 0
+    painter.fit_work = 0
     reset_matches_steps()
     side = (id(tpl), item.id)
     painter.budget = painter.max_shapes - ctx.shapes[0] if side not in ctx.counted else None
@@ -187,6 +188,7 @@ class _Painter:
         self.wmm, self.hmm = ctx.component.size  # what relative coordinates ("w-6", "50%") are of
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
+        self.fit_work = 0  # characters this piece's texts have measured, fitting (at most FIT_WORK)
         self.drawn = 0  # primitives drawn so far by leaf elements
         self.regex_cost = 0  # steps charged so far to `replace` patterns (at most REGEX_COST)
         self.budget: int | None = None  # shapes this piece may still draw (None: counted already)
@@ -540,6 +542,13 @@ class _Painter:
             return []  # only Text would be drawn, and the edge sampler reads none
         prims, result = self.text.fit(text, st, box, markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
+        self.fit_work += result.work
+        if self.fit_work > FIT_WORK:
+            raise LayoutError(f"laying out this piece's texts measures more than {FIT_WORK} characters "
+                              f"(each size tried measures a whole text: this one, {len(text)} characters, "
+                              f"{result.work // len(text)} times)", key="fit" if "fit" in d else "text",
+                              expected="fewer or shorter texts on a piece (`repeat` and `track` counts "
+                              "multiply them)")
         if not result.fits:
             self.warnings.append(self.warning(el, ("fit", result.size), lambda: el.doc.diag(
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",

@@ -46,7 +46,7 @@ from pnp.layout.shapes import (
 )
 from pnp.layout.svg import SvgError, svg_art
 from pnp.layout.svg import is_svg as svg_file
-from pnp.layout.text import FIT_WORK, Style, TextLayout
+from pnp.layout.text import Style, TextLayout, charge_fit
 from pnp.layout.turn import quarter, turn
 from pnp.units import MM
 
@@ -542,13 +542,7 @@ class _Painter:
             return []  # only Text would be drawn, and the edge sampler reads none
         prims, result = self.text.fit(text, st, box, markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
-        self.fit_work += result.work
-        if self.fit_work > FIT_WORK:
-            raise LayoutError(f"laying out this piece's texts measures more than {FIT_WORK} characters "
-                              f"(each size tried measures a whole text: this one, {len(text)} characters, "
-                              f"{result.work // len(text)} times)", key="fit" if "fit" in d else "text",
-                              expected="fewer or shorter texts on a piece (`repeat` and `track` counts "
-                              "multiply them)")
+        self.fit_work = charge_fit(self.fit_work, result, text, "fit" if "fit" in d else "text")
         if not result.fits:
             self.warnings.append(self.warning(el, ("fit", result.size), lambda: el.doc.diag(
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",

@@ -16,7 +16,11 @@ byte-identical to it (tests/layout/test_text.py compares
 the two); results for texts without inline icons are memoised per ``TextLayout``.
 
 Balance: after greedy wrapping, a paragraph that would end in a one-word line takes the last word
-of the line above down with it when the two fit (``_balance``; the line count never changes)."""
+of the line above down with it when the two fit (``_balance``; the line count never changes).
+
+Size: over 500 lines because parsing, measuring, line breaking, balancing, the search for a size
+(``_Shrink``, with why it is exact) and placing are one pipeline over the same word lists and
+widths, kept in step float for float; apart, each would hand the others half a dozen lists."""
 
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from collections.abc import Callable
 
 from msgspec import Struct
 
+from pnp.layout.fields import LayoutError
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.primitives import INK, Primitive, Text
 
@@ -485,6 +490,18 @@ class TextLayout:
                 out.append(_text(seg_x, baseline, seg, seg_font, size, color, tracking))
             baseline -= lh + (gap if para_after else 0.0)
         return out, right
+
+
+def charge_fit(spent: int, fit: Fit, text: str, key: str) -> int:
+    """``spent``, the characters a piece's texts have measured so far, plus what fitting ``text``
+    measured (``fit.work``); a LayoutError at ``key`` (the element's `fit` or `text`) past FIT_WORK."""
+    spent += fit.work
+    if spent > FIT_WORK:
+        raise LayoutError(f"laying out this piece's texts measures more than {FIT_WORK} characters (each "
+                          f"size tried measures a whole text: this one, {len(text)} characters, "
+                          f"{fit.work // len(text)} times)", key=key,
+                          expected="fewer or shorter texts on a piece (`repeat` and `track` counts multiply them)")
+    return spent
 
 
 _GRIDS: dict[tuple[float, float, float], tuple[float, ...]] = {}

@@ -47,7 +47,7 @@ from pnp.layout.shapes import (
 )
 from pnp.layout.svg import SvgError, svg_art
 from pnp.layout.svg import is_svg as svg_file
-from pnp.layout.text import Style, TextLayout
+from pnp.layout.text import Style, TextLayout, charge_fit
 from pnp.layout.turn import quarter, turn
 from pnp.units import MM
 
@@ -152,6 +152,7 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     painter.drawn = 0
     painter.work = 0
     painter.regex_cost = 0
+    painter.fit_work = 0
     reset_matches_steps()
     side = (id(tpl), item.id)
     tally = ctx.tally
@@ -179,6 +180,7 @@ class _Painter:
         self.wmm, self.hmm = ctx.component.size  # what relative coordinates ("w-6", "50%") are of
         self.warnings: list[Diagnostic] = []
         self.text = TextLayout(ctx.fonts)
+        self.fit_work = 0  # characters this piece's texts have measured, fitting (at most FIT_WORK)
         self.drawn = 0  # primitives drawn so far by leaf elements
         self.work = 0  # and what they are charged (pnp.layout.cost: a fitted text costs more)
         self.regex_cost = 0  # steps charged so far to `replace` patterns (at most REGEX_COST)
@@ -535,6 +537,7 @@ class _Painter:
         self.work += TEXT_COST
         prims, result = self.text.fit(text, st, box, markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
+        self.fit_work = charge_fit(self.fit_work, result, text, "fit" if "fit" in d else "text")
         if not result.fits:
             self.warnings.append(self.warning(el, ("fit", result.size), lambda: el.doc.diag(
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",

@@ -7,13 +7,20 @@ a paragraph gap for a blank line. ``\\*`` is a literal asterisk.
 Speed: ``fit`` parses a text once into words whose runs already carry their cased
 text and resolved font (plain text: just the words' strings); each size tried measures every
 word once through FontBook's width table for that (font, size), and ``_place`` reuses those
-widths and builds one Text per stretch of a line. A size is skipped without measuring when it
-provably cannot fit. Every float is computed with the same operations in the same order as the
-straightforward algorithm, so the output is byte-identical to it (tests/layout/test_text.py compares
+widths and builds one Text per stretch of a line. The sizes are searched by galloping and
+bisection over the grid of steps (``_Shrink`` says why that finds the size stepping down finds),
+and a size is skipped without measuring when it provably cannot fit. ``Fit.work`` counts the
+characters measured, which a piece's texts are held to (FIT_WORK). Every float is computed with
+the same operations in the same order as the straightforward algorithm, so the output is
+byte-identical to it (tests/layout/test_text.py compares
 the two); results for texts without inline icons are memoised per ``TextLayout``.
 
 Balance: after greedy wrapping, a paragraph that would end in a one-word line takes the last word
-of the line above down with it when the two fit (``_balance``; the line count never changes)."""
+of the line above down with it when the two fit (``_balance``; the line count never changes).
+
+Size: over 500 lines because parsing, measuring, line breaking, balancing, the search for a size
+(``_Shrink``, with why it is exact) and placing are one pipeline over the same word lists and
+widths, kept in step float for float; apart, each would hand the others half a dozen lists."""
 
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ from collections.abc import Callable
 
 from msgspec import Struct
 
+from pnp.layout.fields import LayoutError
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.primitives import INK, Primitive, Text
 
@@ -59,6 +67,12 @@ _MARK = re.compile(r"(\\\*|\*\*|\*|\{icon:[a-z0-9_-]+\}|\n)")
 _BLANKS = re.compile(r"([ \t]+)")  # what separates words inside a line
 _SPLIT_BLANKS = re.compile(r"[ \t]+").split
 _MEMO_MAX = 4096  # memoised fits per TextLayout (texts repeated across items, e.g. on backs)
+# Characters measured (``Fit.work``) by the texts of one piece side together, at most. The longest
+# text a piece takes (20,000 characters) shrinking from 400 pt to 1 pt by 0.05 is measured at 26
+# sizes at most (520,000); a `repeat` of long fitted texts multiplies that. Measured: 7 to 17
+# million characters a second (rich text with icons, plain text), so 0.06 to 0.15 s a piece at
+# most; the bundled games' most expensive piece measures 3,476.
+FIT_WORK = 1_000_000
 
 
 class Fit(Struct, frozen=True):
@@ -70,6 +84,9 @@ class Fit(Struct, frozen=True):
     # the same sums as reportlab's width of each Text's text, up to rounding (pnp.preflight
     # bounds the ink with it).
     right: float = -math.inf
+    # The work the fitting took: the text's characters x the sizes it was measured at in full (the
+    # same for a memoised result). pnp.layout.piece holds a piece's texts to FIT_WORK with it.
+    work: int = 0
 
 
 class TextLayout:
@@ -322,49 +339,59 @@ class TextLayout:
             texts, marks = self.parse_plain(text, st)
         w, h = box[2], box[3]
         floor = min(min_size if min_size is not None else st.size, st.size)
+        # The sizes tried are the grid st.size, st.size - step, ... (each rounded to 4 places) down
+        # to the floor, and the size used is the first of them that fits: found by galloping down
+        # the grid (1, 2, 4, ... steps further each time) and then bisecting between the last size
+        # that failed and the first that fit, so a fine step on a long text costs about
+        # 2 x log2(sizes) layouts, not one per size (attack 4, F6). That is the size stepping down
+        # one by one would find, because fitting is monotone: a smaller size never needs more
+        # lines (the proof, and where it stops holding, in ``_Shrink``).
         size = st.size
-        icons: Icons = {}
-        # Shrinking skips a size without measuring every word when it cannot fit for a reason
-        # found cheaply and exactly: the hard line breaks alone are too tall (a line's height only
-        # grows with the number of lines), or the word that was too wide at the last size tried
-        # (measured again, the same way) is still too wide. The last size is always laid out.
-        hard_lines = len(marks) + 1 if wrap else 1
-        hard_paras = sum(marks.values()) if wrap else 0
-        too_wide: int | None = None  # a word wider than the box at the last size measured
-        while True:
-            nxt = round(size - step, 4)
-            last = nxt < floor - 1e-9
-            if not last and (self._height(st, hard_lines, hard_paras, size) > h + 1e-6
-                             or (too_wide is not None and self._width_of(st, words, texts, too_wide, size)
-                                 > w + 1e-6)):
-                size = nxt
-                continue
-            if texts is not None:
-                wws, rws = self._measure_plain(st, texts, size), None
-            else:
-                icons = {}
-                wws, rws = self._measure(st, words, size, icons)  # type: ignore[arg-type]
-            space = self.fonts.width(" ", st.font, size) + st.tracking
-            lines, ok, paras = self._lines(wws, marks, space, w, wrap)
-            if wrap and len(lines) > 1:
-                _balance(lines, wws, space, w + 1e-6)
-            if ok and self._height(st, len(lines), paras, size) <= h + 1e-6:
-                fits = True
-                break
-            if last:
-                fits = False
-                break
-            too_wide = max(range(len(wws)), key=wws.__getitem__) if not ok and wws else None
-            if too_wide is not None and not wws[too_wide] > w + 1e-6:
-                too_wide = None  # the text is too long, not a word too wide (or wrap is off)
-            size = nxt
+        got, fits, ok = self._laid(st, words, texts, marks, w, h, wrap, size)  # the usual case: it fits
+        layouts = 1
+        if not fits and round(size - step, 4) >= floor - 1e-9:
+            shrink = _Shrink(self, st, words, texts, marks, w, h, wrap, got[0], ok)
+            grid = _grid(size, step, floor)
+            top = len(grid) - 1
+            lo, stride = 0, 1  # grid[lo] does not fit
+            while True:
+                k = min(lo + stride, top)
+                if shrink.fits_at(grid[k], k == top):
+                    fits, size, got = True, grid[k], shrink.got
+                    break
+                if k == top:  # nothing fits: drawn at the smallest size, laid out
+                    size, got = grid[k], shrink.got
+                    break
+                lo, stride = k, stride * 2
+            while fits and k - lo > 1:  # grid[lo] fails, grid[k] fits
+                mid = (lo + k) // 2
+                if shrink.fits_at(grid[mid], False):
+                    k, size, got = mid, grid[mid], shrink.got
+                else:
+                    lo = mid
+            layouts += shrink.layouts
+        wws, rws, icons, lines, paras, space = got  # type: ignore[misc]
         prims, right = self._place(st, words, texts, simple, wws, rws, icons, lines, paras, size, space, box)
-        result = Fit(size, fits, len([ln for ln in lines if ln[0]]), st.size, right)
+        result = Fit(size, fits, len([ln for ln in lines if ln[0]]), st.size, right, len(text) * layouts)
         if key is not None:
             if len(self._memo) >= _MEMO_MAX:
                 self._memo.clear()
             self._memo[key] = (st, tuple(prims), result)
         return prims, result
+
+    def _laid(self, st: Style, words: list[Word | str] | None, texts: list[str] | None, marks: dict[int, bool],
+              w: float, h: float, wrap: bool, size: float) -> tuple[Laid, bool, bool]:
+        """The text laid out at ``size``; whether it fits the box; whether every word fits its width."""
+        icons: Icons = {}
+        if texts is not None:
+            wws, rws = self._measure_plain(st, texts, size), None
+        else:
+            wws, rws = self._measure(st, words, size, icons)  # type: ignore[arg-type]
+        space = self.fonts.width(" ", st.font, size) + st.tracking
+        lines, ok, paras = self._lines(wws, marks, space, w, wrap)
+        if wrap and len(lines) > 1:
+            _balance(lines, wws, space, w + 1e-6)
+        return (wws, rws, icons, lines, paras, space), ok and self._height(st, len(lines), paras, size) <= h + 1e-6, ok
 
     def _width_of(self, st: Style, words: list[Word | str] | None, texts: list[str] | None, k: int,
                   size: float) -> float:
@@ -463,6 +490,109 @@ class TextLayout:
                 out.append(_text(seg_x, baseline, seg, seg_font, size, color, tracking))
             baseline -= lh + (gap if para_after else 0.0)
         return out, right
+
+
+def charge_fit(spent: int, fit: Fit, text: str, key: str) -> int:
+    """``spent``, the characters a piece's texts have measured so far, plus what fitting ``text``
+    measured (``fit.work``); a LayoutError at ``key`` (the element's `fit` or `text`) past FIT_WORK."""
+    spent += fit.work
+    if spent > FIT_WORK:
+        raise LayoutError(f"laying out this piece's texts measures more than {FIT_WORK} characters (each "
+                          f"size tried measures a whole text: this one, {len(text)} characters, "
+                          f"{fit.work // len(text)} times)", key=key,
+                          expected="fewer or shorter texts on a piece (`repeat` and `track` counts multiply them)")
+    return spent
+
+
+_GRIDS: dict[tuple[float, float, float], tuple[float, ...]] = {}
+
+
+def _grid(size: float, step: float, floor: float) -> tuple[float, ...]:
+    """The sizes shrinking tries, largest first: ``size``, then each one ``step`` below the last,
+    rounded to 4 places, down to ``floor`` (the rounding of each from the one before, exactly as
+    stepping down one by one computes them)."""
+    key = (size, step, floor)
+    got = _GRIDS.get(key)
+    if got is None:
+        out = [size]
+        while True:
+            nxt = round(out[-1] - step, 4)
+            if nxt < floor - 1e-9 or nxt >= out[-1]:
+                break
+            out.append(nxt)
+        if len(_GRIDS) >= 64:
+            _GRIDS.clear()
+        got = _GRIDS[key] = tuple(out)
+    return got
+
+
+# A layout at one size: word widths, run widths, inline icons, lines, paragraph gaps, space width.
+Laid = tuple[list[float], list[list[float] | None] | None, Icons, list[Line], int, float]
+
+
+class _Shrink:
+    """One text's layout tried at the sizes ``TextLayout.fit`` asks for, in any order.
+
+    Why the first size that fits can be found by bisection: every width is a sum and product of
+    non-negative font metrics and the size, so it never grows when the size shrinks (IEEE rounding
+    is monotone too, so this holds for the floats, not just on paper); greedy wrapping of narrower
+    words never needs more lines (each line starts at or after the word it started at before);
+    and the height, size x leading x lines plus the paragraph gaps, then shrinks too. So if a size
+    fits, every smaller one does. That needs the widths to stay non-negative: a negative
+    ``tracking`` larger than a letter's width at the smallest sizes breaks it (the letters then
+    overlap), and there the size found is one that fits while the next size up does not.
+
+    A size is rejected without measuring every word when it cannot fit for a reason found cheaply
+    and exactly: the hard line breaks alone are too tall, or the word that was too wide at the last
+    size measured (measured again at this size, the same way) is still too wide."""
+
+    __slots__ = (
+        "got",
+        "h",
+        "hard_lines",
+        "hard_paras",
+        "layouts",
+        "marks",
+        "st",
+        "texts",
+        "tl",
+        "too_wide",
+        "w",
+        "words",
+        "wrap",
+    )
+
+    def __init__(self, tl: TextLayout, st: Style, words: list[Word | str] | None, texts: list[str] | None,
+                 marks: dict[int, bool], w: float, h: float, wrap: bool, wws: list[float], ok: bool):
+        """``wws`` and ``ok``: the word widths measured at the first size, and whether every word
+        fitted the box's width there."""
+        self.tl, self.st, self.words, self.texts, self.marks = tl, st, words, texts, marks
+        self.w, self.h, self.wrap = w, h, wrap
+        self.hard_lines = len(marks) + 1 if wrap else 1
+        self.hard_paras = sum(marks.values()) if wrap else 0
+        self.too_wide = self._too_wide(wws, ok)  # a word wider than the box at the last size measured
+        self.got: Laid | None = None  # the layout of the last size measured
+        self.layouts = 0  # sizes measured in full here
+
+    def _too_wide(self, wws: list[float], ok: bool) -> int | None:
+        too_wide = max(range(len(wws)), key=wws.__getitem__) if not ok and wws else None
+        if too_wide is not None and not wws[too_wide] > self.w + 1e-6:
+            return None  # the text is too long, not a word too wide (or wrap is off)
+        return too_wide
+
+    def fits_at(self, size: float, last: bool) -> bool:
+        """Whether the text fits at ``size``; its layout is then in ``got``. ``last``: lay it out
+        even when it cannot fit (the size it is drawn at)."""
+        tl, st = self.tl, self.st
+        if not last and (tl._height(st, self.hard_lines, self.hard_paras, size) > self.h + 1e-6
+                         or (self.too_wide is not None
+                             and tl._width_of(st, self.words, self.texts, self.too_wide, size) > self.w + 1e-6)):
+            return False
+        self.layouts += 1
+        self.got, fits, ok = tl._laid(st, self.words, self.texts, self.marks, self.w, self.h, self.wrap, size)
+        if not fits:
+            self.too_wide = self._too_wide(self.got[0], ok)
+        return fits
 
 
 def _balance(lines: list[Line], wws: list[float], space: float, limit: float) -> None:

@@ -389,6 +389,11 @@ CASES = [
          "compiles to 18005 instructions (more than 5000)"),
     Case("regex-cost-over-budget", f"{CARD}:10:74", "$.elements[1].replace[5].pattern",
          "on a text of 7168 characters brings this piece's `replace` patterns to more than 50000000 steps"),
+    # Fitting a text measures it at each size tried: a piece's texts together are held to FIT_WORK
+    # characters (here a `repeat` of 100 texts of 1,799 characters shrinking from 400 pt by 0.05).
+    Case("fit-work-over-budget", f"{CARD}:14:15", "$.elements[4].elements[0].fit",
+         "laying out this piece's texts measures more than 1000000 characters (each size tried measures "
+         "a whole text: this one, 1799 characters, 12 times)"),
     Case("regex-lookaround-nested", f"{CARD}:9:14", "$.elements[2].when",
          "a repetition inside a repeated group (it could take exponential time)"),
     Case("regex-group-name-twice", f"{CARD}:9:14", "$.elements[2].when",

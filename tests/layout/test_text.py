@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -340,3 +341,149 @@ def test_a_paragraph_does_not_end_in_one_word_when_it_can_be_avoided() -> None:
     wws = [pdf_width(w, "Lato-Regular", 10) for w in ["alpha", "beta", "gamma", "delta"]]
     greedy, _, _ = layout._lines(wws, {}, pdf_width(" ", "Lato-Regular", 10), width, True)
     assert [len(ln) for ln, _ in greedy] == [3, 1]
+
+
+# Shrinking searches the grid of sizes by galloping and bisection (issue 19, attack 4 F6: a 20,000
+# character text shrinking from 400 pt by 0.05 pt was measured at up to 7,980 sizes, 5 s each
+# item). The size found must stay the one stepping down one size at a time finds.
+
+def stepping(layout: TextLayout, text: str, style: Style, box, markup: bool, wrap: bool, min_size, step: float):
+    """The size stepping down one grid size at a time settles on, and whether it fits there:
+    the shrinking loop as it was before bisection, each size laid out in full by
+    ``TextLayout._laid`` (which the Reference test above holds to the straightforward algorithm)."""
+    from pnp.layout.text import _grid
+
+    if markup:
+        words, texts = layout.parse(text, style), None
+        marks = {k: w == "\n\n" for k, w in enumerate(words) if isinstance(w, str)}
+    else:
+        words, (texts, marks) = None, layout.parse_plain(text, style)
+    floor = min(min_size if min_size is not None else style.size, style.size)
+    grid = _grid(style.size, step, floor)
+    for size in grid:
+        if layout._laid(style, words, texts, marks, box[2], box[3], wrap, size)[1]:
+            return size, True, grid
+    return grid[-1], False, grid
+
+
+LONG_TEXTS = st.lists(PIECES, min_size=1, max_size=120).map(lambda ps: " ".join(ps))
+WIDE_STYLES = st.builds(
+    Style,
+    font=st.sampled_from(FAMILY),
+    size=st.sampled_from([9, 24, 60, 144, 400]),
+    leading=st.sampled_from([0.5, 1.2, 4.0]),
+    align=st.sampled_from(["left", "center"]),
+    case=st.sampled_from(["none", "upper"]),
+    tracking=st.sampled_from([0, 0.5, 20, -0.1]),
+    paragraph_space=st.sampled_from([0.0, 0.4, 5.0]),
+)
+SMALL_BOXES = st.tuples(st.just(0.0), st.just(0.0), st.floats(2, 200), st.floats(2, 200))
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=LONG_TEXTS, style=WIDE_STYLES, box=SMALL_BOXES, markup=st.booleans(), wrap=st.booleans(),
+       min_size=st.sampled_from([None, 1, 2.5, 7]), step=st.sampled_from([0.05, 0.1, 0.3, 1, 100]))
+def test_bisection_finds_the_size_stepping_down_finds(text: str, style: Style, box, markup: bool, wrap: bool,
+                                                      min_size, step: float) -> None:
+    """Fine steps over wide ranges (up to 7,980 sizes): the size, whether it fits, the lines and
+    every primitive are those of stepping down one size at a time; and the text was measured in
+    full at no more than 2 x log2(sizes) of them (``Fit.work``)."""
+    layout = TextLayout(FONTS, icon_fn)
+    want_size, want_fits, grid = stepping(TextLayout(FONTS, icon_fn), text, style, box, markup, wrap, min_size, step)
+    prims, fit = layout.fit(text, style, box, markup=markup, wrap=wrap, min_size=min_size, step=step)
+    assert (fit.size, fit.fits) == (want_size, want_fits)
+    at, at_fit = TextLayout(FONTS, icon_fn).fit(text, msgspec.structs.replace(style, size=want_size), box,
+                                                markup=markup, wrap=wrap)
+    assert [repr(p) for p in prims] == [repr(p) for p in at]  # laid out exactly as at that size alone
+    assert (fit.lines, fit.right) == (at_fit.lines, at_fit.right)
+    assert fit.work % len(text) == 0 and 1 <= fit.work // len(text) <= max(1, 2 * (len(grid) - 1).bit_length())
+
+
+def test_a_long_text_with_a_fine_step_is_measured_at_few_sizes() -> None:
+    """attack 4 F6's text (bold, italic and an inline icon, repeated) at 400 pt shrinking to 1 pt
+    by 0.05 (7,981 sizes), in boxes that stop the search at every depth of the grid, from the
+    first size to none at all: the size found is the one stepping down finds, and the text was
+    measured in full at 26 sizes at most."""
+    text = "**b** *i* {icon:coin} " * 20
+    style = Style(font="Lato-Regular", size=400)
+    found = []
+    for side in (3.0, 10.0, 90.0, 600.0, 1500.0, 3000.0, 9000.0):
+        box = (14.0, 14.0, side, side)
+        want_size, want_fits, grid = stepping(TextLayout(FONTS, icon_fn), text, style, box, True, True, 1, 0.05)
+        assert len(grid) == 7981
+        _, fit = TextLayout(FONTS, icon_fn).fit(text, style, box, markup=True, min_size=1, step=0.05)
+        assert (fit.size, fit.fits) == (want_size, want_fits), side
+        assert fit.work // len(text) <= 26, (side, fit.work // len(text))
+        found.append((fit.size, fit.fits))
+    assert found[0] == (1.0, False) and found[-1] == (400, True)
+    assert len({size for size, _ in found}) == len(found)  # each box stops the search somewhere else
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TEXTS, box=SMALL_BOXES, markup=st.booleans(), wrap=st.booleans(),
+       tracking=st.sampled_from([-5, -2, -0.5]), step=st.sampled_from([0.05, 0.25]))
+def test_with_letters_overlapping_the_size_found_fits_and_the_one_above_does_not(
+        text: str, box, markup: bool, wrap: bool, tracking: float, step: float) -> None:
+    """A negative tracking larger than the letters at small sizes makes widths negative, and
+    fitting need not be monotone any more: the size found still fits (judged by the
+    straightforward Reference) and the size one step above it does not, or it is the first."""
+    from pnp.layout.text import _grid
+
+    style = Style(font="Vollkorn-Regular", size=30, tracking=tracking)
+    _, fit = TextLayout(FONTS, icon_fn).fit(text, style, box, markup=markup, wrap=wrap, min_size=1, step=step)
+    grid = _grid(30, step, 1)
+
+    def fits(size: float) -> bool:
+        at = Style(font="Vollkorn-Regular", size=size, tracking=tracking)
+        return Reference(FONTS, icon_fn).fit(text, at, box, markup, wrap, None, step)[1][1]
+
+    k = grid.index(fit.size)
+    if fit.fits:
+        assert fits(fit.size)
+        assert k == 0 or not fits(grid[k - 1])
+    else:
+        assert k == len(grid) - 1
+
+
+def test_a_piece_s_texts_are_held_to_a_budget_of_characters_measured(tmp_path: Path) -> None:
+    """A `repeat` of long fitted texts multiplies their fitting: `check` and `build` refuse a
+    piece whose texts measure more than FIT_WORK characters, with exit 2 naming the file, the
+    line, the element's JSON path and what is expected, and nothing written."""
+    import json
+
+    from conftest import assert_no_traceback, run_cli
+
+    from pnp.layout.text import FIT_WORK
+
+    text = " ".join(f"w{n % 500}ord" for n in range(2000))  # 15,559 characters
+    game = tmp_path / "card_data" / "mini"
+    game.mkdir(parents=True)
+    (tmp_path / "templates" / "mini").mkdir(parents=True)
+    (game / "game.json").write_text(json.dumps({
+        "id": "mini", "title": "Mini", "players": {"min": 1}, "document": {"file": "none.txt"}, "rulebook": [],
+        "components": [{"id": "deck", "title": "Deck", "kind": "card", "size": [63, 88], "data": "deck.json",
+                        "template": "mini/front"}]}))
+    (game / "deck.json").write_text(json.dumps({
+        "component": "deck", "fields": {"text": {"type": "text", "description": "rules"}},
+        "items": [{"id": "a", "source": {"designed": "test"}, "text": text}]}))
+
+    def template(count: int) -> None:
+        fitted = {"type": "text", "box": [5, 5, 50, 50], "text": "{text}", "size": 400,
+                  "fit": {"min_size": 1, "step": 0.05}}
+        (tmp_path / "templates" / "mini" / "front.json").write_text(json.dumps({"elements": [
+            {"type": "repeat", "count": count, "step": [0.01, 0], "elements": [fitted]}]}, indent=1))
+
+    template(3)  # about 3 x 12 x 15,559 characters: under the budget
+    ok = run_cli("check", "--data", tmp_path, "mini", cwd=tmp_path)
+    assert ok.exit_code == 0, ok.stderr
+    template(200)
+    r = run_cli("check", "--data", tmp_path, "mini", cwd=tmp_path)
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    assert re.search(r"templates/mini/front\.json:\d+:\d+: \$\.elements\[0\]\.elements\[0\]\.fit: laying out "
+                     rf"this piece's texts measures more than {FIT_WORK} characters \(each size tried measures "
+                     r"a whole text: this one, 15559 characters, \d+ times\)", r.stderr), r.stderr
+    assert "item a" in r.stderr and "expected fewer or shorter texts on a piece" in r.stderr
+    b = run_cli("build", "--data", tmp_path, "mini", "--out", tmp_path / "out", "--jobs", "1", cwd=tmp_path)
+    assert b.exit_code == 2 and f"more than {FIT_WORK} characters" in b.stderr and "nothing was written" in b.stderr
+    assert not (tmp_path / "out").exists()

@@ -1,9 +1,10 @@
 """layout cost: the shape budget of one command, and the least a template is sure to cost a piece.
 
 Laying out is charged in shapes: each primitive a leaf element draws counts 1, and each text
-element that is fitted counts TEXT_COST more (fitting text costs far more than placing a
-rectangle). All the pieces one command lays out (every component of every game it checks or
-builds; copies share one layout) share one budget, ``Tally``: SHAPES_BASE, plus SHAPES_PER_BYTE
+element that is fitted counts TEXT_COST more, plus one for each FIT_CHARS characters its fitting
+measured (fitting text costs more than placing a rectangle, and a long text shrunk to fit far
+more). All the pieces one command lays out (every component of every game it checks or builds;
+copies share one layout) share one budget, ``Tally``: SHAPES_BASE, plus SHAPES_PER_BYTE
 for each byte of the games' manifests, data files and templates. A template line multiplies
 against every item (a `repeat` of 4 x 1000 rectangles on 1,000 items is 4 million shapes from a
 64 KB input), so the budget follows the input's bytes, not its items.
@@ -26,10 +27,12 @@ from pnp.input.templates import Element, Template
 from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
 
 # Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
-# 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a fitted
-# text in 5 to 80 µs (80 with a `fit` of 400 pt down to 1 pt by 0.05): about 5 s of building per
-# MB of input at the most.
-TEXT_COST = 10  # a fitted text element, besides the lines and inline icons it draws
+# 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a short
+# fitted text (one line, fits at its size) in about 33 µs (check: 24), a long one in proportion to
+# the characters its fitting measures (each size tried measures the whole text): about 5 s of
+# building per MB of input at the most.
+TEXT_COST = 3  # a fitted text element, besides the lines and inline icons it draws (a short one: ~33 µs)
+FIT_CHARS = 100  # and one more for each this many characters its fitting measures (``Fit.work``)
 SHAPES_BASE = 250_000  # per command: about 2 s of building; the five bundled games charge ~60,000 together
 SHAPES_PER_BYTE = 0.25  # per byte (character) of the command's manifests, data files and templates
 SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layouts (~600 MB at this)
@@ -100,7 +103,8 @@ class Tally:
         root = self._parent or self
         return (f"at most {root.limit} shapes across the pieces one command lays out: {SHAPES_BASE} plus "
                 f"{SHAPES_PER_BYTE:g} per byte of its games' manifests, data files and templates ({root.bytes} "
-                f"bytes here), {SHAPES_MAX} at most; a text element counts {TEXT_COST} besides its lines")
+                f"bytes here), {SHAPES_MAX} at most; a text element counts {TEXT_COST} besides its lines, and one more "
+                f"for each {FIT_CHARS} characters its fitting measures")
 
 
 def least_cost(tpl: Template) -> list[tuple[Element, int]]:

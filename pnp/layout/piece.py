@@ -29,7 +29,7 @@ from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
-from pnp.layout.cost import TEXT_COST, Tally
+from pnp.layout.cost import FIT_CHARS, TEXT_COST, Tally
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
@@ -55,7 +55,7 @@ FITS = ("contain", "cover", "stretch")  # how an image fills its box
 LIGHT_KEYS = ("fill", "bg")  # what a template's light variant recolours (text, strokes and symbols keep theirs)
 MAX_SHAPES = 20_000  # per piece side: the bundled games draw at most ~700; repeats of repeats could hang
 # All the pieces of one command together are held to a budget that follows its input's bytes
-# (pnp.layout.cost: SHAPES_BASE, SHAPES_PER_BYTE, TEXT_COST).
+# (pnp.layout.cost: SHAPES_BASE, SHAPES_PER_BYTE, TEXT_COST, FIT_CHARS).
 _HEX = re.compile(r"#[0-9a-fA-F]{6}([0-9a-fA-F]{2})?")
 _MISSING = object()
 _SHAPES = frozenset(("rect", "circle", "hex", "polygon", "line"))
@@ -538,6 +538,7 @@ class _Painter:
         prims, result = self.text.fit(text, st, box, markup=markup, wrap=d.get("wrap", True),
                                       min_size=fit.get("min_size"), step=fit.get("step", 0.25))
         self.fit_work = charge_fit(self.fit_work, result, text, "fit" if "fit" in d else "text")
+        self.work += result.work // FIT_CHARS
         if not result.fits:
             self.warnings.append(self.warning(el, ("fit", result.size), lambda: el.doc.diag(
                 el.path, f"text does not fit even at {result.size:g} pt ({el.label})",

@@ -301,9 +301,9 @@ CASES = [
     Case("pieces-too-many", f"{DECK}:8:12", "$.items", "1000003 pieces in one component"),
     Case("shapes-too-many", f"{CARD}:14:9", "$.elements[4].elements[0].elements[0]",
          "more than 20000 shapes on one piece"),
-    Case("shapes-budget", f"{CARD}:12:5", "$.elements[4]", "this element draws at least 100000 shapes (counting "
-         "10 for each text it lays out) on each of 3 distinct pieces of component deck (game mini): the pieces of "
-         "this command come to at least 300017 shapes, more than pnp's budget of"),
+    Case("shapes-budget", f"{CARD}:12:5", "$.elements[4]", "this element draws at least 90000 shapes (counting "
+         "3 for each text it lays out) on each of 3 distinct pieces of component deck (game mini): the pieces of "
+         "this command come to at least 270010 shapes, more than pnp's budget of"),
     # -- identities and references
     Case("duplicate-item-id", f"{DECK}:18:13", "$.items[1].id", "duplicate item id 'sun-1' (first at line 9)"),
     Case("game-id-mismatch", f"{GAME}:2:9", "$.id", "game id 'maxi' differs from its folder name 'mini'"),

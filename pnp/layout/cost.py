@@ -1,6 +1,7 @@
 """layout cost: the shape budget of one command, and the least a template is sure to cost a piece.
 
-Laying out is charged in shapes: each primitive a leaf element draws counts 1, and each text
+Laying out is charged in shapes: each primitive a leaf element draws counts by what drawing it
+costs (``weight``: a square 1, a circle 4, a path by its segments), and each text
 element that is fitted counts TEXT_COST more, plus one for each FIT_CHARS characters its fitting
 measured (fitting text costs more than placing a rectangle, and a long text shrunk to fit far
 more). All the pieces one command lays out (every component of every game it checks or builds;
@@ -25,6 +26,7 @@ from pnp.errors import Diagnostic
 from pnp.input.model import Component, Game
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
+from pnp.layout.primitives import Ellipse, Path, Rect
 
 # Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
 # 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a short
@@ -36,6 +38,27 @@ FIT_CHARS = 100  # and one more for each this many characters its fitting measur
 SHAPES_BASE = 250_000  # per command: about 2 s of building; the five bundled games charge ~60,000 together
 SHAPES_PER_BYTE = 0.25  # per byte (character) of the command's manifests, data files and templates
 SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layouts (~600 MB at this)
+
+# What a primitive counts, by how long drawing it takes (docs/performance.md, "Shape budget": a
+# filled and stroked square 8.7 µs, a line 10, a polygon of 5 points 21, a circle 30, a rounded
+# square 32, an icon of one 39-segment path 130): a square or a line 1, a circle or a rounded
+# rectangle CURVED, a path 1 plus 2 for every 5 segments.
+CURVED = 4
+
+
+def weight(prims: list[Any]) -> int:
+    """What ``prims`` count against the budget together."""
+    n = 0
+    for p in prims:
+        c = p.__class__
+        if c is Path:
+            n += 1 + 2 * len(p.ops) // 5
+        elif c is Ellipse or (c is Rect and p.radius):
+            n += CURVED
+        else:
+            n += 1
+    return n
+
 
 _LEAVES = frozenset(("rect", "circle", "hex", "polygon", "line", "image"))  # one primitive each
 _REPEAT_VARS = frozenset(REPEAT_VARS)  # a repeat's and a track's own numbers: never empty

@@ -29,7 +29,7 @@ from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
-from pnp.layout.cost import FIT_CHARS, TEXT_COST, Tally
+from pnp.layout.cost import FIT_CHARS, TEXT_COST, Tally, weight
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
@@ -406,7 +406,7 @@ class _Painter:
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
-                self.work += len(out)
+                self.work += weight(out)
                 if self.budget is not None and self.work > self.budget:
                     tally = self.ctx.tally
                     raise LayoutError(f"the pieces this command lays out draw more than {tally.limit} shapes "

@@ -186,3 +186,38 @@ def test_a_game_checked_again_in_one_session_is_charged_once(tmp_path: Path, mon
         used.append(s.tally.used)
     assert used[0] > 20_000 and used == [used[0]] * 3
     assert s.tally.floor == 20_000  # the rectangles, once
+
+
+def test_a_shape_counts_what_drawing_it_costs() -> None:
+    """A square and a line count 1; a circle and a rounded rectangle 4; a path 1 plus 2 for every
+    5 segments: 240,000 one-path icons of 39 segments, at 1 each, built in 31 s where as many
+    squares took 2 s (docs/performance.md, Shape budget)."""
+    from pnp.layout.cost import CURVED, weight
+    from pnp.layout.primitives import Ellipse, Line, Paint, Rect
+    from pnp.layout.primitives import Path as PathPrim
+
+    paint = Paint(fill="#000000")
+    seg = ("L", (1.0, 1.0))
+    path = lambda n: PathPrim((("M", (0.0, 0.0)), *[seg] * (n - 1)), paint)  # noqa: E731
+    assert weight([Rect(0, 0, 1, 1, paint)]) == 1 and weight([Line(0, 0, 1, 1, paint)]) == 1
+    assert weight([Ellipse(0, 0, 1, 1, paint)]) == CURVED == weight([Rect(0, 0, 1, 1, paint, 0.5)]) == 4
+    assert [weight([path(n)]) for n in (2, 6, 39)] == [1, 3, 16]
+    assert weight([Rect(0, 0, 1, 1, paint), path(39), Ellipse(0, 0, 1, 1, paint)]) == 21
+
+
+def test_curves_and_paths_are_charged_their_weight(tmp_path: Path) -> None:
+    """What a piece is charged is the weight of what it draws: 100 circles count 400."""
+    from pnp.input.project import DataRoot
+    from pnp.plan.session import Session
+    from pnp.qa.check import check
+
+    circles = {"type": "repeat", "count": 100, "step": [0.1, 0], "elements": [
+        {"type": "circle", "box": [1, 1, 2, 2], "fill": "#000000"}]}
+    rects = {**circles, "elements": [{"type": "rect", "box": [1, 1, 2, 2], "fill": "#000000"}]}
+    used = []
+    for heavy in (rects, circles):
+        root = DataRoot(game(tmp_path / f"r{len(used)}", 1, heavy))
+        s = Session(root)
+        check(root, "mini", session=s)
+        used.append(s.tally.used)
+    assert used[1] - used[0] == 300

@@ -1,7 +1,9 @@
 """`pnp fetch` (and `pnp build --refresh`): a published sheet's URL -> its cached copy in the game
 folder, which every build reads (offline too). A fetch that fails (no network, an HTTP error,
-an answer that is not a CSV sheet, one that takes more than DEADLINE_S in all or is larger than
-MAX_SHEET_BYTES) leaves the cached copy as it was and says why.
+an answer that is not valid HTTP or is cut off before the end its Content-Length or chunks
+announce, one that is not a CSV sheet, one that takes more than DEADLINE_S in all or is larger
+than MAX_SHEET_BYTES) leaves the cached copy as it was and says why, on one line (what the
+server sent quoted, escaped and shortened).
 
 A URL may carry a user name and password (``https://user:pw@host/...``): they are sent as HTTP
 Basic authentication to that host only (never to where it redirects), and every message, report
@@ -18,7 +20,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, terminal_text
 from pnp.input.load import NAME_MAX, Doc, file_kind, name_too_long, read_regular
 from pnp.input.tables import MAX_SHEET_BYTES, cache_name, is_url, text_rows
 from pnp.render.write import write_atomic
@@ -97,6 +99,8 @@ def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT
     """Download the published sheet of ``entry`` into its cached copy (``cache_problem`` first:
     a cached copy that is a named pipe, a folder or a device is refused before this is called;
     one swapped for such after that is read without blocking, and is a failed fetch)."""
+    from http.client import HTTPException  # what a malformed answer raises (a bad status line, too many headers, ...)
+
     url, path = entry["data"], folder / cache_name(entry)
     shown = shown_url(url)
     try:
@@ -104,8 +108,8 @@ def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT
         if not body.strip():
             raise ValueError("the answer is empty")
         _check_sheet(text_rows(body, shown, None), entry)  # a CSV sheet pnp can read, or why not
-    except (OSError, ValueError, DataError) as exc:
-        reason = _scrub(_reason(exc), url)
+    except (OSError, ValueError, DataError, HTTPException) as exc:
+        reason = _one_line(_scrub(_reason(exc, url), url), MAX_REASON)
         kept = "kept the cached copy" if path.exists() else "no cached copy yet: builds fail until a fetch succeeds"
         return Fetched(entry["id"], shown, path, False, f"fetch failed ({reason}); {kept}")
     try:  # never through a link: a link is replaced by a regular file
@@ -133,6 +137,7 @@ def _check_sheet(rows: list[list[str]], entry: Mapping[str, Any]) -> None:
 
 def _download(url: str, timeout: float) -> bytes:
     import base64
+    import http.client
     import time
     import urllib.request  # only a fetch needs it (every pnp command imports this module)
 
@@ -144,6 +149,9 @@ def _download(url: str, timeout: float) -> bytes:
         req.add_unredirected_header("Authorization", "Basic " + base64.b64encode(userinfo.encode()).decode("ascii"))
     with urllib.request.urlopen(req, timeout=min(timeout, DEADLINE_S)) as resp:
         kind = resp.headers.get_content_type()
+        announced = resp.length  # Content-Length (None: a chunked body, or one that ends when the server closes)
+        if announced is not None and announced > MAX_SHEET_BYTES:
+            raise ValueError(f"more than {MAX_SHEET_BYTES // 2**20} MiB")
         parts: list[bytes] = []
         size = 0
         while size <= MAX_SHEET_BYTES:
@@ -158,13 +166,19 @@ def _download(url: str, timeout: float) -> bytes:
             except TimeoutError:
                 raise ValueError(too_slow if time.monotonic() >= deadline else
                                  f"the server sent nothing for {timeout:g} s") from None
+            except http.client.IncompleteRead:  # read1 raises it only for a chunked body
+                raise ValueError("the answer was cut off: its chunked body ends before the last chunk, "
+                                 "or is malformed") from None
             if not part:
                 break
             parts.append(part)
             size += len(part)
         body = b"".join(parts)
+        missing = resp.length  # what Content-Length announced and the server did not send (read1 stops at it)
     if len(body) > MAX_SHEET_BYTES:
         raise ValueError(f"more than {MAX_SHEET_BYTES // 2**20} MiB")
+    if missing:  # the server closed the connection early: the sheet would lose rows, or end mid-cell
+        raise ValueError(f"the answer was cut off: {len(body)} of the {announced} bytes its Content-Length announced")
     if kind == "text/html" or body.lstrip()[:1] == b"<":
         raise ValueError("the answer is a web page, not CSV: is the sheet published to the web as CSV?")
     return body
@@ -186,13 +200,61 @@ def _scrub(text: str, url: str) -> str:
     return text
 
 
-def _reason(exc: Exception) -> str:
+def _reason(exc: Exception, url: str) -> str:
+    """Why a fetch failed, in words: what the server said (its status line, its reason phrase)
+    is quoted, escaped and shortened by ``_server_text`` (without the URL's password first: a cut
+    must not leave part of it)."""
+    import http.client
     import urllib.error
+    import urllib.request
 
     if isinstance(exc, urllib.error.HTTPError):
-        return f"HTTP {exc.code} {exc.reason}"
+        reason, loop = str(exc.reason), urllib.request.HTTPRedirectHandler.inf_msg
+        if reason.startswith(loop):  # urllib's message here spans three lines
+            return f"too many redirects, or a redirect loop (the last answer: HTTP {exc.code} " \
+                   f"{_server_text(reason[len(loop):], url)})"
+        return f"HTTP {exc.code} {_server_text(reason, url)}"
     if isinstance(exc, urllib.error.URLError):
         return f"cannot reach the server: {exc.reason}"
     if isinstance(exc, DataError):
         return "; ".join(d.message for d in exc.diagnostics)
+    if isinstance(exc, http.client.RemoteDisconnected):  # a BadStatusLine (and an OSError) with no line
+        return "the server closed the connection without an answer"
+    if isinstance(exc, http.client.BadStatusLine):  # an HTTP/0.9 answer (a bare body) lands here too
+        line = str(exc.args[0]).rstrip("\r\n") if exc.args else ""
+        return ("the answer does not start with an HTTP status line: it starts "
+                + (f"'{_server_text(line, url)}'" if line else "with an empty line"))
+    if isinstance(exc, http.client.IncompleteRead):  # a redirect's body, read by urllib, cut off
+        return "the answer was cut off" + (f": {len(exc.partial)} of {len(exc.partial) + exc.expected} bytes"
+                                           if exc.expected is not None else "")
+    if isinstance(exc, http.client.UnknownProtocol):
+        return f"the answer is not HTTP/1.x: its status line names '{_server_text(str(exc.args[0]), url)}'"
+    if isinstance(exc, http.client.InvalidURL):
+        return f"invalid URL: {exc}"
+    if isinstance(exc, http.client.HTTPException):  # too many headers, a header line too long, ...
+        return f"the answer is not valid HTTP: {str(exc) or type(exc).__name__}"
     return str(exc) or type(exc).__name__
+
+
+MAX_SERVER_TEXT = 80  # characters of what a server said (a reason phrase, a status line) quoted in a message
+MAX_REASON = 300  # characters of a failed fetch's reason
+
+
+def _server_text(text: str, url: str) -> str:
+    """What a server said (http.client reads its status line and headers as Latin-1: a character
+    is a byte), as shown in a message: no password of ``url``, one line, at most MAX_SERVER_TEXT
+    characters, every byte outside printable ASCII escaped (``\\xff``)."""
+    return _one_line(_scrub(text.strip(), url), MAX_SERVER_TEXT, ascii_only=True)
+
+
+def _one_line(text: str, limit: int, ascii_only: bool = False) -> str:
+    """``text`` on one line: line breaks, tabs and every character a terminal would act on
+    escaped (``\\n``, ``\\x1b``: pnp.errors.terminal_text; with ``ascii_only`` every character
+    outside printable ASCII), cut to its first ``limit`` characters (then ``...``) before
+    escaping, so that no escape is cut in two."""
+    cut = len(text) > limit
+    text = terminal_text(text[:limit]).replace("\n", "\\n").replace("\t", "\\t")
+    if ascii_only:
+        text = "".join(ch if ch < "\x7f" else f"\\x{ord(ch):02x}" if ch <= "\xff" else f"\\u{ord(ch):04x}"
+                       for ch in text)
+    return text + "..." if cut else text

@@ -24,14 +24,19 @@ FIELDS = {"name": {"type": "string", "required": True, "description": "Card name
 
 class Server:
     """Serves ``pages`` (path -> (status, content type, body)) on 127.0.0.1; a subclass may
-    answer otherwise (``answer``)."""
+    answer otherwise (``answer``). ``raw`` (path -> bytes) is sent as it is, in place of an HTTP
+    answer, and the connection closed: a malformed or cut-off answer."""
 
     def __init__(self) -> None:
         self.pages: dict[str, tuple[int, str, bytes]] = {}
+        self.raw: dict[str, bytes] = {}
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
+                if self.path in server.raw:
+                    self.wfile.write(server.raw[self.path])
+                    return
                 status, headers, body = server.answer(self.path, self.headers.get("Authorization"))
                 self.send_response(status)
                 for key, value in headers:
@@ -276,3 +281,78 @@ def test_a_cached_copy_that_is_a_named_pipe_is_refused_without_opening_it(mini: 
     assert r.exit_code == 0, r.stderr
     assert not cache.is_symlink() and cache.read_text(encoding="utf-8") == SHEET
     assert outside.read_text(encoding="utf-8") == "untouched"
+
+
+CSV = "Content-Type: text/csv\r\n"
+MALFORMED = [  # (raw answer, why the fetch failed): each form of the fifth attack's F3 and F4, and more
+    (b"HTTP/1.1 200 OK\r\n" + b"".join(b"X-%d: y\r\n" % i for i in range(101)) + b"\r\n" + SHEET.encode(),
+     "the answer is not valid HTTP: got more than 100 headers"),
+    (b"HTTP/1.1 200 OK\r\nX: " + b"y" * 70_000 + b"\r\n\r\n" + SHEET.encode(),
+     "the answer is not valid HTTP: got more than 65536 bytes when reading header line"),
+    (b"HTTP/1.1 abc\r\n\r\n", "the answer does not start with an HTTP status line: it starts 'HTTP/1.1 abc'"),
+    (SHEET.encode(),  # HTTP/0.9: a bare body (http.client reads its first line)
+     "the answer does not start with an HTTP status line: it starts 'id,name,suit,power,source.designed'"),
+    (b"\x1b]0;pwned\x07\xff" + b"z" * 200 + b"\r\n\r\n",
+     "the answer does not start with an HTTP status line: it starts '\\x1b]0;pwned\\x07\\xff" + "z" * 69 + "...'"),
+    (b"HTTP/2.0 200 OK\r\n\r\n", "the answer is not HTTP/1.x: its status line names 'HTTP/2.0'"),
+    (b"HTTP/1.1 500 \x1b[2J\xe9vil\x07\r\nContent-Length: 0\r\n\r\n", "HTTP 500 \\x1b[2J\\xe9vil\\x07"),
+    (b"", "the server closed the connection without an answer"),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n" + CSV.encode() + b"\r\nzz\r\nabc\r\n",
+     "the answer was cut off: its chunked body ends before the last chunk, or is malformed"),
+    # F4: a whole sheet's rows, but not the last chunk (or not the bytes Content-Length announced)
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n" + CSV.encode() + b"\r\n"
+     + b"%x\r\n" % len(SHEET) + SHEET.encode() + b"\r\n",
+     "the answer was cut off: its chunked body ends before the last chunk, or is malformed"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n" + CSV.encode() + b"\r\n" + SHEET.encode()[:-9],
+     f"the answer was cut off: {len(SHEET) - 9} of the 1000 bytes its Content-Length announced"),
+    (b"HTTP/1.1 302 Found\r\nLocation: /loop\r\nContent-Length: 0\r\n\r\n",  # urllib's message spans lines
+     "too many redirects, or a redirect loop (the last answer: HTTP 302 Found)"),
+    (b"HTTP/1.1 302 Found\r\nLocation: /sheet.csv\r\nContent-Length: 50\r\n\r\nabc",
+     "the answer was cut off: 3 of 50 bytes"),
+]
+
+
+def test_a_malformed_or_cut_off_answer_is_a_failed_fetch(mini: DataRootCopy, server: Server) -> None:
+    """Attack 5, F3: a malformed HTTP answer (too many headers, a header line too long, a bad or
+    missing status line, a broken chunked body) ended `pnp fetch` in exit 3, "internal error",
+    echoing the server's bytes. F4: a body shorter than its Content-Length, or a chunked one
+    without its last chunk, was cached as a complete sheet. Each is now a failed fetch (one
+    line, the server's bytes escaped and shortened), the cached copy kept or none written."""
+    server.pages["/sheet.csv"] = (200, "text/csv", SHEET.encode())
+    cache = published(mini, server.url + "/loop")
+    for raw, reason in MALFORMED:
+        server.raw["/loop"] = raw
+        for old in (None, "id,name\nold-1,Old\n"):
+            cache.unlink(missing_ok=True)
+            if old is not None:
+                cache.write_text(old, encoding="utf-8")
+            report = pnp.fetch("mini", data=mini.path)
+            (f,) = report.fetched
+            kept = "kept the cached copy" if old else "no cached copy yet: builds fail until a fetch succeeds"
+            assert (report.exit_code, f.ok, f.message) == (1, False, f"fetch failed ({reason}); {kept}"), raw[:40]
+            assert f.message.isprintable() and f.message.isascii()
+            assert (cache.read_text("utf-8") if cache.exists() else None) == old  # nothing written
+    server.raw["/loop"] = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"%x\r\n" % len(SHEET) \
+        + SHEET.encode() + b"\r\n0\r\n\r\n"  # the same chunked body with its last chunk is a sheet
+    assert pnp.fetch("mini", data=mini.path).ok and cache.read_text("utf-8") == SHEET
+
+
+def test_a_malformed_answer_to_build_refresh_keeps_the_cached_copy(mini: DataRootCopy, server: Server,
+                                                                  tmp_path: Path) -> None:
+    """Attack 5, F3: `build --refresh` with a good cached copy stopped with exit 3 when the server
+    sent more than 100 headers; the docs promise that a failed fetch keeps the copy and the build
+    goes on with it."""
+    cache = published(mini, server.url + "/sheet.csv")
+    cache.write_text(SHEET, encoding="utf-8")
+    server.raw["/sheet.csv"] = MALFORMED[0][0]
+    line = (f"deck: {server.url}/sheet.csv -> {shown_path(cache)}: fetch failed (the answer is not valid HTTP: "
+            "got more than 100 headers); kept the cached copy\n")
+    r = run_cli("fetch", "mini", "--data", mini.path)
+    assert_no_traceback(r)
+    assert (r.exit_code, r.stdout, r.stderr) == (1, "", line)
+    r = run_cli("build", "mini", "--data", mini.path, "--out", tmp_path / "out", "--refresh")
+    assert_no_traceback(r)
+    assert r.exit_code == 0, r.stderr
+    assert r.stderr.startswith(line)
+    assert (tmp_path / "out" / "mini").is_dir() and list((tmp_path / "out" / "mini").glob("*.pdf"))
+    assert cache.read_text("utf-8") == SHEET

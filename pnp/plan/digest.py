@@ -219,7 +219,7 @@ def read_or_empty(p: Path) -> bytes:
 
 
 # (kind, path, mtime_ns, ctime_ns, inode, size) -> digest: images and fonts are needed by the
-# input hash, the component fingerprints and every component's data version (pnp.version); each
+# component fingerprints and every component's data version (pnp.version); each
 # file is read once per process while its stat data stays the same. The stat data is this
 # in-memory key only: no digest depends on it.
 _digests: dict[tuple[str, str, int, int, int, int], bytes] = {}
@@ -239,17 +239,25 @@ def memo_digest(kind: str, path: Path, make: Any, missing: bytes = b"") -> bytes
     return digest
 
 
-def contents_digest(path: Path) -> bytes:
-    """SHA-256 of a regular file's bytes; b"unreadable" for anything else (a FIFO, a folder, a
-    file that cannot be read), so it differs from an empty file (remembered like ``file_digest``)."""
-    return memo_digest("contents", path, _contents, missing=b"missing")
-
-
-def _contents(path: Path) -> bytes:
+def contents_digest(path: str) -> bytes:
+    """SHA-256 of a regular file's bytes, read in 1 MB pieces; b"unreadable" for anything else (a
+    FIFO, a folder, a file that cannot be read), so it differs from an empty file. Plain strings
+    and no memo: the input hash runs this on every file of a game at every build."""
     try:
-        return hashlib.sha256(read_regular(path)).digest()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return b"unreadable"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # checked on the open file: no race with a rename
+            return b"unreadable"
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):  # to the end (a short read is not taken for it)
+            h.update(chunk)
+        return h.digest()
     except OSError:
         return b"unreadable"
+    finally:
+        os.close(fd)
 
 
 def file_digest(path: Path) -> bytes:
@@ -295,18 +303,18 @@ def _font_identity(path: Path) -> bytes:
 def _content_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = (),
                   inside: Path | None = None, identity: Any = None) -> None:
     """Every file below ``folder``: its name inside ``folder`` and a digest of its contents
-    (``identity(path)``; default ``contents_digest``, remembered in the process while its stat data
-    stays the same). Nothing of a file's stat data enters ``h``: a copy of the folder elsewhere,
-    or a file touched without a change, gives the same bytes. A link whose target leaves
-    ``inside`` (default: ``folder``) is never read (it enters as such; the check refuses it if
-    it is used), nor is anything but a regular file (a FIFO would block the read)."""
+    (``identity(path)``, a plain string; default ``contents_digest``). Nothing of a file's stat
+    data enters ``h``: a copy of the folder elsewhere, or a file touched without a change, gives
+    the same bytes. A link whose target leaves ``inside`` (default: ``folder``) is never read (it
+    enters as such; the check refuses it if it is used), nor is anything but a regular file (a
+    FIFO would block the read)."""
     cut = len(os.path.join(str(folder), ""))
     top = os.path.realpath(inside if inside is not None else folder)
     for p in _walk(folder, suffixes, skip):
         if os.path.islink(p) and os.path.commonpath([top, os.path.realpath(p)]) != top:
             sig = b"link out"
         else:
-            sig = (identity or contents_digest)(Path(p)) or b"unreadable"
+            sig = (identity or contents_digest)(p) or b"unreadable"
         h.update(p[cut:].encode() + b"\0" + sig + b"\0")
 
 
@@ -356,7 +364,7 @@ class InputHasher:
                 _content_tree(h, d, TEMPLATE_FILES, inside=inside)
         for i, d in enumerate(root.font_dirs()):
             h.update(f"fonts{i}\0".encode())
-            _content_tree(h, d, FONT_SUFFIXES, identity=font_digest)
+            _content_tree(h, d, FONT_SUFFIXES, identity=lambda p: font_digest(Path(p)))
         self.shared = h.hexdigest()
 
     def game(self, gid: str, opts: BuildOptions) -> str:

@@ -96,8 +96,11 @@ class Diagnostic(Struct, frozen=True):
 
     @property
     def where(self) -> str:
-        """``file:line:col``, or a sheet's ``file:row:C (header)``."""
-        where = self.file
+        """``file:line:col``, or a sheet's ``file:row:C (header)``, on one line: a line feed or tab
+        in the file's name (a game id typed as ``$'x\\n'``) is written as an escape, as
+        ``terminal_text`` writes the other control characters, so a message never starts a line
+        with a name's tail."""
+        where = one_line(self.file)
         if self.line is not None:
             where += f":{self.line}"
             if self.cell:
@@ -150,6 +153,14 @@ class WorkerDied(RuntimeError):
 
 
 _UNSAFE = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+
+
+def one_line(name: str) -> str:
+    """A name (a file, a game id as typed) to print inside a line: a line feed or tab in it is
+    written as an escape (``\\x0a``), as ``terminal_text`` writes the other control characters."""
+    if "\n" in name or "\t" in name:
+        return name.replace("\t", "\\x09").replace("\n", "\\x0a")
+    return name
 
 
 def terminal_text(text: str) -> str:

@@ -62,7 +62,7 @@ from pnp.cli.output import (
     show_problems,
 )
 from pnp.cli.shop import shop_run
-from pnp.errors import DataError, Diagnostic, OutputError, counted
+from pnp.errors import DataError, Diagnostic, OutputError, counted, one_line
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
 from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root, load_game, shown_path
@@ -195,7 +195,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
             elif github:
                 for d in g.errors:
                     echo(diag_annotation(d))
-                echo(f"{g.id}: {counted(len(g.errors), 'input problem')}")
+                echo(f"{one_line(g.id)}: {counted(len(g.errors), 'input problem')}")
             else:
                 game_problems(g.id, g.errors)
             continue

@@ -15,7 +15,7 @@ import click
 from msgspec.structs import replace
 
 from pnp.cli.options import again
-from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, shown_lines, terminal_text
+from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, one_line, shown_lines, terminal_text
 from pnp.input.project import shown_path
 from pnp.layout.edges import MISCUT_MM
 from pnp.plan.options import BuildOptions
@@ -49,7 +49,7 @@ def game_problems(gid: str, diags: tuple[Diagnostic, ...]) -> None:
     """One game's input problems (at most MAX_SHOWN), and their count, on stderr (the other games
     carry on)."""
     show_problems(diags)
-    echo(f"{gid}: {counted(len(diags), 'input problem')}", err=True)
+    echo(f"{one_line(gid)}: {counted(len(diags), 'input problem')}", err=True)
 
 
 OUT_OF_MEMORY = ("pnp: out of memory: this command needed more memory than the machine (or its limit) "

@@ -2,7 +2,7 @@
 write it all or nothing, and record what each PDF was made from.
 
 ``out/<game>/.pnp-build.json`` (the build record) holds one hash of every input of the game
-taken from the files' metadata (``digest.InputHasher``: no file is read), per component the
+taken from the files' contents and names (``digest.InputHasher``: no stat data), per component the
 fingerprint of what its PDF is made from (``digest.component_fingerprints``: file contents) and
 the SHA-256 of the PDF written, the warnings printed and each component's preflight figures.
 ``build_games`` compares the input hash first: equal, and every PDF still has its recorded
@@ -13,9 +13,11 @@ files are written and written last, so it never vouches for files it did not see
 
 The record is an output like the PDFs: the same bytes wherever the data root lies and whatever
 the working folder (file names in its warnings and figures are kept relative to the data root
-and shown, once read, as messages show paths). It is also untrusted input: it is sealed with a
-SHA-256 of its own contents (``seal``), so an edited record is ignored and the game built again,
-and what an up-to-date build prints about a PDF (its bytes) is checked against the file.
+and shown, once read, as messages show paths; its hashes come from file contents, never from
+modification times or inodes, so two copies of a root give the same record). It is also
+untrusted input: it is sealed with a SHA-256 of its own contents (``seal``), so an edited
+record is ignored and the game built again, and what an up-to-date build prints about a PDF
+(its bytes) is checked against the file.
 ``render_changed`` and ``record_game`` are the steps ``pnp.pipeline.watch`` shares.
 
 Size: over 500 lines because the record is both an output and untrusted input: its format, its

@@ -1,6 +1,7 @@
 """`pnp watch`: rebuild a game's PDFs when its data, templates or fonts change (the edit-look loop).
 
-The loop polls files by (mtime, size); when something changed, the game is checked again (a
+The loop polls files by (mtime, size, inode, and where a link leads) and the watched folders by
+their real paths; when something changed, the game is checked again (a
 fresh Session: templates are re-read) and rendered the way ``pnp build`` renders it
 (``pnp.pipeline.incremental.render_changed``, ``commit``), with the same options, so the files are the ones a build
 would write: each component's PDF, with sheet labels, data versions and preflight figures, and
@@ -14,6 +15,8 @@ refuse). Errors are reported and the watcher carries on."""
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -40,7 +43,7 @@ class Watch:
         self.root, self.game, self.out = root, game, out
         self.opts = opts or BuildOptions()
         self.jobs = jobs  # worker processes for a poll that renders several components
-        self.stamps: dict[Path, tuple[int, int]] = {}  # file -> (mtime_ns, size)
+        self.stamps: dict[Path, Stamp] = {}  # file -> (mtime_ns, size, inode, link target); folder -> its real path
         # What the files in the output folder were made from (the last poll's, or on the first
         # poll the last build's record): which components are current, their figures and warnings.
         self.record: Record | None = None
@@ -60,11 +63,15 @@ class Watch:
             files.extend(tree_files(d, FONT_SUFFIXES))
         return sorted(set(files))
 
+    def folders(self) -> list[Path]:
+        """The folders ``files`` walks: one swapped for a link changes its real path."""
+        return [self.root.card_data / self.game, *self.root.template_dirs(), *self.root.font_dirs()]
+
     def poll(self) -> list[str]:
         """If any watched file changed (or on the first call), check the game and render what
         changed. Returns the lines to print (what was rebuilt, what is unchanged, errors,
         warnings, failing rules); never raises for bad input."""
-        stamps = _stamps(self.files())
+        stamps = _stamps(self.files(), self.folders())
         if self.polled and stamps == self.stamps:
             return []
         self.stamps, self.polled = stamps, True
@@ -126,14 +133,27 @@ class Watch:
         return lines
 
 
-def _stamps(files: Iterable[Path]) -> dict[Path, tuple[int, int]]:
-    out = {}
+Stamp = tuple[int, int, int, str]  # (mtime_ns, size, inode, where a link leads: "" for no link)
+
+
+def _stamps(files: Iterable[Path], folders: Iterable[Path] = ()) -> dict[Path, Stamp]:
+    """Each file's stamp, and each watched folder's real path: a file or a whole folder swapped
+    for a link (even to a copy with the same times and sizes, or the same inodes moved elsewhere)
+    is a change, so the next poll checks the game and reports a link out of the data root at once,
+    as a build would."""
+    out: dict[Path, Stamp] = {}
     for p in files:
         try:
-            st = p.stat()
-        except OSError:
+            st = os.lstat(p)
+            target = ""
+            if stat.S_ISLNK(st.st_mode):
+                target = os.path.realpath(p)
+                st = os.stat(p)
+        except (OSError, ValueError):
             continue
-        out[p] = (st.st_mtime_ns, st.st_size)
+        out[p] = (st.st_mtime_ns, st.st_size, st.st_ino, target)
+    for d in folders:
+        out[d] = (0, 0, 0, os.path.realpath(d))
     return out
 
 

@@ -218,29 +218,51 @@ def read_or_empty(p: Path) -> bytes:
         return b""
 
 
-# (kind, path, mtime_ns, size) -> digest: images and fonts are needed by the component
-# fingerprints and by every component's data version (pnp.version); each file is read once per
-# process.
-_digests: dict[tuple[str, str, int, int], bytes] = {}
+# (kind, path, mtime_ns, ctime_ns, inode, size) -> digest: images and fonts are needed by the
+# component fingerprints and every component's data version (pnp.version); each
+# file is read once per process while its stat data stays the same. The stat data is this
+# in-memory key only: no digest depends on it.
+_digests: dict[tuple[str, str, int, int, int, int], bytes] = {}
 
 
 def memo_digest(kind: str, path: Path, make: Any, missing: bytes = b"") -> bytes:
-    """``make(path)``, remembered per ``kind`` while the file's mtime and size stay the same;
-    ``missing`` when the file is not there."""
+    """``make(path)``, remembered per ``kind`` while the file's stat data (modification and
+    change times, inode, size) stays the same; ``missing`` when the file is not there."""
     try:
         st = path.stat()
     except OSError:
         return missing
-    key = (kind, str(path), st.st_mtime_ns, st.st_size)
+    key = (kind, str(path), st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_size)
     digest = _digests.get(key)
     if digest is None:
         digest = _digests[key] = make(path)
     return digest
 
 
+def contents_digest(path: str) -> bytes:
+    """SHA-256 of a regular file's bytes, read in 1 MB pieces; b"unreadable" for anything else (a
+    FIFO, a folder, a file that cannot be read), so it differs from an empty file. Plain strings
+    and no memo: the input hash runs this on every file of a game at every build."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return b"unreadable"
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # checked on the open file: no race with a rename
+            return b"unreadable"
+        h = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):  # to the end (a short read is not taken for it)
+            h.update(chunk)
+        return h.digest()
+    except OSError:
+        return b"unreadable"
+    finally:
+        os.close(fd)
+
+
 def file_digest(path: Path) -> bytes:
     """SHA-256 of a file's bytes (b"" when it cannot be read), remembered while the file's
-    mtime and size stay the same."""
+    stat data stays the same (``memo_digest``)."""
     return memo_digest("file", path, lambda p: hashlib.sha256(read_or_empty(p)).digest())
 
 
@@ -278,27 +300,33 @@ def _font_identity(path: Path) -> bytes:
     return file_digest(path)
 
 
-def _stat_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()) -> None:
-    """Every file's path (inside ``folder``), size, modification and change times and inode: what
-    any write to a file changes (its change time cannot be set back), read without opening it."""
+def _content_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None, skip: tuple[str, ...] = (),
+                  inside: Path | None = None, identity: Any = None) -> None:
+    """Every file below ``folder``: its name inside ``folder`` and a digest of its contents
+    (``identity(path)``, a plain string; default ``contents_digest``). Nothing of a file's stat
+    data enters ``h``: a copy of the folder elsewhere, or a file touched without a change, gives
+    the same bytes. A link whose target leaves ``inside`` (default: ``folder``) is never read (it
+    enters as such; the check refuses it if it is used), nor is anything but a regular file (a
+    FIFO would block the read)."""
     cut = len(os.path.join(str(folder), ""))
+    top = os.path.realpath(inside if inside is not None else folder)
     for p in _walk(folder, suffixes, skip):
-        try:
-            st = os.stat(p)
-            sig = b"%d:%d:%d:%d" % (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-        except OSError:
-            sig = b"unreadable"
+        if os.path.islink(p) and os.path.commonpath([top, os.path.realpath(p)]) != top:
+            sig = b"link out"
+        else:
+            sig = (identity or contents_digest)(p) or b"unreadable"
         h.update(p[cut:].encode() + b"\0" + sig + b"\0")
 
 
 def engine_digest() -> str:
     """pnp's own code and schemas (not the bundled games, which are inputs), by their files'
-    metadata: installing or editing pnp changes it."""
+    contents: installing another pnp or editing this one changes it, two installs of the same
+    code agree."""
     global _engine
     if _engine is None:
         h = hashlib.sha256()
         # pnp/bundled (an installed copy of the games) holds inputs, hashed as such.
-        _stat_tree(h, Path(__file__).resolve().parents[1], (".py", ".json"), skip=("__pycache__", "bundled"))
+        _content_tree(h, Path(__file__).resolve().parents[1], (".py", ".json"), skip=("__pycache__", "bundled"))
         _engine = h.hexdigest()
     return _engine
 
@@ -316,35 +344,38 @@ def options_key(opts: BuildOptions) -> str:
 
 
 class InputHasher:
-    """The inputs of a build, summed up once per run from the files' metadata (paths, sizes, times;
-    see ``_stat_tree``): a quick test of "nothing changed since the last build", which reads no
-    file. When it says something changed, the components' content fingerprints
-    (``component_fingerprints``) decide what is rendered again."""
+    """The inputs of a build, summed up once per run from the files' contents and their names
+    inside their folders (``_content_tree``; fonts by their identity, ``font_digest``), never from
+    their stat data: the value a build record keeps (``inputs``), the same for a copy of the data
+    root anywhere and for a file touched without a change. Equal to the record's, and every PDF
+    intact, means nothing changed since the last build; otherwise the components' content
+    fingerprints (``component_fingerprints``) decide what is rendered again."""
 
     def __init__(self, root: DataRoot):
         self.root = root
         h = hashlib.sha256(engine_digest().encode())
-        dirs = {"root": root.templates, "bundled": DataRoot(bundled_root()).templates}
+        bundled = DataRoot(bundled_root())
+        dirs = {"root": (root.templates, root.path), "bundled": (bundled.templates, bundled.path)}
         seen: set[Path] = set()
-        for label, d in dirs.items():
+        for label, (d, inside) in dirs.items():
             if d.is_dir() and d.resolve() not in seen:
                 seen.add(d.resolve())
                 h.update(b"templates\0" + label.encode())
-                _stat_tree(h, d, TEMPLATE_FILES)
+                _content_tree(h, d, TEMPLATE_FILES, inside=inside)
         for i, d in enumerate(root.font_dirs()):
             h.update(f"fonts{i}\0".encode())
-            _stat_tree(h, d, FONT_SUFFIXES)
+            _content_tree(h, d, FONT_SUFFIXES, identity=lambda p: font_digest(Path(p)))
         self.shared = h.hexdigest()
 
     def game(self, gid: str, opts: BuildOptions) -> str:
         h = hashlib.sha256(self.shared.encode())
         h.update(options_key(opts).encode())
-        _stat_tree(h, self.root.card_data / gid)
+        _content_tree(h, self.root.card_data / gid, inside=self.root.path)
         return h.hexdigest()
 
 
 class Hashes:
-    """Each game's input hash (``InputHasher``: file metadata only, a few milliseconds), and the
+    """Each game's input hash (``InputHasher``: file contents, a few milliseconds), and the
     fonts' digest (``fonts_digest``), worked out when first asked: a build that renders needs it,
     an up-to-date build does not."""
 

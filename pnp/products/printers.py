@@ -79,7 +79,11 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
         if not os.path.lexists(path) or (os.path.islink(path) and not path.exists()):
             continue
         try:
-            data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+            raw = read_regular(path, MAX_CONFIG_BYTES)
+            if raw.startswith(b"\xef\xbb\xbf"):  # TOML is plain UTF-8; tomllib would say "Invalid statement"
+                raise DataError([Diagnostic(str(path), "file starts with a UTF-8 byte order mark (BOM)", (), 1, 1,
+                                            "plain UTF-8 TOML", "save the file as UTF-8 without BOM")])
+            data = tomllib.loads(raw.decode("utf-8"))
         except NotRegular as exc:  # a named pipe would block the read; a folder, a device...
             what = (f"not a regular file: it is {file_kind(path)}" if exc.errno == errno.EINVAL
                     else f"larger than {MAX_CONFIG_BYTES} bytes")

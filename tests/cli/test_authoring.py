@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import REPO, TEST_DATA, run_cli
 
 from pnp.input.project import DataRoot, load_game
@@ -490,6 +491,35 @@ def test_watch_once_reports_errors_and_carries_on(tmp_path: Path) -> None:
     assert any(ln.startswith("rebuilt deck:") for ln in lines), lines
     data.write_text(good)
     assert any(ln.startswith("rebuilt deck:") for ln in state.poll())
+
+
+@pytest.mark.parametrize("swap", ["templates", "file"])
+def test_watch_notices_a_folder_or_file_swapped_for_a_link_out_of_the_root_at_once(swap: str,
+                                                                                   tmp_path: Path) -> None:
+    """templates/ (or one template) moved out of the data root and replaced by a link to it:
+    the same files, times, sizes and inodes, yet the next poll checks the game and reports the
+    link, as a build refuses it at once (attack 5, observation 12)."""
+    from pnp.input.project import DataRoot
+    from pnp.pipeline.watch import Watch
+
+    root, out = _two_deck_game(tmp_path / "a")
+    state = Watch(DataRoot(root), "mygame", out)
+    assert any(ln.startswith("rebuilt deck") for ln in state.poll())
+    assert state.poll() == []
+    away = tmp_path / "elsewhere"
+    if swap == "templates":
+        (root / "templates").rename(away)  # same inodes and times, outside the root
+        (root / "templates").symlink_to(away, target_is_directory=True)
+    else:
+        away.mkdir()
+        tpl = root / "templates" / "mygame" / "event.json"
+        tpl.rename(away / "event.json")
+        tpl.symlink_to(away / "event.json")
+    build = run_cli("build", "mygame", "--data", root, "--out", tmp_path / "out2")
+    assert build.exit_code == 2 and " outside " in build.stderr, build.stderr
+    lines = state.poll()
+    assert lines and "nothing rebuilt" in lines[-1], lines
+    assert any("link" in ln and " outside " in ln for ln in lines), lines
 
 
 def _files(folder: Path) -> dict[str, bytes]:

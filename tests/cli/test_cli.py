@@ -278,6 +278,23 @@ def test_invalid_game_id(command: str, gid: str, tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("command", ["new", "check", "build"])
+@pytest.mark.parametrize("gid", ["x\n", "x\ny", "x\tz", "x\x1b[31m"])
+def test_a_game_id_with_control_characters_is_shown_escaped_on_one_line(command: str, gid: str,
+                                                                        tmp_path: Path) -> None:
+    """A line feed or tab in a typed game id is escaped where the message names it, as an escape
+    character is: no message line starts with the tail of the name (attack 5, observation 6)."""
+    r = run_cli(command, gid, *(["--out", tmp_path / "out"] if command == "build" else []), cwd=tmp_path)
+    assert r.exit_code == 2, r.stderr
+    assert_no_traceback(r)
+    lines = r.stderr.splitlines()
+    problem = next(ln for ln in lines if "invalid game id" in ln)
+    assert problem.startswith("x\\x"), problem  # x\x0a, x\x09, x\x1b: escaped, on the same line
+    assert "\x1b" not in r.stderr and "\t" not in r.stderr
+    assert all(ln.startswith(("x\\x", "pnp:")) for ln in lines if ln), lines
+    assert list(tmp_path.iterdir()) == []  # nothing made
+
+
 def test_unknown_game_lists_the_known_ones() -> None:
     r = run_cli("check", "golem")
     assert r.exit_code == 2

@@ -6,7 +6,9 @@ pages of layouts at a time."""
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -59,7 +61,7 @@ def test_a_rebuild_with_nothing_changed_writes_nothing(golems: DataRootCopy, tmp
 
 
 def test_an_up_to_date_build_reads_no_data_and_renders_nothing(tmp_path: Path, monkeypatch: Any) -> None:
-    """The up-to-date path hashes file metadata and reads the record: no data file is parsed,
+    """The up-to-date path hashes the files' contents and reads the record: no data file is parsed,
     nothing is laid out or drawn (that is what makes it fast)."""
     import pnp.input.project
     import pnp.render.component
@@ -121,22 +123,74 @@ def test_after_one_edit_only_that_component_is_rendered(golems: DataRootCopy, tm
     assert tree(out) == tree(clean)
 
 
-def test_a_touched_file_makes_the_build_look_but_render_nothing(golems: DataRootCopy, tmp_path: Path) -> None:
-    """The quick "nothing changed" test goes by file metadata; a file touched (or copied) without
-    a change in content fails it, and then the content fingerprints find nothing to render."""
-    import os
-
-    out = tmp_path / "out"
+def test_a_touched_file_leaves_the_build_up_to_date_and_the_record_as_it_was(golems: DataRootCopy,
+                                                                            tmp_path: Path) -> None:
+    """The input hash goes by file contents, never by stat data: a file touched (its modification
+    and change times moved) without a change is still up to date, nothing is written, and a clean
+    build after the touch writes the same record, byte for byte."""
+    out, clean = tmp_path / "out", tmp_path / "clean"
     assert golems.cli("build", "-v", "golems", "--out", out).exit_code == 0
-    before = stamps(out / "golems")
+    before, files = stamps(out / "golems"), tree(out)
     deck = golems.file("event-deck.json")
-    os.utime(deck, ns=(deck.stat().st_atime_ns, deck.stat().st_mtime_ns + 5_000_000_000))
+    st = deck.stat()
+    os.utime(deck, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    assert deck.stat().st_mtime_ns != st.st_mtime_ns
     r = golems.cli("build", "-v", "golems", "--out", out)
     assert r.exit_code == 0, r.stderr
-    assert "up to date" not in r.stdout  # it looked
-    assert rendered(r.stdout) == set(), r.stdout  # and rendered nothing
-    after = stamps(out / "golems")
-    assert {k for k in after if after[k] != before.get(k)} <= {".pnp-build.json"}
+    assert "golems: up to date" in r.stdout and rendered(r.stdout) == set(), r.stdout
+    assert stamps(out / "golems") == before
+    assert golems.cli("build", "golems", "--out", clean, "--force").exit_code == 0
+    assert tree(clean) == files  # the record included
+
+
+def _copy_with_other_stat_data(src: Path, dest: Path) -> None:
+    """A copy of a folder whose files have new inodes and change times and other modification
+    times than ``src``'s (as a checkout or a ``cp -a`` on another day gives)."""
+    shutil.copytree(src, dest)
+    for i, p in enumerate(sorted(dest.rglob("*"), reverse=True)):
+        os.utime(p, ns=(1_600_000_000_000_000_000 + i, 1_600_000_000_000_000_000 + 7_000_000_000 * i))
+
+
+def test_two_copies_of_a_root_give_byte_identical_outputs_records_included(mini: DataRootCopy,
+                                                                           tmp_path: Path) -> None:
+    """docs/printing.md: the record is an output like the PDFs, the same bytes wherever the data
+    root lies; its hashes come from file contents and names only (attack 5, F5)."""
+    other = tmp_path / "elsewhere" / "deeper" / "root"
+    _copy_with_other_stat_data(mini.path, other)
+    a_file, b_file = mini.file("deck.json"), other / "card_data" / "mini" / "deck.json"
+    assert a_file.stat().st_ino != b_file.stat().st_ino and a_file.stat().st_mtime_ns != b_file.stat().st_mtime_ns
+    out_a, out_b = tmp_path / "out-a", tmp_path / "out-b"
+    assert run_cli("build", "mini", "--data", mini.path, "--out", out_a).exit_code == 0
+    assert run_cli("build", "mini", "--data", other, "--out", out_b, cwd=other).exit_code == 0
+    a, b = tree(out_a), tree(out_b)
+    assert "mini/.pnp-build.json" in a
+    assert a == b, [k for k in a if a[k] != b.get(k)]
+    # the record built in one copy is up to date in the other (output folders swapped)
+    shutil.rmtree(out_b)
+    shutil.copytree(out_a, out_b)
+    r = run_cli("build", "mini", "--data", other, "--out", out_b)
+    assert r.exit_code == 0 and "mini: up to date" in r.stdout, r.stdout
+
+
+def test_the_input_hash_follows_contents_not_stat_data(mini: DataRootCopy, tmp_path: Path) -> None:
+    """The input hash is the same for a copy with other inodes and times, and changes when a
+    template or a data file of the game changes by a byte (same size)."""
+    other = tmp_path / "copy"
+    _copy_with_other_stat_data(mini.path, other)
+
+    def inputs(root: Path) -> str:
+        return digest.InputHasher(DataRoot(root)).game("mini", BuildOptions())
+
+    first = inputs(mini.path)
+    assert inputs(other) == first
+    for name in ("card_data/mini/deck.json", "templates/mini/card.json"):
+        p = other / name
+        data = p.read_bytes()
+        assert b"  " in data
+        p.write_bytes(data.replace(b"  ", b" \t", 1))  # a byte of white space changed, the size kept
+        assert inputs(other) != first, name
+        p.write_bytes(data)
+        assert inputs(other) == first
 
 
 def test_a_same_size_edit_with_its_old_time_put_back_is_still_seen(golems: DataRootCopy, tmp_path: Path) -> None:

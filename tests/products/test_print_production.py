@@ -204,3 +204,19 @@ def test_back_scale_scales_back_pages_about_the_centre(tmp_path: Path) -> None:
         assert xb - w / 2 == pytest.approx((xa - w / 2) * 1.01, abs=0.05)
         # pdfplumber's y0 is the glyph's bottom in PDF space; h - y0 flips it twice: PDF y again
         assert (h - yb) - h / 2 == pytest.approx(((h - ya) - h / 2) * 0.99, abs=0.05)
+
+
+def test_a_printer_config_with_a_byte_order_mark_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pnp.toml saved with a UTF-8 BOM (Notepad does) is refused naming the BOM, as a JSON file
+    is, not with tomllib's "Invalid statement (at line 1, column 1)" (attack 5, observation 5)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    (tmp_path / "pnp.toml").write_bytes(b'\xef\xbb\xbf[printers.office]\npaper = "a4"\n')
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    assert "pnp.toml:1:1: $: file starts with a UTF-8 byte order mark (BOM)" in res.output, res.output
+    assert "without BOM" in res.output and "Invalid statement" not in res.output
+    assert not (tmp_path / "out").exists()
+    (tmp_path / "pnp.toml").write_bytes(b'[printers.office]\npaper = "a4"\n')  # saved again without it
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output

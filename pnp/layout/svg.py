@@ -210,7 +210,7 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
     try:
         drawing = SvgRenderer(path, external_reference_root=os.path.dirname(path)).render(root)
     except Exception as exc:  # svglib raises what its parsing meets; any of it means the file is unusable
-        bad = _bad_path(root)  # the usual cause: say where, not svglib's "range() arg 3 must not be zero"
+        bad = _bad_path(root) or _bad_style(root)  # say where, not "range() arg 3 must not be zero"
         raise SvgError(f"SVG {shown!r} cannot be drawn: {bad or exc}",
                        hint="open it in an SVG editor and save it as plain SVG") from None
     finally:
@@ -268,6 +268,19 @@ def _bad_path(root: Any) -> str | None:
                 if cmd.lower() not in ("", "z", "a", "points") and (n == 0 or n % arity):
                     return (f"{where} has {n} number(s) after {cmd!r}, which takes them {arity} at a time"
                             if n else f"{where} has {cmd!r} without its {arity} numbers")
+    return None
+
+
+def _bad_style(root: Any) -> str | None:
+    """The first ``style`` attribute svglib cannot split (it reads each ``;``-separated declaration
+    as exactly one ``name:value``: ``font-family:'a:b'`` or a stray ``;x`` failed with "too many
+    values to unpack"), and where, or None."""
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            for decl in (el.get("style") or "").split(";"):
+                if decl.strip() and decl.count(":") != 1:
+                    return (f"the style attribute on line {el.sourceline} has {decl.strip()[:40]!r}, not one "
+                            "'name: value' (svglib reads no ':' inside a value)")
     return None
 
 

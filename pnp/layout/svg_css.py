@@ -27,6 +27,8 @@ MAX_STYLE_BYTES = 128 * 1024  # of <style> text in all: Illustrator's 1,989-clas
 MAX_SELECTORS = 10_000  # in all <style> sheets (an editor writes one a class: 1,989 in that sheet)
 MAX_CSS_STEPS = 1_000_000  # selector steps (see above) any file may take: ~0.2 s at most
 CSS_STEPS_PER_BYTE = 10  # and per byte of the file: ~2 s a MB at most (an element is >= 10 bytes)
+MAX_NESTING = 8  # :not(:is(...)), parentheses and brackets in one rule: editors write 1 or 2
+MAX_SELECTOR_TOKENS = 200  # names, classes, combinators and spaces of one selector (between commas)
 TEST_STEPS = 10  # one selector tested on one element (a match: its properties applied)
 HINT = "simplify the art's <style> (class rules, as SVG editors write them), or export the art as a PNG"
 
@@ -63,12 +65,17 @@ def check_css(root: Any, shown: str, size: int, copies: int) -> None:
                                hint="open it in an SVG editor and save it again")
             if not rule.prelude or rule.type == "at-rule":
                 continue  # as svglib does
+            steps = _shape(rule)
+            if steps:
+                raise CssError(f"SVG {shown!r} has a CSS rule {steps} (line {line})",
+                               expected=f"CSS rules nested at most {MAX_NESTING} deep, selectors of at most "
+                               f"{MAX_SELECTOR_TOKENS} parts", hint="remove or simplify the rule in the art's <style>")
             try:
                 for sel in parser.parse(rule.prelude):
                     # what cssselect2 compiles (and svglib then evaluates): '0' never matches
                     if compiler._compile_node(sel.parsed_tree) != "0":
                         selectors.append(sel)
-            except (parser.SelectorError, NotImplementedError, TypeError) as exc:
+            except (parser.SelectorError, NotImplementedError, TypeError, RecursionError) as exc:
                 text = tinycss2.serialize(rule.prelude).strip()[:60]
                 raise CssError(f"SVG {shown!r} has a CSS selector svglib cannot apply: {text!r} (line {line}"
                                + "".join(f": {a}" for a in exc.args) + ")",
@@ -85,6 +92,25 @@ def check_css(root: Any, shown: str, size: int, copies: int) -> None:
                        expected=f"at most {budget:,} steps for this file ({MAX_CSS_STEPS:,} + {CSS_STEPS_PER_BYTE} "
                        "a byte); selectors not keyed to a class, id or element name (such as `*`) are tested on "
                        "every element, and descendant (` `) or sibling (`~`) steps cost the most")
+
+
+def _shape(rule: Any) -> str | None:
+    """What makes the rule too deep for tinycss2 and cssselect2 (both recurse: ``:not(`` 5,000
+    deep, 20,000 descendant steps or 30,000 ``(`` in a value overflowed Python's stack), or None."""
+    todo: list[tuple[Any, int]] = [(t, 1) for t in (*rule.prelude, *rule.content)]
+    while todo:
+        token, depth = todo.pop()
+        inner = getattr(token, "arguments", None) or getattr(token, "content", None)
+        if isinstance(inner, list):
+            if depth >= MAX_NESTING:
+                return f"nested more than {MAX_NESTING} deep (parentheses, brackets or :not()/:is())"
+            todo.extend((t, depth + 1) for t in inner)
+    parts = 0
+    for token in rule.prelude:
+        parts = 0 if token.type == "literal" and token.value == "," else parts + 1
+        if parts > MAX_SELECTOR_TOKENS:
+            return f"with a selector of more than {MAX_SELECTOR_TOKENS} parts"
+    return None
 
 
 def _key(sel: Any) -> tuple[str, str | None]:

@@ -80,7 +80,14 @@ def test_the_same_rules_keyed_to_a_class_pass(tmp_path: Path) -> None:
     # a sibling step costs the longest row: `.nN ~ rect` over 2,000 rects side by side
     ("<style>" + "".join(f".n{i} ~ rect{{fill:red}}" for i in range(10)) + "</style><g>"
      + "<rect width='1' height='1'/>" * 2000 + "</g>", "would take up to"),
-], ids=["bytes", "selectors", "parse-error", "unknown-pseudo-class", "descendant-depth", "sibling-row"])
+    # tinycss2 and cssselect2 recurse: these overflowed Python's stack (exit 3)
+    ("<style>rect" + ":not(" * 5000 + ".a" + ")" * 5000 + "{fill:red}</style><rect width='5' height='5'/>",
+     "has a CSS rule nested more than 8 deep"),
+    ("<style>rect{fill:" + "(" * 30_000 + "}</style><rect width='5' height='5'/>", "has a CSS rule nested more than 8"),
+    ("<style>" + "* " * 20_000 + "rect{fill:red}</style><rect width='5' height='5'/>",
+     "has a CSS rule with a selector of more than 200 parts (line 1)"),
+], ids=["bytes", "selectors", "parse-error", "unknown-pseudo-class", "descendant-depth", "sibling-row", "not-nested",
+        "value-nested", "selector-long"])
 def test_a_sheet_over_a_limit_is_refused(body: str, said: str, tmp_path: Path) -> None:
     err = _refused(_write(tmp_path, body))
     assert err.message.startswith("SVG 'art/a.svg' ") and said in err.message, err.message
@@ -118,3 +125,9 @@ def test_malformed_path_data_is_named(d: str, said: str, tmp_path: Path) -> None
     err = _refused(_write(tmp_path, f'<g>\n<path d="{d}"/></g>'))
     assert err.message == f"SVG 'art/a.svg' cannot be drawn: {said}" or said in err.message, err.message
     assert "range()" not in err.message and "positional" not in err.message
+
+
+def test_a_style_attribute_svglib_cannot_split_is_named(tmp_path: Path) -> None:
+    err = _refused(_write(tmp_path, "<g>\n\n<rect width='1' height='1' style=\"fill:red;font-family:'a:b'\"/></g>"))
+    assert err.message == ("SVG 'art/a.svg' cannot be drawn: the style attribute on line 3 has \"font-family:'a:b'\", "
+                           "not one 'name: value' (svglib reads no ':' inside a value)"), err.message

@@ -41,8 +41,8 @@ class CssError(Exception):
 
 def check_css(root: Any, shown: str, size: int, copies: int) -> None:
     """CssError when the ``<style>`` sheets of the SVG tree ``root`` (``shown``: the file's name in
-    messages, ``size``: its bytes) are too big or would cost svglib too much to apply; ``copies``: elements svglib
-    copies to draw out the ``<use>`` references (their rules are matched too)."""
+    messages, ``size``: its bytes) are too big or would cost svglib too much to apply;
+    ``copies``: elements svglib copies to draw out the ``<use>`` references (matched too)."""
     from lxml import etree
 
     styles = [el for el in root.iter() if isinstance(el.tag, str) and etree.QName(el).localname == "style"]
@@ -65,9 +65,9 @@ def check_css(root: Any, shown: str, size: int, copies: int) -> None:
                                hint="open it in an SVG editor and save it again")
             if not rule.prelude or rule.type == "at-rule":
                 continue  # as svglib does
-            steps = _shape(rule)
-            if steps:
-                raise CssError(f"SVG {shown!r} has a CSS rule {steps} (line {line})",
+            too_deep = _shape(rule)
+            if too_deep:
+                raise CssError(f"SVG {shown!r} has a CSS rule {too_deep} (line {line})",
                                expected=f"CSS rules nested at most {MAX_NESTING} deep, selectors of at most "
                                f"{MAX_SELECTOR_TOKENS} parts", hint="remove or simplify the rule in the art's <style>")
             try:

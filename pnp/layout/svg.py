@@ -10,7 +10,8 @@ declarations (a DOCTYPE with an internal subset: "billion laughs"); no reference
 is; no embedded raster image (``data:`` URLs: svglib cannot draw them); at most
 ``MAX_PATH_CHARS`` characters of path data, and the same limits with every ``<use>`` drawn out
 (nested at most ``MAX_USE_DEPTH`` deep, never containing itself, copying at most
-``MAX_USE_COPIES`` elements); no ``<text>``: svglib would set
+``MAX_USE_COPIES`` elements); a ``<style>`` sheet within the bounds of ``pnp.layout.svg_css``
+(its bytes, selectors and the steps of matching them); no ``<text>``: svglib would set
 it in a standard PDF font that is not embedded (print shops reject those), so text must be
 converted to outlines. After conversion a group whose transform is singular (``scale(0)``,
 ``matrix(1 1 1 1 0 0)``) is emptied: it draws nothing, as in a browser (reportlab would divide by
@@ -21,8 +22,11 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 from collections import OrderedDict
 from typing import Any
+
+from pnp.layout.svg_css import CssError, check_css
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
 MAX_NODES = 50_000  # elements: svglib converts ~0.2 ms each (50,000 in ~10 s), once per build
@@ -77,11 +81,12 @@ def _cached(path: str, shown: str) -> tuple[Any, float, float]:
     return hit
 
 
-def _check_expansion(root: Any, shown: str) -> None:
+def _check_expansion(root: Any, shown: str) -> int:
     """SvgError when the drawing, with every ``<use>`` replaced by what it refers to (as svglib
     draws it), would hold more than MAX_NODES elements, nest ``<use>`` more than MAX_USE_DEPTH
     deep, or refer to itself: 2 KB of ``<use>`` doubling 29 levels deep is 500 million
-    elements. One pass over the elements, each weighed once (no recursion)."""
+    elements. One pass over the elements, each weighed once (no recursion). Returns the number
+    of elements copied to draw out the ``<use>`` references."""
     from lxml import etree
 
     ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
@@ -137,6 +142,7 @@ def _check_expansion(root: Any, shown: str) -> None:
                            hint="simplify the art, or export it as a PNG")
         weight[el], depth[el], chars[el], copies[el] = w, d, c, k
         open_.discard(el)
+    return copies[root]
 
 
 def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
@@ -189,7 +195,11 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
                 if path_chars[0] > MAX_PATH_CHARS:
                     raise SvgError(f"SVG {shown!r} has more than {MAX_PATH_CHARS} characters of path data",
                                    hint="simplify the paths (fewer nodes), or export the art as a PNG")
-    _check_expansion(root, shown)
+    copies = _check_expansion(root, shown)
+    try:
+        check_css(root, shown, size, copies)
+    except CssError as exc:
+        raise SvgError(exc.message, expected=exc.expected, hint=exc.hint) from None
     for node in empty:
         if node.getparent() is not None:
             node.getparent().remove(node)
@@ -200,7 +210,8 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
     try:
         drawing = SvgRenderer(path, external_reference_root=os.path.dirname(path)).render(root)
     except Exception as exc:  # svglib raises what its parsing meets; any of it means the file is unusable
-        raise SvgError(f"SVG {shown!r} cannot be drawn: {exc}",
+        bad = _bad_path(root) or _bad_style(root)  # say where, not "range() arg 3 must not be zero"
+        raise SvgError(f"SVG {shown!r} cannot be drawn: {bad or exc}",
                        hint="open it in an SVG editor and save it as plain SVG") from None
     finally:
         log.disabled = quiet
@@ -216,6 +227,61 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
                        expected=f"finite numbers of at most {MAX_NUMBER:g} in coordinates, sizes, stroke widths "
                        "and transforms", hint="open it in an SVG editor and save it again")
     return drawing, w, h
+
+
+PATH_ARGS = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}
+_PATH_TOKEN = re.compile(r"([A-Za-z])|([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|[\s,]+|(.)")
+
+
+def _bad_path(root: Any) -> str | None:
+    """What is wrong in the first malformed path data of the SVG tree ``root`` (``d`` of a
+    ``<path>``, ``points`` of a polyline or polygon) and where, or None: a command with a count
+    of numbers it cannot take (``L`` takes them two at a time, ``Z`` none), a letter that is
+    no command, a character that is no part of a number."""
+    from lxml import etree
+
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for attr, value in el.attrib.items():
+            name = etree.QName(attr).localname
+            if name not in ("d", "points"):
+                continue
+            where = f"<{etree.QName(el).localname} {name}=...> on line {el.sourceline}"
+            runs: list[tuple[str, int]] = [("points" if name == "points" else "", 0)]
+            for m in _PATH_TOKEN.finditer(value):
+                letter, number, other = m.groups()
+                if other is not None or (letter is not None and (name == "points" or letter.lower() not in PATH_ARGS)):
+                    return f"{where} has {(letter or other)!r} where a path command or a number belongs"
+                if letter is not None:
+                    runs.append((letter, 0))
+                elif number is not None:
+                    runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+            for cmd, n in runs:
+                if cmd == "points" and n % 2:
+                    return f"{where} has an odd count of numbers ({n}): points are x,y pairs"
+                if cmd == "" and n:
+                    return f"{where} starts with numbers, not a command (M)"
+                arity = PATH_ARGS.get(cmd.lower(), 0)
+                if cmd.lower() == "z" and n:
+                    return f"{where} has {n} number(s) after {cmd!r}, which takes none"
+                if cmd.lower() not in ("", "z", "a", "points") and (n == 0 or n % arity):
+                    return (f"{where} has {n} number(s) after {cmd!r}, which takes them {arity} at a time"
+                            if n else f"{where} has {cmd!r} without its {arity} numbers")
+    return None
+
+
+def _bad_style(root: Any) -> str | None:
+    """The first ``style`` attribute svglib cannot split (it reads each ``;``-separated declaration
+    as exactly one ``name:value``: ``font-family:'a:b'`` or a stray ``;x`` failed with "too many
+    values to unpack"), and where, or None."""
+    for el in root.iter():
+        if isinstance(el.tag, str):
+            for decl in (el.get("style") or "").split(";"):
+                if decl.strip() and decl.count(":") != 1:
+                    return (f"the style attribute on line {el.sourceline} has {decl.strip()[:40]!r}, not one "
+                            "'name: value' (svglib reads no ':' inside a value)")
+    return None
 
 
 MAX_NUMBER = 1e7  # a coordinate, size, width or transform entry: 3.5 km in points; a PDF writer stops at ~1e21

@@ -79,6 +79,28 @@ def _art(root: Path) -> Path:
     return art / "sun.png"
 
 
+_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">'
+
+
+def _svg_css_cost(root: Path, scratch: Path) -> None:
+    """200 universal rules over 2,000 elements (13 KB): the attack's 2,000 over 20,000 (0.8 MB)
+    took 74 s of CPU in svglib and was accepted."""
+    rules = "".join(f"*:not(.q{i}) *{{fill:#f00}}" for i in range(200))
+    rects = '<rect width="1" height="1"/>' * 2000
+    _art(root).with_suffix(".svg").write_text(f"{_SVG}<style>{rules}</style>{rects}</svg>")
+
+
+def _svg_css_bytes(root: Path, scratch: Path) -> None:
+    """140 KB of trivial rules: 700,000 of them (9.8 MB) took 1.4 GB in svglib."""
+    _art(root).with_suffix(".svg").write_text(_SVG + "<style>" + "rect{fill:red}" * 10_000 + "</style>"
+                                              '<rect width="5" height="5"/></svg>')
+
+
+def _svg_path_malformed(root: Path, scratch: Path) -> None:
+    """svglib said "range() arg 3 must not be zero"."""
+    _art(root).with_suffix(".svg").write_text(_SVG + '<g>\n<path d="M 0 0 L Q Z 1e999"/></g></svg>')
+
+
 def _bomb(root: Path, scratch: Path) -> None:
     """30,000 x 30,000 one-bit pixels (900 Mpx, 110 MB decoded) in a ~110 KB file."""
     z = zlib.compressobj(9)
@@ -353,6 +375,13 @@ CASES = [
          "component deck of game mini would print 25202 pages with these options (12601 pieces)",
          options=("--one-per-page",)),
     Case("size-below-floor", f"{GAME}:12:20", "$.components[0].size[1]", "number 2 is out of range"),
+    Case("image-svg-css-cost", f"{CARD}:12:54", "$.elements[4].src",
+         "SVG 'art/sun.svg' has a <style> whose 200 selectors would take up to", setup=_svg_css_cost),
+    Case("image-svg-css-bytes", f"{CARD}:12:54", "$.elements[4].src",
+         "SVG 'art/sun.svg' has 140,000 bytes of <style> text (line 1)", setup=_svg_css_bytes),
+    Case("image-svg-path-malformed", f"{CARD}:12:54", "$.elements[4].src",
+         "SVG 'art/sun.svg' cannot be drawn: <path d=...> on line 2 has 'L' without its 2 numbers",
+         setup=_svg_path_malformed),
     Case("image-bomb", f"{CARD}:12:54", "$.elements[4].src", "more pixels than pnp's limit of 50000000",
          setup=_bomb),
     Case("image-text-bomb", f"{CARD}:12:54", "$.elements[4].src",

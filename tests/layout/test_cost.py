@@ -49,6 +49,19 @@ class Layouts:
         monkeypatch.setattr(component, "layout_piece", counted)
 
 
+def refused_by_check(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Layouts]:
+    """`pnp check mini` run in ``root``: exit 2 without a traceback, its first line naming the
+    front template; that line, and the layouts counted from then on."""
+    monkeypatch.chdir(root)
+    layouts = Layouts(monkeypatch)
+    r = run_cli("check", "mini")
+    assert r.exit_code == 2, r.stderr
+    assert_no_traceback(r)
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("templates/mini/front.json:")
+    return first, layouts
+
+
 def test_least_cost_counts_what_every_piece_is_sure_to_draw(tmp_path: Path) -> None:
     els = [
         RECTS,  # 4 x 1000
@@ -75,14 +88,8 @@ def test_check_refuses_a_template_that_multiplies_against_every_item_before_layi
     """attack4 F1 (1,000 items, 64 KB: built in 33 s and 500 MB), F2 (10,000 items: check ran out
     of memory) and the track of 1,000 fitted texts on 300 items (9.4 s): exit 2 at the element,
     naming the budget, before a single piece is laid out."""
-    root = game(tmp_path / "root", n, heavy)
-    monkeypatch.chdir(root)
-    layouts = Layouts(monkeypatch)
-    r = run_cli("check", "mini")
-    assert r.exit_code == 2, r.stderr
-    assert_no_traceback(r)
-    first = r.stderr.splitlines()[0]
-    assert first.startswith("templates/mini/front.json:") and ": $.elements[1]: " in first
+    first, layouts = refused_by_check(game(tmp_path / "root", n, heavy), monkeypatch)
+    assert ": $.elements[1]: " in first
     assert f"this element draws at least {each} on each of {n} distinct pieces of component deck" in first
     assert "more than pnp's budget of" in first
     assert f"{cost.SHAPES_BASE} plus {cost.SHAPES_PER_BYTE:g} per byte of its games' manifests, data files" in first
@@ -99,14 +106,7 @@ def test_what_the_data_decides_is_refused_as_it_is_laid_out(tmp_path: Path, monk
     check and in build alike (with bleed, the edge sampler's pass; without, the drawer's)."""
     monkeypatch.setattr(cost, "SHAPES_BASE", 20_000)  # a few pieces reach it
     heavy = {**RECTS, "when": {"field": "name", "present": True}}
-    root = game(tmp_path / "root", 200, heavy)
-    monkeypatch.chdir(root)
-    layouts = Layouts(monkeypatch)
-    r = run_cli("check", "mini")
-    assert r.exit_code == 2, r.stderr
-    assert_no_traceback(r)
-    first = r.stderr.splitlines()[0]
-    assert first.startswith("templates/mini/front.json:")
+    first, layouts = refused_by_check(game(tmp_path / "root", 200, heavy), monkeypatch)
     assert ": $.elements[1].elements[0].elements[0]: the pieces this command lays out draw more than " in first
     limit = int(first.split("draw more than ")[1].split()[0])
     assert 20_000 < limit < 20_000 + 20_000  # and about 100 bytes an item

@@ -49,6 +49,7 @@ from pnp.products.published import Fetched, cache_problem, fetch_entry, publishe
 from pnp.products.shops import Shop, ShopReport, shop_named
 from pnp.products.shops import export_shop as _export_shop
 from pnp.products.tabular import FORMATS, component_data, csv_bytes, sheet_rows, xlsx_bytes
+from pnp.products.tts_save import check_base_url
 from pnp.qa.check import GameCheck
 from pnp.qa.check import check as _check
 from pnp.qa.preflight import GamePreflight, preflight_game
@@ -394,6 +395,7 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
     or ``base_url`` + their path inside ``out/<game>/tts/`` where the sheets are hosted.
     ``max_pixels``: the sheets' pixel budget, as ``export_png``'s."""
     try:
+        check_base_url(base_url)
         session, gc = _for_export(data, game, 0.0)
     except DataError as exc:
         return ExportReport(errors=tuple(exc.diagnostics))

@@ -703,7 +703,8 @@ def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: in
               help="Resolution of the faces before a sheet is scaled down to fit 4096 x 4096 px "
               "[default: 165, TTS's usual 409 px across a card; the same for every deck].")
 @click.option("--base-url", metavar="URL", default=None,
-              help="Where the sheets will be hosted (DIR/<game>/tts/ uploaded as it is): the saved objects' "
+              help="Where the sheets will be hosted, an http(s) URL (DIR/<game>/tts/ uploaded as it is): the "
+              "saved objects' "
               "image URLs become URL/<component>/<file> instead of local file:// URLs.")
 @out_option("sheets go to DIR/<game>/tts/<component>/")
 @max_megapixels_option

@@ -13,13 +13,27 @@ standard card: a 63 x 88 mm card is scale 1, a 44 x 63 mm one 0.716."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from pnp.errors import DataError, Diagnostic
 from pnp.input.model import Component, Game
 
 POKER_HEIGHT_MM = 88.0  # TTS's standard card is a poker card: its long side at scale 1
+
+
+_BASE_URL = re.compile(r"https?://[!-~]+")  # printable ASCII, no spaces: a URL TTS will fetch
+
+
+def check_base_url(base_url: str | None) -> None:
+    """DataError unless ``base_url`` (``--base-url``) is None or an http(s) URL: it is written into
+    every saved object, and Tabletop Simulator fetches the sheets from it."""
+    if base_url is not None and not _BASE_URL.fullmatch(base_url):
+        raise DataError([Diagnostic("--base-url", f"{base_url[:80]!r} is not an http:// or https:// URL",
+                                    expected="where the sheets will be hosted, e.g. https://example.org/golems-tts "
+                                    "(printable characters, no spaces)")])
 
 
 def image_url(path: Path, tts_root: Path, base_url: str | None) -> str:

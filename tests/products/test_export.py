@@ -758,3 +758,14 @@ def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path
             ) in r.stderr
     assert "scale the art to the resolution it prints at" in r.stderr
     assert not (tmp_path / "refused").exists()
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "ftp://example.org/t", "https://example.org/a b",
+                                 "https://example.org/\x1b[31m", "example.org/t", ""])
+def test_a_base_url_that_is_not_http_is_refused_before_anything(tmp_path: Path, url: str) -> None:
+    """--base-url is written into every saved object for TTS to fetch: only an http(s) URL of
+    printable characters (attack 5 took `javascript:alert(1)` as it was)."""
+    r = run("export", "tts", "golems", "--out", tmp_path / "out", "--base-url", url)
+    assert r.exit_code == 2, r.stdout + r.stderr
+    assert "--base-url: $: " in r.stderr and "is not an http:// or https:// URL" in r.stderr
+    assert "\x1b" not in r.stderr and not (tmp_path / "out").exists()

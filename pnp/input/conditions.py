@@ -185,15 +185,16 @@ def replacement_literals(repl: str) -> str:
 
 
 def _repetitions(parsed: Any, inside_repeat: bool = False) -> int:
-    """How many repetitions (a maximum above 1) the parsed pattern holds; ValueError for one inside
-    a repeated group, or for alternatives."""
+    """How many repetitions (a count with a choice: ``*``, ``+``, ``{2,5}``, and ``?`` too, whose
+    n in a row backtrack 2**n ways) the parsed pattern holds; ValueError for one inside a repeated
+    group, or for alternatives."""
     from re import _constants as c
 
     n = 0
     for op, av in parsed:
         if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-            _lo, hi, sub = av
-            if hi > 1:
+            lo, hi, sub = av
+            if hi > lo:
                 if inside_repeat:
                     raise ValueError("a repetition inside a repeated group")
                 n += 1 + _repetitions(sub, True)

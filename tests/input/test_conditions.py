@@ -131,6 +131,17 @@ def test_a_named_backreference_runs_as_a_numbered_one_does() -> None:
         regex(r"(?P>n)")
 
 
+def test_optional_atoms_count_as_repetitions() -> None:
+    """``a?`` thirty times, ``a`` thirty times and a lookahead has no alternative and no nested
+    repetition, yet backtracks 2**30 ways on 30 a's: 34 s of `check` (attack 6, F1). Each ``?``
+    (a count with a choice) counts in the step estimate, so it is refused at once."""
+    pattern = "a?" * 30 + "a" * 30 + "(?=b)"
+    with pytest.raises(ValueError, match="would take more than"):
+        regex(pattern).fullmatch("a" * 30)
+    assert regex("colou?r(?=s)s").fullmatch("colours")  # one of them is cheap
+    assert regex("(x)a{3}\\1").fullmatch("xaaax")  # a count without a choice is no repetition
+
+
 # -- the walker --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("pattern", "twice"), [

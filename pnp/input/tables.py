@@ -48,6 +48,9 @@ MAX_WORKBOOK_MEMBERS = 10_000
 MAX_WORKBOOK_RATIO = 200  # unpacked / packed, for a member over 1 MiB unpacked (a zip bomb's is ~1000)
 MAX_ROWS = 100_000  # items, as in a JSON data file
 MAX_COLUMNS = 1_000
+# Spaces an ODS sheet's `<text:s text:c="N"/>` runs may expand to, all its cells together: a few
+# bytes each, they are the one way its text grows past its file (999,999,999 ran out of memory).
+MAX_ODS_SPACES = 1_000_000
 XLSX_LAST_ROW = 1_048_576  # a worksheet's last row (Excel's, LibreOffice's): rows past it are no sheet's
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
 _INTEGER = re.compile(r"[+-]?\d+\Z")
@@ -346,6 +349,7 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
     table = tables[names.index(_pick_sheet(shown, names, sheet))]
     rows: list[list[Any]] = []
     blank = 0  # blank rows not yet added: trailing ones (often repeated a million times) never are
+    spaces = [MAX_ODS_SPACES]  # what `text:s` runs may still add
     for r in table.iter(f"{{{_TABLE}}}table-row"):
         cells: list[Any] = []
         pending = 0  # empty cells not yet added
@@ -353,7 +357,7 @@ def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
             if c.tag not in (f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"):
                 continue
             repeat = _ods_repeat(c.get(f"{{{_TABLE}}}number-columns-repeated"), shown)
-            value = _ods_value(c)
+            value = _ods_value(c, shown, spaces)
             if value is None:
                 pending += repeat
                 continue
@@ -388,7 +392,7 @@ def _ods_repeat(text: str | None, shown: str) -> int:
     return int(text)
 
 
-def _ods_value(c: Element) -> Any:
+def _ods_value(c: Element, shown: str, spaces: list[int]) -> Any:
     kind = c.get(f"{{{_OFFICE}}}value-type")
     if kind in ("float", "percentage", "currency"):
         v = float(c.get(f"{{{_OFFICE}}}value", "nan"))
@@ -397,25 +401,36 @@ def _ods_value(c: Element) -> Any:
         return c.get(f"{{{_OFFICE}}}boolean-value") == "true"
     if kind == "date":
         return c.get(f"{{{_OFFICE}}}date-value")
-    paragraphs = ["".join(_ods_text(p)) for p in c.findall(f"{{{_TEXT}}}p")]
+    paragraphs = ["".join(_ods_text(p, shown, spaces)) for p in c.findall(f"{{{_TEXT}}}p")]
     text = "\n".join(paragraphs)
     return text if text else None
 
 
-def _ods_text(node: Element) -> Iterator[str]:
-    """A paragraph's text: spans, spaces (``text:s``), tabs and line breaks included."""
+def _ods_text(node: Element, shown: str, spaces: list[int]) -> Iterator[str]:
+    """A paragraph's text: spans, spaces (``text:s``), tabs and line breaks included. ``spaces``:
+    what ``text:s`` runs may still add to the sheet (MAX_ODS_SPACES in all); a DataError past it,
+    or for a count that is no positive whole number."""
     if node.text:
         yield node.text
     for child in node:
         tag = child.tag
         if tag == f"{{{_TEXT}}}s":
-            yield " " * int(child.get(f"{{{_TEXT}}}c", "1"))
+            count = child.get(f"{{{_TEXT}}}c", "1")
+            if not (count.isascii() and count.isdigit() and 0 < len(count) <= 9 and int(count) > 0):
+                raise _workbook_error(shown, ValueError(f"a run of spaces (text:s) of {count[:20]!r}, no positive "
+                                                        "whole number"))
+            spaces[0] -= int(count)
+            if spaces[0] < 0:
+                raise DataError([Diagnostic(shown, f"its runs of spaces (text:s) come to more than {MAX_ODS_SPACES} "
+                                            "spaces", expected=f"at most {MAX_ODS_SPACES} spaces from text:s runs in "
+                                            "a sheet", hint="save the sheet again (a cell's spaces as typed)")])
+            yield " " * int(count)
         elif tag == f"{{{_TEXT}}}tab":
             yield "\t"
         elif tag == f"{{{_TEXT}}}line-break":
             yield "\n"
         else:
-            yield from _ods_text(child)
+            yield from _ods_text(child, shown, spaces)
         if child.tail:
             yield child.tail
 

@@ -558,6 +558,24 @@ def test_ods_value_past_the_last_column_and_a_bad_repeat_count_are_input_errors(
         assert exc.value.diagnostics[0].format().startswith(message)
 
 
+@pytest.mark.parametrize(("runs", "message"), [
+    ('<text:s text:c="999999999"/>', "its runs of spaces (text:s) come to more than 1000000 spaces"),
+    ('<text:s text:c="600000"/>x<text:s text:c="600000"/>', "its runs of spaces (text:s) come to more than"),
+    ('<text:s text:c="' + "9" * 40 + '"/>', "cannot read the workbook: a run of spaces (text:s) of '9999"),
+    ('<text:s text:c="-3"/>', "cannot read the workbook: a run of spaces (text:s) of '-3', no positive"),
+])
+def test_ods_runs_of_spaces_are_bounded(mini: DataRootCopy, runs: str, message: str) -> None:
+    """``<text:s text:c="N"/>``, N spaces in a few bytes, was expanded as written: 999,999,999 ran
+    out of memory and 40 digits overflowed (exit 3, attack 6 F5 and F6)."""
+    as_sheet(mini, "deck.ods")
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed")) + "</table:table-row>"
+    ods(mini.file("deck.ods"), header + f"<table:table-row>{_cell('a')}{_cell('A' + runs)}{_cell('d')}"
+        "</table:table-row>")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].format().startswith("card_data/mini/deck.ods: $: " + message)
+
+
 def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRootCopy) -> None:
     """5000 digits in an integer or number column, or in ``series.to``: Python's int() refuses more
     than 4300 (a ValueError that was exit 3); XLSX's number cell failed the whole workbook with

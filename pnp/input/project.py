@@ -224,6 +224,13 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
             continue
         before = len(diags)
         diags.extend(kinds.check_component(manifest, ci, c))
+        other = tables.shares_cache(c, components)
+        if other is not None:  # `pnp fetch` writes a published sheet's cache: no file another component reads
+            message, expected = tables.shared_cache_message(c, other)
+            diags.append(manifest.diag(("components", ci, "cache" if "cache" in c else "data"), message,
+                                       expected=expected))
+            skip.add(ci)
+            continue
         too_long = name_too_long(folder / (tables.file_name(c) if tables.is_sheet(c["data"]) else c["data"]))
         if too_long is not None:
             diags.append(manifest.diag(("components", ci, "cache" if "cache" in c else "data"),

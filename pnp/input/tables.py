@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -69,6 +69,30 @@ def is_sheet(data: str) -> bool:
 def cache_name(entry: Mapping[str, Any]) -> str:
     """The file in the game folder that holds a published sheet's cached copy."""
     return entry.get("cache") or f"{entry['id']}.published.csv"
+
+
+def shares_cache(entry: Mapping[str, Any], others: Iterable[Any]) -> Mapping[str, Any] | None:
+    """The first of ``others`` (manifest component entries before ``entry``) whose data file or
+    published sheet's cached copy is the file ``entry`` reads, when either of the two is a
+    published sheet: `pnp fetch` would overwrite the other's file. None when there is none."""
+    def name(e: Mapping[str, Any]) -> str:
+        return file_name(e) if is_sheet(e["data"]) else e["data"]
+
+    mine = name(entry)
+    for other in others:
+        if other is entry:
+            break
+        if (isinstance(other, Mapping) and isinstance(other.get("data"), str) and name(other) == mine
+                and (is_url(entry["data"]) or is_url(other["data"]))):
+            return other
+    return None
+
+
+def shared_cache_message(entry: Mapping[str, Any], other: Mapping[str, Any]) -> tuple[str, str]:
+    """The message and what was expected, for ``shares_cache``'s answer."""
+    what = "cached copy" if is_url(other["data"]) else "data file"
+    return (f"{file_name(entry)!r} is also the {what} of component {other.get('id')!r}: fetching one would "
+            "overwrite the other", "a cache file of each published sheet's own (`cache`), read by no other component")
 
 
 def file_name(entry: Mapping[str, Any]) -> str:

@@ -22,7 +22,14 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, terminal_text
 from pnp.input.load import NAME_MAX, Doc, file_kind, name_too_long, read_regular
-from pnp.input.tables import MAX_SHEET_BYTES, cache_name, is_url, text_rows
+from pnp.input.tables import (
+    MAX_SHEET_BYTES,
+    cache_name,
+    is_url,
+    shared_cache_message,
+    shares_cache,
+    text_rows,
+)
 from pnp.render.write import write_atomic
 
 TIMEOUT_S = 30.0  # the longest wait for any one step: connecting, or the next bytes of the answer
@@ -73,9 +80,18 @@ def published(manifest: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def cache_problem(manifest: Doc, index: int, entry: Mapping[str, Any], folder: Path) -> Diagnostic | None:
     """Why the cached copy of the published sheet ``entry`` (component ``index`` of ``manifest``)
     cannot be written or compared, looked at without opening it (a named pipe would block the open
-    forever): a name too long, or something other than a regular file, a link or nothing."""
+    forever): a file another component reads too, a name too long, or something other than a
+    regular file, a link or nothing."""
     name = cache_name(entry)
     where = ("components", index, "cache" if "cache" in entry else "data")
+    comps = manifest.data.get("components") if isinstance(manifest.data, Mapping) else None
+    shared = shares_cache(entry, comps) if isinstance(comps, list) else None
+    if shared is None and isinstance(comps, list):  # or a later component reads this cache
+        shared = next((c for c in comps[index + 1:] if isinstance(c, Mapping) and shares_cache(c, comps) is entry),
+                      None)
+    if shared is not None:
+        message, expected = shared_cache_message(entry, shared)
+        return manifest.diag(where, message, expected=expected)
     path = folder / name
     too_long = name_too_long(path)
     if too_long is not None:

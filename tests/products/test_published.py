@@ -356,3 +356,28 @@ def test_a_malformed_answer_to_build_refresh_keeps_the_cached_copy(mini: DataRoo
     assert r.stderr.startswith(line)
     assert (tmp_path / "out" / "mini").is_dir() and list((tmp_path / "out" / "mini").glob("*.pdf"))
     assert cache.read_text("utf-8") == SHEET
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_a_cache_that_is_another_component_s_file_is_refused(mini: DataRootCopy, server: Server, tmp_path: Path,
+                                                             first: bool) -> None:
+    """A published sheet's `cache` naming another component's hand-written data file passed
+    check, and `pnp fetch` overwrote that file (attack 6, F8). check, fetch and build --refresh
+    refuse it now, exit 2, whichever of the two comes first in the manifest; the file is intact."""
+    server.pages["/sheet.csv"] = (200, "text/csv", SHEET.replace("Sun", "Star").encode())
+    mini.file("deck.csv").write_text(SHEET, encoding="utf-8")  # the hand-written sheet
+    hand = mini.file("deck.csv").read_bytes()
+
+    def edit(m: dict[str, Any]) -> None:
+        deck = {**m["components"][0], "data": "deck.csv", "fields": FIELDS}
+        pub = {**deck, "id": "pub", "data": server.url + "/sheet.csv", "cache": "deck.csv"}
+        m["components"] = [pub, deck] if first else [deck, pub]
+        m["rulebook"] = []
+    mini.edit("game.json", edit)
+    for args in (("check", "mini"), ("fetch", "mini"), ("build", "mini", "--refresh", "--out", str(tmp_path / "o"))):
+        r = run_cli(*args, "--data", mini.path)
+        assert_no_traceback(r)
+        assert r.exit_code == 2, (args, r.stdout, r.stderr)
+        assert "'deck.csv' is also the data file of component 'deck': fetching one would overwrite the other" in \
+            r.stderr or "'deck.csv' is also the cached copy of component 'pub'" in r.stderr, r.stderr
+    assert mini.file("deck.csv").read_bytes() == hand and not (tmp_path / "o").exists()

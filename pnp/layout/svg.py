@@ -30,6 +30,9 @@ from pnp.layout.svg_css import CssError, check_css
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
 MAX_NODES = 50_000  # elements: svglib converts ~0.2 ms each (50,000 in ~10 s), once per build
+# Functions in one transform list (`translate(..) scale(..) ...`): svglib parses a list in time
+# quadratic in its length (200,000 took 132 s); editors write one matrix, people a few.
+MAX_TRANSFORMS = 100
 MAX_USE_DEPTH = 16  # <use> of a <use> of ...: editors' clones nest a few deep
 # Elements svglib copies to draw out every <use> (each copies what it refers to, and that
 # copy's own <use>s are drawn out in turn): <use> of <use>s doubling 10 levels deep copies
@@ -190,6 +193,12 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
                 if not v.startswith("#"):
                     raise SvgError(f"SVG {shown!r} refers to another file ({v[:60]!r} on line {node.sourceline})",
                                    hint="embed the referenced art in the SVG file itself")
+            elif etree.QName(attr).localname in ("transform", "gradientTransform", "patternTransform"):
+                if value.count("(") > MAX_TRANSFORMS:  # svglib reads a list in time quadratic in its length
+                    raise SvgError(f"SVG {shown!r} has a transform of more than {MAX_TRANSFORMS} functions (line "
+                                   f"{node.sourceline})", expected=f"at most {MAX_TRANSFORMS} functions in one "
+                                   "transform", hint="open it in an SVG editor and save it again (editors write "
+                                   "one matrix)")
             elif etree.QName(attr).localname in ("d", "points"):
                 path_chars[0] += len(value)
                 if path_chars[0] > MAX_PATH_CHARS:

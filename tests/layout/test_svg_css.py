@@ -131,3 +131,16 @@ def test_a_style_attribute_svglib_cannot_split_is_named(tmp_path: Path) -> None:
     err = _refused(_write(tmp_path, "<g>\n\n<rect width='1' height='1' style=\"fill:red;font-family:'a:b'\"/></g>"))
     assert err.message == ("SVG 'art/a.svg' cannot be drawn: the style attribute on line 3 has \"font-family:'a:b'\", "
                            "not one 'name: value' (svglib reads no ':' inside a value)"), err.message
+
+
+def test_a_transform_of_many_functions_is_refused(tmp_path: Path) -> None:
+    """svglib parses a transform list in time quadratic in its length: 200,000 functions took
+    132 s of check (attack 6, F7). More than MAX_TRANSFORMS in one attribute is refused at once;
+    a few still draw."""
+    from pnp.layout.svg import MAX_TRANSFORMS
+
+    rect = '<rect width="10" height="10" fill="#ff0000"/>'
+    few = _write(tmp_path, f'<g transform="translate(1) scale(1.5) rotate(3)">{rect}</g>', "few.svg")
+    assert svg_art(few, "few.svg")[0] > 0  # drawn
+    many = _write(tmp_path, f'<g transform="{"translate(0) " * (MAX_TRANSFORMS + 1)}">{rect}</g>', "many.svg")
+    assert f"has a transform of more than {MAX_TRANSFORMS} functions" in str(_refused(many))

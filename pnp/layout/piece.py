@@ -583,8 +583,8 @@ class _Painter:
         return spec
 
     def inline_icon(self, env: Env, st: Style):
-        accent = self.tpl.colors.get("accent", st.color)
-        bg = self.tpl.colors.get("paper", PAPER)
+        accent, bg = self.tpl.colors.get("accent", st.color), self.tpl.colors.get("paper", PAPER)
+        placed = [self.drawn]  # the piece's shapes, with the icons this text has placed so far
 
         def fn(name: str, size: float):
             spec = self.icon_spec(name)
@@ -595,7 +595,12 @@ class _Painter:
 
             def draw(x: float, baseline: float) -> list[Primitive]:
                 y = baseline - size * 0.2
-                return self.icon(name, spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
+                out = self.icon(name, spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
+                placed[0] += len(out)  # counted as placed: 800 icons of 3,000 shapes took 1.4 GB first
+                if placed[0] > MAX_SHAPES:
+                    raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece (the text's inline icons)",
+                                      expected="fewer inline icons in the text, or icons of fewer shapes")
+                return out
 
             return adv, draw
 

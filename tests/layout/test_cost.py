@@ -221,3 +221,26 @@ def test_curves_and_paths_are_charged_their_weight(tmp_path: Path) -> None:
         check(root, "mini", session=s)
         used.append(s.tally.used)
     assert used[1] - used[0] == 300
+
+
+def test_inline_icons_are_counted_as_they_are_placed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """800 inline uses of an icon of 3,000 polygons made 2.4 million shapes before the per-piece
+    cap was looked at: 1.4 GB and exit 3 (attack 6, F10). They are counted as each is placed, so
+    the text stops at the first shape over MAX_SHAPES."""
+    from pnp.layout import piece
+
+    polys = [{"polygon": [[0, 0], [1, 0], [1, 1]]}] * 3000
+    text = {"type": "richtext", "box": [2, 2, 59, 84], "text": "{text}", "style": "body"}
+    made = []
+    real = piece._Painter.icon
+
+    def icon(self, *args, **kw):  # type: ignore[no-untyped-def]
+        made.append(1)
+        return real(self, *args, **kw)
+    monkeypatch.setattr(piece._Painter, "icon", icon)
+    root = make_game(tmp_path / "root", [text], [item(text="{icon:big} " * 800)],
+                     extra_tpl={"icons": {"big": {"shapes": polys}}})
+    r = run_cli("check", "mini", "--data", root.path)
+    assert r.exit_code == 2, r.stderr
+    assert "more than 20000 shapes on one piece (the text's inline icons)" in r.stderr
+    assert len(made) <= 20_000 // 3000 + 2  # stopped at the 7th icon, not after all 800

@@ -412,8 +412,8 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
 
 def preview(game: str, component: str, item: str | None = None, *, data: Data = None,
             out: str | os.PathLike[str] = "out", dpi: float = 150) -> PreviewReport:
-    """``out/preview/<game>-<component>[-<item>].png``: one item, front and back side by side, or
-    without ``item`` a contact sheet of every distinct item of ``component``."""
+    """``out/preview/<game>/<component>/<item>.png``: one item, front and back side by side, or
+    without ``item`` a contact sheet of every distinct item of ``component``, ``.../<component>.png``."""
     try:
         session, gc = _for_export(data, game, DEFAULT_BLEED_MM)
     except DataError as exc:

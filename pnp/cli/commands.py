@@ -771,7 +771,7 @@ def export_data_cmd(game: str, component: str, fmt: str, out: str, data: str | N
 @click.argument("component", shell_complete=complete_components)
 @click.argument("item", required=False, shell_complete=complete_items)
 @click.option("--dpi", type=Integer(36, 600), default=150, show_default=True)
-@out_option("writes DIR/preview/<game>-<component>[-<item>].png")
+@out_option("writes DIR/preview/<game>/<component>[/<item>].png")
 @data_option
 @guarded
 def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str, data: str | None) -> None:

@@ -60,8 +60,9 @@ def _caption(tl: TextLayout, text: str, x: float, y: float, w: float, h: float, 
 
 def preview(session: Session, gc: GameCheck, out: Path, component: str, item: str | None = None,
             dpi: float = 150) -> Path:
-    """``out/preview/<game>-<component>[-<item>].png``: one item's front and back side by side, or
-    without ``item`` a contact sheet of every distinct item (and each distinct back), at the trim."""
+    """``out/preview/<game>/<component>/<item>.png``: one item's front and back side by side, or
+    without ``item`` a contact sheet of every distinct item (and each distinct back), ``.../<component>.png``;
+    at the trim."""
     plan = select_plans(gc, component)[0]
     comp, game, fonts = plan.component, gc.game, session.fonts
     pw, ph = comp.size[0] * MM, comp.size[1] * MM
@@ -110,7 +111,9 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     check_pixels(size, f"{game.id}/{comp.id}")
     check_total(game.id, "pnp preview", 1, size[0] * size[1], dpi, lambda d: px(width / MM, d) * px(height / MM, d),
                 None, decoded_pixels(lay for lay, _ in cells))  # the image files each cell draws
-    path = out / "preview" / f"{game.id}-{comp.id}{'-' + item if item else ''}.png"
+    # one folder a game, and an item's picture in its component's folder: `deck scout` and the
+    # contact sheet of a component `deck-scout` are two files (ids hold hyphens)
+    path = out / "preview" / game.id / (f"{comp.id}/{item}.png" if item else f"{comp.id}.png")
     with _pdf(data) as doc:
         # a big board at a high --dpi: rendered in bands, memory bounded
         png = (banded_png(doc, 0, size, dpi) if size[0] * size[1] > BAND_PIXELS

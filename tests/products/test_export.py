@@ -337,7 +337,7 @@ def test_tts_component_without_back_is_an_input_error(tmp_path: Path) -> None:
 
 def test_preview_one_piece_front_and_back_side_by_side(tmp_path: Path) -> None:
     r = ok("preview", "golems", "golem-deck", "flesh", "--out", tmp_path, "--dpi", "100")
-    path = tmp_path / "preview" / "golems-golem-deck-flesh.png"
+    path = tmp_path / "preview" / "golems" / "golem-deck" / "flesh.png"
     assert r.stdout.strip() == str(path)
     m, g = PREVIEW_MARGIN, PREVIEW_GAP
     with Image.open(path) as img:
@@ -354,14 +354,19 @@ def test_preview_one_piece_front_and_back_side_by_side(tmp_path: Path) -> None:
 
 def test_preview_contact_sheet_and_unknown_ids(tmp_path: Path) -> None:
     ok("preview", "golems", "wizard", "--out", tmp_path, "--dpi", "60")
-    with Image.open(tmp_path / "preview" / "golems-wizard.png") as img:
+    with Image.open(tmp_path / "preview" / "golems" / "wizard.png") as img:
         assert img.mode == "RGB" and img.width > img.height  # 4 fronts + 4 backs, laid out landscape
     r = run("preview", "golems", "wizard", "wizard-green", "--out", tmp_path)
     assert r.exit_code == 2
     assert "wizard-green" in r.stderr and "wizard-red, wizard-blue, wizard-yellow, wizard-black" in r.stderr
     r = run("preview", "golems", "wizzard", "--out", tmp_path)
     assert r.exit_code == 2 and "wizard" in r.stderr and "golem-deck" in r.stderr
-    assert sorted(p.name for p in (tmp_path / "preview").iterdir()) == ["golems-wizard.png"]
+    assert sorted(p.name for p in (tmp_path / "preview" / "golems").iterdir()) == ["wizard.png"]
+    # an item's picture goes in its component's folder: `wizard red` and a component `wizard-red`
+    # wrote one file name before (attack 6, F3)
+    ok("preview", "golems", "wizard", "wizard-red", "--out", tmp_path, "--dpi", "36")
+    assert (tmp_path / "preview" / "golems" / "wizard" / "wizard-red.png").is_file()
+    assert (tmp_path / "preview" / "golems" / "wizard.png").is_file()
 
 
 # -- contents sheet -------------------------------------------------------------------------------

@@ -130,3 +130,21 @@ def test_ctrl_c_at_any_moment_of_start_up_is_exit_130_without_a_traceback(how: s
         judged.append(delay)
     if not judged:
         pytest.skip("every run ended before its signal or was stopped before Python started pnp")
+
+
+def test_ctrl_c_while_click_parses_is_exit_130(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """A Ctrl-C that arrives while click parses the command line, before the command's own
+    handling: click's standalone mode printed "Aborted!" and exited 1 (seen in a fresh-venv run
+    of the test above, at 0.2 s)."""
+    from pnp.cli import commands
+
+    def interrupted(*args: object, **kw: object) -> None:
+        raise KeyboardInterrupt
+    monkeypatch.setattr(commands.main, "make_context", interrupted)
+    monkeypatch.setattr(sys, "argv", ["pnp", "list"])
+    with pytest.raises(SystemExit) as exc:
+        commands.run()
+    assert exc.value.code == 130
+    err = capsys.readouterr().err
+    assert err.endswith(INTERRUPTED + "\n") and "Aborted!" not in err

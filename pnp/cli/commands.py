@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gc
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,6 +59,7 @@ from pnp.cli.output import (
     progress_bar,
     report_github,
     report_text,
+    run_click,
     show_problems,
 )
 from pnp.cli.shop import shop_run
@@ -70,8 +70,6 @@ from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root, 
 from pnp.products.scaffold import scaffold
 from pnp.qa.check import GameCheck
 from pnp.version import __version__
-
-INTERRUPTED = "pnp: interrupted; nothing more was written"  # word for word as pnp.cli.output.guarded says it
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -94,19 +92,7 @@ def run() -> None:
     ``main`` itself), with the garbage collector set for a short-lived process (docs/performance.md)."""
     gc.set_threshold(10_000, 10, 10)  # the young generation collected every 10,000 allocations, not 700
     try:
-        # Not click's standalone mode: it turns a Ctrl-C that arrives while it parses the command
-        # line (before the command's own handling, pnp.cli.output.guarded) into "Aborted!", exit 1.
-        code = main.main(standalone_mode=False)
-        sys.exit(code if isinstance(code, int) else 0)  # an Exit's code (--help, --version), or 0
-    except click.exceptions.Abort:  # Ctrl-C (or end of input) while click itself ran
-        echo(INTERRUPTED, err=True)
-        sys.exit(130)
-    except click.ClickException as exc:  # a usage error: as click prints it, exit 2
-        exc.show()
-        sys.exit(exc.exit_code)
-    except BrokenPipeError:  # stdout closed by the reader (`pnp list | head`), as click handles it
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(1)
+        run_click(main)
     finally:
         gc.freeze()  # so the interpreter skips its final full collection on the way out
 

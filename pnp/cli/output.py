@@ -66,6 +66,27 @@ def internal_error(exc: Exception) -> str:
             "(this is a bug in pnp; set PNP_DEBUG=1 to see the traceback)")
 
 
+INTERRUPTED = "pnp: interrupted; nothing more was written"  # as pnp/__main__.py says it too
+
+
+def run_click(group: click.Group) -> NoReturn:
+    """Run the command line through ``group`` and exit, as click's standalone mode does but for a
+    Ctrl-C while click parses the command line (before the command's own handling, ``guarded``):
+    the one line and exit 130, where click said "Aborted!" and exited 1."""
+    try:
+        code = group.main(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)  # an Exit's code (--help, --version), or 0
+    except click.exceptions.Abort:  # Ctrl-C (or end of input) while click itself ran
+        echo(INTERRUPTED, err=True)
+        sys.exit(130)
+    except click.ClickException as exc:  # a usage error: as click prints it, exit 2
+        exc.show()
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:  # stdout closed by the reader (`pnp list | head`), as click handles it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+
+
 def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     """No traceback for the user: input problems exit 2, bugs exit 3 with a short note."""
 
@@ -81,7 +102,7 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except KeyboardInterrupt:  # Ctrl-C: files are written all or none, so the old ones stand
-            echo("pnp: interrupted; nothing more was written", err=True)
+            echo(INTERRUPTED, err=True)
             sys.exit(130)  # 128 + SIGINT, as a shell reports a process killed by it
         except WorkerDied as exc:  # killed from outside or out of memory: no traceback, not a bug
             echo(f"pnp: {exc}", err=True)

@@ -181,8 +181,7 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
         errors = exc.diagnostics
     if errors:  # the report a program reads says so too: JSON on stdout, annotations for GitHub
         if as_json:
-            echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION,
-                             "errors": [d.as_json() for d in errors], "games": []}, indent=2))
+            echo(_check_json([d.as_json() for d in errors], []))
         elif github:
             for d in errors:
                 echo(diag_annotation(d))
@@ -213,9 +212,14 @@ def check_cmd(games: tuple[str, ...], fmt: str, as_json: bool, verbose: bool, st
         else:
             report_text(gc, verbose)
     if as_json:
-        echo(json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "errors": [], "games": results},
-                        indent=2))
+        echo(_check_json([], results))
     sys.exit(report.exit_code)
+
+
+def _check_json(errors: list[dict[str, Any]], games: list[dict[str, Any]]) -> str:
+    """The versioned `pnp check --format json` report (docs/ci.md)."""
+    return json.dumps({"format": "pnp-check", "version": JSON_FORMAT_VERSION, "errors": errors, "games": games},
+                      indent=2)
 
 
 @main.command("build")

@@ -319,10 +319,16 @@ def load_json(path: Path, display: str | None = None) -> Doc:
     return parse_json(raw, path, shown)
 
 
-def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
+def refuse_bom(raw: bytes, shown: str, kind: str) -> None:
+    """DataError for a file (of ``kind``: "JSON", "TOML") that starts with a UTF-8 byte order
+    mark, which neither format allows (their parsers would say "invalid statement" or the like)."""
     if raw.startswith(b"\xef\xbb\xbf"):
         raise DataError([Diagnostic(shown, "file starts with a UTF-8 byte order mark (BOM)", (), 1, 1,
-                                    "plain UTF-8 JSON", "save the file as UTF-8 without BOM")])
+                                    f"plain UTF-8 {kind}", "save the file as UTF-8 without BOM")])
+
+
+def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
+    refuse_bom(raw, shown, "JSON")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

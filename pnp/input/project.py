@@ -224,7 +224,7 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
             continue
         before = len(diags)
         diags.extend(kinds.check_component(manifest, ci, c))
-        other = tables.shares_cache(c, components)
+        other = tables.shares_cache(c, components[:ci])  # reported once, at the later of the two
         if other is not None:  # `pnp fetch` writes a published sheet's cache: no file another component reads
             message, expected = tables.shared_cache_message(c, other)
             diags.append(manifest.diag(("components", ci, "cache" if "cache" in c else "data"), message,

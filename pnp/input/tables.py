@@ -72,20 +72,17 @@ def cache_name(entry: Mapping[str, Any]) -> str:
 
 
 def shares_cache(entry: Mapping[str, Any], others: Iterable[Any]) -> Mapping[str, Any] | None:
-    """The first of ``others`` (manifest component entries before ``entry``) whose data file or
-    published sheet's cached copy is the file ``entry`` reads, when either of the two is a
-    published sheet: `pnp fetch` would overwrite the other's file. None when there is none."""
+    """The first of ``others`` (manifest component entries; ``entry`` itself is passed over)
+    whose data file or published sheet's cached copy is the file ``entry`` reads, when either of
+    the two is a published sheet: `pnp fetch` would overwrite the other's file. None when there
+    is none."""
     def name(e: Mapping[str, Any]) -> str:
         return file_name(e) if is_sheet(e["data"]) else e["data"]
 
     mine = name(entry)
-    for other in others:
-        if other is entry:
-            break
-        if (isinstance(other, Mapping) and isinstance(other.get("data"), str) and name(other) == mine
-                and (is_url(entry["data"]) or is_url(other["data"]))):
-            return other
-    return None
+    return next((other for other in others if other is not entry and isinstance(other, Mapping)
+                 and isinstance(other.get("data"), str) and name(other) == mine
+                 and (is_url(entry["data"]) or is_url(other["data"]))), None)
 
 
 def shared_cache_message(entry: Mapping[str, Any], other: Mapping[str, Any]) -> tuple[str, str]:

@@ -35,7 +35,7 @@ from pnp.layout.primitives import Ellipse, Path, Rect
 # building per MB of input at the most.
 TEXT_COST = 3  # a fitted text element, besides the lines and inline icons it draws (a short one: ~33 µs)
 FIT_CHARS = 100  # and one more for each this many characters its fitting measures (``Fit.work``)
-SHAPES_BASE = 250_000  # per command: about 2 s of building; the five bundled games charge ~60,000 together
+SHAPES_BASE = 250_000  # per command: about 2 s of building; `check` charges the five bundled games ~74,000
 SHAPES_PER_BYTE = 0.25  # per byte (character) of the command's manifests, data files and templates
 SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layouts (~600 MB at this)
 

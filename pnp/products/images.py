@@ -68,24 +68,23 @@ class Distinct(Struct, frozen=True):
     back: PieceLayout | None
 
 
-def distinct(plan: ComponentPlan) -> list[Distinct]:
-    """The component's items in data order; ``plan.fronts`` holds one layout per copy."""
-    out: list[Distinct] = []
+def _first_copies(plan: ComponentPlan) -> Iterator[tuple[Item, int]]:
+    """Each item in data order with the index of its first copy in ``plan.fronts``/``backs``
+    (which hold one layout per copy)."""
     i = 0
     for item in plan.component.items:
-        out.append(Distinct(item, plan.fronts[i], plan.backs[i]))
+        yield item, i
         i += item.copies
-    return out
+
+
+def distinct(plan: ComponentPlan) -> list[Distinct]:
+    """The component's items in data order, each with its sides."""
+    return [Distinct(item, plan.fronts[i], plan.backs[i]) for item, i in _first_copies(plan)]
 
 
 def item_backs(plan: ComponentPlan) -> list[PieceLayout | None]:
     """Each distinct item's back, as ``distinct`` gives them, without laying out a front."""
-    backs: list[PieceLayout | None] = []
-    i = 0
-    for item in plan.component.items:
-        backs.append(plan.backs[i])
-        i += item.copies
-    return backs
+    return [plan.backs[i] for _, i in _first_copies(plan)]
 
 
 def distinct_backs(plan: ComponentPlan) -> set[tuple[Primitive, ...]]:

@@ -24,7 +24,7 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, alternatives
 from pnp.impose.sheet import DUPLEX_MODES, MAX_BLEED_MM, PAPERS
-from pnp.input.load import NotRegular, file_kind, read_regular
+from pnp.input.load import NotRegular, file_kind, read_regular, refuse_bom
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE
 
 KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
@@ -80,9 +80,7 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             continue
         try:
             raw = read_regular(path, MAX_CONFIG_BYTES)
-            if raw.startswith(b"\xef\xbb\xbf"):  # TOML is plain UTF-8; tomllib would say "Invalid statement"
-                raise DataError([Diagnostic(str(path), "file starts with a UTF-8 byte order mark (BOM)", (), 1, 1,
-                                            "plain UTF-8 TOML", "save the file as UTF-8 without BOM")])
+            refuse_bom(raw, str(path), "TOML")  # tomllib would say "Invalid statement"
             data = tomllib.loads(raw.decode("utf-8"))
         except NotRegular as exc:  # a named pipe would block the read; a folder, a device...
             what = (f"not a regular file: it is {file_kind(path)}" if exc.errno == errno.EINVAL

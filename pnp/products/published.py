@@ -20,7 +20,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic, terminal_text
+from pnp.errors import DataError, Diagnostic, one_line, terminal_text
 from pnp.input.load import NAME_MAX, Doc, file_kind, name_too_long, read_regular
 from pnp.input.tables import (
     MAX_SHEET_BYTES,
@@ -86,9 +86,6 @@ def cache_problem(manifest: Doc, index: int, entry: Mapping[str, Any], folder: P
     where = ("components", index, "cache" if "cache" in entry else "data")
     comps = manifest.data.get("components") if isinstance(manifest.data, Mapping) else None
     shared = shares_cache(entry, comps) if isinstance(comps, list) else None
-    if shared is None and isinstance(comps, list):  # or a later component reads this cache
-        shared = next((c for c in comps[index + 1:] if isinstance(c, Mapping) and shares_cache(c, comps) is entry),
-                      None)
     if shared is not None:
         message, expected = shared_cache_message(entry, shared)
         return manifest.diag(where, message, expected=expected)
@@ -265,11 +262,11 @@ def _server_text(text: str, url: str) -> str:
 
 def _one_line(text: str, limit: int, ascii_only: bool = False) -> str:
     """``text`` on one line: line breaks, tabs and every character a terminal would act on
-    escaped (``\\n``, ``\\x1b``: pnp.errors.terminal_text; with ``ascii_only`` every character
+    escaped (``\\x0a``, ``\\x1b``: pnp.errors.one_line and terminal_text; with ``ascii_only`` every character
     outside printable ASCII), cut to its first ``limit`` characters (then ``...``) before
     escaping, so that no escape is cut in two."""
     cut = len(text) > limit
-    text = terminal_text(text[:limit]).replace("\n", "\\n").replace("\t", "\\t")
+    text = one_line(terminal_text(text[:limit]))
     if ascii_only:
         text = "".join(ch if ch < "\x7f" else f"\\x{ord(ch):02x}" if ch <= "\xff" else f"\\u{ord(ch):04x}"
                        for ch in text)

@@ -122,8 +122,8 @@ def find_document(game: Game) -> Path | None:
         except (OSError, RuntimeError):  # a loop of links
             inside = False
         if not inside:
-            what = "is a link to a file outside"
-            raise DataError([_document_diag(game, f"document {name!r} ({shown_path(path)}) {what} {where}",
+            raise DataError([_document_diag(game, f"document {name!r} ({shown_path(path)}) is a link to a file "
+                                            f"outside {where}",
                                             expected="a file inside " + where,
                                             hint="copy the document there instead of linking to it")])
         if not path.is_file():

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import re
+import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -30,6 +32,14 @@ PING_S = 15.0  # a comment on the event stream this often, so a closed page is n
 # are answered 503 at once and closed. Thousands of idle connections made thousands of threads.
 MAX_CONNECTIONS = 64
 IDLE_S = 60.0  # a connection that sends nothing (or reads nothing) this long is closed
+# A request head (request line and headers, or the wait for them on a kept-alive connection)
+# must be complete this long after it began: a socket timeout counts single reads only, so a
+# client trickling one header line every few seconds held its slot for ever (attack 6, F9).
+HEAD_S = 20.0
+# When every slot is taken, a new connection takes the slot of the connection that has been
+# waiting longest for its request head, if that began at least this long ago: connections that
+# send nothing cannot starve the ones that do.
+HEAD_GRACE_S = 2.0
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 # The names a page served on a loopback address may be asked for by: any other Host header is a
 # page of some other site reaching this one through DNS rebinding, and gets a 421, not the pages.
@@ -40,16 +50,59 @@ _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset
 
 
 class _HTTPServer(ThreadingHTTPServer):
-    """A ThreadingHTTPServer serving at most MAX_CONNECTIONS connections at once."""
+    """A ThreadingHTTPServer serving at most MAX_CONNECTIONS connections at once, each given
+    HEAD_S for a request head; when all are taken, one stuck in its head makes way."""
 
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]):
         super().__init__(address, handler)
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        self.heads: dict[socket.socket, float] = {}  # connection -> when its request head began
+        self.heads_lock = threading.Lock()
+
+    def head_begins(self, conn: socket.socket) -> None:
+        with self.heads_lock:
+            self.heads[conn] = time.monotonic()
+
+    def head_ends(self, conn: socket.socket) -> None:
+        with self.heads_lock:
+            self.heads.pop(conn, None)
+
+    def _cut(self, conn: socket.socket) -> None:
+        """End a connection waiting for its head: its handler's read returns at once, as if the
+        client had closed it, and the handler's thread gives the slot back."""
+        self.head_ends(conn)
+        with contextlib.suppress(OSError):
+            conn.shutdown(socket.SHUT_RDWR)
+
+    def service_actions(self) -> None:  # serve_forever calls this between polls (every 0.1 s)
+        now = time.monotonic()
+        with self.heads_lock:
+            late = [c for c, began in self.heads.items() if now - began > HEAD_S]
+        for conn in late:
+            self._cut(conn)
+
+    def _make_way(self) -> bool:
+        """Cut the connection longest in its request head (begun HEAD_GRACE_S ago at least) and
+        take its slot, once its thread has let it go; False if there is none."""
+        with self.heads_lock:
+            oldest = min(self.heads.items(), key=lambda item: item[1], default=None)
+        if oldest is None or time.monotonic() - oldest[1] < HEAD_GRACE_S:
+            return False
+        self._cut(oldest[0])
+        return self.slots.acquire(timeout=1.0)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A connection the client (or a deadline) cut is nothing to report; anything else is
+        one line, not socketserver's traceback on stderr."""
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            print(f"pnp: internal error in a connection: {type(exc).__name__}: {exc} (this is a bug in pnp)",
+                  file=sys.stderr)
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self.slots.acquire(blocking=False):
+        if not self.slots.acquire(blocking=False) and not self._make_way():
             with contextlib.suppress(OSError):
                 request.sendall(_BUSY)  # a few bytes into an empty socket buffer: never blocks
             self.shutdown_request(request)
@@ -64,6 +117,7 @@ class _HTTPServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self.head_ends(request)
             self.slots.release()
 
 PNG_NAME = re.compile(r"/png/([0-9a-f]{20})\.png")
@@ -147,6 +201,15 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet: the terminal shows the builds
             pass
+
+        def handle_one_request(self) -> None:
+            server.httpd.head_begins(self.connection)  # ended by parse_request, or by the thread's end
+            super().handle_one_request()
+
+        def parse_request(self) -> bool:
+            ok = super().parse_request()  # reads the headers
+            server.httpd.head_ends(self.connection)
+            return ok
 
         def do_HEAD(self) -> None:
             self.do_GET()

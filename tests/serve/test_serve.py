@@ -14,6 +14,7 @@ import struct
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -143,16 +144,34 @@ def test_a_loopback_server_answers_only_to_local_host_names(served: tuple[Server
         assert _get_as(server, host) == 421, host
 
 
+def _capped(mini: DataRootCopy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap: int,
+            **limits: float) -> Server:
+    from pnp.serve import server as server_module
+
+    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", cap)
+    for name, value in limits.items():
+        monkeypatch.setattr(server_module, name, value)
+    return serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
+                 interval=3600, log=lambda line: None)
+
+
+def _closed_by_server(sock: socket.socket, within: float) -> bool:
+    """Whether the server ends ``sock`` within ``within`` seconds (its reads see the end)."""
+    sock.settimeout(within)
+    try:
+        return sock.recv(1) == b""
+    except TimeoutError:
+        return False
+    except OSError:
+        return True
+
+
 def test_connections_beyond_the_cap_are_turned_away_not_threaded(mini: DataRootCopy, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Each connection is a thread: thousands of idle ones made thousands of threads (attack 5,
-    borderline 1). Beyond MAX_CONNECTIONS a connection gets a 503 at once; once they close, pages
-    are served again."""
-    from pnp.serve import server as server_module
-
-    monkeypatch.setattr(server_module, "MAX_CONNECTIONS", 4)
-    server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
-                   interval=3600, log=lambda line: None)
+    borderline 1). Beyond MAX_CONNECTIONS a connection gets a 503 at once (while the others
+    are within their grace to send a head); once they close, pages are served again."""
+    server = _capped(mini, tmp_path, monkeypatch, 4, HEAD_GRACE_S=3600.0)
     try:
         addr = server.httpd.server_address[:2]
         idle = [socket.create_connection(addr, timeout=10) for _ in range(4)]  # each holds a thread, reading
@@ -168,6 +187,62 @@ def test_connections_beyond_the_cap_are_turned_away_not_threaded(mini: DataRootC
                 break
         else:
             raise AssertionError("no slot came back")
+    finally:
+        server.close()
+
+
+def test_a_request_head_has_one_deadline_however_slowly_it_trickles(mini: DataRootCopy, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 6, F9: a client sending one more header line every 5 s was never dropped (the
+    socket timeout counts single reads), so 300 of them held every slot. The whole head has
+    HEAD_S; a client that keeps trickling is cut when it has passed, one that sent its head
+    in time is served."""
+    server = _capped(mini, tmp_path, monkeypatch, 8, HEAD_S=1.0)
+    try:
+        addr = server.httpd.server_address[:2]
+        slow = socket.create_connection(addr, timeout=10)
+        slow.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        began = time.monotonic()
+        cut = False
+        while time.monotonic() - began < 8 and not cut:
+            try:
+                slow.sendall(b"X-a: b\r\n")  # a header line every 0.2 s: each read is quick
+            except OSError:
+                cut = True
+                break
+            cut = _closed_by_server(slow, 0.2)
+        assert cut, "a trickling head was never cut"
+        assert time.monotonic() - began < 4  # at HEAD_S (1 s), checked every 0.1 s
+        assert get(server, "/")[0] == 200
+    finally:
+        server.close()
+
+
+def test_a_new_connection_takes_the_slot_of_one_stuck_in_its_head(mini: DataRootCopy, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """When every slot is held by connections that have sent no complete head for
+    HEAD_GRACE_S, a new one is served in the slot of the longest waiting; connections being
+    served (open event streams) are never cut for it: with those in every slot, a 503."""
+    server = _capped(mini, tmp_path, monkeypatch, 4, HEAD_GRACE_S=0.2)
+    try:
+        addr = server.httpd.server_address[:2]
+        idle = [socket.create_connection(addr, timeout=10) for _ in range(4)]
+        idle[0].sendall(b"GET / HTTP/1.1\r\n")  # a head begun and never ended
+        time.sleep(0.5)
+        assert get(server, "/")[0] == 200  # in the slot of a stuck one
+        assert sum(_closed_by_server(sock, 0.5) for sock in idle) == 1
+        for _ in range(6):  # a slot is free once a request's connection closes
+            assert get(server, "/")[0] == 200
+        streams = []
+        for _ in range(4):
+            sock = socket.create_connection(addr, timeout=10)
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert sock.recv(12) == b"HTTP/1.1 200"
+            streams.append(sock)
+        time.sleep(0.5)
+        assert get(server, "/")[0] == 503  # no connection stuck in a head: nothing to cut
+        for sock in streams + idle:
+            sock.close()
     finally:
         server.close()
 

@@ -53,6 +53,7 @@ from pnp.products.tts_save import check_base_url
 from pnp.qa.check import GameCheck
 from pnp.qa.check import check as _check
 from pnp.qa.preflight import GamePreflight, preflight_game
+from pnp.qa.rasters import Budget
 from pnp.render.draw import BackCorrection
 from pnp.render.write import FileSet, write_atomic
 from pnp.units import MM
@@ -227,11 +228,13 @@ class PreflightReport(Struct, frozen=True):
         return self.exit_code == 0
 
 
-def preflight(games: Games = None, *, data: Data = None, **opts: Any) -> PreflightReport:
+def preflight(games: Games = None, *, data: Data = None, max_pixels: int | None = None,
+              **opts: Any) -> PreflightReport:
     """Check each game as a print shop would, rendering in memory (nothing is written): ink
     coverage, smallest text, thinnest stroke, image resolution, safe zone, cut lines, margins,
     sheets and sizes. With ``ink_saver`` the low-ink variant, with the normal build's coverage
-    beside it."""
+    beside it. ``max_pixels``: the pixel budget of the renders that measure coverage and cut
+    lines (None: the exports' default; a component past it is reported unmeasured)."""
     o = options(**opts)
     try:
         source_date_epoch()  # preflight renders PDFs in memory: reportlab reads the variable too
@@ -240,14 +243,16 @@ def preflight(games: Games = None, *, data: Data = None, **opts: Any) -> Preflig
     except DataError as exc:
         return PreflightReport(o, errors=tuple(exc.diagnostics))
     session = Session(root)
+    budget = Budget(max_pixels)
     out = []
     for gid in ids:
         try:
             check_game_id(root, gid)
-            pre = preflight_game(session, _check(root, gid, o, session))
+            pre = preflight_game(session, _check(root, gid, o, session), budget=budget)
             if o.ink_saver:  # the saving: the normal build's coverage, measured alike
                 normal = _check(root, gid, replace(o, ink_saver=False), session)
-                pre = replace(pre, normal_coverage=preflight_game(session, normal, lines=False).coverage)
+                pre = replace(pre, normal_coverage=preflight_game(session, normal, lines=False,
+                                                                  budget=budget).coverage)
             out.append(GamePreflighted(gid, pre))
         except DataError as exc:
             out.append(GamePreflighted(gid, errors=tuple(exc.diagnostics)))

@@ -52,6 +52,7 @@ from pnp.cli.output import (
     diag_annotation,
     echo,
     fail_input,
+    fetched_text,
     game_problems,
     guarded,
     internal_error,
@@ -321,10 +322,11 @@ def build_cmd(ctx: click.Context, games: tuple[str, ...], out: str, paper: str, 
               "against the normal build's.")
 @click.option("--strict", is_flag=True, help="Treat preflight warnings as errors (exit 2).")
 @paper_options
+@max_megapixels_option
 @data_option
 @guarded
 def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict: bool, paper: str, duplex: str,
-                  bleed: float, token_cut: str, data: str | None) -> None:
+                  bleed: float, token_cut: str, max_megapixels: int | None, data: str | None) -> None:
     """Check each game (default: all) as a print shop would, per component and sheet: ink
     coverage (pages rasterised at 20 dpi), the smallest text and rules text, the thinnest
     stroke, image resolution, text or icons outside the 3 mm safe zone, cut lines that cross a
@@ -333,7 +335,8 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
 
     Thresholds (rules text 8 pt unless game.json says otherwise, strokes 0.25 pt, images
     200 ppi, margins 5 mm) give warnings; exit 0, or 2 for invalid input or, with --strict,
-    any warning.
+    any warning. The pages rasterised to measure are held to the exports' pixel budget
+    (--max-megapixels): a component past it is reported unmeasured, with a warning.
 
     \b
     Examples:
@@ -342,7 +345,8 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
       pnp preflight golems --paper a4 --json > preflight.json
     """
     report = api.preflight(games or None, data=data_root(data), paper=paper, duplex=duplex, bleed_mm=bleed,
-                           ink_saver=ink_saver, token_cut=token_cut, strict=strict)
+                           ink_saver=ink_saver, token_cut=token_cut, strict=strict,
+                           max_pixels=megapixels(max_megapixels))
     if report.errors:
         fail_input(report.errors)
     results: list[dict[str, Any]] = []
@@ -439,16 +443,6 @@ def fetch_cmd(games: tuple[str, ...], data: str | None) -> None:
     report = api.fetch(games or None, data=data_root(data))
     fetched_text(report)
     sys.exit(report.exit_code)
-
-
-def fetched_text(report: api.FetchReport) -> None:
-    """Print a fetch's outcome per published sheet (failures on stderr); input errors exit 2."""
-    if report.errors:
-        fail_input(report.errors)
-    for f in report.fetched:
-        echo(f"{f.component}: {f.url} -> {shown_path(f.path)}: {f.message}", err=not f.ok)
-    if not report.fetched:
-        echo("pnp: no published sheets (no component's data is an http(s) URL)")
 
 
 @main.command("new")

@@ -27,8 +27,8 @@ from pnp.input.load import read_regular
 from pnp.input.project import GAME_ID, DataRoot, bundled_root, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE, COLOR_MODES, BuildOptions
-from pnp.products.images import MAX_COMMAND_PIXELS
 from pnp.products.printers import load_profile
+from pnp.render.pixels import MAX_COMMAND_PIXELS
 
 # What a number option takes: plain ASCII decimal notation, an optional sign, digits, an optional
 # fraction and an optional exponent (3, -1.2, .5, 2.5e-1). Python's float() and int() take more:

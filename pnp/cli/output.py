@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 import click
 from msgspec.structs import replace
 
+from pnp.api import FetchReport
 from pnp.cli.options import again
 from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, one_line, shown_lines, terminal_text
 from pnp.input.project import shown_path
@@ -213,7 +214,7 @@ def preflight_text(pre: Any, opts: BuildOptions) -> None:
         echo(f"  {c.component:<18} {c.pieces:>6} {per:>6} {c.sheets:>6} {c.pages:>5} {kb:>6} {ink:>5}"
                    f" {val(c.smallest_text):>7} {val(c.smallest_rules):>7} {val(c.thinnest_stroke, '.2f'):>7}"
                    f" {margin:>8}")
-    pages = sum(c.pages for c in pre.components)
+    pages = sum(len(c.coverage) for c in pre.components if c.coverage)  # the pages measured
     cov = pre.coverage
     line = f"  ink coverage: {cov * 100:.1f} % per page (mean of {counted(pages, 'page')})" if cov is not None else ""
     if cov is not None and pre.normal_coverage:
@@ -337,3 +338,13 @@ def build_text(report: Any, verbose: bool) -> None:
 
 
 JSON_FORMAT_VERSION = 1
+
+
+def fetched_text(report: FetchReport) -> None:
+    """Print a fetch's outcome per published sheet (failures on stderr); input errors exit 2."""
+    if report.errors:
+        fail_input(report.errors)
+    for f in report.fetched:
+        echo(f"{f.component}: {f.url} -> {shown_path(f.path)}: {f.message}", err=not f.ok)
+    if not report.fetched:
+        echo("pnp: no published sheets (no component's data is an http(s) URL)")

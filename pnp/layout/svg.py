@@ -60,7 +60,8 @@ def is_svg(path: str) -> bool:
 def svg_art(path: str, shown: str) -> tuple[float, float]:
     """The width and height (pt) of the SVG file at ``path`` (``shown``: its name in messages),
     after the checks above; SvgError when it fails one."""
-    return _cached(path, shown)[1:]  # type: ignore[return-value]
+    _, w, h, _ = _cached(path, shown)
+    return w, h
 
 
 def svg_drawing(path: str) -> Any:
@@ -68,10 +69,15 @@ def svg_drawing(path: str) -> Any:
     return _cached(path, os.path.basename(path))[0]
 
 
-_ART: OrderedDict[tuple[str, int, int], tuple[Any, float, float]] = OrderedDict()  # the last 64 read
+def svg_work(path: str) -> int:
+    """What drawing the checked file's art once costs a rasteriser, in shapes (``_work``)."""
+    return _cached(path, os.path.basename(path))[3]
 
 
-def _cached(path: str, shown: str) -> tuple[Any, float, float]:
+_ART: OrderedDict[tuple[str, int, int], tuple[Any, float, float, int]] = OrderedDict()  # the last 64 read
+
+
+def _cached(path: str, shown: str) -> tuple[Any, float, float, int]:
     """``_art`` once per file version (path, mtime, size), whatever name messages give it: the
     check and the drawing of one build read a file once (svglib takes ~0.2 ms an element)."""
     st = os.stat(path)
@@ -148,7 +154,7 @@ def _check_expansion(root: Any, shown: str) -> int:
     return copies[root]
 
 
-def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
+def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
     if size > MAX_BYTES:
         raise SvgError(f"SVG {shown!r} is {size / 1e6:.1f} MB", expected=f"at most {MAX_BYTES // 1024 // 1024} MB",
                        hint="simplify the art, or export it as a PNG")
@@ -235,7 +241,38 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float]:
         raise SvgError(f"SVG {shown!r} has a number a PDF cannot hold: {value!r} in a {kind}'s {name}",
                        expected=f"finite numbers of at most {MAX_NUMBER:g} in coordinates, sizes, stroke widths "
                        "and transforms", hint="open it in an SVG editor and save it again")
-    return drawing, w, h
+    return drawing, w, h, _work(drawing)
+
+
+# What PDFium takes to draw the art each time a page draws it, in shapes of about 2 µs (measured,
+# docs/performance.md#pixel-budget: svglib writes each shape with its own graphics state, which
+# PDFium parses for every drawing): a filled rectangle or a short path 1.6-2.0 µs, a circle or a
+# stroked shape about 4, a path 0.3 µs more a segment (40 segments: 16 µs).
+SEGMENTS_PER_SHAPE = 6
+
+
+def _work(drawing: Any) -> int:
+    """The shapes drawing ``drawing`` once counts: each shape 1, a circle, an ellipse, a rounded
+    rectangle or a stroked shape 2, and one more for every SEGMENTS_PER_SHAPE segments of a
+    path, polygon or polyline (groups only hold them)."""
+    from reportlab.graphics.shapes import Circle, Ellipse, Path, Polygon, PolyLine, Rect, Wedge
+
+    n = 0
+    stack: list[Any] = [drawing]
+    while stack:
+        node = stack.pop()
+        contents = getattr(node, "contents", None)
+        if isinstance(contents, list):
+            stack.extend(contents)
+            continue
+        curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
+        stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0
+        n += 2 if curved or stroked else 1
+        if isinstance(node, Path):
+            n += len(node.operators) // SEGMENTS_PER_SHAPE
+        elif isinstance(node, PolyLine | Polygon):
+            n += len(node.points) // 2 // SEGMENTS_PER_SHAPE
+    return n
 
 
 PATH_ARGS = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}

@@ -31,9 +31,7 @@ from pnp.products.images import (
     _stale,
     banded_png,
     check_pixels,
-    check_total,
     compose,
-    decoded_pixels,
     distinct,
     distinct_backs,
     item_backs,
@@ -48,6 +46,7 @@ from pnp.products.workers import can_fork, image_jobs, run_pool
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
+from pnp.render.pixels import ArtWork, art_work, check_total
 from pnp.render.write import FileSet, remove_leftovers
 from pnp.units import MM
 
@@ -87,7 +86,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     there instead, for the caller to commit with files of its own (a shop's report). What a killed
     export left staged goes first: temporary files older than ``STALE_AFTER``, or any with
     ``locked`` (the caller holds the output folder's lock, ``pnp.pipeline.guard``). ``max_pixels``:
-    the command's pixel budget (``pnp.products.images.check_total``)."""
+    the command's pixel budget (``pnp.render.pixels.check_total``)."""
     global _PNG
     plans = select_plans(gc, component)
     for plan in plans:  # every image's size is checked before the first is written
@@ -106,7 +105,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more,  # before any layout
                 limit=max_pixels)
     comps: list[_PngComponent] = []
-    decoded = 0
+    art = ArtWork()
     for plan in plans:
         ds = distinct(plan)
         sub = replace(plan, fronts=tuple(d.front for d in ds), backs=tuple(d.back for d in ds),
@@ -129,10 +128,10 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                 name = f"{ds[slot.piece].item.id}-{page.side}.png"
             names.setdefault(slot.piece, {})[page.side] = name
             images.append((i, folder / name))
-            decoded += decoded_pixels([ds[slot.piece].front if page.side == "front" else ds[slot.piece].back])
+            art += art_work([ds[slot.piece].front if page.side == "front" else ds[slot.piece].back])
         comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
-    # the fronts laid out: with the image files each image draws
-    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, decoded, max_pixels)
+    # the fronts laid out: with the image files and SVG art each image draws
+    check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, art, max_pixels)
     tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
     own = files is None
     fs = FileSet() if files is None else files
@@ -360,8 +359,8 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
     check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more,  # before any layout
                 limit=max_pixels)
     dss = {id(p): distinct(p) for p in decks}
-    decoded = sum(_tts_decoded(dss[id(p)], _tts_geometry(p, dpi)) for p in decks)
-    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more, decoded, max_pixels)
+    art = sum((_tts_art(dss[id(p)], _tts_geometry(p, dpi)) for p in decks), ArtWork())
+    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more, art, max_pixels)
     done: list[Exported] = []
     skipped: list[Component] = []
     with FileSet() as fs:
@@ -374,14 +373,14 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
     return done, skipped
 
 
-def _tts_decoded(ds: Sequence[Distinct], g: _TtsGeometry) -> int:
-    """The pixels of the image files a component's sheets draw, each time one draws them: every
+def _tts_art(ds: Sequence[Distinct], g: _TtsGeometry) -> ArtWork:
+    """The image files and SVG art a component's sheets draw, each time one draws them: every
     front, and every back on the back sheets, or the one back in each sheet's hidden slot and as
     the back image."""
-    fronts = decoded_pixels(d.front for d in ds)
+    fronts = art_work(d.front for d in ds)
     if g.uniform:
-        return fronts + decoded_pixels([ds[0].back]) * (len(g.grids) + 1)
-    return fronts + decoded_pixels(d.back for d in ds)
+        return fronts + art_work([ds[0].back]) * (len(g.grids) + 1)
+    return fronts + art_work(d.back for d in ds)
 
 
 TTS_PER_SHEET = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # the last slot is the hidden face

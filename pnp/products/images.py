@@ -24,21 +24,19 @@ import json
 import math
 import struct
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic, counted, did_you_mean
+from pnp.errors import DataError, Diagnostic, did_you_mean
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.model import Component, Game, Item
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
-from pnp.layout.primitives import Image as ImagePrim
 from pnp.layout.primitives import Primitive
-from pnp.layout.shapes import image_size
 from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
@@ -145,74 +143,6 @@ def check_pixels(size: tuple[int, int], what: str) -> None:
         raise DataError([Diagnostic(what, f"the image would be {w} x {h} = {w * h} pixels, more than pnp's "
                                     f"limit of {MAX_EXPORT_PIXELS}", expected=f"at most {MAX_EXPORT_PIXELS} pixels",
                                     hint="lower --dpi")])
-
-
-# One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
-# preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
-# rendered or written. Rendering and encoding cost 16-24 ns of CPU a pixel
-# (docs/performance.md#pixel-budget), so this is 16-24 s of CPU; the largest bundled game at 600
-# dpi is 443 million pixels.
-MAX_COMMAND_PIXELS = 1_000_000_000
-NS_PER_PIXEL = 25  # CPU a rendered pixel costs, about (card-sized images: 21-29 ns), for the message
-# PDFium decodes an image file again each time a page draws it (1-6 ns a pixel of the file, PNG to
-# JPEG): a file's pixels count this many to one rendered pixel, for every time a rendered image draws it.
-DECODED_PER_PIXEL = 4
-
-
-def decoded_pixels(layouts: Iterable[PieceLayout | None]) -> int:
-    """The pixels of the image files ``layouts`` draw, once per drawing (what PDFium decodes to
-    render them), from the files' headers (``pnp.layout.shapes.image_size``, checked and cached
-    when the layout was made)."""
-    n = 0
-    for lay in layouts:
-        for p in lay.primitives if lay is not None else ():
-            if isinstance(p, ImagePrim):
-                w, h = image_size(p.src)
-                n += w * h
-    return n
-
-
-def check_total(where: str, command: str, images: int, total: int, dpi: float,
-                total_at: Callable[[int], int] | None, other: str | None, decoded: int = 0,
-                limit: int | None = None) -> None:
-    """DataError, before anything is rendered or written, when the ``images`` one command would
-    render come to more than MAX_COMMAND_PIXELS pixels (``total``) together, with the pixels of the
-    image files they draw (``decoded``) counted one DECODED_PER_PIXEL-th each. ``total_at(d)``:
-    the rendered pixels at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi
-    is not the user's to lower: a shop sets it); ``other``: what else the user can do; ``limit``:
-    the budget (None: MAX_COMMAND_PIXELS; the user may raise it, ``--max-megapixels``)."""
-    limit = MAX_COMMAND_PIXELS if limit is None else limit
-    files = decoded // DECODED_PER_PIXEL
-    if total + files <= limit:
-        return
-    fits = _dpi_that_fits(dpi, lambda d: total_at(d) + files, limit) if total_at is not None else None
-    needed = -(-(total + files) // 1_000_000)  # megapixels, rounded up
-    ways = [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other,
-            "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if files else None,
-            f"if the time is worth it (about {needed * NS_PER_PIXEL // 1000} s of CPU), raise the limit with "
-            f"--max-megapixels {needed}"]
-    drawn = (f" and decode {decoded} pixels of image files to draw them (counted 1 in {DECODED_PER_PIXEL}: "
-             f"{total + files} together)" if files else "")
-    raise DataError([Diagnostic(where, f"`{command}` would render {counted(images, 'image')} of {total} pixels "
-                                f"together ({total // 1_000_000} million){drawn}, more than pnp's limit of "
-                                f"{limit} pixels ({limit // 1_000_000} million) a command",
-                                expected=f"at most {limit} pixels in one command",
-                                hint=", or ".join(w for w in ways if w) or None)])
-
-
-MIN_DPI = 36  # the lowest --dpi the export commands take
-
-
-def _dpi_that_fits(dpi: float, total_at: Callable[[int], int], limit: int) -> int | None:
-    """The highest whole dpi from MIN_DPI up, below ``dpi``, at which ``total_at`` fits
-    ``limit`` (a binary search: the pixels never shrink as the dpi grows), or None."""
-    lo, hi = MIN_DPI, math.ceil(dpi) - 1
-    if hi < lo or total_at(lo) > limit:
-        return None
-    while lo < hi:  # total_at(lo) fits
-        mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if total_at(mid) <= limit else (lo, mid - 1)
-    return lo
 
 
 def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.Image:

@@ -21,9 +21,7 @@ from pnp.products.images import (
     _pdf,
     banded_png,
     check_pixels,
-    check_total,
     compose,
-    decoded_pixels,
     distinct,
     png_bytes,
     px,
@@ -32,6 +30,7 @@ from pnp.products.images import (
     select_plans,
 )
 from pnp.qa.check import GameCheck
+from pnp.render.pixels import art_work, check_total
 from pnp.render.write import write_atomic
 from pnp.units import MM
 
@@ -110,7 +109,7 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     size = (px(width / MM, dpi), px(height / MM, dpi))
     check_pixels(size, f"{game.id}/{comp.id}")
     check_total(game.id, "pnp preview", 1, size[0] * size[1], dpi, lambda d: px(width / MM, d) * px(height / MM, d),
-                None, decoded_pixels(lay for lay, _ in cells))  # the image files each cell draws
+                None, art_work(lay for lay, _ in cells))  # the image files and SVG art each cell draws
     # one folder a game, and an item's picture in its component's folder: `deck scout` and the
     # contact sheet of a component `deck-scout` are two files (ids hold hyphens)
     path = out / "preview" / game.id / (f"{comp.id}/{item}.png" if item else f"{comp.id}.png")

@@ -1,7 +1,7 @@
 """Preflight: what a print shop checks before printing, measured on pnp's own layouts, pages and
 PDFs. A ``Collector`` watches one component while it is rendered (its fronts as they are laid
 out, its backs, its imposed pages, its PDF's size), so every build gets the figures at no extra
-layout cost, in worker processes too; ``page_coverage`` rasterises a PDF for ``pnp preflight``.
+layout cost, in worker processes too; ``pnp.qa.rasters`` rasterises a PDF for ``pnp preflight``.
 
 Per component and sheet:
 
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from msgspec import Struct, field
@@ -44,8 +44,8 @@ from reportlab.pdfbase import pdfmetrics
 
 from pnp.errors import Diagnostic, counted, json_path
 from pnp.impose.hex import hex_outline
-from pnp.impose.sheet import EPS, Page
-from pnp.input.model import Game, Item
+from pnp.impose.sheet import EPS, Page, Slot
+from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element
 from pnp.layout.edges import MISCUT_MM
 from pnp.layout.fonts import FontBook
@@ -60,10 +60,11 @@ from pnp.plan.session import Session
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import EXTREMES, ComponentPreflight, Extreme, Thresholds, Waiver, Where, lowest
 from pnp.qa.miscut import Seam, find_seams
+from pnp.qa.rasters import COVERAGE_DPI, Budget, edge_art, measuring_cost, page_coverage
 from pnp.render.component import render_component
+from pnp.render.pixels import NO_ART, ArtWork, art_work
 from pnp.units import MM
 
-COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
 TOLERANCE_MM = 0.05  # how far outside the safe zone still counts as on it
 SLACK = 1e-3  # rounding: a 0.25 pt stroke scaled from mm is 0.2499999
 REACH_SLACK = 1e-3  # pt: far more than the rounding between a line's width fitted and measured
@@ -223,7 +224,7 @@ class Collector:
     of the drawing."""
 
     def __init__(self, session: Session, gc: GameCheck, plan: ComponentPlan, thresholds: Thresholds | None = None,
-                 lines: bool = False):
+                 lines: bool = False, measure: bool = False):
         self.gc, self.plan, self.comp = gc, plan, plan.component
         self.t = thresholds or thresholds_for(gc.game)
         self.fonts: FontBook = session.fonts
@@ -242,6 +243,11 @@ class Collector:
         self.found: dict[tuple[str, str, tuple[str | int, ...], str], _Found] = {}
         self.waived: dict[tuple[str, tuple[str | int, ...]], str] = {}
         self.seen: set[str] = set()  # items whose front was walked (or recorded)
+        # with ``measure`` (pnp preflight), what each front draws of image files and SVG art, by
+        # item, and each back, by its identity: what rendering the pages to measure them costs
+        # (and what of it comes near the trim, ``edge_art``)
+        self.arts: dict[str | int, tuple[ArtWork, ArtWork]] | None = {} if measure else None
+        self._names: Callable[[int], str] | None = None
         self._roles: dict[str | None, str | None] = {}
         self._metrics: dict[tuple[str, float], tuple[Any, float, float]] = {}
         # item order (see the class): the records waiting, the walk into one, how far the items
@@ -351,6 +357,8 @@ class Collector:
 
     def walk(self, lay: PieceLayout, item: str, side: str) -> None:
         t = self.t
+        if self.arts is not None:
+            self.arts[item if side == "front" else id(lay)] = (art_work([lay]), edge_art(lay))
         prims_all = lay.primitives
         spans: list[tuple[Element | None, int]] = list(lay.sources)
         if sum(n for _, n in spans) != len(prims_all):
@@ -454,6 +462,22 @@ class Collector:
                                            self.fonts.cap_height(font, size))
         return m
 
+    def art_of(self, page: Page, slot: Slot, edge: bool = False) -> ArtWork:
+        """What the piece in ``slot`` draws of image files and SVG art (with ``measure``); with
+        ``edge``, only what comes near its trim (``pnp.qa.rasters.edge_art``)."""
+        arts, plan = self.arts, self.plan
+        assert arts is not None, "a Collector made with measure=True"
+        if page.side == "back":
+            back = plan.backs[slot.piece]
+            if back is None:
+                return NO_ART
+            if id(back) not in arts:
+                arts[id(back)] = (art_work([back]), edge_art(back))
+            return arts[id(back)][edge]
+        if self._names is None:
+            self._names = item_names(plan)
+        return arts.get(self._names(slot.piece), (NO_ART, NO_ART))[edge]
+
     # -- the component -----------------------------------------------------------------
     def finish(self, data: bytes | None = None) -> tuple[ComponentPreflight, list[Diagnostic]]:
         """The component's figures and its preflight warnings (``data``: its PDF, for the size)."""
@@ -463,14 +487,9 @@ class Collector:
         pages = pages_for(plan)
         m = margin(pages, plan)
         game = self.gc.game
-        manifest = game.manifest
-        where = (manifest, ("components", [c.id for c in game.components].index(comp.id))) \
-            if manifest is not None else None
 
         def diag(msg: str, expected: str, hint: str | None = None) -> Diagnostic:
-            if where is None:
-                return Diagnostic(game.manifest_file, msg, expected=expected, hint=hint, severity="warning")
-            return where[0].diag(where[1], msg, expected=expected, hint=hint, severity="warning")
+            return component_warning(game, comp, msg, expected, hint)
 
         waived = [Waiver("safe_zone", comp.id, f"{file} {json_path(path)}", why)
                   for (file, path), why in self.waived.items()]
@@ -658,6 +677,16 @@ def cut_crossings(page: Page, paper: tuple[float, float]) -> list[tuple[int, int
 # --------------------------------------------------------------------------- the report
 
 
+def item_names(plan: ComponentPlan) -> Callable[[int], str]:
+    """The id of the item whose copy is piece ``n`` of the plan, as a function of ``n``."""
+    items = plan.component.items
+    key = getattr(plan.fronts, "key", None)
+    if key is not None:
+        return lambda n: items[key(n)].id
+    ids = [item.id for item in items for _ in range(item.copies)]
+    return ids.__getitem__
+
+
 def miscut_seams(gc: GameCheck, plan: ComponentPlan, data: bytes) -> list[Diagnostic]:
     """A warning for each page of the component's PDF ``data`` with a shared cut line where a
     miscut of ``MISCUT_MM`` shows a neighbour's different colour (``pnp.qa.miscut``), naming the
@@ -669,13 +698,7 @@ def miscut_seams(gc: GameCheck, plan: ComponentPlan, data: bytes) -> list[Diagno
     if not seams:
         return []
     game, comp = gc.game, plan.component
-    fronts = plan.fronts
-    key = getattr(fronts, "key", None)
-    item_of = [i for i, item in enumerate(comp.items) for _ in range(item.copies)]
-
-    def name(piece: int) -> str:
-        return comp.items[key(piece) if key is not None else item_of[piece]].id
-
+    name = item_names(plan)
     sheet_of: dict[int, int] = {}
     n = 0
     for p in pages:
@@ -684,8 +707,6 @@ def miscut_seams(gc: GameCheck, plan: ComponentPlan, data: bytes) -> list[Diagno
     by_page: dict[int, list[Seam]] = {}
     for seam in seams:
         by_page.setdefault(seam.page, []).append(seam)
-    manifest = game.manifest
-    where = (manifest, ("components", [c.id for c in game.components].index(comp.id))) if manifest else None
     out = []
     for number, found in by_page.items():
         first = found[0]
@@ -697,31 +718,17 @@ def miscut_seams(gc: GameCheck, plan: ComponentPlan, data: bytes) -> list[Diagno
                f"pieces {a + 1} ({name(a)}) and {b + 1} ({name(b)}) share a cut line{more}")
         exp = f"pieces that share a cut line to match in colour within {MISCUT_MM:g} mm of it"
         hint = "give the pieces bleed (a gutter keeps each one's colour past its own cut), or matching edges"
-        out.append(where[0].diag(where[1], msg, expected=exp, hint=hint, severity="warning") if where is not None
-                   else Diagnostic(game.manifest_file, msg, expected=exp, hint=hint, severity="warning"))
+        out.append(component_warning(game, comp, msg, exp, hint))
     return out
 
 
-def page_coverage(pdf: bytes, dpi: float = COVERAGE_DPI) -> list[float]:
-    """Ink coverage (0..1) of each page: the mean of ``1 - min(R, G, B)`` over its pixels."""
-    import pypdfium2 as pdfium  # late: a build does not rasterise
-    from PIL import ImageChops, ImageStat
-
-    doc = pdfium.PdfDocument(pdf)
-    try:
-        out = []
-        for i in range(len(doc)):
-            page = doc[i]
-            try:
-                img = page.render(scale=dpi / 72.0).to_pil().convert("RGB")
-            finally:
-                page.close()
-            r, g, b = img.split()
-            low = ImageChops.darker(ImageChops.darker(r, g), b)
-            out.append(1.0 - ImageStat.Stat(low).mean[0] / 255.0)
-        return out
-    finally:
-        doc.close()
+def component_warning(game: Game, comp: Component, msg: str, expected: str, hint: str | None = None) -> Diagnostic:
+    """A preflight warning about a component, located at its entry in the game's manifest."""
+    manifest = game.manifest
+    if manifest is None:
+        return Diagnostic(game.manifest_file, msg, expected=expected, hint=hint, severity="warning")
+    path = ("components", [c.id for c in game.components].index(comp.id))
+    return manifest.diag(path, msg, expected=expected, hint=hint, severity="warning")
 
 
 def inspect(session: Session, gc: GameCheck, lines: bool = False) -> GamePreflight:
@@ -738,21 +745,34 @@ def inspect(session: Session, gc: GameCheck, lines: bool = False) -> GamePreflig
 
 
 def preflight_game(session: Session, gc: GameCheck, coverage: bool = True, dpi: float = COVERAGE_DPI,
-                   lines: bool = True) -> GamePreflight:
+                   lines: bool = True, budget: Budget | None = None) -> GamePreflight:
     """Render every component of a checked game in memory (nothing is written) and collect its
-    preflight: figures, warnings, file sizes and, with ``coverage``, per-page ink coverage."""
+    preflight: figures, warnings, file sizes and, with ``coverage``, per-page ink coverage.
+    What is measured on rasterised pages (coverage, shared cut lines) is held to ``budget``
+    (the command's: ``pnp.qa.rasters``); a component past it is not measured, with a warning."""
     t = thresholds_for(gc.game)
     comps: list[ComponentPreflight] = []
     findings: list[Diagnostic] = []
+    budget = Budget() if budget is None else budget
     for plan in gc.plans:
-        col = Collector(session, gc, plan, t, lines=lines)
+        col = Collector(session, gc, plan, t, lines=lines, measure=True)
         data, _ = render_component(session, gc.game, plan, gc.opts)
         c, found = col.finish(data)
-        if coverage:
-            c = replace(c, coverage=tuple(page_coverage(data, dpi)))
-        seams = miscut_seams(gc, plan, data)
-        c = replace(c, miscut_seams=len(seams), warnings=c.warnings + len(seams))
-        found.extend(seams)
+        pages = pages_for(plan)
+        over = budget.take(measuring_cost(pages, [_page_size(p, plan) for p in pages], col.art_of, coverage,
+                                          bool(plan.sheet.crop_marks), dpi))
+        if over is not None:  # measured without them: the rest of the report stands
+            what = "ink coverage and shared cut lines" if coverage else "shared cut lines"
+            found.append(component_warning(gc.game, plan.component, f"component {plan.component.id}: {what} "
+                                           f"not measured: {over[0]}", "the pages' measuring renders within "
+                                           "the command's pixel budget", over[1]))
+            c = replace(c, warnings=c.warnings + 1)
+        else:
+            if coverage:
+                c = replace(c, coverage=tuple(page_coverage(data, dpi)))
+            seams = miscut_seams(gc, plan, data)
+            c = replace(c, miscut_seams=len(seams), warnings=c.warnings + len(seams))
+            found.extend(seams)
         comps.append(c)
         findings.extend(found)
     return GamePreflight(gc.game, t, gc.opts.ink_saver, tuple(comps), tuple(findings))

@@ -34,11 +34,12 @@ from pnp.plan.component import ComponentPlan
 from pnp.plan.digest import file_digest, fonts_digest
 from pnp.plan.options import output_folder
 from pnp.plan.session import Session
-from pnp.products.images import check_total, decoded_pixels, distinct, png_bytes, px, raster
+from pnp.products.images import distinct, png_bytes, px, raster
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import ComponentPreflight
 from pnp.qa.rules import Outcome
 from pnp.render.draw import DocInfo, render
+from pnp.render.pixels import art_work, check_total
 from pnp.units import MM
 
 PIECE_DPI = 110  # a poker card is 275 x 385 px: sharp at the gallery's size, quick to make
@@ -135,7 +136,7 @@ class GameView:
         try:  # the sides to rasterise within the exports' pixel budget, or the last good pictures stay
             new = [lay for *_, todo in planned for lay in todo.values()]
             check_total(self.id, "pnp serve", len(new), sum(_size(lay)[0] * _size(lay)[1] for lay in new),
-                        PIECE_DPI, None, "fewer distinct pieces", decoded_pixels(new))
+                        PIECE_DPI, None, "fewer distinct pieces", art_work(new))
         except DataError as exc:
             with self.lock:
                 self.errors, self.version = tuple(exc.diagnostics), self.version + 1

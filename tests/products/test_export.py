@@ -637,7 +637,7 @@ def test_an_export_over_the_command_pixel_budget_is_exit_2_before_anything(tmp_p
     """Each image under the per-image cap, but 20 tiles of 400 mm and their back at 900 dpi are
     21 x 14386 x 14386 = 4.35 billion pixels: refused before anything is rendered (the output folder
     is not even made), naming the limit, the total and the highest --dpi that fits."""
-    from pnp.products.images import MAX_COMMAND_PIXELS
+    from pnp.render.pixels import MAX_COMMAND_PIXELS
 
     root = _tiles(tmp_path, 20)
     side = px(400 + 2 * 3, 900)
@@ -655,7 +655,7 @@ def test_an_export_over_the_command_pixel_budget_is_exit_2_before_anything(tmp_p
 def test_the_pixel_budget_counts_what_the_export_renders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The total counted up front is the pixels the export writes: at that very limit the PNG and
     TTS exports go through, one pixel below it they are refused, and the old files stay as they were."""
-    from pnp.products import images
+    from pnp.render import pixels
 
     root = write_game(tmp_path / "root", "few", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
                                                              for n in ("ash", "birch", "cedar")])
@@ -668,9 +668,9 @@ def test_the_pixel_budget_counts_what_the_export_renders(tmp_path: Path, monkeyp
             with Image.open(f) as img:
                 total += img.width * img.height
         before = {f: f.read_bytes() for f in written}
-        monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", total)
+        monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", total)
         ok("export", kind, "--data", root, "few", "--out", out, "--dpi", dpi)
-        monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", total - 1)
+        monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", total - 1)
         for f in written:
             f.write_bytes(b"old")
         r = run("export", kind, "--data", root, "few", "--out", out, "--dpi", dpi)
@@ -684,12 +684,12 @@ def test_the_pixel_budget_counts_what_the_export_renders(tmp_path: Path, monkeyp
 def test_tts_over_the_pixel_budget_names_a_dpi_that_fits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """TTS sheets: 75 cards are two sheets (10 x 7 and 4 x 2 faces of 409 x 572 at the default
     165 dpi) and the back; the message names the highest --dpi whose sheets fit the limit."""
-    from pnp.products import images
     from pnp.products.exports import _tts_geometry
+    from pnp.render import pixels
 
     items = [{"id": f"c{i}", "name": f"C{i}", "source": {"designed": "t"}} for i in range(75)]
     root = write_game(tmp_path / "root", "many", [63, 88], items)
-    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 10_000_000)
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", 10_000_000)
     r = run("export", "tts", "--data", root, "many", "--out", tmp_path / "out")
     assert r.exit_code == 2, r.stdout + r.stderr
     total = 10 * 409 * 7 * 572 + 4 * 409 * 2 * 572 + 409 * 572
@@ -714,9 +714,9 @@ def test_tts_over_the_pixel_budget_names_a_dpi_that_fits(tmp_path: Path, monkeyp
 def test_a_png_shop_over_the_pixel_budget_does_not_say_lower_dpi(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """A shop sets the dpi, so the message does not ask for a lower one."""
-    from pnp.products import images
+    from pnp.render import pixels
 
-    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 1_000_000)
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", 1_000_000)
     r = run("export", "png", "golems", "--shop", "thegamecrafter", "--out", tmp_path / "out")
     assert r.exit_code == 2, r.stdout + r.stderr
     assert "more than pnp's limit of 1000000 pixels" in r.stderr and "--dpi" not in r.stderr
@@ -735,7 +735,7 @@ def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path
     DECODED_PER_PIXEL) for every drawing. Three fronts drawing a 1000 x 1000 PNG: 3,000,000
     pixels decoded (the back draws none), 750,000 counted; at exactly the rendered pixels plus
     those the command runs, one pixel less and it is refused, naming the art."""
-    from pnp.products import images
+    from pnp.render import pixels
 
     root = write_game(tmp_path / "root", "art", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
                                                              for n in ("ash", "birch", "cedar")])
@@ -752,16 +752,58 @@ def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path
     for f in sorted(out.rglob("*.png")):
         with Image.open(f) as img:
             rendered += img.width * img.height
-    assert images.DECODED_PER_PIXEL == 4
-    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", rendered + 750_000)
+    assert pixels.DECODED_PER_PIXEL == 4
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + 750_000)
     ok(*args, "--out", tmp_path / "again")
-    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", rendered + 749_999)
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + 749_999)
     r = run(*args, "--out", tmp_path / "refused")
     assert r.exit_code == 2, r.stdout + r.stderr
-    assert (f"of {rendered} pixels together (0 million) and decode 3000000 pixels of image files to draw them "
-            f"(counted 1 in 4: {rendered + 750_000} together), more than pnp's limit of {rendered + 749_999}"
+    assert (f"of {rendered} pixels together (0 million) and decode 3000000 pixels of image files for them "
+            f"(counted a file's pixel 1 in 4: {rendered + 750_000} together), more than pnp's limit of "
+            f"{rendered + 749_999}"
             ) in r.stderr
     assert "scale the art to the resolution it prints at" in r.stderr
+    assert not (tmp_path / "refused").exists()
+
+
+@pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])
+def test_the_pixel_budget_counts_the_svg_art_each_image_draws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              command: tuple[str, ...]) -> None:
+    """PDFium parses and draws SVG art's shapes again each time a page draws it (attack 6, F2:
+    49,000 small paths on 300 cards, `export png` at 36 dpi took 55 s within 0.4 % of the pixel
+    budget). Three fronts drawing 500 squares and 100 circles (each counting 2): 2,100 shapes
+    drawn, each counted as PIXELS_PER_SHAPE pixels; at exactly that the command runs, one
+    pixel less and it is refused, saying what to simplify."""
+    from pnp.render import pixels
+
+    root = write_game(tmp_path / "root", "art", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                             for n in ("ash", "birch", "cedar")])
+    (root / "card_data" / "art" / "img").mkdir()
+    shapes = "".join(f'<rect x="{i % 30}" y="{i // 30}" width="1" height="1"/>' for i in range(500))
+    shapes += "".join(f'<circle cx="{i}" cy="20" r="0.5"/>' for i in range(100))
+    (root / "card_data" / "art" / "img" / "a.svg").write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 30">{shapes}</svg>', encoding="utf-8")
+    front = root / "templates" / "art" / "front.json"
+    tpl = load(front)
+    tpl["elements"].insert(1, {"type": "image", "src": "img/a.svg", "box": [5, 5, 20, 20]})
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    args = [*command, "--data", root, "art", *(["deck"] if command == ("preview",) else []), "--dpi", "40"]
+    out = tmp_path / "out"
+    ok(*args, "--out", out)
+    rendered = 0
+    for f in sorted(out.rglob("*.png")):
+        with Image.open(f) as img:
+            rendered += img.width * img.height
+    counted = 3 * 700 * pixels.PIXELS_PER_SHAPE
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + counted)
+    ok(*args, "--out", tmp_path / "again")
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + counted - 1)
+    r = run(*args, "--out", tmp_path / "refused")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    assert (f"of {rendered} pixels together (0 million) and draw 2100 shapes of SVG art for them (counted a "
+            f"shape as {pixels.PIXELS_PER_SHAPE} pixels: {rendered + counted} together)") in r.stderr
+    assert "simplify the SVG art (fewer shapes and nodes), or export it as a PNG" in r.stderr
+    assert "scale the art" not in r.stderr
     assert not (tmp_path / "refused").exists()
 
 

@@ -20,7 +20,8 @@ from pnp.plan.options import BuildOptions
 from pnp.plan.session import Session
 from pnp.qa.check import GameCheck, check
 from pnp.qa.figures import Thresholds
-from pnp.qa.preflight import Collector, cut_crossings, inspect, page_coverage, preflight_game
+from pnp.qa.preflight import Collector, cut_crossings, inspect, preflight_game
+from pnp.qa.rasters import page_coverage
 from pnp.render.component import render_component
 from pnp.units import MM
 

@@ -429,11 +429,11 @@ def test_the_command_serves_until_ctrl_c(mini: DataRootCopy, tmp_path: Path) -> 
 
 def test_pieces_over_the_pixel_budget_show_the_message_not_pictures(mini: DataRootCopy, tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """The gallery rasterises new piece sides within the exports' budget (pnp.products.images):
+    """The gallery rasterises new piece sides within the exports' budget (pnp.render.pixels):
     over it, the page shows why and nothing is rasterised; within it again, the pictures come."""
-    from pnp.products import images
+    from pnp.render import pixels
 
-    monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 1000)
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", 1000)
     server = serve([GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))], port=0,
                    interval=3600, log=lambda line: None)
     try:
@@ -441,7 +441,7 @@ def test_pieces_over_the_pixel_budget_show_the_message_not_pictures(mini: DataRo
         assert "Nothing could be rendered yet." in page and "<figure" not in page
         said = re.search(r"`pnp serve` would render (\d+) images of (\d+) pixels together", page)
         assert said is not None and "more than pnp's limit of 1000 pixels" in page
-        monkeypatch.setattr(images, "MAX_COMMAND_PIXELS", 1_000_000_000)
+        monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", 1_000_000_000)
         mini.replace("deck.json", '"name": "Joker"', '"name": "Jester"')
         assert server.poll()
         page = text(server, "/game/mini")

@@ -1,0 +1,90 @@
+"""`pnp preflight`'s measuring renders (pnp.qa.rasters) held to the command's pixel budget: the
+pages it rasterises for ink coverage and the strips along shared cut lines, with the image files
+and SVG art every render draws, counted as the exports count them; past the budget a component
+is reported unmeasured, with a warning, and the rest of the report stands."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import DataRootCopy, run_cli
+from PIL import Image
+
+from pnp.plan.options import BuildOptions
+from pnp.plan.session import Session
+from pnp.qa.check import check
+from pnp.qa.miscut import shared_lines
+
+CARD = "templates/mini/card.json"
+PNG = (1000, 800)  # pixels
+
+
+def with_art(mini: DataRootCopy, box: list[float], svg: bool = False) -> None:
+    """Every mini front draws one picture in ``box`` (mm): a PNG of PNG pixels, or with ``svg``
+    an SVG of 3,000 squares (one shape each)."""
+    folder = mini.root.path / "card_data" / "mini" / "img"
+    folder.mkdir()
+    if svg:
+        squares = "".join(f'<rect x="{i % 60}" y="{i // 60}" width="1" height="1"/>' for i in range(3000))
+        (folder / "a.svg").write_text(f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 60 50">{squares}</svg>',
+                                      encoding="utf-8")
+    else:
+        Image.new("RGB", PNG, "#806040").save(folder / "a.png")
+
+    def edit(tpl: dict) -> None:
+        tpl["elements"].append({"type": "image", "src": "img/a.svg" if svg else "img/a.png", "box": box,
+                                **({"bleed": True} if box[0] == 0 else {})})
+    mini.edit(CARD, edit)
+
+
+def placed(mini: DataRootCopy, bleed: float) -> tuple[int, int]:
+    """(fronts on the pages, shared cut lines on front pages) of the mini deck at ``bleed``."""
+    gc = check(mini.root, "mini", BuildOptions(bleed_mm=bleed), Session(mini.root))
+    pages = [p for p in gc.plans[0].pages if p.side == "front"]
+    return sum(len(p.slots) for p in pages), sum(len(shared_lines(p)) for p in pages)
+
+
+NOT_MEASURED = re.compile(r"component deck: ink coverage and shared cut lines not measured: `pnp preflight` would "
+                          r"render (\d+) images of (\d+) pixels together \(\d+ million\) and (decode|draw) (\d+) ")
+
+
+@pytest.mark.parametrize(("box", "svg"), [([5, 20, 30, 20], False), ([0, 0, 44, 63], False), ([5, 20, 30, 20], True)],
+                         ids=["inset-png", "full-bleed-png", "inset-svg"])
+def test_measuring_renders_count_the_art_they_draw(mini: DataRootCopy, box: list[float], svg: bool) -> None:
+    """Attack 6, F4: one 62 KB PNG of 49 million pixels on 1,000 cards made `pnp preflight` take
+    50 s: PDFium decodes it for every card each page render draws. The coverage renders draw
+    every front; a miscut strip the two pieces' art that comes near their trim (full-bleed art,
+    not art inset from the edges). Past --max-megapixels the component is reported unmeasured
+    (exit 0, the other figures stand; --strict: exit 2); at the megapixels the message names,
+    it is measured."""
+    with_art(mini, box, svg)
+    fronts, lines = placed(mini, 0)
+    assert lines > 0  # with no bleed the cards abut
+    drawings = fronts + (2 * lines if box[0] == 0 else 0)
+    art = drawings * 3000 if svg else drawings * PNG[0] * PNG[1]
+    r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
+    assert r.exit_code == 0, r.stderr
+    m = NOT_MEASURED.search(r.stderr)
+    assert m is not None, r.stderr
+    assert m.group(3) == ("draw" if svg else "decode") and int(m.group(4)) == art
+    assert "(expected the pages' measuring renders within the command's pixel budget)" in r.stderr
+    assert ("simplify the SVG art" if svg else "scale the art to the resolution it prints at") in r.stderr
+    assert "ink coverage:" not in r.stdout and "shared cut lines (0.5 mm miscut)" not in r.stdout
+    assert "smallest text:" in r.stdout and "1 warning" in r.stdout  # the rest of the report stands
+    report = json.loads(run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1", "--json").stdout)
+    (deck,) = report["games"][0]["components"]
+    assert deck["coverage"] is None and deck["miscut_seams"] is None
+    assert run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1", "--strict").exit_code == 2
+    needed = re.search(r"raise the limit with --max-megapixels (\d+)", r.stderr)
+    assert needed is not None
+    r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", needed.group(1))
+    assert r.exit_code == 0 and "not measured" not in r.stderr, r.stderr
+    assert "ink coverage:" in r.stdout and "shared cut lines (0.5 mm miscut)" in r.stdout
+
+
+def test_the_bundled_games_are_measured_within_the_default_budget() -> None:
+    r = run_cli("preflight")
+    assert r.exit_code == 0, r.stderr
+    assert "not measured" not in r.stderr and r.stdout.count("ink coverage:") == 5

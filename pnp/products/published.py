@@ -160,7 +160,23 @@ def _download(url: str, timeout: float) -> bytes:
     req = urllib.request.Request(url, headers={"User-Agent": "pnp (print-and-play generator)"})
     if userinfo is not None:  # unredirected: a redirect to another host does not get the password
         req.add_unredirected_header("Authorization", "Basic " + base64.b64encode(userinfo.encode()).decode("ascii"))
-    with urllib.request.urlopen(req, timeout=min(timeout, DEADLINE_S)) as resp:
+    class HttpOnly(urllib.request.HTTPRedirectHandler):  # urllib follows a redirect to ftp:// too
+        def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> Any:
+            scheme = newurl.split(":", 1)[0] if ":" in newurl else ""
+            if scheme.lower() not in ("http", "https"):
+                fp.close()
+                said = _server_text(scheme, url)
+                raise ValueError(f"the server redirected to a URL that is not http(s) ('{said}:'); pnp fetches "
+                                 "only http:// and https://")
+            return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+    opener = urllib.request.build_opener(HttpOnly)
+    with opener.open(req, timeout=min(timeout, DEADLINE_S)) as resp:
+        lengths = list(dict.fromkeys(v.strip() for v in resp.headers.get_all("Content-Length") or ()))
+        if len(lengths) > 1 or any(not re.fullmatch(r"[0-9]{1,18}", v) for v in lengths):  # http.client reads
+            # the first, or none of a negative one (the body then ends when the server closes)
+            said = ", ".join(f"'{_server_text(v, url)}'" for v in lengths)
+            raise ValueError(f"the answer is not valid HTTP: its Content-Length is {said}")
         kind = resp.headers.get_content_type()
         announced = resp.length  # Content-Length (None: a chunked body, or one that ends when the server closes)
         if announced is not None and announced > MAX_SHEET_BYTES:

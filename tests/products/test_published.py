@@ -309,6 +309,14 @@ MALFORMED = [  # (raw answer, why the fetch failed): each form of the fifth atta
      "too many redirects, or a redirect loop (the last answer: HTTP 302 Found)"),
     (b"HTTP/1.1 302 Found\r\nLocation: /sheet.csv\r\nContent-Length: 50\r\n\r\nabc",
      "the answer was cut off: 3 of 50 bytes"),
+    # attack 6, borderline: urllib followed a redirect to ftp://; a negative Content-Length was
+    # read as none (the body to the close), and of two different ones the first was believed
+    (b"HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1/sheet.csv\r\nContent-Length: 0\r\n\r\n",
+     "the server redirected to a URL that is not http(s) ('ftp:'); pnp fetches only http:// and https://"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n" + SHEET.encode(),
+     "the answer is not valid HTTP: its Content-Length is '-5'"),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: " + str(len(SHEET)).encode() + b"\r\n\r\n"
+     + SHEET.encode(), f"the answer is not valid HTTP: its Content-Length is '3', '{len(SHEET)}'"),
 ]
 
 

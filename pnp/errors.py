@@ -12,15 +12,31 @@ from collections.abc import Iterable, Iterator, Sequence
 from msgspec import Struct
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (`kill`, `timeout`, a cancelled CI job), raised in the main thread once the command
+    runs (``terminate_as_interrupt``): pnp stops as on a Ctrl-C, every file written all or none
+    and temporary files removed, with one line and exit 143 (128 + SIGTERM)."""
+
+
+def terminate_as_interrupt() -> None:
+    """From now on SIGTERM raises ``Terminated`` in the main thread (worker processes set it back
+    to the default: the pool ends them with it)."""
+    def terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, terminated)
+
+
 @contextlib.contextmanager
 def interrupts_held() -> Iterator[None]:
-    """SIGINT held back while the block runs (in the main thread; elsewhere it cannot arrive): a
-    Ctrl-C then stops pnp after the block, not inside it (a file half renamed into place, or a
-    Python callback of a compiled library, which would report the interruption as its own error)."""
+    """SIGINT and SIGTERM held back while the block runs (in the main thread; elsewhere they cannot
+    arrive): a Ctrl-C then stops pnp after the block, not inside it (a file half renamed into
+    place, or a Python callback of a compiled library, which would report the interruption as its
+    own error)."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:

@@ -62,9 +62,10 @@ from pnp.cli.output import (
     report_text,
     run_click,
     show_problems,
+    stopped,
 )
 from pnp.cli.shop import shop_run
-from pnp.errors import DataError, Diagnostic, OutputError, counted, one_line
+from pnp.errors import DataError, Diagnostic, OutputError, counted, one_line, terminate_as_interrupt
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, DUPLEX_MODES, FLIP_EDGES, MAX_BLEED_MM
 from pnp.input import kinds
 from pnp.input.project import DataRoot, bundled_root, check_game_id, find_root, load_game, shown_path
@@ -92,6 +93,7 @@ def run() -> None:
     """The ``pnp`` command, as the console script and ``python -m pnp`` start it (tests call
     ``main`` itself), with the garbage collector set for a short-lived process (docs/performance.md)."""
     gc.set_threshold(10_000, 10, 10)  # the young generation collected every 10,000 allocations, not 700
+    terminate_as_interrupt()  # a `kill` stops a command as a Ctrl-C does (before this: nothing written yet)
     try:
         run_click(main)
     finally:
@@ -546,9 +548,8 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
                 for line in lines:
                     echo(f"[{stamp}] {line}")
             time.sleep(interval)
-    except KeyboardInterrupt:  # the one way it ends: exit 130 as for any command Ctrl-C stops, so
-        echo("pnp: stopped watching")  # a script running it stops too (a shell's loop goes on after 0)
-        sys.exit(130)
+    except KeyboardInterrupt as exc:  # the one way it ends: exit 130 as for any command Ctrl-C stops
+        stopped(exc, "pnp: stopped watching")  # (143: SIGTERM), so a script running it stops too
 
 
 
@@ -600,11 +601,10 @@ def serve_cmd(games: tuple[str, ...], port: int, host: str, out: str, interval: 
             sys.exit(2)
         echo(f"pnp: serving {', '.join(v.id for v in views)} at {server.url} (Ctrl-C to stop)")
         server.stopping.wait()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         if server is not None:
             server.close()
-        echo("pnp: stopped serving")
-        sys.exit(130)  # as `pnp watch`: a command Ctrl-C ends exits 128 + SIGINT
+        stopped(exc, "pnp: stopped serving")  # as `pnp watch`
 
 
 # --------------------------------------------------------------------------- exports and previews

@@ -16,7 +16,17 @@ from msgspec.structs import replace
 
 from pnp.api import FetchReport
 from pnp.cli.options import again
-from pnp.errors import DataError, Diagnostic, OutputError, WorkerDied, counted, one_line, shown_lines, terminal_text
+from pnp.errors import (
+    DataError,
+    Diagnostic,
+    OutputError,
+    Terminated,
+    WorkerDied,
+    counted,
+    one_line,
+    shown_lines,
+    terminal_text,
+)
 from pnp.input.project import shown_path
 from pnp.layout.edges import MISCUT_MM
 from pnp.plan.options import BuildOptions
@@ -68,6 +78,16 @@ def internal_error(exc: Exception) -> str:
 
 
 INTERRUPTED = "pnp: interrupted; nothing more was written"  # as pnp/__main__.py says it too
+TERMINATED = "pnp: terminated; nothing more was written"
+
+
+def stopped(exc: BaseException, said: str | None = None) -> NoReturn:
+    """End the command stopped by Ctrl-C (exit 130) or SIGTERM (``Terminated``: exit 143, 128 +
+    the signal, as a shell reports a process killed by it), saying that nothing more was written
+    on stderr (files are written all or none, so the old ones stand), or ``said`` on stdout."""
+    term = isinstance(exc, Terminated) or isinstance(exc.__cause__, Terminated)  # click's Abort wraps it
+    echo(said or (TERMINATED if term else INTERRUPTED), err=said is None)
+    sys.exit(143 if term else 130)
 
 
 def run_click(group: click.Group) -> NoReturn:
@@ -77,9 +97,8 @@ def run_click(group: click.Group) -> NoReturn:
     try:
         code = group.main(standalone_mode=False)
         sys.exit(code if isinstance(code, int) else 0)  # an Exit's code (--help, --version), or 0
-    except click.exceptions.Abort:  # Ctrl-C (or end of input) while click itself ran
-        echo(INTERRUPTED, err=True)
-        sys.exit(130)
+    except click.exceptions.Abort as exc:  # Ctrl-C (or end of input) while click itself ran
+        stopped(exc)
     except click.ClickException as exc:  # a usage error: as click prints it, exit 2
         exc.show()
         sys.exit(exc.exit_code)
@@ -102,9 +121,8 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
             sys.exit(2)
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
-        except KeyboardInterrupt:  # Ctrl-C: files are written all or none, so the old ones stand
-            echo(INTERRUPTED, err=True)
-            sys.exit(130)  # 128 + SIGINT, as a shell reports a process killed by it
+        except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM
+            stopped(exc)
         except WorkerDied as exc:  # killed from outside or out of memory: no traceback, not a bug
             echo(f"pnp: {exc}", err=True)
             sys.exit(3)

@@ -23,6 +23,7 @@ def worker_start(parent: int) -> None:
     the pool and exits 130; a worker would print a KeyboardInterrupt traceback), and on Linux the
     kernel sends the worker SIGTERM when the parent dies, even by kill -9."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the parent's raises Terminated (pnp.errors)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(Exception):
             import ctypes

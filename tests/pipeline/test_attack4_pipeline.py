@@ -73,17 +73,18 @@ def _script(when: str, what: str, budget: int = workers.RENDER_MEMORY_BUDGET) ->
     return _KILL_A_WORKER.format(when=when, what=what, budget=budget)
 
 
-def _run(script: str, args: list[str], cwd: Path, interrupt_after: Path | None = None) -> tuple[int, str]:
+def _run(script: str, args: list[str], cwd: Path, interrupt_after: Path | None = None,
+         sig: int = signal.SIGINT) -> tuple[int, str]:
     """pnp in a process of its own (its own session, so a hang is ended with its workers)."""
     proc = subprocess.Popen([sys.executable, "-c", script, *args], cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
-        if interrupt_after is not None:  # SIGINT once a worker has started rendering
+        if interrupt_after is not None:  # ``sig`` once a worker has started rendering
             for _ in range(6000):
                 if interrupt_after.exists() or proc.poll() is not None:
                     break
                 subprocess.run(["sleep", "0.01"], check=False)
-            proc.send_signal(signal.SIGINT)
+            proc.send_signal(sig)
         _, err = proc.communicate(timeout=120)  # a guard against the hang, not a timing
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -105,18 +106,22 @@ def test_a_worker_killed_with_kill_9_stops_the_build_with_exit_3_and_old_files_i
     assert tree(out) == before  # nothing written, no temporary file left, the record as it was
 
 
-def test_ctrl_c_while_workers_render_exits_130_at_once(tmp_path: Path) -> None:
-    """SIGINT while every worker is busy: the parent ends them and exits 130, old files as they were."""
+@pytest.mark.parametrize(("sig", "code", "said"), [(signal.SIGINT, 130, "interrupted"),
+                                                  (signal.SIGTERM, 143, "terminated")])
+def test_ctrl_c_while_workers_render_exits_130_at_once(tmp_path: Path, sig: int, code: int, said: str) -> None:
+    """SIGINT while every worker is busy: the parent ends them and exits 130, old files as they were.
+    SIGTERM (a `kill`, `timeout`) alike with exit 143: it killed pnp at once (attack 6, borderline),
+    leaving its temporary files."""
     out = tmp_path / "out"
     assert run_cli("build", "golems", "--out", out, "--jobs", "1", cwd=tmp_path).exit_code == 0
     before = tree(out)
     started = tmp_path / "started"
     script = _script(when="True", what=f"open({str(started)!r}, 'a').close(); time.sleep(600)")
-    code, err = _run(script, ["build", "golems", "--out", str(out), "--jobs", "2", "--force"], tmp_path,
-                     interrupt_after=started)
+    got, err = _run(script, ["build", "golems", "--out", str(out), "--jobs", "2", "--force"], tmp_path,
+                    interrupt_after=started, sig=sig)
     assert started.exists()
-    assert code == 130, err
-    assert err.strip().splitlines()[-1] == "pnp: interrupted; nothing more was written"
+    assert got == code, err
+    assert err.strip().splitlines()[-1] == f"pnp: {said}; nothing more was written"
     assert tree(out) == before
 
 

@@ -406,7 +406,10 @@ def test_urllib_sees_the_page(served: tuple[Server, DataRootCopy]) -> None:
 
 
 @pytest.mark.slow
-def test_the_command_serves_until_ctrl_c(mini: DataRootCopy, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_the_command_serves_until_ctrl_c(mini: DataRootCopy, tmp_path: Path, sig: int, code: int) -> None:
+    """Ctrl-C ends it with 130, as every command it stops; SIGTERM (a `kill`) with 143, the
+    server closed alike."""
     proc = subprocess.Popen([sys.executable, "-m", "pnp", "serve", "mini", "--data", str(mini.path), "--port", "0",
                              "--out", str(tmp_path / "out")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -417,11 +420,11 @@ def test_the_command_serves_until_ctrl_c(mini: DataRootCopy, tmp_path: Path) -> 
         assert m is not None, line
         with urllib.request.urlopen(m.group(1) + "game/mini", timeout=10) as r:
             assert r.status == 200 and b'data-item="joker"' in r.read()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         out, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
-    assert proc.returncode == 130  # 128 + SIGINT, as every command Ctrl-C stops (it was 0)
+    assert proc.returncode == code  # 128 + the signal, as every command it stops (it was 0)
     assert out == "pnp: stopped serving\n"
     assert err.splitlines() == [f"mini: rebuilt deck: {tmp_path / 'out'}/mini/deck.pdf (5 pieces, 2 pages)",
                                 f"mini: rebuilt contents: {tmp_path / 'out'}/mini/mini-contents.pdf"]

@@ -646,16 +646,17 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
                                              path_parts, r, col, "printable text", "remove it",
                                              cell=f"{column_letter(col)} ({name})"))
                 bad_cells.add(path_parts)
-                continue
-            try:
-                v = convert(value, kinds[name], spec.get("separator", DEFAULT_SEPARATOR))
-            except _Bad as bad:
-                col = seen[name]
-                cell_diags.append(Diagnostic(shown, bad.message, path_parts, r, col,
-                                             bad.expected + _about(kinds[name], spec), bad.hint,
-                                             cell=f"{column_letter(col)} ({name})"))
-                bad_cells.add(path_parts)
-                v = _text(value)
+                v = BAD_TEXT.sub("\ufffd", value)  # present (not also "missing"), its other faults unsaid
+            else:
+                try:
+                    v = convert(value, kinds[name], spec.get("separator", DEFAULT_SEPARATOR))
+                except _Bad as bad:
+                    col = seen[name]
+                    cell_diags.append(Diagnostic(shown, bad.message, path_parts, r, col,
+                                                 bad.expected + _about(kinds[name], spec), bad.hint,
+                                                 cell=f"{column_letter(col)} ({name})"))
+                    bad_cells.add(path_parts)
+                    v = _text(value)
             if "." in name:
                 item.setdefault(name.split(".")[0], {})[name.split(".", 1)[1]] = v
             else:

@@ -334,17 +334,23 @@ def test_a_control_character_in_a_cell_is_named_by_its_cell(tmp_path: Path) -> N
     root = tmp_path
     game = root / "card_data" / "g"
     game.mkdir(parents=True)
-    (game / "cards.csv").write_text("id,name\nace,Ace\x1b]0;pwned\x07\n", encoding="utf-8")
+    (game / "cards.csv").write_text("id,name,power\nace,Ace\x1b]0;pwned\x07,1\nt\x00wo,Two,\x072\n",
+                                    encoding="utf-8")
     (game / "game.json").write_text(json.dumps({
         "id": "g", "title": "G", "players": {"min": 1}, "document": {"file": "none"},
         "components": [{"id": "deck", "title": "Deck", "kind": "card", "size": "poker", "data": "cards.csv",
                         "template": "g/front",
-                        "fields": {"name": {"type": "string", "description": "Name"}}}],
+                        "fields": {"name": {"type": "string", "description": "Name", "required": True},
+                                   "power": {"type": "integer", "description": "Power"}}}],
         "rulebook": []}), encoding="utf-8")
     with pytest.raises(DataError) as exc:
         load_game(DataRoot(root), "g")
-    (d,) = exc.value.diagnostics
-    assert d.message == "the cell holds the control character U+001B" and d.line == 2 and d.cell == "B (name)"
+    # one message a cell: a required cell is not also "missing", an id not also a bad id, a
+    # number not also "not an integer" (attack 6, borderline)
+    assert [(d.message, d.line, d.cell) for d in exc.value.diagnostics] == [
+        ("the cell holds the control character U+001B", 2, "B (name)"),
+        ("the cell holds the control character U+0000", 3, "A (id)"),
+        ("the cell holds the control character U+0007", 3, "C (power)")]
 
 
 def _padded(path: Path, member: str, spaces: int) -> None:

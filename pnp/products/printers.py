@@ -14,8 +14,11 @@ Looked up, first found wins: ``./pnp.toml`` (the project), then
 
 from __future__ import annotations
 
+import datetime
 import errno
+import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,7 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic, alternatives
 from pnp.impose.sheet import DUPLEX_MODES, MAX_BLEED_MM, PAPERS
 from pnp.input.load import NotRegular, file_kind, read_regular, refuse_bom
+from pnp.input.project import shown_path
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE
 
 KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
@@ -51,24 +55,68 @@ def config_paths(cwd: Path | None = None) -> list[Path]:
     return [cwd / "pnp.toml", Path(xdg) / "pnp" / "config.toml"]
 
 
-def _pair(value: Any, name: str, where: str, scale: bool) -> tuple[float, float]:
+def toml_value(value: Any) -> str:
+    """``value`` as TOML writes it, for a message: strings quoted with every control character
+    escaped, dates as dates (not Python's ``datetime.date(...)``), a table as ``{...}``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{...}"
+    if isinstance(value, datetime.date | datetime.time):
+        return value.isoformat()
+    return repr(value)  # a number: nan, inf and 1e+300 as TOML reads them
+
+
+def _pair(value: Any, name: str, where: Where, scale: bool) -> tuple[float, float]:
     if scale and isinstance(value, int | float) and not isinstance(value, bool):
         value = [value, value]
     ok = (isinstance(value, list) and len(value) == 2
           and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value))
     if not ok:
-        raise DataError([Diagnostic(where, f"{name} is {value!r}",
-                                    expected="a number or [X, Y]" if scale else "[X, Y] in mm")])
+        raise where.error(name, f"{name} is {toml_value(value)}",
+                          expected="a number or [X, Y]" if scale else "[X, Y] in mm")
     x, y = float(value[0]) + 0.0, float(value[1]) + 0.0  # + 0.0: a -0 reads as 0
     lo, hi = BACK_SCALE
     if scale and not (lo <= x <= hi and lo <= y <= hi):
-        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range", expected=f"{lo:g} to {hi:g}")])
+        raise where.error(name, f"{name} {toml_value(value)} is out of range", expected=f"{lo:g} to {hi:g}")
     if not scale and not (abs(x) <= BACK_OFFSET_MM and abs(y) <= BACK_OFFSET_MM):
-        raise DataError([Diagnostic(where, f"{name} {value!r} is out of range",
-                                    expected=f"{-BACK_OFFSET_MM:g} to {BACK_OFFSET_MM:g} mm")])
+        raise where.error(name, f"{name} {toml_value(value)} is out of range",
+                          expected=f"{-BACK_OFFSET_MM:g} to {BACK_OFFSET_MM:g} mm")
     if not scale:  # lengths to the micrometre, as the command line reads them: 1e-320 is 0
         x, y = round(x, 3) + 0.0, round(y, 3) + 0.0
     return x, y
+
+
+class Where:
+    """A printer profile in its file, for messages: the file as ``shown_path`` names it, the
+    profile's table, and the line of a key in it (found in the text: tomllib gives no positions;
+    None for a profile written as an inline table or dotted keys)."""
+
+    def __init__(self, path: Path, text: str, name: str):
+        self.file, self.name, self.lines = shown_path(path), name, text.splitlines()
+        quoted = "|".join(re.escape(q) for q in (name, f'"{name}"', f"'{name}'"))
+        header = re.compile(rf"\s*\[\s*printers\s*\.\s*(?:{quoted})\s*\]\s*(?:#.*)?$")
+        self.header = next((i for i, line in enumerate(self.lines) if header.fullmatch(line)), None)
+
+    def line(self, key: str | None) -> int | None:
+        if self.header is None or key is None:
+            return None if self.header is None else self.header + 1
+        found = re.compile(rf"\s*(?:{re.escape(key)}|\"{re.escape(key)}\"|'{re.escape(key)}')\s*=")
+        for i in range(self.header + 1, len(self.lines)):
+            if self.lines[i].lstrip().startswith("["):
+                break
+            if found.match(self.lines[i]):
+                return i + 1
+        return self.header + 1
+
+    def error(self, key: str | None, message: str, expected: str | None = None) -> DataError:
+        """The problem at ``key`` of the profile (None: the profile), at its line and TOML path."""
+        path = ("printers", self.name) if key is None else ("printers", self.name, key)
+        return DataError([Diagnostic(self.file, message, path, self.line(key), expected=expected)])
 
 
 def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
@@ -80,50 +128,56 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             continue
         try:
             raw = read_regular(path, MAX_CONFIG_BYTES)
-            refuse_bom(raw, str(path), "TOML")  # tomllib would say "Invalid statement"
+            refuse_bom(raw, shown_path(path), "TOML")  # tomllib would say "Invalid statement"
             data = tomllib.loads(raw.decode("utf-8"))
         except NotRegular as exc:  # a named pipe would block the read; a folder, a device...
             what = (f"not a regular file: it is {file_kind(path)}" if exc.errno == errno.EINVAL
                     else f"larger than {MAX_CONFIG_BYTES} bytes")
             expected = f"a TOML file of at most {MAX_CONFIG_BYTES} bytes"
-            raise DataError([Diagnostic(str(path), what, expected=expected)]) from None
+            raise DataError([Diagnostic(shown_path(path), what, expected=expected)]) from None
         except OSError as exc:
-            raise DataError([Diagnostic(str(path), f"cannot read file: {exc.strerror}", expected="a readable TOML file",
+            raise DataError([Diagnostic(shown_path(path), f"cannot read file: {exc.strerror}",
+                                        expected="a readable TOML file",
                                         hint="check the file's permissions")]) from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise DataError([Diagnostic(str(path), f"invalid TOML: {exc}", expected="a TOML file")]) from None
+        except tomllib.TOMLDecodeError as exc:  # "... (at line 3, column 7)": the position as pnp gives it
+            m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc), re.S)
+            msg, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (str(exc), None, None)
+            raise DataError([Diagnostic(shown_path(path), f"invalid TOML: {msg}", (), line, col,
+                                        expected="a TOML file")]) from None
+        except UnicodeDecodeError as exc:
+            raise DataError([Diagnostic(shown_path(path), f"invalid TOML: {exc}", expected="a TOML file")]) from None
         except RecursionError:  # tomllib parses nested arrays and inline tables recursively
-            raise DataError([Diagnostic(str(path), "invalid TOML: nested too deeply",
+            raise DataError([Diagnostic(shown_path(path), "invalid TOML: nested too deeply",
                                         expected="a TOML file with arrays and tables nested a few levels")]) from None
         printers = data.get("printers", {})
         if not isinstance(printers, dict):
-            raise DataError([Diagnostic(str(path), "[printers] must be a table of profiles")])
+            raise DataError([Diagnostic(shown_path(path), "printers must be a table of profiles", ("printers",))])
         known += list(printers)
         if name not in printers:
             continue
         entry = printers[name]
-        where = f"{path}: [printers.{name}]"
+        where = Where(path, raw.decode("utf-8"), name)
         if not isinstance(entry, dict):
-            raise DataError([Diagnostic(where, "a profile must be a table")])
+            raise where.error(None, "a profile must be a table")
         unknown = sorted(set(entry) - KEYS)
         if unknown:
-            raise DataError([Diagnostic(where, f"unknown key {unknown[0]!r}",
-                                        expected="one of " + ", ".join(sorted(KEYS)))])
+            raise where.error(unknown[0], f"unknown key {toml_value(unknown[0])}",
+                              expected="one of " + ", ".join(sorted(KEYS)))
         paper, duplex, bleed = entry.get("paper"), entry.get("duplex"), entry.get("bleed")
         if paper is not None and (not isinstance(paper, str) or paper not in PAPERS):  # a TOML list is unhashable
-            raise DataError([Diagnostic(where, f"paper {paper!r}", expected=alternatives(list(PAPERS)))])
-        if duplex is not None and duplex not in DUPLEX_MODES:
-            raise DataError([Diagnostic(where, f"duplex {duplex!r}", expected=alternatives(DUPLEX_MODES))])
+            raise where.error("paper", f"paper {toml_value(paper)}", expected=alternatives(list(PAPERS)))
+        if duplex is not None and (not isinstance(duplex, str) or duplex not in DUPLEX_MODES):
+            raise where.error("duplex", f"duplex {toml_value(duplex)}", expected=alternatives(DUPLEX_MODES))
         if bleed is not None and not (isinstance(bleed, int | float) and not isinstance(bleed, bool)
                                       and 0 <= bleed <= MAX_BLEED_MM):
-            raise DataError([Diagnostic(where, f"bleed {bleed!r}", expected=f"0 to {MAX_BLEED_MM:g} mm")])
+            raise where.error("bleed", f"bleed {toml_value(bleed)}", expected=f"0 to {MAX_BLEED_MM:g} mm")
         return Profile(
             name, str(path),
             _pair(entry["back_offset"], "back_offset", where, False) if "back_offset" in entry else None,
             _pair(entry["back_scale"], "back_scale", where, True) if "back_scale" in entry else None,
             paper, duplex, round(float(bleed), 3) + 0.0 if bleed is not None else None,
         )
-    files = ", ".join(str(p) for p in searched)
+    files = ", ".join(shown_path(p) for p in searched)
     raise DataError([Diagnostic(files, f"no printer profile {name!r}",
                                 expected="one of " + ", ".join(sorted(set(known))) if known
                                 else "a [printers." + name + "] table in one of these files",

@@ -143,7 +143,7 @@ def test_unknown_printer_and_bad_profile_exit_2(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
     (tmp_path / "pnp.toml").write_text('[printers.office]\nback_ofset = [1, 0]\n')
     res = CliRunner().invoke(main, ["calibrate", "--printer", "office"])
-    assert res.exit_code == 2 and "unknown key 'back_ofset'" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 2 and 'unknown key "back_ofset"' in res.output and "Traceback" not in res.output
     res = CliRunner().invoke(main, ["calibrate", "--printer", "home"])
     assert res.exit_code == 2 and "no printer profile 'home'" in res.output and "office" in res.output
     (tmp_path / "pnp.toml").write_text('[printers.office\n')
@@ -171,6 +171,31 @@ def test_hostile_printer_profiles_exit_2(toml: str, message: str, tmp_path: Path
     assert res.exit_code == 2, res.output
     assert message in res.output and "Traceback" not in res.output
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("toml", "said"), [
+    ('# profiles\n[printers.home]\npaper = "a4"\n\n[printers.office]  # the laser\nduplex = "long"\n'
+     "back_offset = [nan, 0]\n",
+     "pnp.toml:7: $.printers.office.back_offset: back_offset [nan, 0] is out of range (expected -20 to 20 mm)"),
+    ("[printers.office]\nbleed = 1979-05-27\n", "pnp.toml:2: $.printers.office.bleed: bleed 1979-05-27 (expected"),
+    ('[printers."office"]\nduplex = ["long"]\n', 'pnp.toml:2: $.printers.office.duplex: duplex ["long"] (expected'),
+    ("[printers.office]\ncolour = 3\n", 'pnp.toml:2: $.printers.office.colour: unknown key "colour" (expected'),
+    ("printers = {office = {paper = 3}}\n", "pnp.toml: $.printers.office.paper: paper 3 (expected"),
+    ('[printers.office]\npaper = "a4\x1b[31m"\n',
+     "pnp.toml:2:12: $: invalid TOML: Illegal character '\\x1b' (expected"),
+])
+def test_a_bad_printer_profile_names_its_line_and_path(toml: str, said: str, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 6, borderline: a profile's problems had no line (tomllib gives no positions, so
+    pnp finds the key's line in the text), a date showed as `datetime.date(1979, 5, 27)`, and
+    the file was named by its absolute path though it lies in the working folder."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    (tmp_path / "pnp.toml").write_text(toml, encoding="utf-8")
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith(said), res.output
+    assert "\x1b" not in res.output and str(tmp_path) not in res.output
 
 
 def test_one_per_page_boxes(tmp_path: Path) -> None:

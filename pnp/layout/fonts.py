@@ -13,6 +13,7 @@ from reportlab.pdfbase.ttfonts import TTFError, TTFont
 
 from pnp.errors import did_you_mean, interrupts_held
 from pnp.input.load import read_regular
+from pnp.input.project import shown_path
 from pnp.layout.fontcheck import FontDamage, check_font
 
 # pnp's own text (sheet labels, contents and assembly pages, previews, the calibration sheet):
@@ -60,17 +61,17 @@ class FontBook:
             return name
         path = self.files.get(name)
         if path is None:
-            raise FontError(f"font {name!r} not found (looked in {', '.join(str(d) for d in self.dirs)})",
+            raise FontError(f"font {name!r} not found (looked in {', '.join(shown_path(d) for d in self.dirs)})",
                             expected="one of " + (", ".join(self.names()) or "the bundled fonts"),
                             hint=did_you_mean(name, self.names())
                             or f"put {name}.ttf into the data root's fonts/ folder, or use an available font")
         if not path.is_file():  # a folder, or a pipe that would block the read forever
-            raise FontError(f"font {name!r} ({path}) is not a regular file", expected="a .ttf file",
+            raise FontError(f"font {name!r} ({shown_path(path)}) is not a regular file", expected="a .ttf file",
                             hint="replace it with a TrueType font file")
         try:
             path.resolve().relative_to(self._dir[name].resolve())
         except ValueError:
-            raise FontError(f"font {name!r} ({path}) is a link to a file outside its fonts folder",
+            raise FontError(f"font {name!r} ({shown_path(path)}) is a link to a file outside its fonts folder",
                             expected="a font file inside " + str(self._dir[name]),
                             hint="copy the .ttf into the fonts folder instead of linking to it") from None
         _register(name, str(path))
@@ -157,10 +158,10 @@ def _register(name: str, path: str) -> None:
         # structure is checked first, reading headers only
         check_font(read_regular(path, MAX_FONT_BYTES))
     except FontDamage as exc:
-        raise FontError(f"font {name!r} ({path}) is damaged: {exc}", expected="an intact .ttf file",
+        raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: {exc}", expected="an intact .ttf file",
                         hint="replace the file (a fresh download or another copy)") from None
     except OSError as exc:
-        raise FontError(f"font {name!r} ({path}) cannot be read: {exc.strerror or exc}",
+        raise FontError(f"font {name!r} ({shown_path(path)}) cannot be read: {exc.strerror or exc}",
                         expected="a readable .ttf file", hint="replace or remove the file") from None
     try:
         with interrupts_held():  # reportlab's parser (a bare except:) reads a Ctrl-C as a damaged font
@@ -174,17 +175,17 @@ def _register(name: str, path: str) -> None:
                 with interrupts_held():
                     font.face.makeSubset(sorted(font.face.charToGlyph))
             except Exception as exc:
-                raise FontError(f"font {name!r} ({path}) is damaged: it cannot be embedded in a PDF "
+                raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: it cannot be embedded in a PDF "
                                 f"({type(exc).__name__}: {exc})", expected="an intact .ttf file",
                                 hint="replace the file (a fresh download or another copy)") from None
         pdfmetrics.registerFont(font)
     except FontError:
         raise
     except TTFError as exc:
-        raise FontError(f"font {name!r} ({path}) is not a usable TrueType font: {exc}",
+        raise FontError(f"font {name!r} ({shown_path(path)}) is not a usable TrueType font: {exc}",
                         expected="a .ttf with TrueType outlines",
                         hint="replace the file; CFF (PostScript-outline) .otf fonts cannot be embedded") from None
     except Exception as exc:
-        raise FontError(f"font {name!r} ({path}) cannot be read: {exc}", expected="a readable .ttf file",
+        raise FontError(f"font {name!r} ({shown_path(path)}) cannot be read: {exc}", expected="a readable .ttf file",
                         hint="replace or remove the file") from None
 

@@ -78,6 +78,7 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
         raise DataError(errors)
     report = check_game(game, s.store)
     warnings.extend(rule_warnings(game))
+    warnings.extend(device_name_warnings(game))
     if document is None:
         status = (f"document {game.document['file']} not found (in the game folder or PNP_DOCUMENTS): "
                   "quotes not checked against it")
@@ -178,3 +179,25 @@ def layout_errors(gc: GameCheck) -> list[Diagnostic]:
     A build whose rules fail never draws, so it asks this first: input errors come before rule
     violations, as in ``pnp check``."""
     return [d for plan in gc.plans if isinstance(plan.fronts, LazyPieces) for d in plan.fronts.errors()]
+
+
+# Names Windows keeps for devices, with or without an extension (`con.pdf` is the console): a
+# game or component of such an id builds on Linux and macOS, but its files cannot be created on
+# Windows, or copied there (a print shop's machine, a friend's).
+WINDOWS_DEVICES = frozenset(["con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
+                             *(f"lpt{i}" for i in range(1, 10))])
+
+
+def device_name_warnings(game: Game) -> list[Diagnostic]:
+    """A warning for a game id or component id that names a Windows device."""
+    out = []
+    m = game.manifest
+    for path, cid, files in ([(("id",), game.id, f"out/{game.id}/")] +
+                             [(("components", i, "id"), c.id, f"{c.id}.pdf") for i, c in enumerate(game.components)]):
+        if cid in WINDOWS_DEVICES:
+            msg = (f"{'game' if len(path) == 1 else 'component'} id {cid!r} is a device name on Windows: "
+                   f"{files} cannot be created or copied there")
+            expected, hint = "an id Windows can use as a file name", "rename it if the files may go to Windows"
+            out.append(m.diag(path, msg, expected=expected, hint=hint, severity="warning") if m is not None
+                       else Diagnostic(game.manifest_file, msg, expected=expected, hint=hint, severity="warning"))
+    return out

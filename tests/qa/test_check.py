@@ -373,3 +373,19 @@ def test_overflow_in_totals_and_unique_sums_is_an_input_error(mini: DataRootCopy
                              "number a rule computes with (about 1.8e308)")
     assert unique.message.startswith("rule 'weights-unique': the sum (weight + weight) on deck/sun-1 overflows")
     assert heavy.expected == "a result below about 1e308 in magnitude"
+
+
+@pytest.mark.parametrize("cid", ["aux", "con", "com1", "lpt9"])
+def test_a_component_id_windows_keeps_for_a_device_builds_with_a_warning(mini: DataRootCopy, cid: str) -> None:
+    """`aux.pdf` is a device on Windows: it cannot be created there, or copied from a Linux build
+    (attack 6, borderline). An id that works here is not an error; the check warns."""
+    from conftest import run_cli
+
+    for name in ("game.json", "deck.json"):
+        mini.write(name, json.loads(mini.text(name).replace('"id": "deck"', f'"id": "{cid}"')
+                                    .replace('"component": "deck"', f'"component": "{cid}"')))
+    r = run_cli("check", "mini")
+    assert r.exit_code == 0, r.stderr
+    assert (f"$.components[0].id: component id '{cid}' is a device name on Windows: {cid}.pdf cannot be created "
+            "or copied there (expected an id Windows can use as a file name)") in r.stderr
+    assert "device name" not in run_cli("check", "golems").stderr

@@ -36,10 +36,13 @@ IDLE_S = 60.0  # a connection that sends nothing (or reads nothing) this long is
 # must be complete this long after it began: a socket timeout counts single reads only, so a
 # client trickling one header line every few seconds held its slot for ever (attack 6, F9).
 HEAD_S = 20.0
-# When every slot is taken, a new connection takes the slot of the connection that has been
-# waiting longest for its request head, if that began at least this long ago: connections that
-# send nothing cannot starve the ones that do.
+# When every slot is taken, a new connection takes the slot of the connection that has waited
+# longest on its client (for its request head, or to take an answer it does not read), if that
+# began at least this long ago: clients that send or read nothing cannot starve the ones that do.
 HEAD_GRACE_S = 2.0
+# Event streams (an open page's live updates) at most: a new one beyond ends the oldest (a page
+# reconnects on its own), so streams cannot hold every slot either.
+MAX_STREAMS = MAX_CONNECTIONS // 2
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 # The names a page served on a loopback address may be asked for by: any other Host header is a
 # page of some other site reaching this one through DNS rebinding, and gets a 421, not the pages.
@@ -51,47 +54,66 @@ _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset
 
 class _HTTPServer(ThreadingHTTPServer):
     """A ThreadingHTTPServer serving at most MAX_CONNECTIONS connections at once, each given
-    HEAD_S for a request head; when all are taken, one stuck in its head makes way."""
+    HEAD_S for a request head; when all are taken, one stuck on its client makes way."""
 
     daemon_threads = True
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]):
         super().__init__(address, handler)
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
-        self.heads: dict[socket.socket, float] = {}  # connection -> when its request head began
-        self.heads_lock = threading.Lock()
+        # connection -> (since when it waits on its client, whether for its request head)
+        self.waiting: dict[socket.socket, tuple[float, bool]] = {}
+        self.lock = threading.Lock()
+        self.streams: list[socket.socket] = []  # open event streams, oldest first
+        self.ended: set[socket.socket] = set()  # streams cut for a newer one: their loops stop
 
-    def head_begins(self, conn: socket.socket) -> None:
-        with self.heads_lock:
-            self.heads[conn] = time.monotonic()
+    def wait_begins(self, conn: socket.socket, head: bool) -> None:
+        with self.lock:
+            self.waiting[conn] = (time.monotonic(), head)
 
-    def head_ends(self, conn: socket.socket) -> None:
-        with self.heads_lock:
-            self.heads.pop(conn, None)
+    def wait_ends(self, conn: socket.socket) -> None:
+        with self.lock:
+            self.waiting.pop(conn, None)
 
     def _cut(self, conn: socket.socket) -> None:
-        """End a connection waiting for its head: its handler's read returns at once, as if the
-        client had closed it, and the handler's thread gives the slot back."""
-        self.head_ends(conn)
+        """End a connection: its handler's read returns at once, as if the client had closed it,
+        or its write fails, and the handler's thread gives the slot back."""
+        self.wait_ends(conn)
         with contextlib.suppress(OSError):
             conn.shutdown(socket.SHUT_RDWR)
 
     def service_actions(self) -> None:  # serve_forever calls this between polls (every 0.1 s)
         now = time.monotonic()
-        with self.heads_lock:
-            late = [c for c, began in self.heads.items() if now - began > HEAD_S]
+        with self.lock:
+            late = [c for c, (began, head) in self.waiting.items() if head and now - began > HEAD_S]
         for conn in late:
             self._cut(conn)
 
     def _make_way(self) -> bool:
-        """Cut the connection longest in its request head (begun HEAD_GRACE_S ago at least) and
+        """Cut the connection waiting longest on its client (begun HEAD_GRACE_S ago at least) and
         take its slot, once its thread has let it go; False if there is none."""
-        with self.heads_lock:
-            oldest = min(self.heads.items(), key=lambda item: item[1], default=None)
-        if oldest is None or time.monotonic() - oldest[1] < HEAD_GRACE_S:
+        with self.lock:
+            oldest = min(self.waiting.items(), key=lambda item: item[1][0], default=None)
+        if oldest is None or time.monotonic() - oldest[1][0] < HEAD_GRACE_S:
             return False
         self._cut(oldest[0])
         return self.slots.acquire(timeout=1.0)
+
+    def stream_begins(self, conn: socket.socket) -> socket.socket | None:
+        """Count an event stream in; the oldest one it ends, if there are MAX_STREAMS already."""
+        with self.lock:
+            self.streams.append(conn)
+            if len(self.streams) <= MAX_STREAMS:
+                return None
+            oldest = self.streams.pop(0)
+            self.ended.add(oldest)
+            return oldest
+
+    def stream_ends(self, conn: socket.socket) -> None:
+        with self.lock:
+            if conn in self.streams:
+                self.streams.remove(conn)
+            self.ended.discard(conn)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A connection the client (or a deadline) cut is nothing to report; anything else is
@@ -117,7 +139,7 @@ class _HTTPServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
-            self.head_ends(request)
+            self.wait_ends(request)
             self.slots.release()
 
 PNG_NAME = re.compile(r"/png/([0-9a-f]{20})\.png")
@@ -187,9 +209,9 @@ class Server:
         for t in self._threads:
             t.join(timeout=5)
 
-    def wait_for_change(self, seen: int, timeout: float) -> int:
+    def wait_for_change(self, seen: int, timeout: float, ended: Callable[[], bool] = lambda: False) -> int:
         with self.changed:
-            self.changed.wait_for(lambda: self.version != seen or self.stopping.is_set(), timeout)
+            self.changed.wait_for(lambda: self.version != seen or self.stopping.is_set() or ended(), timeout)
             return self.version
 
 
@@ -203,12 +225,12 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             pass
 
         def handle_one_request(self) -> None:
-            server.httpd.head_begins(self.connection)  # ended by parse_request, or by the thread's end
+            server.httpd.wait_begins(self.connection, True)  # ended by parse_request, or by the thread's end
             super().handle_one_request()
 
         def parse_request(self) -> bool:
             ok = super().parse_request()  # reads the headers
-            server.httpd.head_ends(self.connection)
+            server.httpd.wait_ends(self.connection)
             return ok
 
         def do_HEAD(self) -> None:
@@ -249,7 +271,11 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             self.send_header("X-Content-Type-Options", "nosniff")
             self.end_headers()
             if self.command != "HEAD":
-                self.wfile.write(body)
+                server.httpd.wait_begins(self.connection, False)  # a client that does not read can make way
+                try:
+                    self.wfile.write(body)
+                finally:
+                    server.httpd.wait_ends(self.connection)
 
         def _html(self, body: bytes) -> None:
             self._send(HTTPStatus.OK, body, "text/html; charset=utf-8")
@@ -307,15 +333,24 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             if self.command == "HEAD":
                 return
             seen = server.version
-            self.wfile.write(b"retry: 1000\n\n")
-            self.wfile.flush()
-            while not server.stopping.is_set():
-                now = server.wait_for_change(seen, PING_S)
-                if server.stopping.is_set():
-                    return
-                self.wfile.write(f"data: {now}\n\n".encode() if now != seen else b": ping\n\n")
+            httpd, conn = server.httpd, self.connection
+            oldest = httpd.stream_begins(conn)
+            if oldest is not None:  # its loop stops at once, and its page reconnects in a second
+                with server.changed:
+                    server.changed.notify_all()
+                httpd._cut(oldest)
+            try:
+                self.wfile.write(b"retry: 1000\n\n")
                 self.wfile.flush()
-                seen = now
+                while not server.stopping.is_set():
+                    now = server.wait_for_change(seen, PING_S, lambda: conn in httpd.ended)
+                    if server.stopping.is_set() or conn in httpd.ended:
+                        return
+                    self.wfile.write(f"data: {now}\n\n".encode() if now != seen else b": ping\n\n")
+                    self.wfile.flush()
+                    seen = now
+            finally:
+                httpd.stream_ends(conn)
 
     return Handler
 

@@ -247,6 +247,31 @@ def test_a_new_connection_takes_the_slot_of_one_stuck_in_its_head(mini: DataRoot
         server.close()
 
 
+def test_event_streams_beyond_their_cap_end_the_oldest(mini: DataRootCopy, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """An open page holds a connection for its event stream: streams alone could hold every slot
+    (a page of them, or a script). Beyond MAX_STREAMS a new stream ends the oldest at once (a page
+    reconnects on its own after `retry`), and pages are still served."""
+    server = _capped(mini, tmp_path, monkeypatch, 4, MAX_STREAMS=2)
+    try:
+        addr = server.httpd.server_address[:2]
+        streams = []
+        for _ in range(3):
+            sock = socket.create_connection(addr, timeout=10)
+            sock.sendall(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            head = b""
+            while b"retry: 1000" not in head:
+                head += sock.recv(1000)
+            streams.append(sock)
+        assert _closed_by_server(streams[0], 5.0)  # ended for the third, well before its next ping
+        assert not _closed_by_server(streams[1], 0.3) and not _closed_by_server(streams[2], 0.3)
+        assert get(server, "/")[0] == 200
+        for sock in streams:
+            sock.close()
+    finally:
+        server.close()
+
+
 def test_an_edit_rerenders_only_the_changed_piece_and_tells_the_open_pages(
         served: tuple[Server, DataRootCopy]) -> None:
     server, mini = served

@@ -355,12 +355,13 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
 
     more = (f"export one component at a time (`pnp export tts {gc.game.id} COMPONENT`)" if len(decks) > 1
             else "fewer distinct items in the component")
-    images = sum(_tts_geometry(p, dpi).images for p in decks)
-    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more,  # before any layout
+    geometry = {id(p): _tts_geometry(p, dpi) for p in decks}  # at the --dpi, once a deck
+    images, pixels = sum(g.images for g in geometry.values()), sum(g.pixels for g in geometry.values())
+    check_total(gc.game.id, "pnp export tts", images, pixels, dpi, total_at, more,  # before any layout
                 limit=max_pixels)
     dss = {id(p): distinct(p) for p in decks}
-    art = sum((_tts_art(dss[id(p)], _tts_geometry(p, dpi)) for p in decks), ArtWork())
-    check_total(gc.game.id, "pnp export tts", images, total_at(dpi), dpi, total_at, more, art, max_pixels)
+    art = sum((_tts_art(dss[id(p)], geometry[id(p)]) for p in decks), ArtWork())
+    check_total(gc.game.id, "pnp export tts", images, pixels, dpi, total_at, more, art, max_pixels)
     done: list[Exported] = []
     skipped: list[Component] = []
     with FileSet() as fs:
@@ -368,7 +369,8 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
             if all(b is None for b in plan.backs):
                 skipped.append(plan.component)
                 continue
-            done.append(_export_tts_component(session, gc, plan, dss[id(plan)], out, dpi, base_url, fs, locked))
+            done.append(_export_tts_component(session, gc, plan, dss[id(plan)], geometry[id(plan)], out, dpi,
+                                              base_url, fs, locked))
         fs.commit()
     return done, skipped
 
@@ -420,10 +422,10 @@ def _tts_geometry(plan: ComponentPlan, dpi: float) -> _TtsGeometry:
     return _TtsGeometry(uniform, grids, scale, face)
 
 
-def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, ds: Sequence[Distinct], out: Path,
-                          dpi: float, base_url: str | None, fs: FileSet, locked: bool) -> Exported:
+def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, ds: Sequence[Distinct],
+                          g: _TtsGeometry, out: Path, dpi: float, base_url: str | None, fs: FileSet,
+                          locked: bool) -> Exported:
     comp, game, fonts = plan.component, gc.game, session.fonts
-    g = _tts_geometry(plan, dpi)
     uniform, grids, scale, face = g.uniform, g.grids, g.scale, g.face
     hidden = ds[0].back if uniform else _title_face(fonts, game, comp)
     chunks = [ds[i:i + TTS_PER_SHEET] for i in range(0, len(ds), TTS_PER_SHEET)]

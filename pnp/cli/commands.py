@@ -234,7 +234,7 @@ def _check_json(errors: list[dict[str, Any]], games: list[dict[str, Any]]) -> st
               help="long/short: each front page is followed by its back page, mirrored for that flip edge; "
               "fold: fronts and backs side by side on one page for printers without duplex (print "
               "single-sided, fold, glue, cut); none: fronts only.")
-@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, digits=3), default=DEFAULT_BLEED_MM, show_default=True,
+@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, mm=True), default=DEFAULT_BLEED_MM, show_default=True,
               metavar="MM",
               help="Bleed around each piece's art, in mm.")
 @click.option("--strict", is_flag=True, help="Treat warnings (e.g. text below its minimum size) as errors.")
@@ -651,7 +651,7 @@ def export_group() -> None:
 @click.argument("component", required=False, shell_complete=complete_components)
 @click.option("--dpi", type=Integer(36, 1200), default=300, show_default=True,
               help="Resolution; each side is round(mm / 25.4 * dpi) px.")
-@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, digits=3), default=DEFAULT_BLEED_MM, show_default=True,
+@click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, mm=True), default=DEFAULT_BLEED_MM, show_default=True,
               metavar="MM",
               help="Bleed around each piece's art, in mm (a component's own bleed wins).")
 @out_option("PNGs go to DIR/<game>/png/<component>/<item>-front.png and -back.png, with index.json")

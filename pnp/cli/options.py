@@ -29,6 +29,7 @@ from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE, COLOR_MODES, BuildOptions
 from pnp.products.printers import load_profile
 from pnp.render.pixels import MAX_COMMAND_PIXELS
+from pnp.units import to_micrometre
 
 # What a number option takes: plain ASCII decimal notation, an optional sign, digits, an optional
 # fraction and an optional exponent (3, -1.2, .5, 2.5e-1). Python's float() and int() take more:
@@ -55,13 +56,12 @@ def _given(value: Any) -> bool:
 class Finite(click.FloatRange):
     """A number from ``lo`` to ``hi``, written as a plain decimal number: click's FloatRange lets
     ``nan`` through (every comparison with it is false) and would write it into a PDF's content
-    stream, and float() reads ``1_0`` as 10 and a fullwidth ``５`` as 5. With ``digits``, rounded
-    to that many decimals: a length in mm to the micrometre (3), so ``1e-320`` is 0, not a
-    subnormal number echoed as ``9.99989e-321 mm``."""
+    stream, and float() reads ``1_0`` as 10 and a fullwidth ``５`` as 5. With ``mm``, a length
+    read to the micrometre (``pnp.units.to_micrometre``)."""
 
-    def __init__(self, lo: float, hi: float, digits: int | None = None):
+    def __init__(self, lo: float, hi: float, mm: bool = False):
         super().__init__(lo, hi)
-        self.digits = digits
+        self.mm = mm
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         if not _given(value):
@@ -75,7 +75,7 @@ class Finite(click.FloatRange):
         rv = super().convert(value, param, ctx)
         if not math.isfinite(rv):
             self.fail(f"{value!r} is not a finite number", param, ctx)
-        return (rv if self.digits is None else round(rv, self.digits)) + 0.0
+        return to_micrometre(rv) if self.mm else rv + 0.0
 
 
 class Integer(click.IntRange):
@@ -95,9 +95,9 @@ class NumberPair(click.ParamType):
     name = "X,Y"
 
     def __init__(self, single: bool = False, lo: float = -math.inf, hi: float = math.inf, unit: str = "",
-                 digits: int | None = None):
+                 mm: bool = False):
         self.single = single
-        self.lo, self.hi, self.unit, self.digits = lo, hi, unit, digits  # digits: as Finite's
+        self.lo, self.hi, self.unit, self.mm = lo, hi, unit, mm  # mm: as Finite's
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> tuple[float, float]:
         if isinstance(value, tuple):
@@ -114,8 +114,8 @@ class NumberPair(click.ParamType):
         if not (self.lo <= x <= self.hi and self.lo <= y <= self.hi):
             self.fail(f"{value!r} is out of range (expected numbers from {self.lo:g} to {self.hi:g}{self.unit})",
                       param, ctx)
-        if self.digits is not None:
-            x, y = round(x, self.digits) + 0.0, round(y, self.digits) + 0.0  # + 0.0: -0.0 is 0
+        if self.mm:
+            x, y = to_micrometre(x), to_micrometre(y)
         return (x, y)
 
 
@@ -141,7 +141,7 @@ def print_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                       metavar="S|SX,SY",
                       help="Scale back pages about the page centre (e.g. 1.002) for a printer that shrinks "
                       "one side.")(fn)
-    fn = click.option("--back-offset", type=NumberPair(lo=-BACK_OFFSET_MM, hi=BACK_OFFSET_MM, unit=" mm", digits=3),
+    fn = click.option("--back-offset", type=NumberPair(lo=-BACK_OFFSET_MM, hi=BACK_OFFSET_MM, unit=" mm", mm=True),
                       default=None, metavar="DX,DY",
                       help="Shift back pages by DX (right) and DY (up) mm, as read off `pnp calibrate`; "
                       "may be negative.")(fn)
@@ -238,7 +238,7 @@ def paper_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """--paper, --duplex, --bleed and --token-cut as `preflight` and `watch` take them (`build`
     words its --duplex help at length)."""
     fn = token_cut_option(fn)
-    fn = click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, digits=3), default=DEFAULT_BLEED_MM,
+    fn = click.option("--bleed", "bleed", type=Finite(0, MAX_BLEED_MM, mm=True), default=DEFAULT_BLEED_MM,
                       show_default=True, metavar="MM")(fn)
     fn = click.option("--duplex", type=click.Choice(DUPLEX_MODES), default=DEFAULT_DUPLEX,
                       show_default=True)(fn)

@@ -30,6 +30,7 @@ from pnp.impose.sheet import DUPLEX_MODES, MAX_BLEED_MM, PAPERS
 from pnp.input.load import NotRegular, file_kind, read_regular, refuse_bom
 from pnp.input.project import shown_path
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE
+from pnp.units import to_micrometre
 
 KEYS = {"back_offset", "back_scale", "paper", "duplex", "bleed"}
 
@@ -87,7 +88,7 @@ def _pair(value: Any, name: str, where: Where, scale: bool) -> tuple[float, floa
         raise where.error(name, f"{name} {toml_value(value)} is out of range",
                           expected=f"{-BACK_OFFSET_MM:g} to {BACK_OFFSET_MM:g} mm")
     if not scale:  # lengths to the micrometre, as the command line reads them: 1e-320 is 0
-        x, y = round(x, 3) + 0.0, round(y, 3) + 0.0
+        x, y = to_micrometre(x), to_micrometre(y)
     return x, y
 
 
@@ -175,7 +176,7 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
             name, str(path),
             _pair(entry["back_offset"], "back_offset", where, False) if "back_offset" in entry else None,
             _pair(entry["back_scale"], "back_scale", where, True) if "back_scale" in entry else None,
-            paper, duplex, round(float(bleed), 3) + 0.0 if bleed is not None else None,
+            paper, duplex, to_micrometre(float(bleed)) if bleed is not None else None,
         )
     files = ", ".join(shown_path(p) for p in searched)
     raise DataError([Diagnostic(files, f"no printer profile {name!r}",

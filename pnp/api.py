@@ -251,8 +251,9 @@ def preflight(games: Games = None, *, data: Data = None, max_pixels: int | None 
             pre = preflight_game(session, _check(root, gid, o, session), budget=budget)
             if o.ink_saver:  # the saving: the normal build's coverage, measured alike
                 normal = _check(root, gid, replace(o, ink_saver=False), session)
-                pre = replace(pre, normal_coverage=preflight_game(session, normal, lines=False,
-                                                                  budget=budget).coverage)
+                base = preflight_game(session, normal, lines=False, budget=budget)
+                whole = all(c.coverage is not None for c in (*pre.components, *base.components))
+                pre = replace(pre, normal_coverage=base.coverage if whole else None)  # like for like only
             out.append(GamePreflighted(gid, pre))
         except DataError as exc:
             out.append(GamePreflighted(gid, errors=tuple(exc.diagnostics)))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -727,6 +728,28 @@ def test_a_png_shop_over_the_pixel_budget_does_not_say_lower_dpi(tmp_path: Path,
     assert r.exit_code == 2 and "more than pnp's limit of 2000000 pixels" in r.stderr, r.stderr
 
 
+def _exported_with_art(tmp_path: Path, command: tuple[str, ...], name: str,
+                       write: Callable[[Path], object]) -> tuple[list[Any], int]:
+    """Three cards whose front draws the art file ``name`` (made by ``write``), exported by
+    ``command`` at 40 dpi into tmp_path/out: (the command's arguments, the PNGs' pixels)."""
+    root = write_game(tmp_path / "root", "art", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                             for n in ("ash", "birch", "cedar")])
+    (root / "card_data" / "art" / "img").mkdir()
+    write(root / "card_data" / "art" / "img" / name)
+    front = root / "templates" / "art" / "front.json"
+    tpl = load(front)
+    tpl["elements"].insert(1, {"type": "image", "src": f"img/{name}", "box": [5, 5, 20, 20]})
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    args = [*command, "--data", root, "art", *(["deck"] if command == ("preview",) else []), "--dpi", "40"]
+    out = tmp_path / "out"
+    ok(*args, "--out", out)
+    rendered = 0
+    for f in sorted(out.rglob("*.png")):
+        with Image.open(f) as img:
+            rendered += img.width * img.height
+    return args, rendered
+
+
 @pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])
 def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                                    command: tuple[str, ...]) -> None:
@@ -737,21 +760,8 @@ def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path
     those the command runs, one pixel less and it is refused, naming the art."""
     from pnp.render import pixels
 
-    root = write_game(tmp_path / "root", "art", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
-                                                             for n in ("ash", "birch", "cedar")])
-    (root / "card_data" / "art" / "img").mkdir()
-    Image.new("RGB", (1000, 1000), "#806040").save(root / "card_data" / "art" / "img" / "a.png")
-    front = root / "templates" / "art" / "front.json"
-    tpl = load(front)
-    tpl["elements"].insert(1, {"type": "image", "src": "img/a.png", "box": [5, 5, 20, 20]})
-    front.write_text(json.dumps(tpl), encoding="utf-8")
-    args = [*command, "--data", root, "art", *(["deck"] if command == ("preview",) else []), "--dpi", "40"]
-    out = tmp_path / "out"
-    ok(*args, "--out", out)
-    rendered = 0
-    for f in sorted(out.rglob("*.png")):
-        with Image.open(f) as img:
-            rendered += img.width * img.height
+    args, rendered = _exported_with_art(tmp_path, command, "a.png", lambda path: Image.new(
+        "RGB", (1000, 1000), "#806040").save(path))
     assert pixels.DECODED_PER_PIXEL == 4
     monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + 750_000)
     ok(*args, "--out", tmp_path / "again")
@@ -776,24 +786,10 @@ def test_the_pixel_budget_counts_the_svg_art_each_image_draws(tmp_path: Path, mo
     pixel less and it is refused, saying what to simplify."""
     from pnp.render import pixels
 
-    root = write_game(tmp_path / "root", "art", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
-                                                             for n in ("ash", "birch", "cedar")])
-    (root / "card_data" / "art" / "img").mkdir()
     shapes = "".join(f'<rect x="{i % 30}" y="{i // 30}" width="1" height="1"/>' for i in range(500))
     shapes += "".join(f'<circle cx="{i}" cy="20" r="0.5"/>' for i in range(100))
-    (root / "card_data" / "art" / "img" / "a.svg").write_text(
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 30">{shapes}</svg>', encoding="utf-8")
-    front = root / "templates" / "art" / "front.json"
-    tpl = load(front)
-    tpl["elements"].insert(1, {"type": "image", "src": "img/a.svg", "box": [5, 5, 20, 20]})
-    front.write_text(json.dumps(tpl), encoding="utf-8")
-    args = [*command, "--data", root, "art", *(["deck"] if command == ("preview",) else []), "--dpi", "40"]
-    out = tmp_path / "out"
-    ok(*args, "--out", out)
-    rendered = 0
-    for f in sorted(out.rglob("*.png")):
-        with Image.open(f) as img:
-            rendered += img.width * img.height
+    args, rendered = _exported_with_art(tmp_path, command, "a.svg", lambda path: path.write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 30">{shapes}</svg>', encoding="utf-8"))
     counted = 3 * 700 * pixels.PIXELS_PER_SHAPE
     monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + counted)
     ok(*args, "--out", tmp_path / "again")

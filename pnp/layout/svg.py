@@ -241,7 +241,45 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
         raise SvgError(f"SVG {shown!r} has a number a PDF cannot hold: {value!r} in a {kind}'s {name}",
                        expected=f"finite numbers of at most {MAX_NUMBER:g} in coordinates, sizes, stroke widths "
                        "and transforms", hint="open it in an SVG editor and save it again")
+    _fix_strokes(drawing)
     return drawing, w, h, _work(drawing)
+
+
+def _fix_strokes(drawing: Any) -> None:
+    """Stroke values SVG calls errors, drawn as a browser draws them: a dash array with a
+    negative entry, or none above zero, draws a solid line (reportlab raised on it, attack 7); a
+    negative dash offset is taken modulo the pattern; a negative width is the initial 1;
+    opacities are clamped to 0..1 (reportlab would write them into the PDF as they are)."""
+    stack: list[Any] = [drawing]
+    while stack:
+        node = stack.pop()
+        contents = getattr(node, "contents", None)
+        if isinstance(contents, list):
+            stack.extend(contents)
+        dash = getattr(node, "strokeDashArray", None)
+        if dash is not None:
+            node.strokeDashArray = _dash(dash)
+        width = getattr(node, "strokeWidth", None)
+        if isinstance(width, int | float) and width < 0:
+            node.strokeWidth = 1.0
+        for name in ("strokeOpacity", "fillOpacity"):
+            v = getattr(node, name, None)
+            if isinstance(v, int | float) and not 0 <= v <= 1:
+                setattr(node, name, min(1.0, max(0.0, float(v))))
+
+
+def _dash(dash: Any) -> Any:
+    """A reportlab dash (an array, or (phase, array)) that PDF can draw, or None for a solid line."""
+    phase, array = (dash[0], dash[1]) if isinstance(dash, list | tuple) and len(dash) == 2 and \
+        isinstance(dash[1], list | tuple) else (0, dash)
+    values = [array] if isinstance(array, int | float) else array
+    if not isinstance(values, list | tuple) or not values or \
+            not all(isinstance(v, int | float) and v >= 0 for v in values) or sum(values) <= 0:
+        return None
+    if not isinstance(phase, int | float):
+        return list(values)
+    period = sum(values) * (2 if len(values) % 2 else 1)  # an odd list repeats to an even one
+    return dash if 0 <= phase < period else (phase % period, list(values))
 
 
 # What PDFium takes to draw the art each time a page draws it, in shapes of about 2 µs (measured,

@@ -340,3 +340,23 @@ def test_svg_art_is_read_once_and_drawn_once_per_document(tmp_path: Path, monkey
         green = [r for page in pdf.pages for r in page.rects
                  if tuple(round(v, 3) for v in r["non_stroking_color"] or ()) == (0, 1, 0)]
     assert len(green) == 5  # drawn on each of the five cards
+
+
+@pytest.mark.parametrize(("attrs", "dash", "width"), [
+    ('stroke-dasharray="0 0"', [], 1), ('stroke-dasharray="0"', [], 1), ('stroke-dasharray="-1 2"', [], 1),
+    ('stroke-dasharray="5 -5"', [], 1), ('stroke-dasharray="3 1"', [3, 1], 1), ('stroke-width="-5"', [], 1),
+    ('stroke-width="2" stroke-dasharray="0 0 0"', [], 2),
+])
+def test_svg_strokes_svg_calls_errors_draw_as_a_browser_draws_them(tmp_path: Path, attrs: str, dash: list[float],
+                                                                   width: float) -> None:
+    """Attack 7: `stroke-dasharray="0 0"` (or a negative entry) made reportlab raise at the build,
+    after `check` passed: exit 3. A browser draws such a line solid, and a negative width as the
+    initial 1; so does pnp, read back from the PDF."""
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><path d="M0 0 L50 50" fill="none" '
+           f'stroke="#ff0000" {attrs}/></svg>')
+    path = build(_svg_game(tmp_path, svg), tmp_path / "out")
+    with pdfplumber.open(path) as pdf:
+        (line,) = [c for c in pdf.pages[0].curves + pdf.pages[0].lines if c.get("stroking_color") == (1, 0, 0)]
+        assert list(line["dash"][0]) == dash
+        scale = 40 * MM / 100  # the 100 x 100 art contained in its 40 mm box
+        assert line["linewidth"] == pytest.approx(width * scale, rel=1e-3)

@@ -26,7 +26,7 @@ import re
 from collections import OrderedDict
 from typing import Any
 
-from pnp.layout.svg_css import CssError, check_css
+from pnp.layout.svg_css import MAX_PROPERTIES, CssError, check_css
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
 MAX_NODES = 50_000  # elements: svglib converts ~0.2 ms each (50,000 in ~10 s), once per build
@@ -189,6 +189,11 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
                                hint="convert the text to outlines (Inkscape: Path > Object to Path; Illustrator: "
                                "Type > Create Outlines): its font would not be embedded in the PDF")
             empty.append(node)
+        if len(node.attrib) > MAX_PROPERTIES or node.get("style", "").count(";") >= MAX_PROPERTIES:
+            what = "attributes" if len(node.attrib) > MAX_PROPERTIES else "declarations in its style attribute"
+            raise SvgError(f"SVG {shown!r} has an element with more than {MAX_PROPERTIES} {what} (<{name}> on line "
+                           f"{node.sourceline})", expected=f"at most {MAX_PROPERTIES} {what} an element",
+                           hint="open it in an SVG editor and save it again")
         for attr, value in node.attrib.items():
             if etree.QName(attr).localname == "href":
                 v = value.strip()

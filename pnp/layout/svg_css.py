@@ -29,6 +29,11 @@ MAX_CSS_STEPS = 1_000_000  # selector steps (see above) any file may take: ~0.2 
 CSS_STEPS_PER_BYTE = 10  # and per byte of the file: ~2 s a MB at most (an element is >= 10 bytes)
 MAX_NESTING = 8  # :not(:is(...)), parentheses and brackets in one rule: editors write 1 or 2
 MAX_SELECTOR_TOKENS = 200  # names, classes, combinators and spaces of one selector (between commas)
+# Distinct property names in all <style> sheets, and attributes (or declarations of a `style`
+# attribute) of one element: svglib takes time quadratic in an element's properties (40,000
+# attributes on one rect: 31 s; 40,000 declarations in its style: 43 s; attack 7). SVG has
+# about 60 presentation attributes; editors write a few dozen an element.
+MAX_PROPERTIES = 200
 TEST_STEPS = 10  # one selector tested on one element (a match: its properties applied)
 HINT = "simplify the art's <style> (class rules, as SVG editors write them), or export the art as a PNG"
 
@@ -56,6 +61,7 @@ def check_css(root: Any, shown: str, size: int, copies: int) -> None:
     from cssselect2 import compiler, parser
 
     selectors: list[Any] = []  # parsed selectors
+    names: set[str] = set()  # property names declared
     for el in styles:
         for rule in tinycss2.parse_stylesheet(el.text or "", skip_comments=True, skip_whitespace=True):
             line = (el.sourceline or 1) + max(getattr(rule, "source_line", 1) - 1, 0)
@@ -65,6 +71,13 @@ def check_css(root: Any, shown: str, size: int, copies: int) -> None:
                                hint="open it in an SVG editor and save it again")
             if not rule.prelude or rule.type == "at-rule":
                 continue  # as svglib does
+            names.update(d.lower_name for d in tinycss2.parse_declaration_list(rule.content or [], skip_comments=True,
+                                                                               skip_whitespace=True)
+                         if d.type == "declaration")
+            if len(names) > MAX_PROPERTIES:
+                raise CssError(f"SVG {shown!r} has a <style> of more than {MAX_PROPERTIES} different properties "
+                               f"(line {line})", expected=f"at most {MAX_PROPERTIES} different CSS properties "
+                               "(SVG has about 60)")
             too_deep = _shape(rule)
             if too_deep:
                 raise CssError(f"SVG {shown!r} has a CSS rule {too_deep} (line {line})",

@@ -160,6 +160,17 @@ def test_svg_cover_is_clipped_to_its_box(tmp_path: Path) -> None:
      "save it again"),
     ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><circle cx='5' cy='5' r='nan'/></svg>",
      "SVG 'art.svg' has a number a PDF cannot hold: nan", "save it again"),
+    # svglib takes time quadratic in an element's properties (attack 7: 40,000 attributes, 31 s)
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='5' height='5' "
+     + " ".join(f"a{i}='1'" for i in range(201)) + "/></svg>",
+     "SVG 'art.svg' has an element with more than 200 attributes (<rect> on line 1)", "save it again"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='5' height='5' style='"
+     + ";".join(f"x{i}:1" for i in range(201)) + "'/></svg>",
+     "SVG 'art.svg' has an element with more than 200 declarations in its style attribute (<rect> on line 1)",
+     "save it again"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><style>rect {"
+     + ";".join(f"x{i}:1" for i in range(201)) + "}</style><rect width='5' height='5'/></svg>",
+     "SVG 'art.svg' has a <style> of more than 200 different properties (line 1)", "simplify the art's <style>"),
 ])
 def test_bad_svg_is_an_input_error(tmp_path: Path, svg: str, message: str, hint: str | None) -> None:
     root = _svg_game(tmp_path, svg)

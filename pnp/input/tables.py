@@ -430,10 +430,19 @@ def _ods_value(c: Element, shown: str, spaces: list[int]) -> Any:
 def _ods_text(node: Element, shown: str, spaces: list[int]) -> Iterator[str]:
     """A paragraph's text: spans, spaces (``text:s``), tabs and line breaks included. ``spaces``:
     what ``text:s`` runs may still add to the sheet (MAX_ODS_SPACES in all); a DataError past it,
-    or for a count that is no positive whole number."""
+    or for a count that is no positive whole number. Walked with a stack of its own: spans
+    nested 5,000 deep ran out of Python's recursion (exit 3, attack 7)."""
     if node.text:
         yield node.text
-    for child in node:
+    stack: list[tuple[Iterator[Element], str | None]] = [(iter(node), None)]  # (children left, tail after)
+    while stack:
+        children, tail = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if tail:
+                yield tail
+            continue
         tag = child.tag
         if tag == f"{{{_TEXT}}}s":
             count = child.get(f"{{{_TEXT}}}c", "1")
@@ -450,8 +459,11 @@ def _ods_text(node: Element, shown: str, spaces: list[int]) -> Iterator[str]:
             yield "\t"
         elif tag == f"{{{_TEXT}}}line-break":
             yield "\n"
-        else:
-            yield from _ods_text(child, shown, spaces)
+        else:  # a span, a link...: its text, its children, then its tail
+            if child.text:
+                yield child.text
+            stack.append((iter(child), child.tail))
+            continue
         if child.tail:
             yield child.tail
 

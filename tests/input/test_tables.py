@@ -582,6 +582,17 @@ def test_ods_runs_of_spaces_are_bounded(mini: DataRootCopy, runs: str, message: 
     assert exc.value.diagnostics[0].format().startswith("card_data/mini/deck.ods: $: " + message)
 
 
+def test_ods_text_nested_thousands_of_spans_deep_is_read(mini: DataRootCopy) -> None:
+    """A cell whose text sits in spans nested 5,000 deep (12 KB packed) ran out of Python's
+    recursion (exit 3, attack 7): the text is read in order, spaces and tails included."""
+    as_sheet(mini, "deck.ods")
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed")) + "</table:table-row>"
+    deep = "<text:span>" * 5000 + 'A<text:s text:c="2"/>B' + "</text:span>C" * 5000
+    ods(mini.file("deck.ods"), header + f"<table:table-row>{_cell('a')}{_cell(deep)}{_cell('d')}</table:table-row>")
+    (a,) = mini.load().components[0].items
+    assert a.fields["name"] == "A  B" + "C" * 5000
+
+
 def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRootCopy) -> None:
     """5000 digits in an integer or number column, or in ``series.to``: Python's int() refuses more
     than 4300 (a ValueError that was exit 3); XLSX's number cell failed the whole workbook with

@@ -4,6 +4,7 @@ system font."""
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,15 @@ def _register(name: str, path: str) -> None:
                 raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: it cannot be embedded in a PDF "
                                 f"({type(exc).__name__}: {exc})", expected="an intact .ttf file",
                                 hint="replace the file (a fresh download or another copy)") from None
+        face = font.face
+        heights = (face.ascent, face.descent, getattr(face, "capHeight", face.ascent))
+        if not all(isinstance(v, int | float) and math.isfinite(v) for v in heights) or face.ascent <= 0 \
+                or face.ascent - face.descent <= 0:
+            # a line's height is ascent + descent: 0 divided the baseline's place by zero (attack 7)
+            raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: its ascent and descent ({face.ascent:g} "
+                            f"and {face.descent:g} thousandths of the size) leave a line no height",
+                            expected="an intact .ttf file (its OS/2 and hhea tables)",
+                            hint="replace the file (a fresh download or another copy)")
         pdfmetrics.registerFont(font)
     except FontError:
         raise

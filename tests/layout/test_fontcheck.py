@@ -147,3 +147,32 @@ def test_a_ctrl_c_while_reportlab_parses_a_font_is_an_interruption_not_a_damaged
     finally:
         signal.signal(signal.SIGINT, old)
         fonts._register.cache_clear()
+
+
+def _table(raw: bytes, tag: bytes) -> tuple[int, int]:
+    """(offset, length) of the font's table ``tag``."""
+    (n,) = struct.unpack(">H", raw[4:6])
+    for i in range(n):
+        entry = raw[12 + 16 * i:28 + 16 * i]
+        if entry[:4] == tag:
+            return struct.unpack(">II", entry[8:16])
+    raise AssertionError(f"no {tag!r} table")
+
+
+def test_a_font_whose_metrics_leave_a_line_no_height_is_refused(tmp_path: Path) -> None:
+    """Attack 7: Lato with its OS/2 table overwritten with 0xff loads (ascent and descent both
+    -0.5), and laying out text then divided by zero (exit 3 at the build). It is a damaged font,
+    refused where it is registered, naming the file."""
+    from pnp.layout import fonts
+
+    raw = bytearray((FONTS / "Lato-Bold.ttf").read_bytes())
+    offset, length = _table(bytes(raw), b"OS/2")
+    raw[offset:offset + length] = b"\xff" * length
+    font = tmp_path / "Damaged.ttf"
+    font.write_bytes(bytes(raw))
+    try:
+        with pytest.raises(fonts.FontError, match=r"is damaged: its ascent and descent \(-0.5 and -0.5 thousandths "
+                           r"of the size\) leave a line no height"):
+            fonts._register("Damaged-Metrics", str(font))
+    finally:
+        fonts._register.cache_clear()

@@ -35,7 +35,7 @@ from pnp.layout.primitives import Ellipse, Path, Rect
 # building per MB of input at the most.
 TEXT_COST = 3  # a fitted text element, besides the lines and inline icons it draws (a short one: ~33 µs)
 FIT_CHARS = 100  # and one more for each this many characters its fitting measures (``Fit.work``)
-SHAPES_BASE = 250_000  # per command: about 2 s of building; `check` charges the five bundled games ~74,000
+SHAPES_BASE = 250_000  # per command: about 2 s of building; `check` charges the five bundled games ~78,000
 SHAPES_PER_BYTE = 0.25  # per byte (character) of the command's manifests, data files and templates
 SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layouts (~600 MB at this)
 
@@ -127,7 +127,8 @@ class Tally:
         return (f"at most {root.limit} shapes across the pieces one command lays out: {SHAPES_BASE} plus "
                 f"{SHAPES_PER_BYTE:g} per byte of its games' manifests, data files and templates ({root.bytes} "
                 f"bytes here), {SHAPES_MAX} at most; a text element counts {TEXT_COST} besides its lines, and one more "
-                f"for each {FIT_CHARS} characters its fitting measures")
+                f"for each {FIT_CHARS} characters its fitting measures; an element its `when` leaves out, and a group "
+                "or repeat each time it is reached, count 1")
 
 
 def least_cost(tpl: Template) -> list[tuple[Element, int]]:

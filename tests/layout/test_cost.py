@@ -244,3 +244,21 @@ def test_inline_icons_are_counted_as_they_are_placed(tmp_path: Path, monkeypatch
     assert r.exit_code == 2, r.stderr
     assert "more than 20000 shapes on one piece (the text's inline icons)" in r.stderr
     assert len(made) <= 20_000 // 3000 + 2  # stopped at the 7th icon, not after all 800
+
+
+def test_elements_left_out_and_groups_reached_are_charged_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 7: a `repeat` of 1,000 holding a `repeat` of 1,000 of a rectangle shown `when` no
+    item matches drew nothing, so was charged nothing: `check` of three cards took 11 s, and a
+    build of more cards minutes. An element its `when` leaves out counts 1, and a group or repeat
+    each time it is reached: refused once the budget is spent, as for drawn shapes."""
+    monkeypatch.setattr(cost, "SHAPES_BASE", 20_000)
+    hidden = {"type": "repeat", "count": 1000, "step": [0, 0], "elements": [
+        {"type": "repeat", "count": 1000, "step": [0, 0], "elements": [
+            {"type": "rect", "box": [1, 1, 1, 1], "fill": "#000000", "when": {"field": "name", "equals": "zzz"}}]}]}
+    first, layouts = refused_by_check(game(tmp_path / "root", 3, hidden), monkeypatch)
+    assert ": $.elements[1].elements[0].elements[0]: the pieces this command lays out draw more than " in first
+    assert "an element its `when` leaves out, and a group or repeat each time it is reached, count 1" in first
+    assert layouts.count <= 1  # the first piece already passes 20,000 of its 1,001,001
+    few = {**hidden, "count": 2}  # 2,000 left out, the repeats reached 3 times: 2,003 a piece
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("check", "mini", "--data", game(tmp_path / "ok", 3, few)).exit_code == 0

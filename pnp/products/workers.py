@@ -103,6 +103,15 @@ def run_pool(jobs: int, fn: Callable[[T], R], tasks: Sequence[T], *, ordered: bo
             for p in procs:
                 with contextlib.suppress(Exception):
                     p.terminate()
+            for p in procs:
+                with contextlib.suppress(Exception):
+                    p.join(5)
+            # A worker ended while it sent a result leaves part of it in the results pipe, and the
+            # pool's thread waited for the rest for ever, as this process holds the pipe's writing
+            # end too (a Ctrl-C to the whole process group hung the build, attack 7): with that end
+            # closed, the read ends once the workers are gone.
+            with contextlib.suppress(Exception):
+                ex._result_queue._writer.close()  # type: ignore[attr-defined]
             # then the pool's own thread, which sees its workers gone, is waited for: left running,
             # it would write to closed pipes at exit ("OSError: Bad file descriptor")
             ex.shutdown(wait=True, cancel_futures=True)

@@ -154,6 +154,31 @@ def test_the_games_image_budget_leaves_one_worker(tmp_path: Path) -> None:
     assert workers.image_jobs(8, [tmp_path / "nothing"]) == 8
 
 
+def test_a_png_of_16_bits_a_channel_counts_its_decoded_size(tmp_path: Path) -> None:
+    """Attack 7, F8: a 4,096 x 4,096 RGBA PNG of 16 bits a channel (202 KB) peaked at 329 MB in
+    one process, but counted as 67 MB (4 bytes a pixel), so --jobs 8 ran 5 workers and 1.3 GB
+    together. Pillow decodes its 8 bytes a pixel: counted so, it leaves 2 (~600 MB measured)."""
+    import struct
+    import zlib
+
+    game = tmp_path / "g"
+    game.mkdir()
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    w = h = 4096
+    row = b"\x00" + b"\x9c\x40\x00\x00\x00\x00\xff\xff" * w
+    z = zlib.compressobj(9)
+    data = b"".join(z.compress(row) for _ in range(h)) + z.flush()
+    (game / "deep.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 16, 6, 0, 0, 0))
+                                    + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+    assert workers.decoded_image_bytes(game) == 8 * w * h
+    assert workers.image_jobs(8, [game]) == 2
+    _png(game / "flat.png", 100, 100)  # 8 bits a channel: 4 bytes a pixel, as before
+    assert workers.decoded_image_bytes(game) == 8 * w * h + 4 * 100 * 100
+
+
 def test_an_image_heavy_game_renders_in_one_process_whatever_jobs(tmp_path: Path) -> None:
     """Each worker decoded the game's images again, so -j 4 held four copies; now the workers are
     as many as RENDER_MEMORY_BUDGET allows (here lowered so that a 2,000 px image leaves one)."""

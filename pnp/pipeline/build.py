@@ -122,12 +122,20 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
     if jobs > 1 and len(tasks) > 1:
         jobs = image_jobs(jobs, {gc.game.id: gc.game.folder for gc, _ in tasks}.values())
     results: dict[int, tuple[bytes | None, int, list[Diagnostic], Any]] = {}
+    held = [0]  # bytes of the PDFs rendered so far, held until they are written
+
+    def keep(i: int, data: bytes | None) -> None:
+        held[0] += len(data or b"")
+        if held[0] > MAX_HELD_BYTES:
+            raise DataError([held_problem(tasks[i][0], tasks[i][1], held[0])])
+
     if jobs > 1 and len(tasks) > 1 and can_fork():
         # Biggest first, so the last worker is not left with the longest component.
         order = sorted(range(len(tasks)), key=lambda i: -len(tasks[i][1].fronts))
         _TASKS = (s, tasks)
         try:
             for i, data, npages, diags, figures in run_pool(min(jobs, len(tasks)), _render_task, order):
+                keep(i, data)
                 results[i] = (data, npages, diags, figures)
                 if progress:
                     progress(len(results), len(tasks))
@@ -138,6 +146,7 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
         try:
             for i in range(len(tasks)):
                 _, data, npages, diags, figures = _render_task(i)
+                keep(i, data)
                 results[i] = (data, npages, diags, figures)
                 if progress:
                     progress(len(results), len(tasks))
@@ -170,6 +179,26 @@ def render_games(root: DataRoot, checked: Sequence[GameCheck], out: Path, sessio
             ganged = (folder / f"{gc.game.id}-ganged.pdf", *made)
         games.append(RenderedGame(gc, folder, tuple(files), contents, ganged))
     return games
+
+
+# A build renders every PDF it writes before it writes the first (all or nothing), so they are
+# held in memory together: a 27 MB image drawn in 46 components made 1.2 GB of PDFs, and the build
+# went past 1 GB and died (attack 7, F2). The five bundled games come to 4.4 MB together.
+MAX_HELD_BYTES = 512 * 1024 * 1024
+
+
+def held_problem(gc: GameCheck, plan: ComponentPlan, held: int) -> Diagnostic:
+    """The input error for a build whose PDFs, rendered so far up to ``plan``'s, pass MAX_HELD_BYTES."""
+    game, comp = gc.game, plan.component
+    msg = (f"the PDFs this build renders come to more than {MAX_HELD_BYTES / 2**20:g} MB ({held / 2**20:.1f} MB "
+           f"with component {comp.id} of game {game.id}), which pnp holds until all are written")
+    expected = f"at most {MAX_HELD_BYTES / 2**20:g} MB of PDFs in one build"
+    hint = ("scale the art to the resolution it prints at (each component's PDF embeds the images it draws), "
+            "or build fewer games at a time")
+    index = [c.id for c in game.components].index(comp.id)
+    if game.manifest is None:
+        return Diagnostic(game.manifest_file, msg, expected=expected, hint=hint)
+    return game.manifest.diag(("components", index), msg, expected=expected, hint=hint)
 
 
 def same_bytes(path: Path, data: bytes) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import math
+import weakref
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -92,9 +93,15 @@ class _Codes:
     (its first 256-code subset), as a ``str.translate`` table."""
 
     def __init__(self, font: Any, doc: PDFDocument):
-        self.font, self.doc = font, doc
+        # the document weakly: this is a value of _CODES, whose key it is, and a strong reference
+        # kept every document alive with its images (26 MB a component for a 27 MB PNG, attack 7)
+        self.font, self._doc = font, weakref.ref(doc)
         self.table: dict[int, int] = {}
         self.known: set[str] = set()
+
+    @property
+    def doc(self) -> PDFDocument | None:
+        return self._doc()
 
     def learn(self, text: str) -> None:
         state = self.font.state.get(self.doc)

@@ -715,3 +715,31 @@ def test_written_files_follow_the_umask(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     modes = {p.name: p.stat().st_mode & 0o777 for p in (out / "mini").iterdir()}
     assert modes and set(modes.values()) == {0o600}, modes
+
+
+def test_a_build_whose_pdfs_pass_what_it_may_hold_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build renders every PDF before it writes the first (all or nothing), so they are held in
+    memory together: one 27 MB image drawn in 46 components was 1.2 GB of PDFs, and the build
+    died past 1 GB (attack 7, F2). Past MAX_HELD_BYTES it stops at the component that passed it,
+    exit 2, nothing written; the worker pool hands each PDF over as it is done (it waited for
+    all of them before the first)."""
+    from pnp.pipeline import build
+
+    out = tmp_path / "out"
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out, "--jobs", "1").exit_code == 0
+    size = (out / "mini" / "deck.pdf").stat().st_size
+    monkeypatch.setattr(build, "MAX_HELD_BYTES", size - 1)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "again", "--jobs", "1")
+    assert r.exit_code == 2, r.stderr
+    assert_no_traceback(r)
+    assert (f"$.components[0]: the PDFs this build renders come to more than {(size - 1) / 2**20:g} MB "
+            f"({size / 2**20:.1f} MB with component deck of game mini), which pnp holds until all are written"
+            ) in r.stderr
+    assert not (tmp_path / "again").exists()
+    monkeypatch.setattr(build, "MAX_HELD_BYTES", size)
+    assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "fits").exit_code == 0
+    # in worker processes: golems' 11 PDFs (about 800 KB) against 200 KB, stopped at once
+    monkeypatch.setattr(build, "MAX_HELD_BYTES", 200_000)
+    r = run_cli("build", "golems", "--out", tmp_path / "golems", "--jobs", "2")
+    assert r.exit_code == 2 and "the PDFs this build renders come to more than 0.190735 MB (" in r.stderr, r.stderr
+    assert not (tmp_path / "golems").exists()

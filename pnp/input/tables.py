@@ -53,8 +53,8 @@ MAX_COLUMNS = 1_000
 MAX_ODS_SPACES = 1_000_000
 XLSX_LAST_ROW = 1_048_576  # a worksheet's last row (Excel's, LibreOffice's): rows past it are no sheet's
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
-_INTEGER = re.compile(r"[+-]?\d+\Z")
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_INTEGER = re.compile(r"[+-]?\d+\Z", re.ASCII)  # ASCII digits, as the number options take (not "１")
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z", re.ASCII)
 
 
 def is_url(data: str) -> bool:

@@ -12,12 +12,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.project import GAME_ID, MANIFEST, DataRoot, reserved_game_id
 from pnp.input.validate import schema_bytes
-from pnp.render.write import write_atomic
+from pnp.render.write import ensure_dir, write_atomic
 
 GAME_JSON = """\
 {
@@ -136,8 +137,9 @@ def size_json(size: str) -> str:
     if size in SCAFFOLD_SIZES:
         return f'"{size}"'
     parts = size.replace("x", ",").split(",")
+    plain = all(re.fullmatch(r"\s*[0-9]+(?:\.[0-9]*)?\s*", p) for p in parts)  # float() reads "６３", "1_0"
     try:
-        w, h = (float(p) for p in parts)
+        w, h = (float(p) for p in parts) if plain else (-1.0, -1.0)
     except ValueError:
         w = h = -1.0
     if len(parts) != 2 or not (10 <= w <= 600 and 10 <= h <= 600):
@@ -170,6 +172,7 @@ def scaffold(root: Path, gid: str, sheet: bool = False, size: str = "poker") -> 
     deck = {game_dir / "deck.csv": DECK_CSV} if sheet else {game_dir / "deck.json": DECK_JSON}
     files = {game_dir / MANIFEST: game_json if sheet else GAME_JSON, **deck,
              tpl_dir / "style.json": STYLE_JSON, tpl_dir / "card.json": CARD_JSON, tpl_dir / "back.json": BACK_JSON}
+    ensure_dir(root, "--path")  # a file or a pipe there is the user's --path (or --data), not --out
     written = []
     for path, text in files.items():
         text = text.replace("@ID@", gid).replace("@TITLE@", title_of(gid)).replace("@SIZE@", size_text)

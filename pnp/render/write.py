@@ -16,14 +16,15 @@ from pathlib import Path
 from pnp.errors import OutputError, interrupts_held
 
 
-def ensure_dir(folder: Path) -> None:
+def ensure_dir(folder: Path, option: str = "--out") -> None:
+    """Make ``folder`` (and its parents), or an OutputError naming the ``option`` that chose it."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise OutputError(f"cannot create output folder {folder}: {exc.strerror}; "
-                          "choose another with --out") from None
+                          f"choose another with {option}") from None
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise OutputError(f"output folder {folder} is not writable; choose another with --out")
+        raise OutputError(f"output folder {folder} is not writable; choose another with {option}")
 
 
 STALE_AFTER = 600.0  # s: a temporary file this old was left by a build that was killed

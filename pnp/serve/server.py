@@ -238,6 +238,12 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             try:
+                hosts = self.headers.get_all("Host") or []
+                if len(hosts) > 1 or (not hosts and self.request_version != "HTTP/1.0"):
+                    # HTTP/1.1 asks for exactly one (RFC 9112, 3.2); HTTP/0.9 has none, and no browser speaks it
+                    self._send(HTTPStatus.BAD_REQUEST, b"pnp serve: a request needs one Host header\n",
+                               "text/plain; charset=utf-8")
+                    return
                 if not self._host_ok():
                     self._send(HTTPStatus.MISDIRECTED_REQUEST, b"pnp serve answers to localhost only\n",
                                "text/plain; charset=utf-8")
@@ -254,8 +260,8 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
 
         def _host_ok(self) -> bool:
             """Whether the Host header names this machine, for a server on a loopback address
-            (one on another address was asked to be seen by others; a request without the
-            header came from no browser)."""
+            (one on another address was asked to be seen by others; an HTTP/1.0 request without
+            the header came from no browser)."""
             host = self.headers.get("Host")
             if not server.loopback or host is None:
                 return True

@@ -593,6 +593,23 @@ def test_ods_text_nested_thousands_of_spans_deep_is_read(mini: DataRootCopy) -> 
     assert a.fields["name"] == "A  B" + "C" * 5000
 
 
+def test_digits_of_other_scripts_are_no_number(mini: DataRootCopy) -> None:
+    """A fullwidth "１" read as 1 in a number cell, and "６３" in `pnp new --size`, where the number
+    options refuse them and the docs say digits (attack 7, borderline): ASCII digits only."""
+    from pnp.products.scaffold import size_json
+
+    as_sheet(mini, "deck.csv")
+    mini.file("deck.csv").write_text("id,name,power,copies,source.designed\na,A,\uff13,1,d\nb,B,2,\uff11,d\n",
+                                     encoding="utf-8")
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [(d.cell, d.message) for d in exc.value.diagnostics] == [("C (power)", "'\uff13' is not a number"),
+                                                                   ("D (copies)", "'\uff11' is not a number")]
+    with pytest.raises(DataError, match="unknown card size"):
+        size_json("\uff16\uff13,88")
+    assert size_json("63,88") == "[63, 88]" and size_json("63.5x88") == "[63.5, 88]"
+
+
 def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRootCopy) -> None:
     """5000 digits in an integer or number column, or in ``series.to``: Python's int() refuses more
     than 4300 (a ValueError that was exit 3); XLSX's number cell failed the whole workbook with

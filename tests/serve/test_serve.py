@@ -121,12 +121,12 @@ def test_anything_else_is_a_404_page(served: tuple[Server, DataRootCopy]) -> Non
         assert b"<h1>Not found</h1>" in body and b"Traceback" not in body
 
 
-def _get_as(server: Server, host: str | None) -> int:
+def _get_as(server: Server, host: str | None, version: str = "HTTP/1.1", extra: bytes = b"") -> int:
     """The status of GET / sent with ``Host: host`` (None: no Host header at all)."""
     addr = server.httpd.server_address[:2]
     with socket.create_connection(addr, timeout=10) as sock:
-        sock.sendall(b"GET / HTTP/1.1\r\n" + (f"Host: {host}\r\n".encode() if host is not None else b"")
-                     + b"Connection: close\r\n\r\n")
+        sock.sendall(f"GET / {version}\r\n".encode() + (f"Host: {host}\r\n".encode() if host is not None else b"")
+                     + extra + b"Connection: close\r\n\r\n")
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
@@ -138,10 +138,14 @@ def test_a_loopback_server_answers_only_to_local_host_names(served: tuple[Server
     Host: it gets a 421, not the pages (attack 5, borderline 1)."""
     server, _ = served
     port = server.httpd.server_address[1]
-    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", f"[::1]:{port}", None):
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", "LOCALHOST", f"[::1]:{port}"):
         assert _get_as(server, host) == 200, host
+    assert _get_as(server, None) == 400
     for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", "[::2]:80", ""):
         assert _get_as(server, host) == 421, host
+    # HTTP/1.1 asks for exactly one Host (attack 7, borderline: none, or a second, was served)
+    assert _get_as(server, None, "HTTP/1.0") == 200
+    assert _get_as(server, f"localhost:{port}", extra=b"Host: evil.example\r\n") == 400
 
 
 def _capped(mini: DataRootCopy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap: int,

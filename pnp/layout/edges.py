@@ -25,6 +25,7 @@ import itertools
 import math
 from collections.abc import Iterable, Sequence
 
+import msgspec
 from msgspec import Struct
 
 from pnp.layout.colours import ciede2000, delta_e, hex_rgb, srgb_lab
@@ -164,22 +165,52 @@ class _Shape:
             return _seg_dist(x, y, (p.x1, p.y1), (p.x2, p.y2)) <= half
         return any(_seg_dist(x, y, a, b) <= half for a, b in self.segs)
 
-    def paint(self, x: float, y: float, under: str) -> str:
-        """The colour at (x, y) with this primitive drawn over ``under``."""
+    def hit(self, x: float, y: float) -> int:
+        """What of the primitive covers (x, y): 0 nothing, 1 its fill, 2 its stroke, 3 both, 4 its
+        art (an image or SVG). Its geometry only: the same for any colours of its paint."""
         b = self.box
         if not (b[0] <= x <= b[2] and b[1] <= y <= b[3]):
-            return under
+            return 0
         p = self.p
         if isinstance(p, Image | Vector):
             x0, y0, x1, y1 = _art_box(p)
-            return f"?{p.src}" if x0 <= x <= x1 and y0 <= y <= y1 else under
+            return 4 if x0 <= x <= x1 and y0 <= y <= y1 else 0
         paint = p.paint  # type: ignore[union-attr]
-        out = under
+        h = 0
         if paint.fill is not None and not isinstance(p, Line) and self._inside(x, y):
-            out = _over(out, paint.fill, paint.opacity)
+            h |= 1
         if paint.stroke is not None and paint.stroke_width > 0 and self._on_stroke(x, y, paint.stroke_width / 2):
-            out = _over(out, paint.stroke, paint.opacity)
-        return out
+            h |= 2
+        return h
+
+    def paint(self, x: float, y: float, under: str) -> str:
+        """The colour at (x, y) with this primitive drawn over ``under``."""
+        return _painted(self.p, self.hit(x, y), under)
+
+
+def _painted(p: Primitive, hit: int, under: str) -> str:
+    """``under`` with what ``hit`` (``_Shape.hit``) says of ``p`` drawn over it."""
+    if not hit:
+        return under
+    if isinstance(p, Image | Vector):
+        return f"?{p.src}"
+    paint = p.paint  # type: ignore[union-attr]
+    out = under
+    if hit & 1:
+        out = _over(out, paint.fill, paint.opacity)
+    if hit & 2:
+        out = _over(out, paint.stroke, paint.opacity)
+    return out
+
+
+def _geometry(p: Primitive) -> Primitive:
+    """``p`` with the colours of its paint left out (whether it has a fill and a stroke kept):
+    what decides which of it covers a point."""
+    if isinstance(p, Image | Vector | Text):
+        return p
+    paint = p.paint
+    return msgspec.structs.replace(p, paint=msgspec.structs.replace(paint, fill=paint.fill and "#",
+                                                                     stroke=paint.stroke and "#"))
 
 
 def _art_box(p: Image | Vector) -> tuple[float, float, float, float]:
@@ -263,6 +294,20 @@ def _meets(box: tuple[float, float, float, float], band: tuple[float, float, flo
     return box[0] <= band[2] and box[2] >= band[0] and box[1] <= band[3] and box[3] >= band[1]
 
 
+def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
+    """The distinct patterns of ``_Shape.hit`` (one per primitive of ``near``) along ``seg``, and
+    each sample's pattern (its index), in the order ``EdgeSampler.profile`` samples."""
+    shapes = [_Shape(p) for p in near]
+    patterns: dict[tuple[int, ...], int] = {}
+    which = []
+    for x, y, nx, ny in _positions(seg):
+        for depth in DEPTHS_MM:
+            px, py = x + nx * depth * MM, y + ny * depth * MM
+            pattern = tuple(s.hit(px, py) for s in shapes)
+            which.append(patterns.setdefault(pattern, len(patterns)))
+    return list(patterns), tuple(which)
+
+
 class EdgeBudgetError(ValueError):
     """More colour comparisons than ``EDGE_BUDGET`` to judge one component's edges."""
 
@@ -280,6 +325,7 @@ class EdgeSampler:
         self.budget = budget
         self.spent = 0
         self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
+        self._hits: dict[tuple[Segment, tuple[Primitive, ...]], tuple[list[tuple[int, ...]], tuple[int, ...]]] = {}
         self._bands: dict[Segment, tuple[float, float, float, float]] = {}
         self._last: tuple[PieceLayout | None, list[tuple[tuple[float, float, float, float], Primitive]]] = (None, [])
 
@@ -300,16 +346,21 @@ class EdgeSampler:
         key = (seg, near)
         found = self._cache.get(key)
         if found is None:
-            shapes = [_Shape(p) for p in near]
-            out = []
-            for x, y, nx, ny in _positions(seg):
-                for depth in DEPTHS_MM:
-                    px, py = x + nx * depth * MM, y + ny * depth * MM
-                    colour = self.paper
-                    for s in shapes:
-                        colour = s.paint(px, py, colour)
-                    out.append(colour)
-            found = self._cache[key] = tuple(out)
+            # which part of each primitive covers each sample: worked out once for primitives of
+            # one geometry whatever their colours (cards alike but for a colour cost a lookup),
+            # then the colours composited once per distinct pattern of parts
+            geo = (seg, tuple(_geometry(p) for p in near))
+            hits = self._hits.get(geo)
+            if hits is None:
+                hits = self._hits[geo] = _hit_patterns(seg, geo[1])
+            patterns, which = hits
+            colours = []
+            for pattern in patterns:
+                colour = self.paper
+                for p, h in zip(near, pattern, strict=True):
+                    colour = _painted(p, h, colour)
+                colours.append(colour)
+            found = self._cache[key] = tuple(colours[k] for k in which)
         return found
 
 

@@ -320,9 +320,9 @@ class EdgeSampler:
     """Edge profiles of pieces, each distinct set of primitives near an edge sampled once; and the
     comparisons of those profiles, counted against ``budget``."""
 
-    def __init__(self, paper: str = PAPER, budget: int = EDGE_BUDGET):
+    def __init__(self, paper: str = PAPER, budget: int | None = None):
         self.paper = paper
-        self.budget = budget
+        self.budget = EDGE_BUDGET if budget is None else budget
         self.spent = 0
         self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
         self._hits: dict[tuple[Segment, tuple[Primitive, ...]], tuple[list[tuple[int, ...]], tuple[int, ...]]] = {}

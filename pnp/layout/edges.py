@@ -43,8 +43,8 @@ SIDES = ("left", "bottom", "right", "top")
 # Colour comparisons one sampler makes (edge_match, edge_classes: sample positions compared, and
 # class keys tried): past this a component's pieces are too many in too many near colours to group
 # in bounded time (EdgeBudgetError, exit 2). 3,000 cards in random colours spend 6.6 million
-# (about 4 s of the 6 s their check takes, measured); the cost grows with the square of the
-# number of distinct colours within a slab of L.
+# (their check: 3.3 s of CPU, measured); the cost grows with the square of the number of
+# distinct colours within a slab of L.
 EDGE_BUDGET = 10_000_000
 # ΔE00 <= MATCH_DE implies |ΔL| <= MATCH_DE * SL, and SL (CIEDE2000's lightness weight) is at most
 # 1 + 0.015 * 50² / sqrt(20 + 50²) = 1.7471 for L between 0 and 100: two matching colours lie at

@@ -16,7 +16,11 @@ computed once.
 guillotine misses it by that much as a matter of course, and a 0.5 mm strip of another colour
 along a card's edge is plainly visible. ``MATCH_DE`` = 5: the colours of one ink on one sheet
 differ by a few ΔE00 from place to place on a home printer; below 5 two strips read as one
-colour, above it as a seam."""
+colour, above it as a seam.
+
+Size: over 500 lines because sampling, matching and grouping share one sampler: its profiles
+and memos, and the budget of colour comparisons (``EDGE_BUDGET``) that the matching and the
+grouping's index of L slabs (``edge_classes``) both spend from."""
 
 from __future__ import annotations
 

@@ -16,17 +16,23 @@ computed once.
 guillotine misses it by that much as a matter of course, and a 0.5 mm strip of another colour
 along a card's edge is plainly visible. ``MATCH_DE`` = 5: the colours of one ink on one sheet
 differ by a few ΔE00 from place to place on a home printer; below 5 two strips read as one
-colour, above it as a seam."""
+colour, above it as a seam.
+
+Size: over 500 lines because sampling, matching and grouping share one sampler: its profiles
+and memos, and the budget of colour comparisons (``EDGE_BUDGET``) that the matching and the
+grouping's index of L slabs (``edge_classes``) both spend from."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterable, Sequence
 
+import msgspec
 from msgspec import Struct
 
-from pnp.layout.colours import delta_e, hex_rgb
+from pnp.layout.colours import ciede2000, delta_e, hex_rgb, srgb_lab
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import PAPER, Ellipse, Image, Line, Path, Primitive, Rect, Text, Vector
 from pnp.units import MM
@@ -38,6 +44,16 @@ STEP_MM = 1.0  # sample spacing along an edge
 # the next feature of the design may begin, and a sample would land on one side of it or the other)
 DEPTHS_MM = (0.15, 0.4)
 SIDES = ("left", "bottom", "right", "top")
+# Colour comparisons one sampler makes (edge_match, edge_classes: sample positions compared, and
+# class keys tried): past this a component's pieces are too many in too many near colours to group
+# in bounded time (EdgeBudgetError, exit 2). 3,000 cards in random colours spend 6.6 million
+# (their check: 3.3 s of CPU, measured); the cost grows with the square of the number of
+# distinct colours within a slab of L.
+EDGE_BUDGET = 10_000_000
+# ΔE00 <= MATCH_DE implies |ΔL| <= MATCH_DE * SL, and SL (CIEDE2000's lightness weight) is at most
+# 1 + 0.015 * 50² / sqrt(20 + 50²) = 1.7471 for L between 0 and 100: two matching colours lie at
+# most 8.74 apart in L, so in the same or neighbouring slabs of L_SLAB (edge_classes' index)
+L_SLAB = 9.0
 
 Profile = tuple[str, ...]  # colours along an edge, position by position, each depth in turn
 
@@ -153,22 +169,52 @@ class _Shape:
             return _seg_dist(x, y, (p.x1, p.y1), (p.x2, p.y2)) <= half
         return any(_seg_dist(x, y, a, b) <= half for a, b in self.segs)
 
-    def paint(self, x: float, y: float, under: str) -> str:
-        """The colour at (x, y) with this primitive drawn over ``under``."""
+    def hit(self, x: float, y: float) -> int:
+        """What of the primitive covers (x, y): 0 nothing, 1 its fill, 2 its stroke, 3 both, 4 its
+        art (an image or SVG). Its geometry only: the same for any colours of its paint."""
         b = self.box
         if not (b[0] <= x <= b[2] and b[1] <= y <= b[3]):
-            return under
+            return 0
         p = self.p
         if isinstance(p, Image | Vector):
             x0, y0, x1, y1 = _art_box(p)
-            return f"?{p.src}" if x0 <= x <= x1 and y0 <= y <= y1 else under
+            return 4 if x0 <= x <= x1 and y0 <= y <= y1 else 0
         paint = p.paint  # type: ignore[union-attr]
-        out = under
+        h = 0
         if paint.fill is not None and not isinstance(p, Line) and self._inside(x, y):
-            out = _over(out, paint.fill, paint.opacity)
+            h |= 1
         if paint.stroke is not None and paint.stroke_width > 0 and self._on_stroke(x, y, paint.stroke_width / 2):
-            out = _over(out, paint.stroke, paint.opacity)
-        return out
+            h |= 2
+        return h
+
+    def paint(self, x: float, y: float, under: str) -> str:
+        """The colour at (x, y) with this primitive drawn over ``under``."""
+        return _painted(self.p, self.hit(x, y), under)
+
+
+def _painted(p: Primitive, hit: int, under: str) -> str:
+    """``under`` with what ``hit`` (``_Shape.hit``) says of ``p`` drawn over it."""
+    if not hit:
+        return under
+    if isinstance(p, Image | Vector):
+        return f"?{p.src}"
+    paint = p.paint  # type: ignore[union-attr]
+    out = under
+    if hit & 1:
+        out = _over(out, paint.fill, paint.opacity)
+    if hit & 2:
+        out = _over(out, paint.stroke, paint.opacity)
+    return out
+
+
+def _geometry(p: Primitive) -> Primitive:
+    """``p`` with the colours of its paint left out (whether it has a fill and a stroke kept):
+    what decides which of it covers a point."""
+    if isinstance(p, Image | Vector | Text):
+        return p
+    paint = p.paint
+    return msgspec.structs.replace(p, paint=msgspec.structs.replace(paint, fill=paint.fill and "#",
+                                                                     stroke=paint.stroke and "#"))
 
 
 def _art_box(p: Image | Vector) -> tuple[float, float, float, float]:
@@ -252,12 +298,38 @@ def _meets(box: tuple[float, float, float, float], band: tuple[float, float, flo
     return box[0] <= band[2] and box[2] >= band[0] and box[1] <= band[3] and box[3] >= band[1]
 
 
-class EdgeSampler:
-    """Edge profiles of pieces, each distinct set of primitives near an edge sampled once."""
+def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
+    """The distinct patterns of ``_Shape.hit`` (one per primitive of ``near``) along ``seg``, and
+    each sample's pattern (its index), in the order ``EdgeSampler.profile`` samples."""
+    shapes = [_Shape(p) for p in near]
+    patterns: dict[tuple[int, ...], int] = {}
+    which = []
+    for x, y, nx, ny in _positions(seg):
+        for depth in DEPTHS_MM:
+            px, py = x + nx * depth * MM, y + ny * depth * MM
+            pattern = tuple(s.hit(px, py) for s in shapes)
+            which.append(patterns.setdefault(pattern, len(patterns)))
+    return list(patterns), tuple(which)
 
-    def __init__(self, paper: str = PAPER):
+
+class EdgeBudgetError(ValueError):
+    """More colour comparisons than ``EDGE_BUDGET`` to judge one component's edges."""
+
+    def __init__(self, budget: int):
+        super().__init__(f"more than {budget:,} edge colour comparisons")
+        self.budget = budget
+
+
+class EdgeSampler:
+    """Edge profiles of pieces, each distinct set of primitives near an edge sampled once; and the
+    comparisons of those profiles, counted against ``budget``."""
+
+    def __init__(self, paper: str = PAPER, budget: int | None = None):
         self.paper = paper
+        self.budget = EDGE_BUDGET if budget is None else budget
+        self.spent = 0
         self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
+        self._hits: dict[tuple[Segment, tuple[Primitive, ...]], tuple[list[tuple[int, ...]], tuple[int, ...]]] = {}
         self._bands: dict[Segment, tuple[float, float, float, float]] = {}
         self._last: tuple[PieceLayout | None, list[tuple[tuple[float, float, float, float], Primitive]]] = (None, [])
 
@@ -278,17 +350,49 @@ class EdgeSampler:
         key = (seg, near)
         found = self._cache.get(key)
         if found is None:
-            shapes = [_Shape(p) for p in near]
-            out = []
-            for x, y, nx, ny in _positions(seg):
-                for depth in DEPTHS_MM:
-                    px, py = x + nx * depth * MM, y + ny * depth * MM
-                    colour = self.paper
-                    for s in shapes:
-                        colour = s.paint(px, py, colour)
-                    out.append(colour)
-            found = self._cache[key] = tuple(out)
+            # which part of each primitive covers each sample: worked out once for primitives of
+            # one geometry whatever their colours (cards alike but for a colour cost a lookup),
+            # then the colours composited once per distinct pattern of parts
+            geo = (seg, tuple(_geometry(p) for p in near))
+            hits = self._hits.get(geo)
+            if hits is None:
+                hits = self._hits[geo] = _hit_patterns(seg, geo[1])
+            patterns, which = hits
+            colours = []
+            for pattern in patterns:
+                colour = self.paper
+                for p, h in zip(near, pattern, strict=True):
+                    colour = _painted(p, h, colour)
+                colours.append(colour)
+            found = self._cache[key] = tuple(colours[k] for k in which)
         return found
+
+
+    def spend(self, n: int) -> None:
+        self.spent += n
+        if self.spent > self.budget:
+            raise EdgeBudgetError(self.budget)
+
+    def matches(self, a: Profile, b: Profile) -> bool:
+        """``profiles_match``, its sample comparisons counted."""
+        if a == b:
+            return True
+        if len(a) != len(b):
+            return False
+        n = 0
+        ok = True
+        for x, y in zip(a, b, strict=True):
+            n += 1
+            if x != y and not _same(x, y):
+                ok = False
+                break
+        self.spend(n)
+        return ok
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _lab(colour: str) -> tuple[float, float, float]:
+    return srgb_lab(colour)
 
 
 def same(a: str, b: str) -> bool:
@@ -297,7 +401,21 @@ def same(a: str, b: str) -> bool:
         return True
     if a.startswith("?") or b.startswith("?"):
         return False
-    return delta_e(a, b) <= MATCH_DE
+    la, lb = _lab(a), _lab(b)
+    dl, lm = abs(la[0] - lb[0]), (la[0] + lb[0]) / 2 - 50
+    # ΔE00 >= |ΔL| / SL (its other terms add up to no less than 0): far apart in L, no need of the
+    # whole formula (the margin keeps every answer the formula's own)
+    if dl > MATCH_DE * (1 + 0.015 * lm * lm / math.sqrt(20 + lm * lm)) * (1 + 1e-9):
+        return False
+    return ciede2000(la, lb) <= MATCH_DE
+
+
+_same = functools.lru_cache(maxsize=1 << 16)(same)
+
+
+def _slab(colour: str) -> int | str:
+    """edge_classes' index key of a colour: its slab of L (art: the file)."""
+    return colour if colour.startswith("?") else math.floor(_lab(colour)[0] / L_SLAB)
 
 
 def worst(a: Profile, b: Profile) -> float:
@@ -316,9 +434,9 @@ def profiles_match(a: Profile, b: Profile) -> bool:
     return a == b or (len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True)))
 
 
-def _all_match(left: Iterable[Profile], right: Iterable[Profile]) -> bool:
+def _all_match(left: Iterable[Profile], right: Iterable[Profile], sampler: EdgeSampler) -> bool:
     ls, rs = set(left), set(right)
-    return all(profiles_match(a, b) for a in ls for b in rs)
+    return all(sampler.matches(a, b) for a in ls for b in rs)
 
 
 def hex_sides(w: float, h: float) -> list[Segment]:
@@ -350,13 +468,13 @@ def edge_match(sides: Sequence[Sequence[PieceLayout | None]], hexagon: bool = Fa
         segs = rect_sides(distinct[0].width, distinct[0].height)
         each = [{name: sampler.profile(lay, seg) for name, seg in segs.items()} for lay in distinct]
         prof = {name: [p[name] for p in each] for name in segs}
-        lr = lr and _all_match(prof["left"], prof["right"])
-        tb = tb and _all_match(prof["bottom"], prof["top"])
+        lr = lr and _all_match(prof["left"], prof["right"], sampler)
+        tb = tb and _all_match(prof["bottom"], prof["top"], sampler)
         if hexagon and hexes:
             edges = hex_sides(distinct[0].width, distinct[0].height)
             by_lay = [[sampler.profile(lay, seg) for seg in edges] for lay in distinct]
             per_edge = [[p[i] for p in by_lay] for i in range(6)]
-            hexes = all(_all_match(per_edge[i], per_edge[(i + 3) % 6]) for i in range(3))
+            hexes = all(_all_match(per_edge[i], per_edge[(i + 3) % 6], sampler) for i in range(3))
     return EdgeMatch(lr, tb, hexes)
 
 
@@ -366,36 +484,67 @@ def edge_classes(pieces: Sequence[Sequence[PieceLayout | None]], lr: bool, tb: b
     meet (``lr``: left against right, ``tb``: bottom against top), in order of first appearance,
     each class in piece order; and the pieces that do not even match themselves (a left edge
     unlike its own right edge), which can abut nothing. A piece joins the first class every
-    distinct member of which it matches both ways."""
+    distinct member of which it matches both ways.
+
+    Not every class is tried: a piece can join only a class whose first member's key colour (the
+    first sample of its front's left edge; of its bottom edge where only ``tb``) matches the
+    piece's colour there (the first sample of its right, or top, edge), and matching colours lie
+    in the same or neighbouring slabs of L (``L_SLAB``). So the classes are indexed by that slab,
+    and only those of the piece's slab and its two neighbours are tried, in order: the first that
+    takes the piece is the one trying every class finds. Raises EdgeBudgetError (``EDGE_BUDGET``)."""
     sampler = sampler or EdgeSampler()
-    classes: list[tuple[list[list[dict[str, Profile]]], list[int]]] = []
+    classes: list[tuple[list[list[dict[str, Profile]]], set[tuple[Profile, ...]], list[int], str | None]] = []
     alone: list[int] = []
+    meet, keyed = ("right", "left") if lr else ("top", "bottom") if tb else ("", "")
+    index: dict[int | str, list[int]] = {}  # slab of its key colour -> classes, in order
+    loose: list[int] = []  # classes without a key colour (no front, or no side meets): always tried
     for i, lays in enumerate(pieces):
         prof = [{name: sampler.profile(lay, seg) for name, seg in rect_sides(lay.width, lay.height).items()}
                 if lay is not None else {} for lay in lays]
-        if not _pair_ok(prof, prof, lr, tb):
+        if not _pair_ok(prof, prof, lr, tb, sampler):
             alone.append(i)
             continue
-        for members, idx in classes:
-            if all(_pair_ok(prof, q, lr, tb) for q in members):
+        seen = tuple(tuple(x[name] for name in SIDES) if x else () for x in prof)
+        q = prof[0][meet][0] if meet and prof and prof[0] else None
+        if q is None:
+            tried: Iterable[int] = range(len(classes))
+        else:
+            slab = _slab(q)
+            near = [slab] if isinstance(slab, str) else [slab - 1, slab, slab + 1]
+            tried = sorted(loose + [c for k in near for c in index.get(k, ())])
+        for c in tried:
+            members, distinct, idx, key = classes[c]
+            if q is not None and key is not None:
+                sampler.spend(1)
+                if not _same(q, key):  # the first member's meeting colour: it cannot match
+                    continue
+            if all(_pair_ok(prof, m, lr, tb, sampler) for m in members):
                 idx.append(i)
-                if prof not in members:
+                if seen not in distinct:
+                    distinct.add(seen)
                     members.append(prof)
                 break
         else:
-            classes.append(([prof], [i]))
-    return [idx for _, idx in classes], alone
+            key = prof[0][keyed][0] if meet and prof and prof[0] else None
+            if key is None:
+                loose.append(len(classes))
+            else:
+                index.setdefault(_slab(key), []).append(len(classes))
+            classes.append(([prof], {seen}, [i], key))
+    return [idx for _, _, idx, _ in classes], alone
 
 
-def _pair_ok(a: list[dict[str, Profile]], b: list[dict[str, Profile]], lr: bool, tb: bool) -> bool:
+def _pair_ok(a: list[dict[str, Profile]], b: list[dict[str, Profile]], lr: bool, tb: bool,
+             sampler: EdgeSampler) -> bool:
+    match = sampler.matches
     for x, y in zip(a, b, strict=True):  # side by side: fronts with fronts, backs with backs
         if not x or not y:
             continue
         for u, v in ((x, y), (y, x)):
-            if lr and not profiles_match(u["right"], v["left"]):
+            if lr and not match(u["right"], v["left"]):
                 return False
-            if tb and not profiles_match(u["top"], v["bottom"]):
+            if tb and not match(u["top"], v["bottom"]):
                 return False
-        if (lr and not profiles_match(x["right"], x["left"])) or (tb and not profiles_match(x["top"], x["bottom"])):
+        if (lr and not match(x["right"], x["left"])) or (tb and not match(x["top"], x["bottom"])):
             return False
     return True

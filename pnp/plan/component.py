@@ -32,7 +32,7 @@ from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template, TemplateStore
 from pnp.layout.cost import floor_problem, input_files
-from pnp.layout.edges import EdgeSampler, edge_classes, edge_match
+from pnp.layout.edges import EdgeBudgetError, EdgeSampler, edge_classes, edge_match
 from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, Env, LayoutError, field_refs
 from pnp.layout.piece import Context, PieceLayout, layout_piece
 from pnp.plan.options import BuildOptions, sheet_for
@@ -422,7 +422,14 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
             lazy_fronts._edges = None  # its painters' memos are not needed again
         else:
             laid = [fronts[i] for i in firsts]
-        sheet, blocks = matching_edges(comp, piece, sheet, laid, backs, firsts)
+        try:
+            sheet, blocks = matching_edges(comp, piece, sheet, laid, backs, firsts)
+        except EdgeBudgetError as e:
+            msg = (f"component {comp.id}: its {len(comp.items)} items' edges, in too many different colours, "
+                   f"take {e} to find which pieces may share a cut line")
+            expected = "fewer distinct edge colours (a shared border colour), or --bleed 0 (no shared cut lines judged)"
+            raise DataError([manifest.diag(("components", ci), msg, expected=expected)
+                             if manifest else Diagnostic(comp.id, msg, expected=expected)]) from None
     else:
         blocks = ()
     grid = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import sys
 from collections.abc import Callable, Sequence
 
 from msgspec import Struct, field
@@ -123,7 +124,9 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
             moved = Block(i, shifted(b.front, i), shifted(b.back, i) if b.back is not None else None)
             origin[id(moved.front)] = b.front
             blocks.append(moved)
-    lays = _Lays(fronts, backs, EdgeSampler())
+    # no budget here: each component's pieces were judged within it by the plan (check refuses what
+    # is past it), and a refusal at this stage would come after check said yes
+    lays = _Lays(fronts, backs, EdgeSampler(budget=sys.maxsize))
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
     found: tuple[int, tuple[bool, bool, bool]] | None = None
     # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not; a

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.layout.edges import (
@@ -146,3 +148,90 @@ def test_the_sampled_fronts_draw_what_the_drawn_fronts_draw_but_text(opts: Build
                 full_text += sum(type(p) is Text for p in whole.primitives)
     assert 2 * quick_text < full_text
     assert (blocks > 0) is not opts.ink_saver  # the ink saver drops full-bleed fills: every edge the paper's
+
+
+def _pairwise_classes(pieces, lr: bool, tb: bool) -> tuple[list[list[int]], list[int]]:
+    """edge_classes as it was: every class tried in turn, every comparison made (the reference)."""
+    from pnp.layout.colours import delta_e
+    from pnp.layout.edges import MATCH_DE
+
+    def match(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+        return a == b or (len(a) == len(b) and all(
+            x == y or (not x.startswith("?") and not y.startswith("?") and delta_e(x, y) <= MATCH_DE)
+            for x, y in zip(a, b, strict=True)))
+
+    def _pair_ok(a: list, b: list, lr: bool, tb: bool, _: object) -> bool:
+        for x, y in zip(a, b, strict=True):
+            if not x or not y:
+                continue
+            for u, v in ((x, y), (y, x)):
+                if (lr and not match(u["right"], v["left"])) or (tb and not match(u["top"], v["bottom"])):
+                    return False
+            if (lr and not match(x["right"], x["left"])) or (tb and not match(x["top"], x["bottom"])):
+                return False
+        return True
+
+    sampler = EdgeSampler()
+    classes: list[tuple[list, list[int]]] = []
+    alone: list[int] = []
+    for i, lays in enumerate(pieces):
+        prof = [{n: sampler.profile(lay, seg) for n, seg in rect_sides(lay.width, lay.height).items()}
+                if lay is not None else {} for lay in lays]
+        if not _pair_ok(prof, prof, lr, tb, sampler):
+            alone.append(i)
+            continue
+        for members, idx in classes:
+            if all(_pair_ok(prof, q, lr, tb, sampler) for q in members):
+                idx.append(i)
+                if prof not in members:
+                    members.append(prof)
+                break
+        else:
+            classes.append(([prof], [i]))
+    return [idx for _, idx in classes], alone
+
+
+_channel = st.integers(0, 255)
+_near = st.tuples(_channel, _channel, _channel).map(lambda c: "#" + "".join(f"{v:02x}" for v in c))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(base=st.lists(_near, min_size=1, max_size=6),
+       picks=st.lists(st.tuples(st.integers(0, 5), st.integers(-4, 4), st.integers(-4, 4), st.integers(-4, 4),
+                                st.integers(0, 3)), min_size=1, max_size=40),
+       lr=st.booleans(), tb=st.booleans(), backs=st.booleans())
+def test_indexed_classes_are_the_pairwise_ones(base, picks, lr, tb, backs) -> None:
+    """The classes found through the index of L slabs (and the quick test on L) are those of trying
+    every class with the whole CIEDE2000 formula, on colours drawn near a few bases (so that many
+    fall within MATCH_DE of each other, near the threshold, across slab boundaries), some pieces
+    half one colour (unlike themselves), some with a back or none."""
+    from pnp.layout.colours import ciede2000, srgb_lab
+    from pnp.layout.edges import MATCH_DE, same
+
+    def colour(k: int, dr: int, dg: int, db: int) -> str:
+        r, g, b = (int(base[k % len(base)][j:j + 2], 16) for j in (1, 3, 5))
+        return "#" + "".join(f"{min(255, max(0, v + 3 * d)):02x}" for v, d in ((r, dr), (g, dg), (b, db)))
+
+    pieces = []
+    for k, dr, dg, db, shape in picks:
+        c = colour(k, dr, dg, db)
+        if shape == 3:  # left half another colour: its left edge unlike its right
+            front = piece(background(c), Rect(-B, -B, W / 2 + B, H + 2 * B, Paint(fill=colour(k + 1, db, dr, dg))))
+        else:
+            front = piece(background(c))
+        back = piece(background(colour(k + shape, dg, db, dr))) if backs and shape != 2 else None
+        pieces.append([front, back] if backs else [front])
+        # the quick test on L never decides otherwise than the formula
+        other = colour(k + 1, dg, db, dr)
+        assert same(c, other) == (ciede2000(srgb_lab(c), srgb_lab(other)) <= MATCH_DE)
+    assert edge_classes(pieces, lr, tb) == _pairwise_classes(pieces, lr, tb)
+
+
+def test_past_the_edge_budget_the_classes_are_refused() -> None:
+    from pnp.layout.edges import EdgeBudgetError
+
+    pieces = [[piece(background(f"#{i * 37 % 256:02x}{i * 91 % 256:02x}{i * 13 % 256:02x}"))] for i in range(60)]
+    with pytest.raises(EdgeBudgetError, match="more than 500 edge colour comparisons"):
+        edge_classes(pieces, lr=True, tb=True, sampler=EdgeSampler(budget=500))
+    classes, _ = edge_classes(pieces, lr=True, tb=True, sampler=EdgeSampler())
+    assert sum(len(c) for c in classes) == 60

@@ -135,3 +135,23 @@ def test_watch_holds_a_game_to_the_run_budget(mini: DataRootCopy, tmp_path: Path
     lines = w.poll()
     assert w.errors and "2 pages in the PDFs of one command (mini 2)" in w.errors[0].message, lines
     assert not (tmp_path / "out").exists()
+
+
+def test_edge_colours_past_their_budget_are_refused_by_check_and_build(mini: DataRootCopy, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Grouping pieces by edge colour is held to EDGE_BUDGET comparisons (attack 7 F10: 3,000
+    cards in random colours took 75 s to check): past it, exit 2 naming the component, the
+    way out in the message, nothing written; with no bleed the edges are not judged."""
+    from pnp.layout import edges
+
+    monkeypatch.setattr(edges, "EDGE_BUDGET", 3)
+    for cmd in (("check", "mini"), ("build", "mini", "--out", tmp_path / "out")):
+        r = run_cli(*cmd)
+        assert r.exit_code == 2, (cmd, r.stderr)
+        assert_no_traceback(r)
+        assert ("card_data/mini/game.json:7:5: $.components[0]: component deck: its 3 items' edges, in too many "
+                "different colours, take more than 3 edge colour comparisons to find which pieces may share a cut "
+                "line (expected fewer distinct edge colours (a shared border colour), or --bleed 0 (no shared cut "
+                "lines judged))") in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+    assert run_cli("check", "mini", "--bleed", "0").exit_code in (0, 1)

@@ -57,16 +57,61 @@ def _bleed_toward(s: Slot, p: Point, q: Point) -> float:
 
 def shared_lines(page: Page) -> list[tuple[int, int, tuple[Point, Point]]]:
     """(slot a, slot b, segment) for every cut line two pieces on the page share, where at least
-    one of them has less than ``MISCUT_MM`` of its own bleed towards the other."""
+    one of them has less than ``MISCUT_MM`` of its own bleed towards the other; in the order of
+    (a, b), then of ``_common``. Only pairs whose trim boxes come within ``REACH`` of each other
+    are compared (``touching``): a page of 2,000 small tokens is 2 million pairs, 8,000 near."""
     out: list[tuple[int, int, tuple[Point, Point]]] = []
     slots = page.slots
-    for i, a in enumerate(slots):
-        for j in range(i + 1, len(slots)):
-            b = slots[j]
-            for seg in _common(a, b):
-                if min(_bleed_toward(a, *seg), _bleed_toward(b, *seg)) < MISCUT_MM * MM - 1e-6:
-                    out.append((i, j, seg))
+    for i, j in touching(slots):
+        a, b = slots[i], slots[j]
+        for seg in _common(a, b):
+            if min(_bleed_toward(a, *seg), _bleed_toward(b, *seg)) < MISCUT_MM * MM - 1e-6:
+                out.append((i, j, seg))
     return out
+
+
+def lines_of(pages: Sequence[Page]) -> list[list[tuple[int, int, tuple[Point, Point]]]]:
+    """``shared_lines`` of each page, found once for each different arrangement of slots (full
+    pages of a component repeat one)."""
+    found: dict[Any, list[tuple[int, int, tuple[Point, Point]]]] = {}
+    out = []
+    for page in pages:
+        key = tuple((s.x, s.y, s.w, s.h, s.clip is None, s.bleed) for s in page.slots)
+        if key not in found:
+            found[key] = shared_lines(page)
+        out.append(found[key])
+    return out
+
+
+REACH = 1.0  # pt: far more than TOUCH; a pair whose boxes are farther apart shares no line
+
+
+def touching(slots: Sequence[Slot]) -> list[tuple[int, int]]:
+    """The pairs (i, j), i < j, sorted, of slots whose trim boxes (a hex tile's hexagon lies in
+    its box) grown by ``REACH`` overlap: every pair that can share a cut line, and few more.
+    Found through a grid of cells the size of the median slot, so the work is the slots and
+    their neighbours, not all pairs; each slot is entered in every cell its grown box covers."""
+    if len(slots) < 2:
+        return []
+    size = sorted(max(s.w, s.h) for s in slots)[len(slots) // 2]
+    cell = max(size, 1.0) + 2 * REACH
+    grid: dict[tuple[int, int], list[int]] = {}
+    boxes = []
+    for k, s in enumerate(slots):
+        box = (s.x - REACH, s.y - REACH, s.x + s.w + REACH, s.y + s.h + REACH)
+        boxes.append(box)
+        for cx in range(math.floor(box[0] / cell), math.floor(box[2] / cell) + 1):
+            for cy in range(math.floor(box[1] / cell), math.floor(box[3] / cell) + 1):
+                grid.setdefault((cx, cy), []).append(k)
+    pairs: set[tuple[int, int]] = set()
+    for members in grid.values():
+        for n, i in enumerate(members):
+            ax0, ay0, ax1, ay1 = boxes[i]
+            for j in members[n + 1:]:
+                bx0, by0, bx1, by1 = boxes[j]
+                if ax0 <= bx1 and bx0 <= ax1 and ay0 <= by1 and by0 <= ay1:
+                    pairs.add((i, j))  # members are in slot order: i < j
+    return sorted(pairs)
 
 
 def _common(a: Slot, b: Slot) -> list[tuple[Point, Point]]:
@@ -109,9 +154,10 @@ def _hex(rgb: tuple[int, int, int]) -> str:
     return "#" + "".join(f"{v:02x}" for v in rgb)
 
 
-def seam_difference(page: Any, seg: tuple[Point, Point], size: tuple[float, float]) -> float:
+def seam_difference(page: Any, seg: tuple[Point, Point], size: tuple[float, float], quick: bool = True) -> float:
     """The largest ΔE00 between the two sides of the cut line ``seg`` on a rendered PDF page, at the
-    same distance from it (``DEPTHS_MM``), every ``STEP_MM`` along it clear of its ends."""
+    same distance from it (``DEPTHS_MM``), every ``STEP_MM`` along it clear of its ends. ``quick``:
+    0 at once where the strip has one colour wherever a sample falls (``False``: sample anyway)."""
     img, scale, left, top = _strip(page, seg, size)
     (ax, ay), (bx, by) = seg
     length = math.hypot(bx - ax, by - ay)
@@ -121,6 +167,22 @@ def seam_difference(page: Any, seg: tuple[Point, Point], size: tuple[float, floa
     n = max(1, int((length - 2 * end) / (STEP_MM * MM) + 1e-6))
     worst = 0.0
     w, h = img.size
+    # The samples below lie in the box of the four extreme ones (each pixel index is a monotone
+    # function of the distance along the line and across it), grown by a pixel: if the strip
+    # has one colour there, every sample is that colour and every difference 0.
+    far = max(DEPTHS_MM) * MM + SLACK_PX / scale
+    xs, ys = [], []
+    for t in (end + (length - 2 * end) * 0.5 / n, end + (length - 2 * end) * (n - 0.5) / n):
+        px, py = ax + ux * t, ay + uy * t
+        for sign in (1, -1):
+            xs.append(round((px + sign * nx * far - left) * scale - 0.5))
+            ys.append(round((top - (py + sign * ny * far)) * scale - 0.5))
+    band = (max(0, min(xs) - 1), max(0, min(ys) - 1), min(w - 1, max(xs) + 1) + 1, min(h - 1, max(ys) + 1) + 1)
+    if quick and band[0] < band[2] and band[1] < band[3] and \
+            all(lo == hi for lo, hi in img.crop(band).getextrema()):
+        return 0.0
+    pixel = img.load()  # the same values as getpixel, without its checks on every read
+    names: dict[Any, str] = {}  # a strip holds few colours: each named once
     for k in range(n):
         t = end + (length - 2 * end) * (k + 0.5) / n
         px, py = ax + ux * t, ay + uy * t
@@ -133,7 +195,11 @@ def seam_difference(page: Any, seg: tuple[Point, Point], size: tuple[float, floa
                     qx, qy = px + sign * nx * q, py + sign * ny * q
                     ix = min(w - 1, max(0, round((qx - left) * scale - 0.5)))
                     iy = min(h - 1, max(0, round((top - qy) * scale - 0.5)))
-                    near.append(_hex(img.getpixel((ix, iy))))
+                    rgb = pixel[ix, iy]
+                    name = names.get(rgb)
+                    if name is None:
+                        name = names[rgb] = _hex(rgb)
+                    near.append(name)
                 sides.append(near)
             # each side's colour at depth d against the other's within SLACK_PX of the same depth:
             # a sharp edge at exactly that depth lands on different pixels on the two sides
@@ -150,7 +216,7 @@ def find_seams(pdf: bytes, pages: Sequence[Page], sizes: Sequence[tuple[float, f
     """Every shared cut line of ``pages`` (the imposed pages ``pdf`` was drawn from, each of the
     size in ``sizes``) across which a ``MISCUT_MM`` miscut shows a colour more than ``MATCH_DE``
     away from the piece's own."""
-    lines = [shared_lines(p) for p in pages]
+    lines = lines_of(pages)
     if not any(lines):
         return []
     import pypdfium2 as pdfium  # late: only a preflight with shared cut lines rasterises

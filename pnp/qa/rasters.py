@@ -18,7 +18,7 @@ from pnp.layout.edges import MISCUT_MM
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image, Vector
 from pnp.qa.miscut import DPI as MISCUT_DPI
-from pnp.qa.miscut import shared_lines
+from pnp.qa.miscut import lines_of
 from pnp.render.pixels import MAX_COMMAND_PIXELS, NO_ART, ArtWork, over_budget, prim_art
 from pnp.units import MM
 
@@ -75,13 +75,14 @@ def measuring_cost(pages: Sequence[Page], sizes: Sequence[tuple[float, float]],
     art = NO_ART
     pad = STRIP_PAD
     scale = MISCUT_DPI / 72
-    for page, (w, h) in zip(pages, sizes, strict=True):
+    lines = lines_of(pages) if seams else [[] for _ in pages]
+    for page, (w, h), found in zip(pages, sizes, lines, strict=True):
         if coverage:
             images += 1
             pixels += math.ceil(w * dpi / 72) * math.ceil(h * dpi / 72)
             for slot in page.slots:
                 art += art_of(page, slot, False)
-        for a, b, ((x0, y0), (x1, y1)) in shared_lines(page) if seams else ():
+        for a, b, ((x0, y0), (x1, y1)) in found:
             images += 1
             pixels += math.ceil((abs(x1 - x0) + 2 * pad) * scale) * math.ceil((abs(y1 - y0) + 2 * pad) * scale)
             art += art_of(page, page.slots[a], True) + art_of(page, page.slots[b], True)

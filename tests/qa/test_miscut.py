@@ -160,3 +160,68 @@ def test_without_bleed_edges_are_not_sampled(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(component, "matching_edges", never)
     r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out", "--bleed", "0")
     assert r.exit_code == 0, r.output
+
+
+def test_a_strip_of_one_colour_where_the_samples_fall_gives_what_sampling_gives(mini: DataRootCopy) -> None:
+    """seam_difference's shortcut (0 where the strip has one colour around every sample) against
+    sampling every strip, on every shared cut line of the coloured mini cards with no bleed (seams
+    and matching neighbours) and of the first sheet of the bundled golems' (art near the edges)."""
+    from pnp.input.project import DataRoot, bundled_root
+    from pnp.qa.miscut import lines_of, seam_difference
+    from pnp.render.component import render_component
+
+    coloured(mini)
+    quick = differing = 0
+    for root, gid in ((mini.root, "mini"), (DataRoot(bundled_root()), "golems")):
+        s = Session(root)
+        gc = check(root, gid, BuildOptions(bleed_mm=0), s)
+        for plan in gc.plans[:1]:
+            pages = plan.pages[:2] if gid == "mini" else plan.pages[:1]
+            found = lines_of(pages)
+            if not any(found):
+                continue
+            data, _ = render_component(s, gc.game, plan, gc.opts)
+            doc = pdfium.PdfDocument(data)
+            for k, lines in enumerate(found):
+                paper = pages[k].paper or plan.sheet.paper
+                for _, _, seg in lines:
+                    fast = seam_difference(doc[k], seg, (paper.width, paper.height))
+                    full = seam_difference(doc[k], seg, (paper.width, paper.height), quick=False)
+                    assert fast == full, (gid, k, seg)
+                    quick += fast == 0
+                    differing += fast > 0
+            doc.close()
+    assert quick > 0 and differing > 0  # both ways taken
+
+
+@pytest.mark.parametrize("at_mm", [0.0, 0.1, 0.3, 0.45, 0.5, 0.55, 0.6, 0.8, 1.5])
+@pytest.mark.parametrize("vertical", [True, False])
+def test_a_stripe_beside_a_cut_line_is_sampled_wherever_it_is(at_mm: float, vertical: bool) -> None:
+    """Two pieces of one colour sharing a cut line, one with a 0.1 mm stripe of another colour
+    ``at_mm`` from it: the shortcut gives what sampling the strip gives, the stripe among the
+    samples (0.15 and 0.4 mm deep, 2 pixels either way) or past them."""
+    import io
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from pnp.qa.miscut import seam_difference
+
+    buf = io.BytesIO()
+    c = Canvas(buf, pagesize=(200, 200))
+    c.setFillColorRGB(0.2, 0.4, 0.6)
+    c.rect(40, 40, 120, 120, stroke=0, fill=1)
+    c.setFillColorRGB(0.9, 0.7, 0.1)
+    at, wide = 100 + at_mm * MM, 0.1 * MM
+    c.rect(at, 40, wide, 120, stroke=0, fill=1) if vertical else c.rect(40, at, 120, wide, stroke=0, fill=1)
+    c.showPage()
+    c.save()
+    doc = pdfium.PdfDocument(buf.getvalue())
+    seg = ((100.0, 50.0), (100.0, 150.0)) if vertical else ((50.0, 100.0), (150.0, 100.0))
+    fast = seam_difference(doc[0], seg, (200, 200))
+    full = seam_difference(doc[0], seg, (200, 200), quick=False)
+    doc.close()
+    assert fast == full
+    if at_mm == 0.3:
+        assert full > 0  # the stripe at a sampled depth on one side only: a seam
+    if at_mm >= 0.8:
+        assert full == 0  # past every sample

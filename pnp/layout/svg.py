@@ -24,6 +24,7 @@ import math
 import os
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any
 
 from pnp.layout.svg_css import MAX_PROPERTIES, CssError, check_css
@@ -250,17 +251,23 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
     return drawing, w, h, _work(drawing)
 
 
-def _fix_strokes(drawing: Any) -> None:
-    """Stroke values SVG calls errors, drawn as a browser draws them: a dash array with a
-    negative entry, or none above zero, draws a solid line (reportlab raised on it, attack 7); a
-    negative dash offset is taken modulo the pattern; a negative width is the initial 1;
-    opacities are clamped to 0..1 (reportlab would write them into the PDF as they are)."""
+def _nodes(drawing: Any) -> Iterator[Any]:
+    """Every node of a converted drawing, groups and shapes alike (depth first, from the last)."""
     stack: list[Any] = [drawing]
     while stack:
         node = stack.pop()
         contents = getattr(node, "contents", None)
         if isinstance(contents, list):
             stack.extend(contents)
+        yield node
+
+
+def _fix_strokes(drawing: Any) -> None:
+    """Stroke values SVG calls errors, drawn as a browser draws them: a dash array with a
+    negative entry, or none above zero, draws a solid line (reportlab raised on it, attack 7); a
+    negative dash offset is taken modulo the pattern; a negative width is the initial 1;
+    opacities are clamped to 0..1 (reportlab would write them into the PDF as they are)."""
+    for node in _nodes(drawing):
         dash = getattr(node, "strokeDashArray", None)
         if dash is not None:
             node.strokeDashArray = _dash(dash)
@@ -301,13 +308,9 @@ def _work(drawing: Any) -> int:
     from reportlab.graphics.shapes import Circle, Ellipse, Path, Polygon, PolyLine, Rect, Wedge
 
     n = 0
-    stack: list[Any] = [drawing]
-    while stack:
-        node = stack.pop()
-        contents = getattr(node, "contents", None)
-        if isinstance(contents, list):
-            stack.extend(contents)
-            continue
+    for node in _nodes(drawing):
+        if isinstance(getattr(node, "contents", None), list):
+            continue  # a group: what it holds counts
         curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
         stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0
         n += 2 if curved or stroked else 1

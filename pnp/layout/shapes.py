@@ -198,6 +198,11 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
         raise
     except ValueError as exc:  # Pillow's own, in its words ("Decompressed data too large for ...")
         if "MAX_TEXT_CHUNK" in str(exc) or "MAX_TEXT_MEMORY" in str(exc):
+            icc = _png_chunk_size(path, b"iCCP")  # Pillow says the same of an embedded colour profile
+            if icc is not None:
+                raise ValueError(f"holds an embedded colour profile (iCCP chunk, {icc:,} bytes packed) that "
+                                 "decompresses to more than the decoder's limit of 1 MB; save the image again "
+                                 "without its colour profile, or with a small one such as sRGB") from None
             raise ValueError("holds text metadata (tEXt, zTXt or iTXt chunks) that decompresses to more than "
                              "the decoder's limit (1 MB a chunk, 64 MB in all); save the image again without "
                              "its metadata") from None
@@ -213,6 +218,24 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
 _INFLATE_STEP = 1 << 22  # bytes inflated at a time while counting: memory stays near this
+
+
+def _png_chunk_size(path: str, kind: bytes) -> int | None:
+    """The length of the first chunk ``kind`` of the PNG at ``path`` (before its image data), or
+    None: read from the chunk headers, seeking past their data."""
+    import struct
+
+    with open(path, "rb") as f:
+        if f.read(8) != PNG_SIGNATURE:
+            return None
+        while len(head := f.read(8)) == 8:
+            length, name = struct.unpack(">I", head[:4])[0], head[4:]
+            if name == kind:
+                return length
+            if name in (b"IDAT", b"IEND"):
+                return None
+            f.seek(length + 4, os.SEEK_CUR)
+    return None
 
 
 def png_header_problem(path: str) -> str | None:

@@ -8,6 +8,7 @@ import os
 import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -65,7 +66,7 @@ def run_pool(jobs: int, fn: Callable[[T], R], tasks: Sequence[T], *, ordered: bo
     would start a replacement and wait for the lost task forever). Ctrl-C, or leaving the loop
     early, ends every worker too."""
     import multiprocessing as mp  # only when there is something to share out
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures import FIRST_COMPLETED, InvalidStateError, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     ex = ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"), initializer=worker_start,
@@ -101,22 +102,30 @@ def run_pool(jobs: int, fn: Callable[[T], R], tasks: Sequence[T], *, ordered: bo
         if finished:  # every task done: the workers and the pool's thread end (before another fork)
             ex.shutdown(wait=True)
         else:  # a worker died, Ctrl-C, or the caller stopped early: no worker outlives the run
-            procs += [p for p in (getattr(ex, "_processes", None) or {}).values() if p not in procs]
-            for p in procs:
+            # Seeing its workers gone, the pool's thread may set an error on a future already
+            # cancelled, and CPython lets that InvalidStateError out as a traceback of the thread
+            # (attack 8, F3: a full disk in `export png -j 2`): said nothing of, from here on.
+            hook = threading.excepthook
+            threading.excepthook = lambda args: None if args.exc_type is InvalidStateError else hook(args)
+            try:
+                procs += [p for p in (getattr(ex, "_processes", None) or {}).values() if p not in procs]
+                for p in procs:
+                    with contextlib.suppress(Exception):
+                        p.terminate()
+                for p in procs:
+                    with contextlib.suppress(Exception):
+                        p.join(5)
+                # A worker ended while it sent a result leaves part of it in the results pipe, and
+                # the pool's thread waited for the rest for ever, as this process holds the pipe's
+                # writing end too (a Ctrl-C to the whole process group hung the build, attack 7):
+                # with that end closed, the read ends once the workers are gone.
                 with contextlib.suppress(Exception):
-                    p.terminate()
-            for p in procs:
-                with contextlib.suppress(Exception):
-                    p.join(5)
-            # A worker ended while it sent a result leaves part of it in the results pipe, and the
-            # pool's thread waited for the rest for ever, as this process holds the pipe's writing
-            # end too (a Ctrl-C to the whole process group hung the build, attack 7): with that end
-            # closed, the read ends once the workers are gone.
-            with contextlib.suppress(Exception):
-                ex._result_queue._writer.close()  # type: ignore[attr-defined]
-            # then the pool's own thread, which sees its workers gone, is waited for: left running,
-            # it would write to closed pipes at exit ("OSError: Bad file descriptor")
-            ex.shutdown(wait=True, cancel_futures=True)
+                    ex._result_queue._writer.close()  # type: ignore[attr-defined]
+                # then the pool's own thread, which sees its workers gone, is waited for: left
+                # running, it would write to closed pipes at exit ("OSError: Bad file descriptor")
+                ex.shutdown(wait=True, cancel_futures=True)
+            finally:
+                threading.excepthook = hook
 
 
 # Each worker decodes the images of the components it draws for itself: the games' image budget

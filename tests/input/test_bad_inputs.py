@@ -119,6 +119,17 @@ def _text_bomb(root: Path, scratch: Path) -> None:
     _art(root).write_bytes(png[:33] + ztxt + png[33:])  # after IHDR (8 + 25 bytes)
 
 
+def _icc_bomb(root: Path, scratch: Path) -> None:
+    """A 4 x 4 PNG whose colour profile (iCCP) inflates to 2 MB: Pillow says the same as of a
+    text chunk, and the message named text metadata the file does not have (attack 8, F4)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    png = _png(4, 4, zlib.compress(b"\x00" * (1 + 4 * 3) * 4))
+    iccp = chunk(b"iCCP", b"profile\x00\x00" + zlib.compress(b"a" * (2 << 20), 9))
+    _art(root).write_bytes(png[:33] + iccp + png[33:])
+
+
 def _palette_without_plte(root: Path, scratch: Path) -> None:
     """A 40 x 30 palette PNG (colour type 3) with no PLTE chunk: Pillow opened it as grey."""
     _art(root).write_bytes(_png(40, 30, zlib.compress(b"\x00" * 41 * 30), colour=3))
@@ -387,6 +398,8 @@ CASES = [
     Case("image-text-bomb", f"{CARD}:12:54", "$.elements[4].src",
          "image 'art/sun.png' cannot be read: it holds text metadata (tEXt, zTXt or iTXt chunks) that decompresses "
          "to more than the decoder's limit", setup=_text_bomb),
+    Case("image-icc-bomb", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it holds an embedded colour profile (iCCP chunk, ", setup=_icc_bomb),
     Case("image-corrupt-stream", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_corrupt_stream),
     Case("image-palette-without-plte", f"{CARD}:12:54", "$.elements[4].src",
          "image 'art/sun.png' cannot be read: it is a damaged PNG: a palette image (colour type 3) without a PLTE "

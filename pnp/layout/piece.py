@@ -28,7 +28,7 @@ from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template
-from pnp.layout.cost import FIT_CHARS, TEXT_COST, Tally, weight
+from pnp.layout.cost import FIT_CHARS, REGEX_STEPS, TEXT_COST, Tally, weight
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
@@ -145,12 +145,10 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
     painter = ctx.painters.get(key)
     if painter is None or painter.tpl is not tpl or painter.bleed != ctx.bleed:
         painter = ctx.painters[key] = _Painter(tpl, ctx, comp.size[0] * MM, comp.size[1] * MM)
-    painter.warnings = []
-    painter.sources = []
-    painter.reach = []
+    painter.warnings, painter.sources, painter.reach = [], [], []
     painter.drawn = 0
     painter.work = 0
-    painter.regex_cost = 0
+    painter.regex_cost = painter.regex_charged = 0
     painter.fit_work = 0
     reset_matches_steps()
     side = (id(tpl), item.id)
@@ -181,7 +179,7 @@ class _Painter:
         self.fit_work = 0  # characters this piece's texts have measured, fitting (at most FIT_WORK)
         self.drawn = 0  # primitives drawn so far by leaf elements
         self.work = 0  # and what they are charged (pnp.layout.cost: a fitted text costs more)
-        self.regex_cost = 0  # steps charged so far to `replace` patterns (at most REGEX_COST)
+        self.regex_cost = self.regex_charged = 0  # `replace` steps (at most REGEX_COST); shapes charged for all
         self.budget: int | None = None  # shapes this piece may still be charged (None: charged already)
         # Worked out once per template, keyed by id() of the element dict (kept in the value):
         self._styles: dict[int, tuple[Mapping[str, Any], dict[str, Any], dict[Any, Style]]] = {}
@@ -420,8 +418,11 @@ class _Painter:
                               "pieces, or fewer games at a time")
 
     def charge_matches(self) -> None:
-        """A LayoutError once this piece's patterns (`matches`, `replace`) cost over REGEX_COST steps."""
-        if self.regex_cost + matches_steps() > REGEX_COST:
+        """LayoutError past REGEX_COST steps of patterns a piece; charged too, REGEX_STEPS a shape."""
+        if (owed := (steps := self.regex_cost + matches_steps()) // REGEX_STEPS - self.regex_charged) > 0:
+            self.regex_charged += owed
+            self.spend(owed)
+        if steps > REGEX_COST:
             raise LayoutError(f"the regular expressions in this piece's `matches` and `replace` cost more than "
                               f"{REGEX_COST} steps (each test costs its pattern's instructions x the characters "
                               "it reads)", key="when", expected="fewer or smaller patterns (counted repetitions "
@@ -512,13 +513,13 @@ class _Painter:
                 raise LayoutError(f"replace[{i}]: regular expression {rx.pattern!r} ({rx.size} instructions) on a "
                                   f"text of {len(text)} characters brings this piece's `replace` patterns to more "
                                   f"than {REGEX_COST} steps (each search costs the pattern's instructions x the "
-                                  "characters left to search)", key=("replace", i, "pattern"),
-                                  expected="fewer or smaller patterns (counted repetitions such as `.{0,100}` "
-                                  "copy what they repeat), or shorter texts") from None
+                                  "characters left to search)", key=("replace", i, "pattern"), expected="fewer or "
+                                  "smaller patterns (counted repetitions such as `.{0,100}` copy what they repeat), "
+                                  "or shorter texts") from None
             except ValueError as exc:
-                raise LayoutError(f"replace[{i}]: {exc}", key="replace",
-                                  expected=f"a regular expression in {REGEX_SYNTAX} and a replacement "
-                                  f"using its groups") from None
+                raise LayoutError(f"replace[{i}]: {exc}", key="replace", expected=f"a regular expression in "
+                                  f"{REGEX_SYNTAX} and a replacement using its groups") from None
+            self.charge_matches()
             if len(text) > MAX_TEXT:  # rewrites that grow it (each doubling it, say) stop here
                 break
         if len(text) > MAX_TEXT:

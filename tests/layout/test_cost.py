@@ -262,3 +262,16 @@ def test_elements_left_out_and_groups_reached_are_charged_too(tmp_path: Path, mo
     few = {**hidden, "count": 2}  # 2,000 left out, the repeats reached 3 times: 2,003 a piece
     monkeypatch.chdir(tmp_path)
     assert run_cli("check", "mini", "--data", game(tmp_path / "ok", 3, few)).exit_code == 0
+
+
+def test_pattern_steps_are_charged_to_the_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 8, F2: each piece's `replace` may take up to REGEX_COST steps, and nothing held the
+    command: a legal 48 million steps a piece on 3,000 tiny items took 40 s of check. A piece's
+    pattern steps are charged to the shape budget, one shape per REGEX_STEPS."""
+    monkeypatch.setattr(cost, "SHAPES_BASE", 20_000)
+    text = {"type": "text", "box": [5, 20, 50, 40], "text": "x" * 2000 + "{name}", "style": "body",
+            "replace": [{"pattern": ".*z|.", "with": "b"}]}
+    first, layouts = refused_by_check(game(tmp_path / "root", 200, text), monkeypatch)
+    assert ": $.elements[1]: the pieces this command lays out draw more than " in first
+    assert f"and a piece's patterns 1 for each {cost.REGEX_STEPS} steps" in first
+    assert layouts.count < 200  # stopped well before the last item

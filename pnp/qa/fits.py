@@ -13,8 +13,10 @@ and the resolved template."""
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Iterator, Mapping
+from functools import lru_cache
 from typing import Any
 
 from msgspec import Struct
@@ -159,7 +161,7 @@ def judge(piece: Piece, space: Space, clearance: float, row: int | None, host: t
     if row is not None and len(space.centres) < row:
         out.append(f"{len(space.centres)} spaces for a row of {row}")
     if len(space.centres) > 1:
-        gap = min(math.dist(a, b) for i, a in enumerate(space.centres) for b in space.centres[i + 1:])
+        gap = closest(tuple(space.centres))
         need = max(piece.w, piece.h) + clearance
         if gap < need - 1e-9:
             out.append(f"spaces {_mm(gap)} mm apart (centre to centre): side by side the pieces need {_mm(need)} mm")
@@ -169,6 +171,33 @@ def judge(piece: Piece, space: Space, clearance: float, row: int | None, host: t
     if off:
         out.append(f"{len(off)} of the pieces would hang over the edge of the {_mm(hw)} x {_mm(hh)} mm piece")
     return out
+
+
+@lru_cache(maxsize=256)  # items (and rules) alike give the same spaces: worked out once
+def closest(points: tuple[tuple[float, float], ...]) -> float:
+    """The smallest distance between two of ``points`` (divide and conquer, O(n log n)): every
+    pair was measured, and 6,000 spaces on 40 items made one `fits` rule cost 9 s (attack 8, F5).
+    The same pairs are measured with the same ``math.dist``, so the same minimum comes out."""
+    def nearest(px: list[tuple[float, float]]) -> tuple[float, list[tuple[float, float]]]:
+        """(the smallest distance among ``px``, sorted by x; ``px`` sorted by y)."""
+        if len(px) <= 3:
+            best = min((math.dist(a, b) for i, a in enumerate(px) for b in px[i + 1:]), default=math.inf)
+            return best, sorted(px, key=lambda q: q[1])
+        mid = len(px) // 2
+        xm = px[mid][0]
+        left, by_y_left = nearest(px[:mid])
+        right, by_y_right = nearest(px[mid:])
+        best = min(left, right)
+        by_y = list(heapq.merge(by_y_left, by_y_right, key=lambda q: q[1]))
+        strip = [q for q in by_y if abs(q[0] - xm) < best]
+        for i, a in enumerate(strip):
+            for b in strip[i + 1:]:
+                if b[1] - a[1] >= best:
+                    break
+                best = min(best, math.dist(a, b))
+        return best, by_y
+
+    return nearest(sorted(points))[0]
 
 
 def _mm(v: float) -> str:

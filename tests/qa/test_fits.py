@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 from conftest import GAMES, Bundled, DataRootCopy, assert_no_traceback, bundled_copy, diag_lines, game_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pnp.errors import DataError
+from pnp.input.project import DataRoot, bundled_root, load_game
 from pnp.qa.fits import Piece, Space, judge
 from pnp.qa.rules import Outcome, check_game
 
@@ -127,3 +131,33 @@ def test_a_group_named_as_the_space_gives_all_its_squares(bundled: Bundled) -> N
     assert (sp.shape, sp.w, sp.h, len(sp.centres), len(set(sp.centres))) == ("rect", 38, 38, 64, 64)
     xs = sorted({x for x, _ in sp.centres})
     assert xs == [8 + 19 + 38 * i for i in range(8)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=2, max_size=80),
+       st.sampled_from([0.5, 0.25, 1.0]))
+def test_the_closest_pair_is_the_pairwise_minimum(cells: list[tuple[int, int]], step: float) -> None:
+    """Attack 8, F5: every pair of spaces was measured (6,000 spaces on 40 items: 9 s a rule).
+    The divide-and-conquer search gives exactly the pairwise minimum: duplicates, columns, grids."""
+    import math
+
+    from pnp.qa.fits import closest
+
+    pts = tuple((x * step, y * step) for x, y in cells)
+    assert closest(pts) == min(math.dist(a, b) for i, a in enumerate(pts) for b in pts[i + 1:])
+
+
+def test_a_games_fits_rules_judge_a_bounded_number_of_spaces(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_FITS_POINTS spaces across a game's `fits` rules, the rule is an input error at its
+    `space.element`, naming the figure (attack 8, F5: 30 rules of 6,000 spaces on 40 items, 244 s)."""
+    from pnp.qa import rules
+
+    report = check_game(load_game(DataRoot(bundled_root()), "golems"))
+    judged = [o for o in report.outcomes if o.rule.check == "fits"]
+    assert judged and all(o.passed for o in judged)
+    monkeypatch.setattr(rules, "MAX_FITS_POINTS", 1)
+    with pytest.raises(DataError) as exc:
+        check_game(load_game(DataRoot(bundled_root()), "golems"))
+    d = exc.value.diagnostics[0]
+    assert d.path[-2:] == ("space", "element")
+    assert "the `fits` rules of game golems judge more than 1 spaces" in d.message

@@ -325,7 +325,9 @@ def _trusted(r: Record) -> bool:
     """Whether a record read from disk is one pnp could have written: anyone can write the file,
     so its names stay inside the output folder (plain ``<id>.pdf`` names, no path), its hashes are
     hashes, its numbers whole and in range, and its texts, which an up-to-date build prints again,
-    hold no terminal escape sequences. A record that is not is ignored (the game is rebuilt)."""
+    hold no terminal escape sequences; each component's entry names its own ``<component>.pdf`` (an
+    entry added under another key, re-sealed, listed deck.pdf twice: attack 8, F1). A record that
+    is not is ignored (the game is rebuilt)."""
     def text(v: Any) -> bool:
         return isinstance(v, str) and len(v) <= 100_000 and _SAFE_TEXT.fullmatch(v) is not None
 
@@ -352,7 +354,8 @@ def _trusted(r: Record) -> bool:
 
     return (isinstance(r.inputs, str) and _HEX.fullmatch(r.inputs) is not None
             and isinstance(r.components, dict)
-            and all(isinstance(k, str) and cached(v, True) for k, v in r.components.items())
+            and all(isinstance(k, str) and cached(v, True) and v.file == f"{k}.pdf"  # a component's own file
+                    for k, v in r.components.items())
             and cached(r.contents, False)
             and all(diagnostic(w) for w in r.warnings) and all(text(w) for w in r.not_printed)
             and (r.ganged is None or cached(r.ganged, False))

@@ -103,14 +103,21 @@ def test_source_date_epoch_sets_the_creation_date_and_counts_as_an_option(tmp_pa
 
 
 def _tamper(out: Path, fn) -> None:  # type: ignore[no-untyped-def]
+    """Edit the record and seal it again, as anyone can (the seal is no secret): only what the
+    record says may make it untrusted."""
+    from pnp.pipeline.incremental import seal
+
     p = out / "mini" / ".pnp-build.json"
     d = json.loads(p.read_text())
     fn(d)
+    d.pop("seal", None)
+    d["seal"] = seal(d)
     p.write_text(json.dumps(d))
 
 
 @pytest.mark.parametrize("how", ["path-outside", "absolute-path", "escape-in-warning", "not-a-hash", "negative",
-                                 "fifo-name", "nan-figure", "huge-figure", "escape-in-figure", "none-count"])
+                                 "fifo-name", "nan-figure", "huge-figure", "escape-in-figure", "none-count",
+                                 "another-component"])
 def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out).exit_code == 0
@@ -139,6 +146,9 @@ def test_a_tampered_build_record_is_ignored_never_followed_or_echoed(how: str, t
             deck["preflight"]["warnings"] = None
         elif how == "escape-in-figure":
             deck["preflight"]["smallest_text"]["element"] = "\x1b]0;owned\x07"
+        elif how == "another-component":  # attack 8, F1: it listed deck.pdf twice, "3 PDFs"
+            d["components"]["zzz"] = dict(deck)
+            d["order"].append("zzz")
         else:
             deck["file"] = "pipe.pdf"
 

@@ -195,6 +195,10 @@ def _register(name: str, path: str) -> None:
         raise FontError(f"font {name!r} ({shown_path(path)}) is not a usable TrueType font: {exc}",
                         expected="a .ttf with TrueType outlines",
                         hint="replace the file; CFF (PostScript-outline) .otf fonts cannot be embedded") from None
+    except ZeroDivisionError:  # a scale of 0 in its tables (units per em: attack 8)
+        raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: a scale in its tables (such as its units "
+                        "per em) is 0", expected="an intact .ttf file",
+                        hint="replace the file (a fresh download or another copy)") from None
     except Exception as exc:
         raise FontError(f"font {name!r} ({shown_path(path)}) cannot be read: {exc}", expected="a readable .ttf file",
                         hint="replace or remove the file") from None

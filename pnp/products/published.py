@@ -177,6 +177,10 @@ def _download(url: str, timeout: float) -> bytes:
             # the first, or none of a negative one (the body then ends when the server closes)
             said = ", ".join(f"'{_server_text(v, url)}'" for v in lengths)
             raise ValueError(f"the answer is not valid HTTP: its Content-Length is {said}")
+        coding = (resp.headers.get("Content-Encoding") or "identity").strip().lower()
+        if coding != "identity":  # never asked for (no Accept-Encoding), and its bytes are no CSV
+            raise ValueError(f"the answer is compressed (Content-Encoding: {_server_text(coding, url)}); pnp reads "
+                             "a published sheet's CSV uncompressed")
         kind = resp.headers.get_content_type()
         announced = resp.length  # Content-Length (None: a chunked body, or one that ends when the server closes)
         if announced is not None and announced > MAX_SHEET_BYTES:

@@ -176,3 +176,20 @@ def test_a_font_whose_metrics_leave_a_line_no_height_is_refused(tmp_path: Path) 
             fonts._register("Damaged-Metrics", str(font))
     finally:
         fonts._register.cache_clear()
+
+
+def test_a_font_whose_units_per_em_is_0_says_so(tmp_path: Path) -> None:
+    """Attack 8 (borderline): the message was "cannot be read: division by zero"."""
+    from pnp.layout import fonts
+
+    raw = bytearray((FONTS / "Lato-Bold.ttf").read_bytes())
+    head, _ = _table(bytes(raw), b"head")
+    raw[head + 18:head + 20] = b"\x00\x00"  # unitsPerEm
+    font = tmp_path / "Flat.ttf"
+    font.write_bytes(bytes(raw))
+    try:
+        with pytest.raises(fonts.FontError, match=r"is damaged: a scale in its tables \(such as its units per em\) "
+                           r"is 0"):
+            fonts._register("Flat-Font", str(font))
+    finally:
+        fonts._register.cache_clear()

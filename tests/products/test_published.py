@@ -313,6 +313,8 @@ MALFORMED = [  # (raw answer, why the fetch failed): each form of the fifth atta
     # read as none (the body to the close), and of two different ones the first was believed
     (b"HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1/sheet.csv\r\nContent-Length: 0\r\n\r\n",
      "the server redirected to a URL that is not http(s) ('ftp:'); pnp fetches only http:// and https://"),
+    (b"HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 3\r\n\r\n\x1f\x8b\x08",
+     "the answer is compressed (Content-Encoding: gzip); pnp reads a published sheet's CSV uncompressed"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: -5\r\n\r\n" + SHEET.encode(),
      "the answer is not valid HTTP: its Content-Length is '-5'"),
     (b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: " + str(len(SHEET)).encode() + b"\r\n\r\n"

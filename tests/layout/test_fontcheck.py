@@ -10,6 +10,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -159,37 +160,26 @@ def _table(raw: bytes, tag: bytes) -> tuple[int, int]:
     raise AssertionError(f"no {tag!r} table")
 
 
-def test_a_font_whose_metrics_leave_a_line_no_height_is_refused(tmp_path: Path) -> None:
-    """Attack 7: Lato with its OS/2 table overwritten with 0xff loads (ascent and descent both
-    -0.5), and laying out text then divided by zero (exit 3 at the build). It is a damaged font,
-    refused where it is registered, naming the file."""
+@pytest.mark.parametrize(("table", "edit", "said"), [
+    # attack 7: Lato's OS/2 table overwritten with 0xff loads (ascent and descent both -0.5), and
+    # laying out text then divided by zero (exit 3 at the build)
+    (b"OS/2", lambda raw, at, n: raw.__setitem__(slice(at, at + n), b"\xff" * n),
+     r"is damaged: its ascent and descent \(-0.5 and -0.5 thousandths of the size\) leave a line no height"),
+    # attack 8 (borderline): the message was "cannot be read: division by zero"
+    (b"head", lambda raw, at, n: raw.__setitem__(slice(at + 18, at + 20), b"\x00\x00"),  # unitsPerEm
+     r"is damaged: a scale in its tables \(such as its units per em\) is 0"),
+])
+def test_a_font_with_impossible_metrics_is_refused_as_damaged(tmp_path: Path, table: bytes, edit: Any,
+                                                             said: str) -> None:
+    """Refused where it is registered, naming the file and what is wrong."""
     from pnp.layout import fonts
 
     raw = bytearray((FONTS / "Lato-Bold.ttf").read_bytes())
-    offset, length = _table(bytes(raw), b"OS/2")
-    raw[offset:offset + length] = b"\xff" * length
+    edit(raw, *_table(bytes(raw), table))
     font = tmp_path / "Damaged.ttf"
     font.write_bytes(bytes(raw))
     try:
-        with pytest.raises(fonts.FontError, match=r"is damaged: its ascent and descent \(-0.5 and -0.5 thousandths "
-                           r"of the size\) leave a line no height"):
-            fonts._register("Damaged-Metrics", str(font))
-    finally:
-        fonts._register.cache_clear()
-
-
-def test_a_font_whose_units_per_em_is_0_says_so(tmp_path: Path) -> None:
-    """Attack 8 (borderline): the message was "cannot be read: division by zero"."""
-    from pnp.layout import fonts
-
-    raw = bytearray((FONTS / "Lato-Bold.ttf").read_bytes())
-    head, _ = _table(bytes(raw), b"head")
-    raw[head + 18:head + 20] = b"\x00\x00"  # unitsPerEm
-    font = tmp_path / "Flat.ttf"
-    font.write_bytes(bytes(raw))
-    try:
-        with pytest.raises(fonts.FontError, match=r"is damaged: a scale in its tables \(such as its units per em\) "
-                           r"is 0"):
-            fonts._register("Flat-Font", str(font))
+        with pytest.raises(fonts.FontError, match=said):
+            fonts._register(f"Damaged-{table.decode().strip('/')}", str(font))
     finally:
         fonts._register.cache_clear()

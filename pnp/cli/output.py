@@ -100,6 +100,7 @@ def run_click(group: click.Group) -> NoReturn:
     except click.exceptions.Abort as exc:  # Ctrl-C (or end of input) while click itself ran
         stopped(exc)
     except click.ClickException as exc:  # a usage error: as click prints it, exit 2
+        exc.message = terminal_text(exc.message)  # "unexpected extra argument" quoted it raw (attack 9)
         exc.show()
         sys.exit(exc.exit_code)
     except BrokenPipeError:  # stdout closed by the reader (`pnp list | head`), as click handles it

@@ -237,7 +237,8 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
     finally:
         log.disabled = quiet
     w, h = float(drawing.width or 0), float(drawing.height or 0)
-    if not (math.isfinite(w) and math.isfinite(h)) or w <= 0 or h <= 0 or w > 1e5 or h > 1e5:
+    # at least MIN_ART pt a side: a viewBox of 1e-30 scaled to its box past what a PDF holds (attack 9)
+    if not (math.isfinite(w) and math.isfinite(h)) or w < MIN_ART or h < MIN_ART or w > 1e5 or h > 1e5:
         raise SvgError(f"SVG {shown!r} has no usable size ({w:g} x {h:g})",
                        expected="an <svg> with a width and height, or a viewBox")
     _drop_collapsed(drawing)
@@ -376,6 +377,7 @@ def _bad_style(root: Any) -> str | None:
     return None
 
 
+MIN_ART = 1e-3  # pt, a side of the art: scaled up to its box, a smaller one passes a PDF's numbers
 MAX_NUMBER = 1e7  # a coordinate, size, width or transform entry: 3.5 km in points; a PDF writer stops at ~1e21
 
 

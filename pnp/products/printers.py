@@ -69,6 +69,8 @@ def toml_value(value: Any) -> str:
         return "{...}"
     if isinstance(value, datetime.date | datetime.time):
         return value.isoformat()
+    if isinstance(value, int) and abs(value) >= 10**30:  # tomllib reads at most 4,300 digits: str() can too
+        return f"a whole number of {len(str(abs(value)))} digits"
     return repr(value)  # a number: nan, inf and 1e+300 as TOML reads them
 
 
@@ -77,6 +79,8 @@ def _pair(value: Any, name: str, where: Where, scale: bool) -> tuple[float, floa
         value = [value, value]
     ok = (isinstance(value, list) and len(value) == 2
           and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value))
+    if ok and any(isinstance(v, int) and abs(v) >= 10**30 for v in value):  # float() overflows
+        raise where.error(name, f"{name} {toml_value(value)} is out of range", expected="numbers of a sensible size")
     if not ok:
         raise where.error(name, f"{name} is {toml_value(value)}",
                           expected="a number or [X, Y]" if scale else "[X, Y] in mm")
@@ -147,6 +151,9 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
                                         expected="a TOML file")]) from None
         except UnicodeDecodeError as exc:
             raise DataError([Diagnostic(shown_path(path), f"invalid TOML: {exc}", expected="a TOML file")]) from None
+        except ValueError:  # tomllib's int() of more than 4,300 digits (attack 9: exit 3)
+            raise DataError([Diagnostic(shown_path(path), "invalid TOML: a whole number of more than 4,300 digits",
+                                        expected="numbers of a sensible size")]) from None
         except RecursionError:  # tomllib parses nested arrays and inline tables recursively
             raise DataError([Diagnostic(shown_path(path), "invalid TOML: nested too deeply",
                                         expected="a TOML file with arrays and tables nested a few levels")]) from None

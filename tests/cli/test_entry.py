@@ -152,3 +152,12 @@ def test_ctrl_c_while_click_parses_is_exit_130(monkeypatch: pytest.MonkeyPatch,
     assert exc.value.code == 130
     err = capsys.readouterr().err
     assert err.endswith(INTERRUPTED + "\n") and "Aborted!" not in err
+
+
+def test_a_usage_error_shows_the_argument_escaped() -> None:
+    """Attack 9: click's "Got unexpected extra argument (...)" printed the argument raw, so a
+    title-setting or reset sequence reached the terminal."""
+    r = subprocess.run([sys.executable, "-m", "pnp", "list", "\x1b]0;PWNED\x07"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 2
+    assert "Got unexpected extra argument (\\x1b]0;PWNED\\x07)" in r.stderr and "\x1b" not in r.stderr

@@ -159,6 +159,10 @@ def test_unknown_printer_and_bad_profile_exit_2(tmp_path: Path, monkeypatch: pyt
     ("[printers.office]\nbleed = 1e300\n", "bleed 1e+300"),
     ("[printers.office]\nx = " + "[" * 5000 + "]" * 5000 + "\n", "invalid TOML: nested too deeply"),
     ("[printers.office]\nx = " + "{a=" * 5000 + "1" + "}" * 5000 + "\n", "invalid TOML: nested too deeply"),
+    # attack 9: Python's int() refuses more than 4,300 digits, float() overflows past 1e308 (exit 3)
+    ("[printers.office]\nbleed = " + "9" * 5000 + "\n", "invalid TOML: a whole number of more than 4,300 digits"),
+    ("[printers.office]\nback_offset = [" + "9" * 400 + ", 0]\n",
+     "back_offset [a whole number of 400 digits, 0] is out of range"),
 ])
 def test_hostile_printer_profiles_exit_2(toml: str, message: str, tmp_path: Path,
                                          monkeypatch: pytest.MonkeyPatch) -> None:

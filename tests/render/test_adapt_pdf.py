@@ -149,6 +149,9 @@ def test_svg_cover_is_clipped_to_its_box(tmp_path: Path) -> None:
     ("<html><body/></html>", "SVG 'art.svg' has a <html> root, not <svg>", None),
     ("<svg xmlns='http://www.w3.org/2000/svg'><rect width='5' height='5'/></svg>",
      "SVG 'art.svg' has no usable size", None),
+    # attack 9: scaled to its box, a viewBox of next to nothing passed what a PDF holds (exit 3)
+    ("<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 1e-30 1e-30'><rect width='1e-31' height='1e-31'/></svg>",
+     "SVG 'art.svg' has no usable size", None),
     # numbers the XML holds but a PDF cannot (the second attack: exit 3 at build, check passed)
     ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><path d='M0 0 L 1e999 1'/></svg>",
      "SVG 'art.svg' has a number a PDF cannot hold: inf in a Path's points", "save it again"),

@@ -156,6 +156,22 @@ class Game(Struct, frozen=True):
     manifest: Doc | None = None  # the parsed manifest, for messages that point into it
     data_docs: Mapping[str, Doc] = msgspec.field(default_factory=lambda: frozen_map({}))  # component id -> its file
 
+    def manifest_diag(self, message: str, component: str | None = None, path: tuple[str | int, ...] = (),
+                      **kw: Any) -> Diagnostic:
+        """A problem located in the manifest: at ``path`` below the entry of ``component`` (or at
+        ``path`` from its top), or naming the manifest file alone when it or the entry is not
+        there to point into. ``kw``: ``expected``, ``hint``, ``severity``."""
+        m = self.manifest
+        if m is not None and component is not None:
+            entries = m.data.get("components", []) if isinstance(m.data, dict) else []
+            ci = next((i for i, c in enumerate(entries) if isinstance(c, dict) and c.get("id") == component), None)
+            path = ("components", ci, *path) if ci is not None else ()
+            if ci is None:
+                m = None
+        if m is None:
+            return Diagnostic(self.manifest_file, message, **kw)
+        return m.diag(path, message, **kw)
+
     def doc_for(self, file: str) -> Doc | None:
         """The manifest or data file shown as ``file``."""
         if self.manifest is not None and self.manifest.display == file:

@@ -195,10 +195,7 @@ def held_problem(gc: GameCheck, plan: ComponentPlan, held: int) -> Diagnostic:
     expected = f"at most {MAX_HELD_BYTES / 2**20:g} MB of PDFs in one build"
     hint = ("scale the art to the resolution it prints at (each component's PDF embeds the images it draws), "
             "or build fewer games at a time")
-    index = [c.id for c in game.components].index(comp.id)
-    if game.manifest is None:
-        return Diagnostic(game.manifest_file, msg, expected=expected, hint=hint)
-    return game.manifest.diag(("components", index), msg, expected=expected, hint=hint)
+    return game.manifest_diag(msg, comp.id, expected=expected, hint=hint)
 
 
 def same_bytes(path: Path, data: bytes) -> bool:

@@ -96,8 +96,6 @@ def _hint(plan: ComponentPlan) -> str:
 
 def component_pages_problems(game: Game, plans: Sequence[ComponentPlan]) -> list[Diagnostic]:
     """An error for each of a game's plans over MAX_COMPONENT_PAGES, at its manifest entry."""
-    manifest = game.manifest
-    entries = manifest.data.get("components", []) if manifest is not None and isinstance(manifest.data, dict) else []
     out = []
     for plan in plans:
         pages = page_count(plan)
@@ -108,11 +106,7 @@ def component_pages_problems(game: Game, plans: Sequence[ComponentPlan]) -> list
         msg = (f"component {comp.id} of game {game.id} would print {pages} pages{tiled} with these options "
                f"({len(plan.fronts)} pieces)")
         expected = f"at most {MAX_COMPONENT_PAGES} pages in one component's PDF"
-        ci = next((i for i, c in enumerate(entries) if isinstance(c, dict) and c.get("id") == comp.id), None)
-        hint = _hint(plan)
-        out.append(manifest.diag(("components", ci), msg, expected=expected, hint=hint)
-                   if manifest is not None and ci is not None
-                   else Diagnostic(game.manifest_file, msg, expected=expected, hint=hint))
+        out.append(game.manifest_diag(msg, comp.id, expected=expected, hint=_hint(plan)))
     return out
 
 

@@ -191,13 +191,11 @@ WINDOWS_DEVICES = frozenset(["con", "prn", "aux", "nul", *(f"com{i}" for i in ra
 def device_name_warnings(game: Game) -> list[Diagnostic]:
     """A warning for a game id or component id that names a Windows device."""
     out = []
-    m = game.manifest
-    for path, cid, files in ([(("id",), game.id, f"out/{game.id}/")] +
-                             [(("components", i, "id"), c.id, f"{c.id}.pdf") for i, c in enumerate(game.components)]):
+    for what, cid, component, files in [("game", game.id, None, f"out/{game.id}/"),
+                                        *(("component", c.id, c.id, f"{c.id}.pdf") for c in game.components)]:
         if cid in WINDOWS_DEVICES:
-            msg = (f"{'game' if len(path) == 1 else 'component'} id {cid!r} is a device name on Windows: "
-                   f"{files} cannot be created or copied there")
-            expected, hint = "an id Windows can use as a file name", "rename it if the files may go to Windows"
-            out.append(m.diag(path, msg, expected=expected, hint=hint, severity="warning") if m is not None
-                       else Diagnostic(game.manifest_file, msg, expected=expected, hint=hint, severity="warning"))
+            out.append(game.manifest_diag(f"{what} id {cid!r} is a device name on Windows: {files} cannot be "
+                                          "created or copied there", component, ("id",),
+                                          expected="an id Windows can use as a file name",
+                                          hint="rename it if the files may go to Windows", severity="warning"))
     return out

@@ -724,11 +724,7 @@ def miscut_seams(gc: GameCheck, plan: ComponentPlan, data: bytes) -> list[Diagno
 
 def component_warning(game: Game, comp: Component, msg: str, expected: str, hint: str | None = None) -> Diagnostic:
     """A preflight warning about a component, located at its entry in the game's manifest."""
-    manifest = game.manifest
-    if manifest is None:
-        return Diagnostic(game.manifest_file, msg, expected=expected, hint=hint, severity="warning")
-    path = ("components", [c.id for c in game.components].index(comp.id))
-    return manifest.diag(path, msg, expected=expected, hint=hint, severity="warning")
+    return game.manifest_diag(msg, comp.id, expected=expected, hint=hint, severity="warning")
 
 
 def inspect(session: Session, gc: GameCheck, lines: bool = False) -> GamePreflight:

@@ -21,6 +21,7 @@ from pnp.layout.colours import delta_e
 from pnp.layout.edges import DEPTHS_MM, MATCH_DE, MISCUT_MM, STEP_MM
 from pnp.units import MM
 
+STRIP_PAD = MISCUT_MM * MM + 2  # pt either side of a shared cut line that a strip renders
 DPI = 600  # 0.5 mm is 12 pixels: the samples keep clear of the anti-aliased line itself
 TOUCH = 0.01  # pt: how close two trims must be to count as one cut line
 SLACK_PX = 2  # pixels (0.08 mm at 600 dpi) either way a sample may look for the same colour
@@ -139,7 +140,7 @@ def _common(a: Slot, b: Slot) -> list[tuple[Point, Point]]:
 
 def _strip(page: Any, seg: tuple[Point, Point], size: tuple[float, float]) -> tuple[Any, float, float, float]:
     """The page rendered around the segment: (image, scale, left, top) in page points."""
-    pad = MISCUT_MM * MM + 2
+    pad = STRIP_PAD
     pw, ph = size
     left = max(0.0, min(seg[0][0], seg[1][0]) - pad)
     right = min(pw, max(seg[0][0], seg[1][0]) + pad)

@@ -14,16 +14,13 @@ from collections.abc import Callable, Sequence
 from msgspec import Struct
 
 from pnp.impose.sheet import Page, Slot
-from pnp.layout.edges import MISCUT_MM
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image, Vector
 from pnp.qa.miscut import DPI as MISCUT_DPI
-from pnp.qa.miscut import lines_of
+from pnp.qa.miscut import STRIP_PAD, lines_of
 from pnp.render.pixels import MAX_COMMAND_PIXELS, NO_ART, ArtWork, over_budget, prim_art
-from pnp.units import MM
 
 COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
-STRIP_PAD = MISCUT_MM * MM + 2  # pt either side of a shared cut line that the miscut check renders
 
 
 def page_coverage(pdf: bytes, dpi: float = COVERAGE_DPI) -> list[float]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import sys
 from collections.abc import Callable, Sequence
 
 from msgspec import Struct, field
@@ -18,7 +17,7 @@ from pnp.impose.marks import LABEL_ROOM, SheetText, furnish, sheet_numbers
 from pnp.impose.sheet import Page, PieceSpec, SheetOptions
 from pnp.input.kinds import STOCKS, stock_of
 from pnp.input.model import Game
-from pnp.layout.edges import EdgeSampler, edge_classes, edge_match
+from pnp.layout.edges import EDGE_BUDGET, EdgeBudgetError, EdgeMatch, EdgeSampler, edge_classes, edge_match
 from pnp.layout.fonts import UI_FONT
 from pnp.layout.piece import PieceLayout
 from pnp.plan.component import ComponentPlan, pages_for
@@ -92,7 +91,12 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
     empty is stacked onto shared sheets (``pnp.impose.gang``), a block split over the room left
     on several when that spares its sheet. Sheets are shared within one stock (cards; tiles and
     tokens; boards and mats: ``pnp.input.kinds``), unless sharing across stocks saves more
-    sheets: then the label of a sheet that mixes stocks says so."""
+    sheets: then the label of a sheet that mixes stocks says so.
+
+    Judging which pooled pieces may share a cut line spends from one budget of colour
+    comparisons for the whole file (``EDGE_BUDGET``, as for one component): a pool judged once it
+    is spent is imposed as if its edges did not match (gutters, no lines of one colour), so many
+    components in many near colours gang in bounded time, and the same input gives the same file."""
     chosen = gangable_plans(plans, opts)
     if not chosen:
         return None
@@ -124,9 +128,10 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
             moved = Block(i, shifted(b.front, i), shifted(b.back, i) if b.back is not None else None)
             origin[id(moved.front)] = b.front
             blocks.append(moved)
-    # no budget here: each component's pieces were judged within it by the plan (check refuses what
-    # is past it), and a refusal at this stage would come after check said yes
-    lays = _Lays(fronts, backs, EdgeSampler(budget=sys.maxsize))
+    # one budget of colour comparisons for the whole file (each component's pieces were judged
+    # within it by the plan, and check refuses what is past that): a pool judged once it is spent
+    # is imposed as if its edges did not match, never refused (check has said yes by now)
+    lays = _Lays(fronts, backs, EdgeSampler(budget=EDGE_BUDGET))
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
     found: tuple[int, tuple[bool, bool, bool]] | None = None
     # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not; a
@@ -342,10 +347,15 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
     owners = {b.owner for b in group}
     if len(owners) > 1 and (sheet.abut_lr or sheet.abut_tb):
         # pieces of several components abut only where their meeting edges match (pnp.layout.edges)
-        fronts = [chosen[o].fronts for o in sorted(owners)]
-        m = edge_match([[f for seq in fronts for f in seq],
-                        [b for o in sorted(owners) for b in chosen[o].backs]] if spec.has_back else
-                       [[f for seq in fronts for f in seq]], sampler=lays.sampler)
+        key: tuple[object, ...] = (tuple(sorted(owners)), spec.has_back)  # judged once for every packing
+        if key not in lays.matched:
+            fronts = [f for o in sorted(owners) for f in chosen[o].fronts]
+            try:
+                lays.matched[key] = edge_match([fronts, [b for o in sorted(owners) for b in chosen[o].backs]]
+                                               if spec.has_back else [fronts], sampler=lays.sampler)
+            except EdgeBudgetError:
+                lays.matched[key] = EdgeMatch(False, False, False)
+        m = lays.matched[key]
         sheet = replace(sheet, abut_lr=sheet.abut_lr and m.lr, abut_tb=sheet.abut_tb and m.tb)
     pages = impose(len(pieces), spec, sheet)
     best = (_renumber(pages, pieces), sheet)
@@ -356,8 +366,14 @@ def _pool(group: Sequence[Block], chosen: Sequence[ComponentPlan], opts: BuildOp
         for lr, tb in ((False, True), (True, False)):
             key = (tuple(pieces), spec.has_back, lr, tb)  # the same pool is judged in every packing
             if key not in lays.classes:
-                lays.classes[key] = edge_classes(each, lr, tb, lays.sampler)
-            classes, alone = lays.classes[key]
+                try:
+                    lays.classes[key] = edge_classes(each, lr, tb, lays.sampler)
+                except EdgeBudgetError:  # the file's budget is spent: no lines of classes
+                    lays.classes[key] = None
+            found = lays.classes[key]
+            if found is None:
+                continue
+            classes, alone = found
             lined = line_sheets([[pieces[i] for i in c] for c in classes], [pieces[i] for i in alone], spec,
                                 replace(plan.sheet, abut_lr=lr, abut_tb=tb), lays.share)
             if lined is not None and _fill(lined, sheet) < _fill(best[0], sheet):
@@ -385,8 +401,10 @@ class _Lays(Struct, frozen=True):
     backs: Sequence[PieceLayout | None]
     sampler: EdgeSampler
     share: bool = True  # short lines of several classes may share a line (line_sheets)
-    # edge classes of a pool's pieces, by (pieces, backs, lr, tb): shared by the packings
-    classes: dict[tuple[object, ...], tuple[list[list[int]], list[int]]] = field(default_factory=dict)
+    # edge classes of a pool's pieces, by (pieces, backs, lr, tb), None past the budget; and whether
+    # the edges of a pool's components match, by (components, backs): shared by the packings
+    classes: dict[tuple[object, ...], tuple[list[list[int]], list[int]] | None] = field(default_factory=dict)
+    matched: dict[tuple[object, ...], EdgeMatch] = field(default_factory=dict)
 
 
 def _capacity(plan: ComponentPlan) -> int:

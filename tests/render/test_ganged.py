@@ -13,6 +13,7 @@ from msgspec.structs import replace
 
 import pnp
 from pnp.impose.marks import sheet_numbers
+from pnp.impose.sheet import Page
 from pnp.input.project import DataRoot, bundled_root
 from pnp.layout.edges import EdgeSampler, edge_match
 from pnp.plan.options import BuildOptions
@@ -20,7 +21,7 @@ from pnp.plan.session import Session
 from pnp.qa.check import check
 from pnp.qa.miscut import find_seams
 from pnp.qa.preflight import cut_crossings
-from pnp.render.ganged import ganged_file, render_ganged
+from pnp.render.ganged import GangedFile, ganged_file, render_ganged
 from pnp.units import MM
 
 ROOT = DataRoot(bundled_root())
@@ -162,3 +163,65 @@ def test_the_five_games_need_fewer_sheets(paper: str, sheets: tuple[int, int]) -
     # sheets before ganging); cards of several colours pool in lines of one colour. The packing
     # before lines: 121 -> 107 (11.6 %), 115 -> 102 (11.3 %), 121 -> 106 (12.4 %).
     assert (before, after) == sheets
+
+
+DECKS = {"golem-deck", "event-deck"}
+
+
+def _spent_by_ganging(monkeypatch: pytest.MonkeyPatch) -> list[EdgeSampler]:
+    """The edge samplers ganged_file makes from now on (the file's one sampler)."""
+    from pnp.render import ganged
+
+    made: list[EdgeSampler] = []
+
+    class Counted(EdgeSampler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            made.append(self)
+
+    monkeypatch.setattr(ganged, "EdgeSampler", Counted)
+    return made
+
+
+def test_ganging_past_the_edge_budget_pools_on_plain_grids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole ganged file spends at most EDGE_BUDGET colour comparisons (attack 9 F4: 200
+    components of cards in distinct colours of one lightness took 76 s to gang, growing with the
+    square of the pieces pooled). Past it a pool is imposed as if its edges did not match: golems
+    still gangs, every piece once, its pooled cards in a grid with gutters (no shared cut line)
+    instead of lines of one colour, and never a refusal (check has said yes)."""
+    from pnp.render import ganged
+
+    s = Session(ROOT)
+    opts = BuildOptions(gang=True)
+    gc = check(ROOT, "golems", opts, s)
+    made = _spent_by_ganging(monkeypatch)
+    full = ganged_file(s, gc.game, gc.plans, opts)
+    assert full is not None and (full.report.before, full.report.after) == (31, 23)
+    assert len(made) == 1 and 1000 < made[0].spent < ganged.EDGE_BUDGET  # what golems spends (7,206)
+
+    monkeypatch.setattr(ganged, "EDGE_BUDGET", 1000)
+    made.clear()
+    f = ganged_file(s, gc.game, gc.plans, opts)
+    assert f is not None and len(made) == 1
+    assert made[0].spent <= 1000 + 2 * 90  # the budget, overshot by one edge's samples at most (2 depths)
+    assert f.report.before == 31
+    placed = Counter(sl.piece for page in f.pages for sl in page.slots
+                     if sl.side == "front" and page.side == "front" and sl.part is None)
+    assert set(placed.values()) == {1} and len(placed) == len(full.fronts) - 1  # the map is tiled
+    owner = [p.component.id for p in gc.plans if p.component.id in f.report.components for _ in p.fronts]
+
+    def pooled(g: GangedFile) -> list[Page]:
+        """The front pages holding golem and event cards together."""
+        return [pg for pg in g.pages if pg.side == "front" and {owner[sl.piece] for sl in pg.slots} >= DECKS]
+
+    def abutting(page: Page) -> int:
+        """Pairs of pieces on ``page`` that share a cut line (side by side or one above the other)."""
+        return sum((abs(a.y - b.y) < 1e-6 and abs(a.x + a.w - b.x) < 1e-6)
+                   or (abs(a.x - b.x) < 1e-6 and abs(a.y + a.h - b.y) < 1e-6) for a in page.slots for b in page.slots)
+
+    # with the budget: lines of one colour, 9 cards to a sheet, sharing cut lines; past it, golem
+    # and event cards would pool only in a grid with gutters both ways, which saves no sheet: they
+    # keep their own sheets (measured: 31 -> 25 sheets, where the budget gives 31 -> 23)
+    assert any(len(pg.slots) == 9 and abutting(pg) for pg in pooled(full))
+    assert all(not abutting(pg) for pg in pooled(f)) and f.report.after == 25
+    assert ganged_file(s, gc.game, gc.plans, opts) == f  # the same file every time

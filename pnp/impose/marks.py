@@ -16,7 +16,9 @@ A4, 5 mm on universal paper) and clear of every piece's bleed box, every cut lin
 line and alignment mark, and of each other: no cut ever runs through a label and no label sits
 on a piece. The search is a sweep over the few distinct heights at which obstacles start and
 end; for each, the free horizontal intervals are the gaps between the obstacles crossing that
-band. A vertical item is the same search on the page turned a quarter."""
+band. A vertical item is the same search on the page turned a quarter. A box longer than every
+free stretch of its thickness (``free_length``) is turned away without a search: a sheet full of
+small pieces has room for no label, and would otherwise search in full for every size and split."""
 
 from __future__ import annotations
 
@@ -134,7 +136,7 @@ def find_spot(w: float, h: float, obstacles: Sequence[Box], bounds: Box,
         gaps: list[tuple[float, float]] = []
         for lo, hi in blocked:
             if lo > free_from:
-                gaps.append((free_from, lo))
+                gaps.append((free_from, min(lo, bx1)))  # never past the bounds (a mark beyond them)
             free_from = max(free_from, hi)
         gaps.append((free_from, bx1))
         for lo, hi in gaps:
@@ -145,6 +147,41 @@ def find_spot(w: float, h: float, obstacles: Sequence[Box], bounds: Box,
             if best is None or d < best[0]:
                 best = (d, x, y)
     return None if best is None else (best[1], best[2])
+
+
+# find_spot's tolerances are 1e-9: a box it returns, shrunk by ROOM_SLACK on every side, meets no
+# obstacle's inside and lies within the bounds
+ROOM_SLACK = 1e-6
+
+
+def widest_free(obstacles: Sequence[Box], lo: float, hi: float, base: float, thick: float,
+                ceiling: float = math.inf) -> float:
+    """At least the length, along the first axis of the boxes ``obstacles`` (a0, b0, a1, b1), of
+    any box ``thick`` or more across whose inside meets no obstacle's inside, within ``lo`` ..
+    ``hi`` along and ``base`` .. ``ceiling`` across: such a box slid back across stops at
+    ``base`` or at an obstacle's far side, and there it lies in a stretch free of every obstacle
+    crossing the band ``thick`` across."""
+    best = -math.inf
+    for b in sorted({base} | {o[3] for o in obstacles if o[3] > base}):
+        if b + thick > ceiling:
+            break
+        free_from = lo
+        for a0, a1 in sorted((o[0], o[2]) for o in obstacles if o[1] < b + thick and o[3] > b):
+            if a0 > free_from:
+                best = max(best, min(a0, hi) - free_from)
+            free_from = max(free_from, a1)
+        best = max(best, hi - free_from)
+    return best
+
+
+def free_length(obstacles: Sequence[Box], bounds: Box, flat: bool, thick: float) -> float:
+    """At least the width (``flat``) or else the height, less ``2 * ROOM_SLACK``, of any box
+    ``thick`` across that find_spot places among ``obstacles`` (or more of them) within
+    ``bounds``."""
+    bx0, by0, bx1, by1 = bounds
+    if flat:
+        return widest_free(obstacles, bx0, bx1, by0, thick - 2 * ROOM_SLACK, by1)
+    return widest_free([(o[1], o[0], o[3], o[2]) for o in obstacles], by0, by1, bx0, thick - 2 * ROOM_SLACK, bx1)
 
 
 def _obstacles(page: Page) -> list[Box]:
@@ -172,6 +209,7 @@ class _Memo:
     def __init__(self) -> None:
         self.obstacles: dict[tuple[object, ...], tuple[Box, ...]] = {}
         self.spots: dict[tuple[object, ...], tuple[float, float] | None] = {}
+        self.room: dict[tuple[object, ...], float] = {}  # free_length(), by geometry, bounds, direction, thickness
 
 
 class _Placer:
@@ -186,6 +224,7 @@ class _Placer:
         if start is None:
             start = self.memo.obstacles[geometry] = tuple(_obstacles(page))
         self.obstacles = list(start)
+        self.geometry, self.start = geometry, start
 
     def spot(self, w: float, h: float, rotation: int, anchor: tuple[float, float],
              inset: float | None = None) -> Box | None:
@@ -197,11 +236,25 @@ class _Placer:
         spots = self.memo.spots
         if key in spots:
             found = spots[key]
+        elif self._no_room(pw, ph, bounds):
+            found = spots[key] = None
         else:
             found = spots[key] = find_spot(pw, ph, self.obstacles, bounds, anchor)
         if found is None:
             return None
         return (found[0], found[1], found[0] + pw, found[1] + ph)
+
+    def _no_room(self, w: float, h: float, bounds: Box) -> bool:
+        """Whether a ``w`` x ``h`` box surely fits nowhere: its longer side is longer than any
+        free stretch of its thickness (``free_length``, among the page's own obstacles: labels
+        and marks placed since only add to them). On a sheet full of small pieces a label that
+        fits nowhere tries every size and split, each a whole search; this answers most."""
+        flat = w >= h
+        key = (self.geometry, bounds, flat, min(w, h))
+        found = self.memo.room.get(key)
+        if found is None:
+            found = self.memo.room[key] = free_length(self.start, bounds, flat, min(w, h))
+        return max(w, h) - 2 * ROOM_SLACK > found
 
     def take(self, box: Box) -> None:
         self.obstacles.append(_grow(box, ITEM_CLEARANCE))

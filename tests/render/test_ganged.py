@@ -79,6 +79,14 @@ def test_every_piece_once_on_fewer_sheets() -> None:
     for sl in front.slots:
         b = behind[sl.piece]
         assert (b.x, b.y) == pytest.approx((pw - sl.x - sl.w, sl.y))
+    # every scale mark of every sheet inside the margin, every label inside half of it (its last
+    # resort): a gap between marks that ran on past the margin put a scale square 0.14 pt into it
+    for page in f.pages:
+        for item in page.furniture:
+            m = gc.plans[0].sheet.margin / (2 if item.kind == "label" else 1)
+            x, y, w, h = item.box
+            assert x >= m - 1e-6 and y >= m - 1e-6 and x + w <= pw - m + 1e-6 and y + h <= 792 - m + 1e-6, \
+                (page.label, item.kind, item.box)
 
 
 def test_nothing_to_gang_writes_nothing(tmp_path: Path) -> None:

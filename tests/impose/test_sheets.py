@@ -483,6 +483,21 @@ def test_assembly_page_says_what_each_kind_needs() -> None:
     assert "Fronts only" in said("cyberiad", duplex="none")
 
 
+def _count_searches(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """From now on, the count of find_spot's full searches (in "n")."""
+    import pnp.impose.marks as sheetmarks
+
+    searches = {"n": 0}
+    search = sheetmarks.find_spot
+
+    def counted(*args: object) -> object:
+        searches["n"] += 1
+        return search(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sheetmarks, "find_spot", counted)
+    return searches
+
+
 class _Forgetful(dict):  # type: ignore[type-arg]
     def __setitem__(self, key: object, value: object) -> None:
         pass
@@ -495,14 +510,7 @@ def test_furnish_memo_places_every_sheet_as_a_fresh_search_would(opts: dict, mon
     import pnp.impose.marks as sheetmarks
 
     plans = [(gc.game, plan) for gid in GAMES for gc in [_check(gid, **opts)] for plan in gc.plans]
-    searches = {"n": 0}
-    search = sheetmarks.find_spot
-
-    def counted(*args: object) -> object:
-        searches["n"] += 1
-        return search(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(sheetmarks, "find_spot", counted)
+    searches = _count_searches(monkeypatch)
     remembered = [furnished_pages(SESSION, game, plan) for game, plan in plans]
     with_memo = searches["n"]
 
@@ -533,14 +541,7 @@ def test_a_label_with_no_room_costs_few_full_searches(monkeypatch: pytest.Monkey
     pages = impose(165, PieceSpec(12 * MM, 12 * MM, has_back=False), options)
     assert len(pages) == 1 and len(pages[0].slots) == 165  # full
     text = sheetmarks.SheetText("A game with a long title", "A deck of little cards", "0123456789")
-    searches = {"n": 0}
-    search = sheetmarks.find_spot
-
-    def counted(*args: object) -> object:
-        searches["n"] += 1
-        return search(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(sheetmarks, "find_spot", counted)
+    searches = _count_searches(monkeypatch)
     quick = sheetmarks.furnish(pages, options, text, SESSION.fonts, UI_FONT)
     with_room = searches["n"]
     monkeypatch.setattr(sheetmarks._Placer, "_no_room", lambda *args: False)

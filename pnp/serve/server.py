@@ -58,8 +58,10 @@ class _HTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler]):
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler],
+                 log: Callable[[str], None]):
         super().__init__(address, handler)
+        self.log = log  # the serve command's log (the terminal)
         self.slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
         # connection -> (since when it waits on its client, whether for its request head)
         self.waiting: dict[socket.socket, tuple[float, bool]] = {}
@@ -75,7 +77,7 @@ class _HTTPServer(ThreadingHTTPServer):
         with self.lock:
             self.waiting.pop(conn, None)
 
-    def _cut(self, conn: socket.socket) -> None:
+    def cut(self, conn: socket.socket) -> None:
         """End a connection: its handler's read returns at once, as if the client had closed it,
         or its write fails, and the handler's thread gives the slot back."""
         self.wait_ends(conn)
@@ -87,7 +89,7 @@ class _HTTPServer(ThreadingHTTPServer):
         with self.lock:
             late = [c for c, (began, head) in self.waiting.items() if head and now - began > HEAD_S]
         for conn in late:
-            self._cut(conn)
+            self.cut(conn)
 
     def _make_way(self) -> bool:
         """Cut the connection waiting longest on its client (begun HEAD_GRACE_S ago at least) and
@@ -96,7 +98,7 @@ class _HTTPServer(ThreadingHTTPServer):
             oldest = min(self.waiting.items(), key=lambda item: item[1][0], default=None)
         if oldest is None or time.monotonic() - oldest[1][0] < HEAD_GRACE_S:
             return False
-        self._cut(oldest[0])
+        self.cut(oldest[0])
         return self.slots.acquire(timeout=1.0)
 
     def stream_begins(self, conn: socket.socket) -> socket.socket | None:
@@ -120,8 +122,7 @@ class _HTTPServer(ThreadingHTTPServer):
         one line, not socketserver's traceback on stderr."""
         exc = sys.exc_info()[1]
         if not isinstance(exc, OSError):
-            print(f"pnp: internal error in a connection: {type(exc).__name__}: {exc} (this is a bug in pnp)",
-                  file=sys.stderr)
+            self.log(f"pnp: internal error in a connection: {type(exc).__name__}: {exc} (this is a bug in pnp)")
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.slots.acquire(blocking=False) and not self._make_way():
@@ -158,7 +159,7 @@ class Server:
         self.version = 0  # bumped whenever any game's page changed
         self.changed = threading.Condition()
         self.stopping = threading.Event()
-        self.httpd = _HTTPServer((host, port), _handler(self))
+        self.httpd = _HTTPServer((host, port), _handler(self), self.log)
         self.loopback = host in LOOPBACK
         self._threads: list[threading.Thread] = []
 
@@ -344,7 +345,7 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             if oldest is not None:  # its loop stops at once, and its page reconnects in a second
                 with server.changed:
                     server.changed.notify_all()
-                httpd._cut(oldest)
+                httpd.cut(oldest)
             try:
                 self.wfile.write(b"retry: 1000\n\n")
                 self.wfile.flush()

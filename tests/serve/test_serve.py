@@ -170,6 +170,26 @@ def _closed_by_server(sock: socket.socket, within: float) -> bool:
         return True
 
 
+def test_a_fault_outside_a_request_goes_to_the_serve_log_not_stderr(mini: DataRootCopy, tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A handler that fails where no request catches it (socketserver's handle_error) is one line
+    in the command's log, as every other line of serve is; a connection the client cut is none."""
+    lines: list[str] = []
+    view = GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))
+    server = serve([view], port=0, interval=3600, log=lines.append)
+    try:
+        for fault in (ValueError("odd"), ConnectionResetError("gone")):
+            try:
+                raise fault
+            except Exception:
+                server.httpd.handle_error(None, ("127.0.0.1", 1))
+    finally:
+        server.close()
+    assert [line for line in lines if "error" in line] == [
+        "pnp: internal error in a connection: ValueError: odd (this is a bug in pnp)"]
+    assert capsys.readouterr().err == ""
+
+
 def test_connections_beyond_the_cap_are_turned_away_not_threaded(mini: DataRootCopy, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Each connection is a thread: thousands of idle ones made thousands of threads (attack 5,

@@ -518,9 +518,10 @@ def _die_lines(c: Canvas, page: Page, die: DieLine) -> None:
 
 
 def _end_form(c: Canvas) -> None:
-    """``endForm`` with complete resources. reportlab (5.1) leaves a form's ExtGState (opacity)
-    and images out of its /Resources, so transparency inside a form is lost in strict viewers;
-    we hand it a resource dictionary holding fonts, procsets, graphics states and XObjects."""
+    """``endForm`` with complete resources. reportlab (5.1) leaves a form's ExtGState (opacity),
+    images and shadings out of its /Resources, so transparency inside a form is lost in strict
+    viewers and a gradient fills black; we hand it a resource dictionary holding fonts,
+    procsets, graphics states, XObjects and shadings."""
     res = PDFResourceDictionary()
     res.basicFonts()
     res.allProcs()
@@ -530,6 +531,8 @@ def _end_form(c: Canvas) -> None:
     if c._formsinuse:
         res.XObject = c._doc.xobjDict(c._formsinuse)
     res.setColorSpace(c._colorsUsed)
+    if c._shadingUsed:  # SVG gradients (svglib draws them as shadings): left out, they fill black
+        res.setShading(c._shadingUsed)
     c.endForm(Resources=res)
 
 

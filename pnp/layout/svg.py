@@ -6,8 +6,8 @@ else); the renderer draws that Drawing scaled into the element's box.
 Checked before svglib sees the file, with the same kind of message as a bad PNG: at most
 ``MAX_BYTES`` and ``MAX_NODES`` elements; well-formed XML with an ``<svg>`` root; no entity
 declarations (a DOCTYPE with an internal subset: "billion laughs"); no reference to another file
-(``href`` other than ``#id``): the art must be self-contained, as an image inside the game folder
-is; no embedded raster image (``data:`` URLs: svglib cannot draw them); at most
+(``href`` or CSS ``url()`` other than ``#id``, ``@import``): the art must be self-contained, as an
+image inside the game folder is; no embedded raster image (``data:`` URLs: svglib cannot draw them); at most
 ``MAX_PATH_CHARS`` characters of path data, and the same limits with every ``<use>`` drawn out
 (nested at most ``MAX_USE_DEPTH`` deep, never containing itself, copying at most
 ``MAX_USE_COPIES`` elements); a ``<style>`` sheet within the bounds of ``pnp.layout.svg_css``
@@ -195,6 +195,10 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
             raise SvgError(f"SVG {shown!r} has an element with more than {MAX_PROPERTIES} {what} (<{name}> on line "
                            f"{node.sourceline})", expected=f"at most {MAX_PROPERTIES} {what} an element",
                            hint="open it in an SVG editor and save it again")
+        foreign = _foreign_url(" ".join(node.attrib.values()), name == "style" and "".join(node.itertext()))
+        if foreign is not None:
+            raise SvgError(f"SVG {shown!r} refers to another file ({foreign[:60]!r} on line {node.sourceline})",
+                           hint="embed the referenced art in the SVG file itself")
         for attr, value in node.attrib.items():
             if etree.QName(attr).localname == "href":
                 v = value.strip()
@@ -378,6 +382,24 @@ def _bad_style(root: Any) -> str | None:
 
 
 MIN_ART = 1e-3  # pt, a side of the art: scaled up to its box, a smaller one passes a PDF's numbers
+_URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\s*\)""", re.IGNORECASE)
+
+
+def _foreign_url(attrs: str, style: str | bool) -> str | None:
+    """The first reference to another file in ``attrs`` (the values of an element's attributes)
+    or in ``style`` (a <style>'s text): a CSS ``url()`` that is not ``#id``, or an ``@import``;
+    None when there is none. svglib leaves them alone, but the art must not point outside itself."""
+    for text in (attrs, style or ""):
+        if "url(" in text.lower():
+            for m in _URL.finditer(text):
+                target = next(g for g in m.groups() if g is not None).strip()
+                if not target.startswith("#"):
+                    return target or "url()"
+    if style and "@import" in style.lower():
+        return style[style.lower().index("@import"):].split(";")[0].strip()
+    return None
+
+
 MAX_NUMBER = 1e7  # a coordinate, size, width or transform entry: 3.5 km in points; a PDF writer stops at ~1e21
 
 

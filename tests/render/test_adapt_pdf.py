@@ -126,6 +126,36 @@ def test_svg_is_drawn_as_vectors(tmp_path: Path) -> None:
         assert any(tuple(round(v, 3) for v in c["non_stroking_color"] or ()) == (0, 0, 1) for c in p.curves)
 
 
+def test_svg_gradients_are_drawn_from_red_to_blue(tmp_path: Path) -> None:
+    """``url(#id)`` (a gradient, in an attribute or a <style>) refers to the file itself and is
+    drawn, where any other url() is refused (test_bad_svg_is_an_input_error). svglib draws a
+    gradient as a PDF shading, which the art's form XObject must list in its resources: left
+    out, each square filled black."""
+    import pypdfium2 as pdfium
+
+    svg = ("<svg xmlns='http://www.w3.org/2000/svg' width='100' height='50'><defs><linearGradient id='g'>"
+           "<stop offset='0' stop-color='#ff0000'/><stop offset='1' stop-color='#0000ff'/></linearGradient></defs>"
+           "<style>.b { fill: url( '#g' ) }</style><rect width='50' height='50' fill='url(#g)'/>"
+           "<rect class='b' x='50' width='50' height='50'/></svg>")
+    path = build(_svg_game(tmp_path, svg), tmp_path / "out")
+    tx, ty, _, th = trim(path)
+    scale = 4
+    with pdfium.PdfDocument(str(path)) as pdf:
+        ph = pdf[0].get_height()
+        img = pdf[0].render(scale=scale).to_pil().convert("RGB")
+    # the art: 40 x 20 mm at (10, 20) mm from the trim's left and top; two squares of 20 mm
+    top = (ph - (ty + th)) + 20 * MM
+
+    def px(x_mm: float) -> tuple[int, int, int]:
+        return img.getpixel((round((tx + (10 + x_mm) * MM) * scale), round((top + 10 * MM) * scale)))
+
+    for left in (0, 20):  # each square red at its left edge, blue at its right
+        r, g, b = px(left + 1)
+        assert r > 200 and b < 60 and g < 40, (left, (r, g, b))
+        r, g, b = px(left + 19)
+        assert b > 200 and r < 60 and g < 40, (left, (r, g, b))
+
+
 def test_svg_cover_is_clipped_to_its_box(tmp_path: Path) -> None:
     path = build(_svg_game(tmp_path, SVG, fit="cover"), tmp_path / "out")
     with pdfplumber.open(path) as pdf:
@@ -142,6 +172,19 @@ def test_svg_cover_is_clipped_to_its_box(tmp_path: Path) -> None:
     ("<svg xmlns='http://www.w3.org/2000/svg' xmlns:xlink='http://www.w3.org/1999/xlink' width='10' height='10'>"
      "<image xlink:href='../../../secret.png' width='5' height='5'/></svg>",
      "SVG 'art.svg' refers to another file ('../../../secret.png' on line 1)", "embed the referenced art"),
+    # attack 9, borderline: CSS url() and @import passed the href rule (svglib ignored them)
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='5' height='5' "
+     "fill='url(file:///etc/passwd#a)'/></svg>",
+     "SVG 'art.svg' refers to another file ('file:///etc/passwd#a' on line 1)", "embed the referenced art"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='5' height='5' "
+     "style='fill: URL( \"../x.svg#g\" )'/></svg>",
+     "SVG 'art.svg' refers to another file ('../x.svg#g' on line 1)", "embed the referenced art"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'>\n<style>@import url(/etc/passwd);\n"
+     "rect { fill: red }</style><rect width='5' height='5'/></svg>",
+     "SVG 'art.svg' refers to another file ('/etc/passwd' on line 2)", "embed the referenced art"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><style>@import 'other.css';</style>"
+     "<rect width='5' height='5'/></svg>",
+     "SVG 'art.svg' refers to another file (\"@import 'other.css'\" on line 1)", "embed the referenced art"),
     ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='5'</svg>",
      "SVG 'art.svg' cannot be read: ", "open it in an SVG editor"),
     ("<?xml version='1.0'?><!DOCTYPE svg [<!ENTITY a 'aaaa'>]><svg xmlns='http://www.w3.org/2000/svg' "

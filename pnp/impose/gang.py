@@ -18,8 +18,9 @@ Pure geometry on ``Page`` values."""
 
 from __future__ import annotations
 
+import heapq
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -120,32 +121,50 @@ def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0
     bins: list[list[Block]] = []
     used: list[float] = []
     rank = {id(b): k for k, b in enumerate(blocks)}  # the order of blocks on a sheet; a part takes its block's
-    order = sorted(blocks, key=lambda b: -height(b, options))
+    hgt = _Heights(options)
+    order = sorted(blocks, key=lambda b: -hgt(b))
+    least: list[tuple[float, int]] = []  # (used, sheet), the least used on top; stale entries dropped when seen
     for b in order:
-        h = height(b, options)
-        for i in range(len(bins)):
+        h = hgt(b)
+        while least and least[0][0] != used[least[0][1]]:
+            heapq.heappop(least)
+        # no sheet has room when the least used has none (most blocks, when they are many): no scan
+        fits = bool(least) and least[0][0] + SEPARATION + h <= room + EPS
+        for i in range(len(bins)) if fits else ():
             if used[i] + SEPARATION + h <= room + EPS:
                 bins[i].append(b)
                 used[i] += SEPARATION + h
+                heapq.heappush(least, (used[i], i))
                 break
         else:
-            parts = _spread(b, [room - u - SEPARATION for u in used], options, split) if split else None
+            parts = None
+            # _spread's first room is the least used sheet's: a block whose first part fits not
+            # even there is spread over none (most of them, when they are many): no sort of the rest
+            first = room - least[0][0] - SEPARATION if least else None
+            if split is not None and first is not None and not h <= first + EPS and split(b, first) is not None:
+                parts = _spread(b, [room - u - SEPARATION for u in used], hgt, split)
             if parts is None:
                 bins.append([b])
                 used.append(h)
+                heapq.heappush(least, (h, len(bins) - 1))
                 continue
             for i, part in parts:
                 bins[i].append(part)
-                used[i] += SEPARATION + height(part, options)
+                used[i] += SEPARATION + hgt(part)
+                heapq.heappush(least, (used[i], i))
                 rank[id(part)] = rank[id(b)]
     # then empty a sheet into the room left on the others, emptiest first, while one can be
     while len(bins) > 1:
+        free = [room - u for u in used]
+        most = heapq.nsmallest(2, range(len(free)), key=lambda i: (-free[i], i))  # the two with most room
         for j in sorted(range(len(bins)), key=lambda i: (used[i], i)):
-            moved = _relocate(bins[j], [room - u if i != j else -room for i, u in enumerate(used)], options, split)
+            if not _may_empty(bins[j], free[most[1] if most[0] == j else most[0]], -room, hgt, split):
+                continue
+            moved = _relocate(bins[j], [room - u if i != j else -room for i, u in enumerate(used)], hgt, split)
             if moved is not None:
                 for i, part, parent in moved:
                     bins[i].append(part)
-                    used[i] += SEPARATION + height(part, options)
+                    used[i] += SEPARATION + hgt(part)
                     rank[id(part)] = rank[id(parent)]
                 del bins[j], used[j]
                 break
@@ -156,45 +175,88 @@ def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0
     return sheets, sorted(alone, key=lambda b: rank[id(b)])
 
 
-def _spread(b: Block, free: list[float], options: SheetOptions, split: Split) -> list[tuple[int, Block]] | None:
+class _Heights:
+    """``height`` of each block, worked out once (the packing asks again and again)."""
+
+    def __init__(self, options: SheetOptions):
+        self.options = options
+        self.known: dict[int, tuple[Block, float]] = {}  # id -> (the block, kept so its id stays its own; height)
+
+    def __call__(self, b: Block) -> float:
+        found = self.known.get(id(b))
+        if found is None:
+            found = self.known[id(b)] = (b, height(b, self.options))
+        return found[1]
+
+
+def _may_empty(group: Sequence[Block], most: float, own: float, hgt: _Heights, split: Split | None) -> bool:
+    """False when ``_relocate`` surely finds no room for ``group``'s tallest block (its first),
+    ``most`` being the most room left on another sheet and ``own`` what its own sheet is given: it
+    fits whole nowhere and its first part fits not even there. A sheet of many that cannot be
+    emptied is then passed over without a search through the others."""
+    if own >= most:
+        return True
+    tallest = max(group, key=hgt)  # the first of the tallest, as _relocate takes them
+    h = hgt(tallest)
+    if SEPARATION + h <= most + EPS:
+        return True
+    if split is None:
+        return False
+    first = most - SEPARATION  # _spread's first room
+    return not h <= first + EPS and split(tallest, first) is not None
+
+
+def _most_room_first(free: list[float]) -> Iterator[int]:
+    """The sheets by the room left on them, most first (then in order); the first without a sort
+    (a block that cannot be split asks for no more)."""
+    if not free:
+        return
+    first = min(range(len(free)), key=lambda i: (-free[i], i))
+    yield first
+    yield from (i for i in sorted(range(len(free)), key=lambda i: (-free[i], i)) if i != first)
+
+
+def _spread(b: Block, free: list[float], hgt: _Heights, split: Split) -> list[tuple[int, Block]] | None:
     """``b`` in parts over the room ``free`` left on the sheets begun (most room first), or None
-    when some of it finds no room."""
+    when some of it finds no room. A part that fits no room fits none smaller (``split`` gives the
+    first rows that fit): the search ends there."""
     out: list[tuple[int, Block]] = []
     rest: Block | None = b
-    for i in sorted(range(len(free)), key=lambda i: (-free[i], i)):
+    for i in _most_room_first(free):
         if rest is None:
             break
-        if height(rest, options) <= free[i] + EPS:
+        if hgt(rest) <= free[i] + EPS:
             out.append((i, rest))
             rest = None
             break
         cut = split(rest, free[i])
-        if cut is not None:
-            out.append((i, cut[0]))
-            rest = cut[1]
+        if cut is None:
+            break
+        out.append((i, cut[0]))
+        rest = cut[1]
     return out if rest is None and len(out) > 1 else None
 
 
-def _relocate(group: Sequence[Block], free: list[float], options: SheetOptions,
+def _relocate(group: Sequence[Block], free: list[float], hgt: _Heights,
               split: Split | None) -> list[tuple[int, Block, Block]] | None:
     """Every block of ``group`` in the room ``free`` (with the separation) left on other sheets,
     whole (first fit, tallest first) or in parts (``_spread``), as (sheet, block or part, the
     block it is of); None when some of it finds no room."""
     free = list(free)
     out: list[tuple[int, Block, Block]] = []
-    for b in sorted(group, key=lambda b: -height(b, options)):
-        h = height(b, options)
+    for b in sorted(group, key=lambda b: -hgt(b)):
+        h = hgt(b)
         i = next((i for i, f in enumerate(free) if SEPARATION + h <= f + EPS), None)
         if i is not None:
             out.append((i, b, b))
             free[i] -= SEPARATION + h
             continue
-        parts = _spread(b, [f - SEPARATION for f in free], options, split) if split else None
+        parts = _spread(b, [f - SEPARATION for f in free], hgt, split) if split else None
         if parts is None:
             return None
         for i, part in parts:
             out.append((i, part, b))
-            free[i] -= SEPARATION + height(part, options)
+            free[i] -= SEPARATION + hgt(part)
     return out
 
 

@@ -290,3 +290,25 @@ def test_the_emptiest_sheet_is_emptied_into_the_others() -> None:
     for g in sheets:
         for cut in g.pages[0].cuts:
             assert not any(_crosses(cut, s.bleed_box) for s in g.pages[0].slots), cut
+
+
+def test_many_blocks_that_share_no_sheet_cost_few_tries() -> None:
+    """Attack 10 F1: 200 boards tiled over several pages leave hundreds of parts too tall to
+    share a sheet, and every one was offered to every sheet begun, in parts and whole (200
+    boards: over 9 minutes of CPU). A block whose first part fits not even on the emptiest sheet
+    is now given up at once: the tries grow with the blocks, not with their square, and the
+    answer is the one a try of every sheet gives (each block alone)."""
+    opts = SheetOptions(PAPERS["letter"])
+    token = PieceSpec(25 * MM, 25 * MM, has_back=False)
+    blocks = [Block(k, impose(8 * 6, token, opts)[0], None) for k in range(300)]  # 6 rows: two fit no sheet
+    room = opts.paper.height - 2 * opts.margin
+    assert 2 * height(blocks[0], opts) > room
+    tries = {"n": 0}
+
+    def split(b: Block, free: float) -> tuple[Block, Block] | None:
+        tries["n"] += 1
+        return None  # as for a tiled part
+
+    sheets, alone = gang(blocks, opts, 0.0, split)
+    assert sheets == [] and alone == blocks
+    assert tries["n"] <= 2 * len(blocks), tries  # was 300 * 299 / 2 and more

@@ -155,7 +155,7 @@ def record_for(g: RenderedGame, inputs: str, prints: Mapping[str, str], warnings
                   ganged, g.ganged[2] if g.ganged else None)
 
 
-def load(folder: Path, root: DataRoot | None = None) -> Record | None:
+def load(folder: Path, root: DataRoot | None = None, game: str | None = None) -> Record | None:
     """The record of the last build into ``folder``, or None (missing, unreadable, other format,
     seal broken: a cache is never trusted when in doubt). With ``root``, the file names the
     record keeps relative to the data root are shown as messages show paths."""
@@ -185,7 +185,7 @@ def load(folder: Path, root: DataRoot | None = None) -> Record | None:
                         cached(ganged) if ganged is not None else None,
                         GangReport(tuple(gang["components"]), gang["before"], gang["after"])
                         if gang is not None else None)
-        return record if _trusted(record) else None
+        return record if _trusted(record, game) else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError, RecursionError, msgspec.ValidationError):
         return None
 
@@ -321,13 +321,16 @@ def _figures(d: dict[str, Any]) -> bool:
     return True
 
 
-def _trusted(r: Record) -> bool:
+def _trusted(r: Record, game: str | None = None) -> bool:
     """Whether a record read from disk is one pnp could have written: anyone can write the file,
     so its names stay inside the output folder (plain ``<id>.pdf`` names, no path), its hashes are
     hashes, its numbers whole and in range, and its texts, which an up-to-date build prints again,
     hold no terminal escape sequences; each component's entry names its own ``<component>.pdf`` (an
-    entry added under another key, re-sealed, listed deck.pdf twice: attack 8, F1). A record that
-    is not is ignored (the game is rebuilt)."""
+    entry added under another key, re-sealed, listed deck.pdf twice: attack 8, F1); and, for
+    ``game``, its contents sheet and ganged file are ``<game>-contents.pdf`` and
+    ``<game>-ganged.pdf`` (a ganged entry naming deck.pdf, re-sealed, had the next build without
+    --gang delete deck.pdf as the old ganged file and report it unchanged: attack 10, F3). A
+    record that is not is ignored (the game is rebuilt)."""
     def text(v: Any) -> bool:
         return isinstance(v, str) and len(v) <= 100_000 and _SAFE_TEXT.fullmatch(v) is not None
 
@@ -356,9 +359,10 @@ def _trusted(r: Record) -> bool:
             and isinstance(r.components, dict)
             and all(isinstance(k, str) and cached(v, True) and v.file == f"{k}.pdf"  # a component's own file
                     for k, v in r.components.items())
-            and cached(r.contents, False)
+            and cached(r.contents, False) and (game is None or r.contents.file == f"{game}-contents.pdf")
             and all(diagnostic(w) for w in r.warnings) and all(text(w) for w in r.not_printed)
-            and (r.ganged is None or cached(r.ganged, False))
+            and (r.ganged is None or (cached(r.ganged, False)
+                                      and (game is None or r.ganged.file == f"{game}-ganged.pdf")))
             and (r.gang is None or (all(text(c) for c in r.gang.components)
                                     and number(r.gang.before) and number(r.gang.after))))
 
@@ -535,7 +539,7 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
 def _build_locked(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptions, report: BuildReport,
                   folders: dict[str, Path], force: bool, jobs: int | None,
                   progress: Callable[[int, int], None] | None) -> BuildReport:
-    records = {gid: None if force else load(folders[gid], root) for gid in gids}
+    records = {gid: None if force else load(folders[gid], root, gid) for gid in gids}
     hashes = Hashes(root, gids, opts)
     current = {gid for gid in gids if (r := records[gid]) is not None and r.inputs == hashes.inputs()[gid]
                and r.intact(folders[gid])}

@@ -101,7 +101,7 @@ class Watch:
             return self._render(gc, session, inputs, folder, lines)
 
     def _render(self, gc: GameCheck, session: Session, inputs: str, folder: Path, lines: list[str]) -> list[str]:
-        rec = self.record if self.record is not None else load(folder, self.root)
+        rec = self.record if self.record is not None else load(folder, self.root, gc.game.id)
         try:
             (g,), prints = render_changed(session, [gc], self.out, {gc.game.id: rec}, fonts_digest(self.root),
                                           self.jobs)

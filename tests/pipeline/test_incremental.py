@@ -444,3 +444,39 @@ def test_the_ganged_file_is_in_the_record(tmp_path: Path) -> None:
     path.write_bytes(b"my own notes")  # changed since: not pnp's to remove
     pnp.build("capek-golems", out=tmp_path, jobs=1)
     assert path.read_bytes() == b"my own notes"
+
+
+@pytest.mark.parametrize("entry", ["ganged", "contents"])
+def test_a_record_naming_another_pdf_as_its_ganged_file_is_ignored(tmp_path: Path, entry: str) -> None:
+    """Attack 10 F3: a record (re-sealed) whose ganged entry named mini's deck.pdf, with that
+    file's hash, had the next build without --gang delete deck.pdf as the old ganged file, and
+    report the deck unchanged. The ganged file and the contents sheet must be the game's own
+    ``<game>-ganged.pdf`` and ``<game>-contents.pdf``: anything else and the record is ignored,
+    the game built again, every PDF there."""
+    import hashlib
+
+    import pnp
+
+    data = Path(__file__).parents[1] / "data" / "mini"
+    first = pnp.build(data=data, out=tmp_path, jobs=1)
+    assert first.ok
+    folder = tmp_path / "mini"
+    deck = folder / "deck.pdf"
+    deck_bytes = deck.read_bytes()
+    rec_path = folder / incremental.CACHE_NAME
+    rec = json.loads(rec_path.read_text())
+    own = {"file": "deck.pdf", "sha256": hashlib.sha256(deck.read_bytes()).hexdigest(), "bytes": deck.stat().st_size,
+           "pages": 0, "pieces": 0, "grid": "", "warnings": [], "preflight": {}}
+    if entry == "ganged":
+        rec["ganged"], rec["gang"] = own, {"components": ["deck"], "before": 2, "after": 1}
+    else:
+        rec["contents"] = {**rec["contents"], "file": "deck.pdf", "sha256": own["sha256"]}
+    rec["seal"] = incremental.seal(rec)
+    rec_path.write_text(json.dumps(rec))
+    assert incremental.load(folder) is not None  # a record pnp could have written, but for its names
+    assert incremental.load(folder, game="mini") is None
+    again = pnp.build(data=data, out=tmp_path, jobs=1)
+    assert again.ok and not again.games[0].up_to_date  # built again: the same bytes, all there
+    assert deck.read_bytes() == deck_bytes and (folder / "mini-contents.pdf").exists()
+    fixed = incremental.load(folder, game="mini")
+    assert fixed is not None and fixed.ganged is None and fixed.contents.file == "mini-contents.pdf"

@@ -12,13 +12,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from pathlib import Path
 
 from pnp.errors import DataError, Diagnostic
 from pnp.input.project import GAME_ID, MANIFEST, DataRoot, reserved_game_id
 from pnp.input.validate import schema_bytes
-from pnp.render.write import ensure_dir, write_atomic
+from pnp.render.write import ensure_dir, write_all
 
 GAME_JSON = """\
 {
@@ -172,14 +173,22 @@ def scaffold(root: Path, gid: str, sheet: bool = False, size: str = "poker") -> 
     deck = {game_dir / "deck.csv": DECK_CSV} if sheet else {game_dir / "deck.json": DECK_JSON}
     files = {game_dir / MANIFEST: game_json if sheet else GAME_JSON, **deck,
              tpl_dir / "style.json": STYLE_JSON, tpl_dir / "card.json": CARD_JSON, tpl_dir / "back.json": BACK_JSON}
-    ensure_dir(root, "--path")  # a file or a pipe there is the user's --path (or --data), not --out
-    written = []
-    for path, text in files.items():
-        text = text.replace("@ID@", gid).replace("@TITLE@", title_of(gid)).replace("@SIZE@", size_text)
-        write_atomic(path, text.encode("utf-8"))
-        written.append(path)
-    for name, data in schema_bytes().items():
-        write_atomic(root / "schemas" / name, data)
-        written.append(root / "schemas" / name)
-    return written
+    out = [(path, text.replace("@ID@", gid).replace("@TITLE@", title_of(gid)).replace("@SIZE@", size_text)
+            .encode("utf-8")) for path, text in files.items()]
+    out += [(root / "schemas" / name, data) for name, data in schema_bytes().items()]
+    # all or nothing: the folders made here are removed again when a file cannot be written (a
+    # full disk), so that the next `pnp new` does not find a half-made game "already" there
+    made: list[Path] = []
+    try:
+        for folder in dict.fromkeys(p.parent for p, _ in out):
+            new = [d for d in (folder, *folder.parents) if not d.exists()]
+            ensure_dir(folder, "--path")  # a file or a pipe there is the user's --path (or --data), not --out
+            made += reversed(new)
+        write_all(out)
+    except BaseException:
+        for d in reversed(made):  # deepest first
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        raise
+    return [p for p, _ in out]
 

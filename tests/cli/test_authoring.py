@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from conftest import REPO, TEST_DATA, run_cli
 
+from pnp.errors import OutputError
 from pnp.input.project import DataRoot, load_game
 from pnp.input.validate import SCHEMA_NAMES, schema, schema_bytes
 
@@ -287,6 +288,30 @@ def test_new_refuses_to_overwrite_and_bad_ids(tmp_path: Path) -> None:
     for bad in ("../up", "My Game", "a/b"):
         r = run_cli("new", bad, "--path", tmp_path)
         assert r.exit_code == 2 and "invalid game id" in r.stderr, bad
+
+
+def test_new_that_cannot_write_leaves_nothing_and_can_be_run_again(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 10, borderline: `pnp new` on a full disk wrote card_data/<g> and templates/<g> but
+    not schemas/, and a second `pnp new` refused the half-made game as already there. The files
+    are now written all or none and the folders it made are removed again: exit 2 naming the
+    file, then the same command works once there is room."""
+    from pnp.products import scaffold
+
+    real = scaffold.write_all
+
+    def full(files: Any, *args: Any) -> None:
+        raise OutputError(f"cannot write {files[-1][0]}: No space left on device")
+
+    monkeypatch.setattr(scaffold, "write_all", full)
+    r = run_cli("new", "mygame", "--path", tmp_path)
+    assert r.exit_code == 2 and "No space left on device" in r.stderr, r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no card_data/, templates/, schemas/
+    monkeypatch.setattr(scaffold, "write_all", real)
+    assert run_cli("new", "mygame", "--path", tmp_path).exit_code == 0
+    assert (tmp_path / "card_data" / "mygame" / "game.json").is_file()
+    r = run_cli("new", "other", "--path", "/proc")
+    assert r.exit_code == 2 and "choose another with --path" in r.stderr, r.stderr
 
 
 def _tutorial_blocks(lang: str) -> list[Any]:

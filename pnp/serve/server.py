@@ -264,11 +264,18 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             (one on another address was asked to be seen by others; an HTTP/1.0 request without
             the header came from no browser)."""
             host = self.headers.get("Host")
-            if not server.loopback or host is None:
+            if not server.loopback:
                 return True
-            host = host.strip().lower()
-            name = host[:host.index("]") + 1] if host.startswith("[") and "]" in host else host.rsplit(":", 1)[0]
-            return name in LOCAL_NAMES
+            # a request in absolute form (GET http://name/...) names its host there, before the
+            # Host header (RFC 9112, 3.2.2): that name must be this machine's too
+            target = urlsplit(self.path)
+            names = [h for h in (host, target.netloc if target.scheme else None) if h is not None]
+
+            def local(h: str) -> bool:
+                h = h.strip().lower().rsplit("@", 1)[-1]
+                return (h[:h.index("]") + 1] if h.startswith("[") and "]" in h else h.rsplit(":", 1)[0]) in LOCAL_NAMES
+
+            return all(local(h) for h in names)
 
         def _send(self, status: HTTPStatus, body: bytes, ctype: str, cache: str = "no-store") -> None:
             self.send_response(status)

@@ -121,12 +121,13 @@ def test_anything_else_is_a_404_page(served: tuple[Server, DataRootCopy]) -> Non
         assert b"<h1>Not found</h1>" in body and b"Traceback" not in body
 
 
-def _get_as(server: Server, host: str | None, version: str = "HTTP/1.1", extra: bytes = b"") -> int:
-    """The status of GET / sent with ``Host: host`` (None: no Host header at all)."""
+def _get_as(server: Server, host: str | None, version: str = "HTTP/1.1", extra: bytes = b"",
+            target: str = "/") -> int:
+    """The status of GET ``target`` sent with ``Host: host`` (None: no Host header at all)."""
     addr = server.httpd.server_address[:2]
     with socket.create_connection(addr, timeout=10) as sock:
-        sock.sendall(f"GET / {version}\r\n".encode() + (f"Host: {host}\r\n".encode() if host is not None else b"")
-                     + extra + b"Connection: close\r\n\r\n")
+        head = f"Host: {host}\r\n".encode() if host is not None else b""
+        sock.sendall(f"GET {target} {version}\r\n".encode() + head + extra + b"Connection: close\r\n\r\n")
         data = b""
         while chunk := sock.recv(65536):
             data += chunk
@@ -146,6 +147,10 @@ def test_a_loopback_server_answers_only_to_local_host_names(served: tuple[Server
     # HTTP/1.1 asks for exactly one Host (attack 7, borderline: none, or a second, was served)
     assert _get_as(server, None, "HTTP/1.0") == 200
     assert _get_as(server, f"localhost:{port}", extra=b"Host: evil.example\r\n") == 400
+    # a request in absolute form names its host before the Host header (attack 10, borderline)
+    for target in ("http://evil.example/", f"http://evil.example:{port}/", "http://localhost@evil.example/"):
+        assert _get_as(server, f"127.0.0.1:{port}", target=target) == 421, target
+    assert _get_as(server, f"127.0.0.1:{port}", target=f"http://localhost:{port}/") == 200
 
 
 def _capped(mini: DataRootCopy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap: int,

@@ -14,7 +14,12 @@ it holds two blocks or more; a block that fits with no other keeps its own sheet
 Cut lines: a block keeps its horizontal cut lines (in the side margins, at its own trims); its
 vertical ones, which ran the page's height, become ticks of ``TICK`` just above and below the
 block; between two blocks a full-width separation line says "cut the sheet apart here first".
-Pure geometry on ``Page`` values."""
+Pure geometry on ``Page`` values.
+
+Size: over 500 lines because the packing of blocks and the two ways of pooling pieces into
+lines of one edge colour (``line_sheets``, ``segment_sheets``) share the block geometry (bands,
+heights, ticks); the packing's shortcuts that keep hundreds of blocks fast (``_Heights``,
+``_may_empty``) sit beside the search they shorten."""
 
 from __future__ import annotations
 

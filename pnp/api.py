@@ -513,7 +513,7 @@ def export_data(game: str, component: str, *, data: Data = None, out: str | os.P
     except DataError as exc:
         return DataExportReport(errors=tuple(exc.diagnostics))
     path = Path(out) / game / "data" / f"{component}.{fmt}"
-    check_output(root, [path.parent])  # a sheet written among the inputs would be read as one
+    check_output(root, [path.parent], Path(out))  # a sheet written among the inputs would be read as one
     write_atomic(path, csv_bytes(rows) if fmt == "csv" else xlsx_bytes(rows, component))
     return DataExportReport(path, tuple(rows[0]), len(rows) - 1)
 

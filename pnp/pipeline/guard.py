@@ -18,6 +18,7 @@ from pathlib import Path
 
 from pnp.errors import OutputError
 from pnp.input.project import DataRoot
+from pnp.render.write import check_real_folders
 
 try:
     import fcntl
@@ -29,21 +30,21 @@ def _overlap(a: Path, b: Path) -> bool:
     return a == b or a.is_relative_to(b) or b.is_relative_to(a)
 
 
-def check_output(root: DataRoot, folders: Iterable[Path]) -> None:
+def check_output(root: DataRoot, folders: Iterable[Path], out: Path | None = None) -> None:
     """OutputError when one of ``folders`` (a game's output folder) lies inside, or holds, a folder
     pnp reads (the data root's card_data/ and templates/, every font folder): a build would write
     its PDFs and record among the inputs, and each build would change the inputs of the next.
-    Also when a game's output folder is a link: the files would be written wherever it points.
+    Also when a game's output folder, or one between it and ``out`` (the ``--out`` folder; None:
+    the folder's parent, or its grandparent for ``out/<game>/ink-saver``), is a link
+    (``pnp.render.write.check_real_folders``): the files would be written wherever it points.
     The data root's fonts/ and templates/ count even before they exist: a game named ``fonts``
     built with ``--out`` at the data root would otherwise create fonts/ among the inputs."""
     read = [p.resolve() for p in (root.card_data, root.templates, root.fonts, *root.template_dirs(),
                                   *root.font_dirs())]
     for folder in folders:
         # out/<game> (or out/<game>/ink-saver) as a link: the files would land wherever it points
-        for part in (folder, folder.parent) if folder.name == "ink-saver" else (folder,):
-            if os.path.islink(part):  # False for a name too long (Path.is_symlink raised it)
-                raise OutputError(f"output folder {part} is a link (to {os.readlink(part)}); pnp writes a game's "
-                                  "files only into a real folder inside --out: remove the link")
+        top = out if out is not None else folder.parent.parent if folder.name == "ink-saver" else folder.parent
+        check_real_folders(top, [folder])
         f = folder.resolve()
         for r in read:
             if _overlap(f, r):

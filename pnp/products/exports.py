@@ -47,7 +47,7 @@ from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
 from pnp.render.pixels import ArtWork, art_work, check_total
-from pnp.render.write import FileSet, remove_leftovers
+from pnp.render.write import FileSet, check_real_folders, remove_leftovers
 from pnp.units import MM
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -89,6 +89,8 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     the command's pixel budget (``pnp.render.pixels.check_total``)."""
     global _PNG
     plans = select_plans(gc, component)
+    base = root if root is not None else out / gc.game.id / "png"
+    check_real_folders(out, [base / plan.component.id for plan in plans])  # no link on the way: before any write
     for plan in plans:  # every image's size is checked before the first is written
         w_mm, h_mm = plan.component.size
         b = _bleed_mm(plan)
@@ -113,7 +115,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
         w_mm, h_mm = plan.component.size
         b = _bleed_mm(plan)
         size = (px(w_mm + 2 * b, dpi), px(h_mm + 2 * b, dpi))
-        folder = (root if root is not None else out / gc.game.id / "png") / plan.component.id
+        folder = base / plan.component.id
         names: dict[int, dict[str, str]] = {}
         images: list[tuple[int, Path]] = []  # (page index, file) of each image to write
         back_names = _back_names(ds)
@@ -349,6 +351,8 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
                                     expected="a component with `back`",
                                     hint="`pnp export png` exports pieces without backs")])
     decks = [p for p in plans if any(b is not None for b in p.backs)]
+    tts = out / gc.game.id / "tts"
+    check_real_folders(out, [*(tts / p.component.id for p in decks), tts / SAVED_OBJECTS] if decks else [])
 
     def total_at(d: float) -> int:
         return sum(_tts_geometry(p, d).pixels for p in decks)

@@ -31,7 +31,7 @@ from pnp.products.images import (
 )
 from pnp.qa.check import GameCheck
 from pnp.render.pixels import art_work, check_total
-from pnp.render.write import write_atomic
+from pnp.render.write import check_real_folders, write_atomic
 from pnp.units import MM
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -86,6 +86,10 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
             cells.append((b, "back" if len(users) == 1 else f"back of {ids[0]}{more}"))
         cols = _contact_cols(len(cells), pw + g, ph + cap + g)
         title = f"{game.title} — {comp.title}: {comp.pieces} pieces, {len(ds)} distinct"
+    # one folder a game, and an item's picture in its component's folder: `deck scout` and the
+    # contact sheet of a component `deck-scout` are two files (ids hold hyphens)
+    path = out / "preview" / game.id / (f"{comp.id}/{item}.png" if item else f"{comp.id}.png")
+    check_real_folders(out, [path.parent])  # no link on the way: before the picture is drawn
     rows = math.ceil(len(cells) / cols)
     width = 2 * m + cols * pw + (cols - 1) * g
     height = 2 * m + top + rows * (ph + cap) + (rows - 1) * g
@@ -110,9 +114,6 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     check_pixels(size, f"{game.id}/{comp.id}")
     check_total(game.id, "pnp preview", 1, size[0] * size[1], dpi, lambda d: px(width / MM, d) * px(height / MM, d),
                 None, art_work(lay for lay, _ in cells))  # the image files and SVG art each cell draws
-    # one folder a game, and an item's picture in its component's folder: `deck scout` and the
-    # contact sheet of a component `deck-scout` are two files (ids hold hyphens)
-    path = out / "preview" / game.id / (f"{comp.id}/{item}.png" if item else f"{comp.id}.png")
     with _pdf(data) as doc:
         # a big board at a high --dpi: rendered in bands, memory bounded
         png = (banded_png(doc, 0, size, dpi) if size[0] * size[1] > BAND_PIXELS

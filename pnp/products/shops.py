@@ -48,7 +48,7 @@ from pnp.plan.session import Session
 from pnp.qa.check import GameCheck
 from pnp.qa.figures import SAFE_MM
 from pnp.render.draw import DocInfo, render
-from pnp.render.write import FileSet, remove_leftovers
+from pnp.render.write import FileSet, check_real_folders, remove_leftovers
 from pnp.units import MM
 
 PRESETS = Path(__file__).resolve().parent / "shops.json"
@@ -360,6 +360,8 @@ def export_shop(session: Session, gc: GameCheck, out: Path, shop: Shop, componen
     were. ``gc`` should come from a check with ``shop.options()``; ``locked``: the caller holds
     the output folder's lock (``pnp.products.exports.export_png``)."""
     plans = [p for p in gc.plans if component is None or p.component.id == component]
+    # no link on the way (a PNG shop's component folders: ``png`` checks them before it writes)
+    check_real_folders(out, [shop_folder(out, gc.game.id, shop)])
     results = [map_component(session, gc, p, shop) for p in plans]
     mapped = tuple(r for r in results if isinstance(r, Mapped))
     unmapped = tuple(r for r in results if isinstance(r, Unmapped))

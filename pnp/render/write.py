@@ -27,6 +27,43 @@ def ensure_dir(folder: Path, option: str = "--out") -> None:
         raise OutputError(f"output folder {folder} is not writable; choose another with {option}")
 
 
+def _is_link(p: Path) -> bool:
+    # os.path.islink: False for a name too long or any other OSError (Path.is_symlink raised them);
+    # a junction (Windows, Python 3.12+) is followed as a link is
+    return os.path.islink(p) or bool(getattr(os.path, "isjunction", lambda _: False)(p))
+
+
+def check_real_folders(top: Path, folders: Iterable[Path]) -> None:
+    """OutputError, before anything is written, when one of ``folders`` (each inside ``top``, the
+    ``--out`` folder), or a folder between it and ``top``, is a link, or resolves outside ``top``:
+    the files, and the temporary files swept before writing, would land wherever it points. ``top``
+    itself may be a link (``--out`` on another disk); folders that do not exist yet pass (pnp makes
+    them real). The one guard of every writer into ``--out``: a game's folder
+    (``pnp.pipeline.guard.check_output``), and each folder an export, preview or shop writes into
+    (``out/<game>/png/<component>``, ``.../tts/saved-objects``, ``out/preview/<game>/<component>``,
+    ``out/<game>/shops/<shop>/<component>``...)."""
+    real_top = os.path.realpath(top)
+    seen: set[Path] = set()
+    for folder in folders:
+        part = top
+        for name in folder.relative_to(top).parts:
+            part = part / name
+            if part in seen:
+                continue
+            seen.add(part)
+            if _is_link(part):
+                raise OutputError(f"output folder {part} is a link (to {os.readlink(part)}); pnp writes a game's "
+                                  "files only into a real folder inside --out: remove the link")
+        real = os.path.realpath(folder)
+        try:
+            inside = os.path.commonpath([real_top, real]) == real_top
+        except ValueError:  # another drive (Windows)
+            inside = False
+        if not inside:
+            raise OutputError(f"output folder {folder} resolves to {real}, outside --out {top}; pnp writes a game's "
+                              "files only into a real folder inside --out")
+
+
 STALE_AFTER = 600.0  # s: a temporary file this old was left by a build that was killed
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 import codecs
 import re
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 import re2
@@ -27,8 +28,25 @@ JsonPath = tuple[str | int, ...]
 # no repetition inside a repeated group and no alternatives at all (the shapes that backtrack
 # exponentially), and (text length + 1) ** (repetitions + 2) at most REGEX_BUDGET steps.
 _RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False  # its C++ logger would print to stderr
-_RE2_OPTIONS.max_mem = 8 << 20  # bytes for the compiled program and its DFA cache (RE2's default)
+_RE2_OPTIONS.log_errors = False  # its C++ logger would print to stderr ("DFA out of memory: ...")
+# Bytes for one compiled pattern: its programs and the DFA cache it keeps between searches. RE2's
+# default, 8 MiB, let each distinct pattern keep about 2.8 MB (`(?s:.*a.{490}b.*)c0` on random
+# a/b text), so 500 rules of such patterns ran out of memory (attack 10, F2); at 1 MiB a pattern
+# keeps at most about a third of a MiB, and one whose DFA runs out falls back to the NFA, whose
+# cost, size x characters, is what every search is charged anyway. 1 MiB still compiles a
+# program of MAX_PROGRAM instructions both ways (the reverse program gets a third of it).
+_RE2_OPTIONS.max_mem = 1 << 20
+_SIZING = re2.Options()  # only to tell how large a pattern too large for _RE2_OPTIONS is
+_SIZING.log_errors = False
+_SIZING.max_mem = 8 << 20
+# Compiled patterns kept at once (least recently used dropped first), so their DFA caches are
+# bounded whatever the number of distinct patterns (google-re2 keeps its own 128 most recent
+# too: at most 2 x 128 x 1 MiB in all). A pattern compiled again after it was dropped is charged
+# RECOMPILE_STEPS steps per instruction (compiling costs about a pass over 1,000 characters:
+# 0.8 ms for 3,452 instructions), so a piece or a rulebook cycling through more patterns than
+# are kept pays for it within its budget; the first compile of a pattern is not charged.
+MAX_COMPILED = 128
+RECOMPILE_STEPS = 1_000
 
 REGEX_SYNTAX = ("RE2 syntax (Python's; backreferences and lookaround only without nested repetition "
                 "or alternatives)")
@@ -263,19 +281,49 @@ def _duplicate_group_name(pattern: str, groups: int) -> tuple[str, int, int] | N
     return found if n == groups else None
 
 
-@cache
+_COMPILED: OrderedDict[str, _Regex] = OrderedDict()  # pattern -> compiled, least recently used first
+_DROPPED: set[str] = set()  # patterns dropped from _COMPILED (compiling one again is charged)
+_LOCK = threading.Lock()
+
+
 def regex(pattern: str) -> _Regex:
-    """A pattern (a condition's ``matches``, a text ``replace``), compiled once: with RE2, or, for
-    one RE2 cannot run, with Python's re within the validated subset above; anything else (bad
-    syntax, nested repetition with a backreference, too large) is a ValueError."""
+    """A pattern (a condition's ``matches``, a text ``replace``), compiled: with RE2, or, for one
+    RE2 cannot run, with Python's re within the validated subset above; anything else (bad
+    syntax, nested repetition with a backreference, too large) is a ValueError. The last
+    MAX_COMPILED patterns used are kept compiled (with the answers they gave)."""
+    with _LOCK:
+        rx = _COMPILED.get(pattern)
+        if rx is not None:
+            _COMPILED.move_to_end(pattern)
+            return rx
+    rx = _compile(pattern)
+    with _LOCK:
+        if pattern in _DROPPED:
+            _SPENT.steps = matches_steps() + rx.size * RECOMPILE_STEPS
+        _COMPILED[pattern] = rx
+        while len(_COMPILED) > MAX_COMPILED:
+            _DROPPED.add(_COMPILED.popitem(last=False)[0])
+    return rx
+
+
+def _compile(pattern: str) -> _Regex:
     try:
-        compiled = re2.compile(pattern, _RE2_OPTIONS)
+        try:
+            compiled = re2.compile(pattern, _RE2_OPTIONS)
+        except re2.error as exc:
+            if "pattern too large" not in str(exc):
+                raise
+            # over 1 MiB: larger than MAX_PROGRAM, and how much larger the message says
+            compiled = re2.compile(pattern, _SIZING)
         twice = _duplicate_group_name(pattern, compiled.groups)
         if twice is not None:
             # RE2 keeps the first group of a name and ignores the second (Python's re refuses both)
             raise ValueError(f"invalid regular expression {pattern!r}: group name {twice[0]!r} is used twice "
                              f"(groups {twice[1]} and {twice[2]})")
         size = max(compiled.programsize, compiled.reverseprogramsize)
+        if compiled.reverseprogramsize < 0:  # its reverse program is over a third of 1 MiB: how much?
+            compiled = re2.compile(pattern, _SIZING)
+            size = max(compiled.programsize, compiled.reverseprogramsize)
         if size > MAX_PROGRAM:
             raise ValueError(f"regular expression {pattern[:60]!r}{'...' if len(pattern) > 60 else ''} compiles to "
                              f"{size} instructions (more than {MAX_PROGRAM}): counted repetitions such as "
@@ -321,17 +369,42 @@ def field_test(cond: Mapping[str, Any], value: Any) -> bool:
     return not ("max" in cond and not (is_num and value <= cond["max"]))
 
 
-def holds(cond: Mapping[str, Any], read: Callable[[str], Any]) -> bool:
+class PatternError(ValueError):
+    """A ``matches`` test that failed (bad pattern, over its budget), with the JSON path of its
+    ``matches`` key (``holds`` with ``at``)."""
+
+    def __init__(self, message: str, path: JsonPath):
+        super().__init__(message)
+        self.path = path
+
+
+def holds(cond: Mapping[str, Any], read: Callable[[str], Any], at: JsonPath | None = None,
+          tested: Callable[[JsonPath], None] | None = None) -> bool:
     """Whether ``cond`` holds when ``read(name)`` gives each field's value. ``all`` and ``any``
     stop at the first condition that decides them, so a field after it is not read. A bad
-    ``matches`` pattern raises ValueError; ``read`` may raise for an unknown name."""
+    ``matches`` pattern raises ValueError; ``read`` may raise for an unknown name. With ``at``
+    (the condition's JSON path) that ValueError is a PatternError naming its ``matches``, and
+    ``tested`` is called with that path after each ``matches`` test (to charge its steps)."""
     if "all" in cond:
-        return all(holds(c, read) for c in cond["all"])
+        return all(holds(c, read, _at(at, "all", i), tested) for i, c in enumerate(cond["all"]))
     if "any" in cond:
-        return any(holds(c, read) for c in cond["any"])
+        return any(holds(c, read, _at(at, "any", i), tested) for i, c in enumerate(cond["any"]))
     if "not" in cond:
-        return not holds(cond["not"], read)
-    return field_test(cond, read(cond["field"]))
+        return not holds(cond["not"], read, _at(at, "not"), tested)
+    if at is None or "matches" not in cond:
+        return field_test(cond, read(cond["field"]))
+    value = read(cond["field"])
+    try:
+        ok = field_test(cond, value)
+    except ValueError as exc:
+        raise PatternError(str(exc), at + ("matches",)) from None
+    if tested is not None:
+        tested(at + ("matches",))
+    return ok
+
+
+def _at(at: JsonPath | None, *keys: str | int) -> JsonPath | None:
+    return None if at is None else at + keys
 
 
 def fields_read(cond: Mapping[str, Any], at: JsonPath = ()) -> Iterator[tuple[str, JsonPath]]:

@@ -76,7 +76,7 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
         errors.extend(exc.diagnostics)
     if errors:
         raise DataError(errors)
-    report = check_game(game, s.store)
+    report = check_game(game, s.store, s.tally)
     warnings.extend(rule_warnings(game))
     warnings.extend(device_name_warnings(game))
     if document is None:

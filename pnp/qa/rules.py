@@ -21,10 +21,11 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.conditions import REGEX_SYNTAX, describe, fields_read, holds
+from pnp.input.conditions import REGEX_SYNTAX, PatternError, describe, fields_read, holds, matches_steps
 from pnp.input.model import Component, Game, Item, Rule
 from pnp.input.project import DataRoot
 from pnp.input.templates import TemplateStore
+from pnp.layout.cost import REGEX_STEPS, Tally, input_files
 from pnp.qa.fits import SpaceError, judge, piece_of, spaces
 from pnp.qa.quotes import traced
 
@@ -79,6 +80,10 @@ class _RefError(Exception):
         self.path, self.message, self.expected = path, message, expected
 
 
+class _OverBudget(_RefError):
+    """The rules' patterns are past the command's budget: no further rule is run."""
+
+
 # Spaces a game's `fits` rules may judge together (each rule, each selected item, each space of
 # its element): six 1,000-space repeats on 40 items under 30 rules, 11 KB, took 244 s before the
 # closest pair was found in O(n log n) and alike spaces judged once (attack 8, F5); this bounds the
@@ -87,11 +92,22 @@ MAX_FITS_POINTS = 2_000_000
 
 
 class Checker:
-    def __init__(self, game: Game, templates: TemplateStore | None = None):
+    def __init__(self, game: Game, templates: TemplateStore | None = None, tally: Tally | None = None):
         self.game = game
         self._templates = templates
         self.fits_points = 0  # spaces judged by `fits` rules so far (at most MAX_FITS_POINTS)
         self.skip: frozenset[tuple[str, str]] = frozenset()  # (component, item) excepted by the rule
+        # The `matches` tests of the rules' conditions (and of the templates' `when` a `fits` rule
+        # reads) are charged to the command's shape budget as a piece's patterns are: one shape
+        # for each REGEX_STEPS steps (pnp.layout.cost). Without the command's tally, one of the
+        # game's own: its manifest's and data files' bytes.
+        if tally is None:
+            tally = Tally()
+            for comp in game.components:
+                tally.allow(input_files(game, comp, []))
+        self.tally = tally
+        self.steps = 0  # pattern steps charged to the rules so far
+        self._seen = matches_steps()  # this thread's pattern steps already counted
 
     def items(self, sel: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Item]:
         comp = self.game.component(sel["component"])
@@ -102,10 +118,7 @@ class Checker:
         if "where" not in sel:
             return items
         self._check_fields(sel["where"], comp.fields, path + ("where",))
-        try:
-            return [it for it in items if self._test(sel["where"], it)]
-        except ValueError as exc:
-            raise _RefError(path + ("where",), str(exc), f"a regular expression in {REGEX_SYNTAX}") from None
+        return [it for it in items if self._test(sel["where"], it, path + ("where",))]
 
     def selected(self, sel: Mapping[str, Any],
                  path: tuple[str | int, ...]) -> tuple[Component, list[Item]]:
@@ -124,9 +137,33 @@ class Checker:
             raise _RefError(path, f"unknown field {name!r}",
                             "one of " + ", ".join(["id", "copies", *sorted(fields)]))
 
-    def _test(self, cond: Mapping[str, Any], item: Item) -> bool:
-        """Whether ``cond`` holds for the item as the document has it (before errata)."""
-        return holds(cond, lambda name: item.get(name, document=True))
+    def _test(self, cond: Mapping[str, Any], item: Item, at: tuple[str | int, ...]) -> bool:
+        """Whether ``cond`` (at JSON path ``at`` in the rule) holds for the item as the document
+        has it (before errata); each `matches` test is charged (``charge``)."""
+        try:
+            return holds(cond, lambda name: item.get(name, document=True), at, self.charge)
+        except PatternError as exc:
+            raise _RefError(exc.path, str(exc), f"a regular expression in {REGEX_SYNTAX}") from None
+
+    def charge(self, path: tuple[str | int, ...]) -> None:
+        """Charge the pattern steps taken since the last charge to the command's budget; over it,
+        an input error at ``path`` (the `matches`, or what read the template's `when`)."""
+        now = matches_steps()
+        spent, self._seen = now - self._seen, now
+        if spent <= 0:
+            return
+        before = self.steps // REGEX_STEPS
+        self.steps += spent
+        owed = self.steps // REGEX_STEPS - before
+        if owed:
+            self.tally.charge(self.game.id, owed)
+        if self.tally.used > self.tally.limit:
+            raise _OverBudget(path, f"the `matches` patterns of game {self.game.id}'s rules cost {self.steps:,} steps "
+                              f"so far: with the pieces laid out, the command is past its budget of "
+                              f"{self.tally.limit:,} shapes (one for each {REGEX_STEPS:,} steps of patterns)",
+                              "fewer or smaller patterns in the rules' conditions (each test costs its pattern's "
+                              "instructions x the characters it reads; counted repetitions such as `.{0,100}` copy "
+                              f"what they repeat), or shorter field values; {self.tally.expected()}")
 
     def value(self, v: Any, path: tuple[str | int, ...]) -> float:
         if isinstance(v, int | float):
@@ -226,6 +263,7 @@ class Checker:
             except (SpaceError, TypeError, ValueError) as exc:
                 raise _RefError(("space", "element"), f"template {host.template!r}: {exc}",
                                 "a circle, a boxed element, a repeat or a track") from None
+            self.charge(("space", "element"))  # the `when` patterns of the template read for it
             found += bool(got)
             for sp in got:
                 self.fits_points += len(sp.centres)
@@ -279,10 +317,7 @@ class Checker:
     def check_each(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
         self._check_fields(p["require"], comp.fields, ("require",))
-        try:
-            bad = [it for it in items if not self._test(p["require"], it)]
-        except ValueError as exc:
-            raise _RefError(("require",), str(exc), f"a regular expression in {REGEX_SYNTAX}") from None
+        bad = [it for it in items if not self._test(p["require"], it, ("require",))]
         details = tuple(f"{self.at(comp.id, it)}: {_fields_in(p['require'], it)}" for it in bad)
         return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {describe(p['require'])}",
                        f"{len(bad)} do not" if bad else "all do", details)
@@ -500,10 +535,11 @@ def _fields_in(c: Mapping[str, Any], it: Item) -> str:
     return ", ".join(f"{n}={it.get(n, document=True)!r}" for n in names)
 
 
-def check_game(game: Game, templates: TemplateStore | None = None) -> Report:
+def check_game(game: Game, templates: TemplateStore | None = None, tally: Tally | None = None) -> Report:
     """Run every rule. Bad references inside rules raise DataError (exit 2). ``templates``: where
-    ``fits`` rules find their spaces (default: the game's data root)."""
-    checker = Checker(game, templates)
+    ``fits`` rules find their spaces (default: the game's data root); ``tally``: the command's
+    shape budget, charged the rules' pattern steps (default: a budget of this game's own)."""
+    checker = Checker(game, templates, tally)
     outcomes = []
     diags: list[Diagnostic] = []
     for rule in game.rules:
@@ -516,6 +552,8 @@ def check_game(game: Game, templates: TemplateStore | None = None) -> Report:
                 line, col = game.manifest.locate(base + exc.path)
             diags.append(Diagnostic(file, f"rule {rule.id!r}: {exc.message}", base + exc.path, line, col,
                                     exc.expected))
+            if isinstance(exc, _OverBudget):
+                break
     if diags:
         raise DataError(diags)
     for qrule, problems in traced(game):

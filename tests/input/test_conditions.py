@@ -294,3 +294,42 @@ def test_a_pattern_is_charged_its_size_times_the_characters_left_per_search() ->
         rx.sub_counted("a", "b" * 50, 100)
     with pytest.raises(RegexCostError, match=f"more than {REGEX_COST} steps"):
         regex("(?:.{0,40}){1}" * 10 + "x").fullmatch("a" * (REGEX_COST // 1000))
+
+
+def test_at_most_max_compiled_patterns_are_kept_and_one_compiled_again_is_charged() -> None:
+    """Every compiled RE2 keeps a DFA cache (up to 1 MiB with its programs): 500 distinct rule
+    patterns held 1.4 GB (attack 10, F2). So only the MAX_COMPILED last used are kept; a pattern
+    compiled again after it was dropped is charged RECOMPILE_STEPS a instruction (a piece or a
+    rulebook cycling through more patterns pays for the compiling), a kept one nothing."""
+    from pnp.input import conditions as c
+
+    first = regex("keep-first-[a-z]+")
+    c.reset_matches_steps()
+    assert regex("keep-first-[a-z]+") is first and c.matches_steps() == 0  # kept: not compiled again
+    for i in range(c.MAX_COMPILED):
+        regex(f"keep-other-{i}-[a-z]+")
+    assert len(c._COMPILED) == c.MAX_COMPILED and "keep-first-[a-z]+" not in c._COMPILED
+    c.reset_matches_steps()
+    again = regex("keep-first-[a-z]+")
+    assert again is not first and again.fullmatch("keep-first-abc")
+    assert c.matches_steps() == again.size * c.RECOMPILE_STEPS + again.cost("keep-first-abc")
+    c.reset_matches_steps()
+
+
+def test_a_pattern_whose_dfa_runs_out_of_memory_answers_right_and_prints_nothing() -> None:
+    """`(?s:.*a.{490}b.*)c0` (3,452 instructions) on random a/b text fills the 1 MiB a compiled
+    pattern may use: RE2 falls back to its NFA, answers as Python's re does, and its C++ logger
+    prints no "DFA out of memory" line on stderr (it would, were log_errors left on)."""
+    import subprocess
+    import sys
+
+    code = ("import random, re\n"
+            "from pnp.input.conditions import regex\n"
+            "rng = random.Random(4)\n"
+            "p = '(?s:.*a.{490}b.*)c0'\n"
+            "for tail in ('', 'c0', 'ac0'):\n"
+            "    t = ''.join(rng.choice('ab') for _ in range(4000)) + tail\n"
+            "    print(regex(p).fullmatch(t) == (re.fullmatch(p, t) is not None))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["True", "True", "True"]
+    assert out.stderr == ""

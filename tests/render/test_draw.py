@@ -185,3 +185,99 @@ def test_a_jpegs_reader_is_freed_once_drawn(tmp_path, monkeypatch: pytest.Monkey
         finally:
             gc.enable()
         readers.clear()
+
+
+def _plain_page(src: str) -> bytes:
+    """What reportlab's own drawImage makes of the draws of ``_jpeg_page``."""
+    from reportlab.lib.utils import ImageReader
+
+    buf = io.BytesIO()
+    c = Canvas(buf, invariant=1, initialFontName="Lato-Regular")
+    c.drawImage(ImageReader(src), 10, 10, 100, 100, mask="auto")
+    c.drawImage(ImageReader(src), 200, 10, 100, 100, mask="auto")
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _smooth(path, mode: str, size: tuple[int, int]):  # type: ignore[no-untyped-def]
+    from PIL import Image as PILImage
+
+    im = PILImage.linear_gradient("L").resize(size)
+    if mode != "L":
+        im = PILImage.merge("RGB", (im, im.transpose(PILImage.Transpose.FLIP_LEFT_RIGHT), im)).convert(mode)
+    im.save(path, "JPEG", quality=85)
+    return path
+
+
+def test_jpegs_named_by_bands_give_drawimages_bytes(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A JPEG's XObject name, hashed a band of rows at a time (many bands here) or remembered
+    from an earlier document, is reportlab's: the same PDF bytes as drawImage's, for grey, RGB
+    and CMYK JPEGs, drawn first and drawn again."""
+    from collections import OrderedDict
+
+    monkeypatch.setattr(draw, "HASH_BAND_BYTES", 5000)
+    monkeypatch.setattr(draw, "_JPEG_NAMES", OrderedDict())
+    fonts = Session(ROOT).fonts
+    fonts.ensure("Lato-Regular")
+    for mode in ("L", "RGB", "CMYK"):
+        src = str(_smooth(tmp_path / f"{mode}.jpg", mode, (301, 203)))
+        plain = _plain_page(src)
+        assert b"/DCTDecode" in plain
+        assert _jpeg_page(fonts, src) == plain, mode  # named by hashing
+        assert _jpeg_page(fonts, src) == plain, mode  # remembered
+    assert len(draw._JPEG_NAMES) == 3
+
+
+def test_a_jpeg_is_decoded_once_and_the_names_kept_are_bounded(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """Documents drawing a JPEG that an earlier one drew copy its bytes without decoding it;
+    the names remembered stay within JPEG_NAMES_MAX, the least recently drawn going first."""
+    from collections import OrderedDict
+
+    from PIL import JpegImagePlugin
+
+    monkeypatch.setattr(draw, "_JPEG_NAMES", OrderedDict())
+    monkeypatch.setattr(draw, "JPEG_NAMES_MAX", 2)
+    loads = {"n": 0}
+    original = JpegImagePlugin.JpegImageFile.load
+
+    def counted(self):  # type: ignore[no-untyped-def]
+        loads["n"] += bool(self.tile)  # still to be decoded (a loaded image's load() returns at once)
+        return original(self)
+
+    monkeypatch.setattr(JpegImagePlugin.JpegImageFile, "load", counted)
+    fonts = Session(ROOT).fonts
+    fonts.ensure("Lato-Regular")
+    srcs = [str(_smooth(tmp_path / f"{i}.jpg", "RGB", (64 + i, 48))) for i in range(4)]
+    for _ in range(3):
+        _jpeg_page(fonts, srcs[0])
+    assert loads["n"] == 1
+    for src in srcs[1:]:
+        _jpeg_page(fonts, src)
+    assert loads["n"] == 4 and len(draw._JPEG_NAMES) == 2
+    _jpeg_page(fonts, srcs[3])  # still remembered
+    _jpeg_page(fonts, srcs[0])  # dropped: decoded again
+    assert loads["n"] == 5 and len(draw._JPEG_NAMES) == 2
+
+
+def test_naming_a_jpeg_holds_no_copy_of_its_pixels(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """drawImage names an image by an MD5 of its pixels as bytes joined to its mask: two copies
+    of the pixels besides the decoded image (225 MB for a 25 MP JPEG). Hashed a band at a time,
+    the traced peak of drawing a JPEG stays under one copy."""
+    import tracemalloc
+    from collections import OrderedDict
+
+    monkeypatch.setattr(draw, "_JPEG_NAMES", OrderedDict())
+    monkeypatch.setattr(draw, "HASH_BAND_BYTES", 64 << 10)
+    side = 1000  # 3 MB of pixels; the file is small (a gradient)
+    src = str(_smooth(tmp_path / "a.jpg", "RGB", (side, side)))
+    fonts = Session(ROOT).fonts
+    fonts.ensure("Lato-Regular")
+    _jpeg_page(fonts, str(_smooth(tmp_path / "warm.jpg", "RGB", (8, 8))))
+    tracemalloc.start()
+    try:
+        _jpeg_page(fonts, src)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < side * side * 3 // 2, peak

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import io
 import math
+import threading
 import weakref
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
@@ -174,6 +175,7 @@ def let_go(reader: ImageReader) -> None:
 # decoded by the first only; the others copy its bytes into their PDF without decoding it.
 JPEG_NAMES_MAX = 256
 _JPEG_NAMES: OrderedDict[bytes, str] = OrderedDict()
+_JPEG_LOCK = threading.Lock()  # `pnp serve` draws in its request threads
 HASH_BAND_BYTES = 4 << 20  # the pixels are hashed a band of rows of about this size at a time
 
 
@@ -188,10 +190,11 @@ def jpeg_name(reader: ImageReader) -> str | None:
         return None
     with reader.fp.getbuffer() as data:  # the file's bytes, as read by the reader
         key = hashlib.sha256(data).digest()
-    name = _JPEG_NAMES.get(key)
-    if name is not None:
-        _JPEG_NAMES.move_to_end(key)
-        return name
+    with _JPEG_LOCK:
+        name = _JPEG_NAMES.get(key)
+        if name is not None:
+            _JPEG_NAMES.move_to_end(key)
+            return name
     im.load()
     digest = hashlib.md5(usedforsecurity=False)
     width, height = im.size
@@ -199,9 +202,11 @@ def jpeg_name(reader: ImageReader) -> str | None:
     for top in range(0, height, rows):  # the rows of im.tobytes(), a band at a time
         digest.update(im.crop((0, top, width, min(height, top + rows))).tobytes())
     digest.update(b"auto")
-    name = _JPEG_NAMES[key] = digest.hexdigest()
-    while len(_JPEG_NAMES) > JPEG_NAMES_MAX:
-        _JPEG_NAMES.popitem(last=False)
+    name = digest.hexdigest()
+    with _JPEG_LOCK:
+        _JPEG_NAMES[key] = name
+        while len(_JPEG_NAMES) > JPEG_NAMES_MAX:
+            _JPEG_NAMES.popitem(last=False)
     return name
 
 

@@ -11,10 +11,12 @@ fast path's use of reportlab's private state (guarded by the draw tests), which 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
+import threading
 import weakref
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -26,7 +28,7 @@ from reportlab.lib.colors import CMYKColorSep, Color
 from reportlab.lib.rl_accel import escapePDF, fp_str
 from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
-from reportlab.pdfbase.pdfdoc import PDFDocument, PDFResourceDictionary
+from reportlab.pdfbase.pdfdoc import PDFDocument, PDFImageXObject, PDFResourceDictionary
 from reportlab.pdfgen.canvas import FILL_EVEN_ODD, FILL_NON_ZERO, Canvas
 from reportlab.pdfgen.textobject import PDFTextObject
 
@@ -158,6 +160,80 @@ def _text_out(t: PDFTextObject, text: str, codes: _Codes | None) -> None:
     t._code.append(run)
 
 
+def let_go(reader: ImageReader) -> None:
+    """Drop now what ``reader`` holds once its image is stored in the document: the file's
+    bytes, the decoded image and its pixels (75 MB each for a 25 MP JPEG). reportlab's reader of
+    a JPEG refers to itself (its ``jpeg_fh`` is its own bound method), so it was freed only by
+    the cycle collector, which large bytes do not wake: a 25 MP JPEG drawn by N components of one
+    build kept about 210 MB per component alive (attack 10, F7)."""
+    vars(reader).clear()
+
+
+# The XObject names of the JPEG files drawn so far in this process, by a SHA-256 of the file's
+# bytes (a name is an MD5 of the decoded pixels: the same bytes always give the same name), the
+# least recently drawn dropped past JPEG_NAMES_MAX. A JPEG that several components draw is
+# decoded by the first only; the others copy its bytes into their PDF without decoding it.
+JPEG_NAMES_MAX = 256
+_JPEG_NAMES: OrderedDict[bytes, str] = OrderedDict()
+_JPEG_LOCK = threading.Lock()  # `pnp serve` draws in its request threads
+HASH_BAND_BYTES = 4 << 20  # the pixels are hashed a band of rows of about this size at a time
+
+
+def jpeg_name(reader: ImageReader) -> str | None:
+    """The name drawImage gives the image XObject of a JPEG file's ``reader`` (an MD5 of its
+    decoded pixels, then of its mask, "auto"), worked out without drawImage's two further copies
+    of the pixels (``getRGBData``'s and the pixels joined to the mask), or remembered
+    (``_JPEG_NAMES``). None for a JPEG whose pixels reportlab converts before naming it (a mode
+    other than L, RGB and CMYK)."""
+    im = reader._image
+    if im.mode not in ("L", "RGB", "CMYK"):
+        return None
+    with reader.fp.getbuffer() as data:  # the file's bytes, as read by the reader
+        key = hashlib.sha256(data).digest()
+    with _JPEG_LOCK:
+        name = _JPEG_NAMES.get(key)
+        if name is not None:
+            _JPEG_NAMES.move_to_end(key)
+            return name
+    im.load()
+    digest = hashlib.md5(usedforsecurity=False)
+    width, height = im.size
+    rows = max(1, HASH_BAND_BYTES // (width * len(im.mode)))
+    for top in range(0, height, rows):  # the rows of im.tobytes(), a band at a time
+        digest.update(im.crop((0, top, width, min(height, top + rows))).tobytes())
+    digest.update(b"auto")
+    name = digest.hexdigest()
+    with _JPEG_LOCK:
+        _JPEG_NAMES[key] = name
+        while len(_JPEG_NAMES) > JPEG_NAMES_MAX:
+            _JPEG_NAMES.popitem(last=False)
+    return name
+
+
+def _store_image(c: Canvas, reader: ImageReader, name: str) -> None:
+    """What drawImage does to store ``reader``'s image in the document as XObject ``name``
+    (for a JPEG its file's bytes, read as they are), unless an image of that name is there."""
+    doc = c._doc
+    reg = doc.getXObjectName(name)
+    if not doc.idToObject.get(reg):
+        obj = PDFImageXObject(name, reader, mask="auto")
+        obj.name = name
+        c._setXObjects(obj)
+        doc.Reference(obj, reg)
+        doc.addForm(name, obj)
+
+
+def _use_image(c: Canvas, name: str, x: float, y: float, w: float, h: float) -> None:
+    """What drawImage emits to draw the stored image ``name`` into the box (x, y, w, h)."""
+    c._currentPageHasImages = 1
+    c.saveState()
+    c.translate(x, y)
+    c.scale(w, h)
+    c._code.append(f"/{c._doc.getXObjectName(name)} Do")
+    c.restoreState()
+    c._formsinuse.append(name)
+
+
 class _Drawer:
     """Draws primitives, emitting a colour, alpha, line width or dash only when it changes, and
     each run of consecutive texts as one text object (BT ... ET) rather than one per line.
@@ -180,22 +256,26 @@ class _Drawer:
         the data root lies; given an ImageReader, by an MD5 of the decoded pixels, which it
         decodes again on every call. So the first draw of a file goes through drawImage with an
         ImageReader (converted to CMYK for a PDF/X file), which is then let go: an art-heavy deck
-        does not keep every decoded image, only its compressed stream in the document. Later
-        draws emit what drawImage emits for an image it has already stored."""
+        does not keep every decoded image, only its compressed stream in the document. A JPEG
+        (in RGB) is named by ``jpeg_name`` instead, decoded once per process, and stored as
+        drawImage stores it. Later draws emit what drawImage emits for an image it has already
+        stored."""
         c = self.c
         name = self._images.get(src)
         if name is None:
-            c.drawImage(self.cmyk.image(src) if self.cmyk is not None else ImageReader(src), x, y, w, h,
-                        mask="auto")
-            self._images[src] = c._formsinuse[-1]
+            reader = self.cmyk.image(src) if self.cmyk is not None else ImageReader(src)
+            jpeg = self.cmyk is None and getattr(reader._image, "format", None) == "JPEG"
+            name = jpeg_name(reader) if jpeg else None
+            if name is None:
+                c.drawImage(reader, x, y, w, h, mask="auto")
+                name = c._formsinuse[-1]
+            else:
+                _store_image(c, reader, name)
+                _use_image(c, name, x, y, w, h)
+            let_go(reader)
+            self._images[src] = name
             return
-        c._currentPageHasImages = 1
-        c.saveState()
-        c.translate(x, y)
-        c.scale(w, h)
-        c._code.append(f"/{c._doc.getXObjectName(name)} Do")
-        c.restoreState()
-        c._formsinuse.append(name)
+        _use_image(c, name, x, y, w, h)
 
     def _reset(self) -> None:
         self.fill: str | None = None  # hex as given

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from contextlib import closing, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,9 +171,12 @@ class SheetDoc(Doc, frozen=True, dict=True):
 # -- reading cells ---------------------------------------------------------------------------
 
 
-def read_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
+def read_rows(path: Path, shown: str, sheet: str | None) -> Generator[Sequence[Any], None, None]:
     """The rows of a sheet file (row 1 first), each a list of cell values: text for CSV and
-    TSV; text, numbers, booleans, dates or None for workbooks."""
+    TSV; text, numbers, booleans, dates or None for workbooks. The file is checked and opened
+    here; its rows are read as they are asked for (a sheet of millions of rows is never held
+    whole: ``items_from_rows`` skips the empty ones and stops at MAX_ROWS). Close the iterator
+    when done with it (a workbook's stays open until then)."""
     try:
         size = path.stat().st_size
     except OSError:
@@ -194,23 +198,41 @@ def read_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
                                     hint="check the file's permissions")]) from None
 
 
-def text_rows(raw: bytes, shown: str, delimiter: str | None) -> list[list[Any]]:
+def text_rows(raw: bytes, shown: str, delimiter: str | None) -> Generator[list[str], None, None]:
+    """The rows of CSV or TSV ``raw``, read as they are asked for: the text is checked to be UTF-8
+    here (a megabyte at a time) and decoded a line at a time (decoded whole, 64 MiB of text with
+    one emoji in it is 256 MB; its rows as lists, more than a gigabyte: attack 10, F6)."""
+    import codecs
     import csv
     import io
 
     # Spreadsheet programs write "CSV UTF-8" with a byte order mark: accepted here.
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError([Diagnostic(shown, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", (), line, None,
-                                    "UTF-8 text", 'save the sheet as "CSV UTF-8"', cell="")]) from None
+    check = codecs.getincrementaldecoder("utf-8")()
+    step = 2**20
+    for start in range(0, len(raw), step):
+        try:
+            check.decode(raw[start:start + step], final=start + step >= len(raw))
+        except UnicodeDecodeError:
+            try:  # where: the whole text's decoding stops at the same byte
+                raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = raw[: exc.start].count(b"\n") + 1
+                raise DataError([Diagnostic(shown, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", (), line, None,
+                                            "UTF-8 text", 'save the sheet as "CSV UTF-8"', cell="")]) from None
     if delimiter is None:
-        first = text.split("\n", 1)[0]
+        end = raw.find(b"\n")
+        first = raw[: end if end >= 0 else len(raw)]
         # Spreadsheets in locales whose decimal mark is a comma write ';' between cells.
-        delimiter = ";" if first.count(";") > first.count(",") else ","
+        delimiter = ";" if first.count(b";") > first.count(b",") else ","
+    text = io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", newline="")
+    return _csv_rows(csv.reader(text, delimiter=delimiter, strict=True), shown, delimiter)
+
+
+def _csv_rows(reader: Iterator[list[str]], shown: str, delimiter: str) -> Generator[list[str], None, None]:
+    import csv
+
     try:
-        return list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
+        yield from reader
     except csv.Error as exc:
         raise DataError([Diagnostic(shown, f"invalid CSV: {exc}", expected="cells separated by "
                                     f"{delimiter!r}, quotes doubled inside quoted cells")]) from None
@@ -275,17 +297,131 @@ def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
 def _cast_number(value: str) -> int | float | str:
     """openpyxl's reading of a number cell, but a whole number of more than 400 digits (past any
     float, and well inside the 4300 digits ``int()`` converts) stays text, for ``convert`` to call
-    too large at its cell (openpyxl's own raised a ValueError for the whole workbook)."""
-    if "." in value or "E" in value or "e" in value:
+    too large at its cell (openpyxl's own raised a ValueError for the whole workbook), and so does
+    a value that is no number (``abc``); ``NaN`` and ``INF`` are floats, for ``convert`` to call
+    no finite number at their cell (openpyxl's ``int('NaN')`` failed the workbook: attack 10, F5)."""
+    if _INTEGER.match(value):
+        return int(value) if len(value) <= 400 else value
+    try:
         return float(value)
-    return int(value) if len(value) <= 400 else value
+    except ValueError:
+        return value
 
 
-def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
+class _CellFault(Exception):
+    """A worksheet cell openpyxl cannot read: where it is and what is wrong."""
+
+    def __init__(self, row: int, col: int, message: str, expected: str):
+        super().__init__(message)
+        self.row, self.col, self.message, self.expected = row, col, message, expected
+
+
+def _xlsx_parser(shown: str) -> type:
+    """openpyxl's worksheet parser, made to say which cell it cannot read and why (it raised
+    ``list index out of range`` for a shared string index past the table, naming no cell)."""
+    from openpyxl.utils.cell import coordinate_to_tuple
+    from openpyxl.worksheet._reader import (
+        CELL_TAG,
+        DATA_TAG,
+        DIMENSION_TAG,
+        ROW_TAG,
+        VALUE_TAG,
+        SheetDimension,
+        WorkSheetParser,
+        iterparse,
+    )
+
+    class Parser(WorkSheetParser):  # type: ignore[misc]
+        def parse_dimensions(self) -> tuple[int, int, int, int] | None:
+            """The sheet's <dimension> (it comes before <sheetData>), or None. openpyxl's own
+            parsed the whole sheet when there was none, holding every element of it (loading a
+            workbook reads each sheet's: a sheet of 15 million ``<c/>``, 1.35 GB)."""
+            for event, el in iterparse(self.source, events=("start", "end")):
+                if event == "start" and el.tag == DATA_TAG:
+                    return None
+                if event == "end" and el.tag == DIMENSION_TAG:
+                    return SheetDimension.from_tree(el).boundaries  # type: ignore[no-any-return]
+            return None
+
+        def parse(self) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+            """The rows, each (its number, its cells that hold a value), a cell read at its end and
+            dropped, as is every element outside a cell once it ends. openpyxl's own held a row's
+            whole tree and every cell of it (one row of 15 million ``<c/>``: 1.35 GB), the
+            emptied element of each row read, and a dict of each row's attributes (read-only
+            mode uses the rows only)."""
+            stack: list[Element] = []
+            cells: list[dict[str, Any]] = []
+            in_cell = 0
+            for event, el in iterparse(self.source, events=("start", "end")):
+                tag = el.tag
+                if event == "start":
+                    stack.append(el)
+                    if tag == CELL_TAG:
+                        in_cell += 1
+                    elif tag == ROW_TAG and not in_cell:
+                        number = el.get("r")
+                        if number is None:
+                            self.row_counter += 1
+                        elif _INTEGER.match(number.strip()):
+                            self.row_counter = int(number)
+                        else:
+                            raise ValueError(f"{number[:20]!r} is not a valid row number")
+                        self.col_counter = 0
+                        cells = []
+                    continue
+                stack.pop()
+                if tag == CELL_TAG:
+                    in_cell -= 1
+                    if not in_cell and not len(el) and el.get("r") is None:
+                        self.col_counter += 1  # an empty cell (a value is in a child): as parse_cell counts it
+                    elif not in_cell:
+                        cell = self.parse_cell(el)
+                        if cell["value"] is not None:
+                            _xlsx_column(shown, cell)
+                            cells.append(cell)
+                elif tag == ROW_TAG and not in_cell:
+                    yield self.row_counter, cells
+                    cells = []
+                if not in_cell and stack:
+                    del stack[-1][-1]  # the element just ended: read, and no longer needed
+
+        def parse_cell(self, element: Element) -> dict[str, Any]:
+            kind = element.get("t", "n")
+            value = element.findtext(VALUE_TAG, None) or None
+            row, col = self.row_counter, self.col_counter + 1  # where openpyxl puts a cell without "r"
+            if element.get("r"):
+                with suppress(Exception):  # openpyxl's own call below says what is wrong with it
+                    row, col = coordinate_to_tuple(element.get("r"))
+            if kind == "s" and value is not None:
+                count = len(self.shared_strings)
+                table = f"the table's {count} string{'' if count == 1 else 's'}"
+                index = value.strip()
+                if not _INTEGER.match(index) or len(index) > 20:
+                    raise _CellFault(row, col, f"the shared string index {value[:20]!r} is no whole number",
+                                     f"an index of {table}, 0 to {count - 1}" if count else "no shared string "
+                                     "cell: the workbook has no shared strings")
+                if not 0 <= int(index) < count:
+                    where = "past" if int(index) >= count else "not in"
+                    raise _CellFault(row, col, f"the shared string index {int(index)} is {where} {table}",
+                                     f"an index from 0 to {count - 1}" if count else "no shared string cell: "
+                                     "the workbook has no shared strings")
+            try:
+                return super().parse_cell(element)  # type: ignore[no-any-return]
+            except (ValueError, TypeError, IndexError, KeyError, OverflowError) as exc:
+                what = {"b": "a boolean (t=\"b\")", "d": "a date (t=\"d\")", "e": "an error (t=\"e\")"}.get(
+                    kind, f"of type {kind[:20]!r}")
+                raise _CellFault(row, col, f"the cell {what} holds {(value or '')[:40]!r}, which cannot be read "
+                                 f"({exc or type(exc).__name__})", "a cell saved by a spreadsheet program") from None
+
+    return Parser
+
+
+def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> Generator[Sequence[Any], None, None]:
     import openpyxl  # only a workbook needs it
-    from openpyxl.worksheet import _reader
+    from openpyxl.worksheet import _read_only, _reader
 
     _reader._cast_number = _cast_number  # type: ignore[attr-defined]
+    _read_only.WorkSheetParser = _xlsx_parser(shown)  # type: ignore[attr-defined]
     check_workbook_zip(path, shown)
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
@@ -293,23 +429,34 @@ def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         raise _workbook_error(shown, exc) from None
     try:
         ws = wb[_pick_sheet(shown, wb.sheetnames, sheet)]
+    except BaseException:
+        wb.close()
+        raise
+    return _xlsx_stream(wb, ws, shown)
+
+
+def _xlsx_stream(wb: Any, ws: Any, shown: str) -> Generator[Sequence[Any], None, None]:
+    """The worksheet's rows, read as asked for; the workbook closed at the end."""
+    header: Sequence[Any] = ()
+    try:
         # The sheet's <dimension> element is what the file says of itself: read every row, whatever
         # it declares (rows past it were dropped without a word), each as wide as its last value.
         ws.reset_dimensions()
         ws._get_row = _xlsx_row(shown)  # openpyxl's pads every row to the widest
-        rows: list[list[Any]] = []
-        filled = 0
-        for row in ws.iter_rows(values_only=True):
-            rows.append(row)
-            if len(rows) > XLSX_LAST_ROW:
+        for n, row in enumerate(ws.iter_rows(values_only=True), 1):
+            if n > XLSX_LAST_ROW:
                 raise DataError([Diagnostic(shown, f"the sheet has a row numbered past {XLSX_LAST_ROW}", (),
                                             None, None, f"at most {XLSX_LAST_ROW} rows, as in a spreadsheet program",
                                             "save the workbook again from a spreadsheet program, or export the "
                                             "sheet as CSV")])
-            filled += bool(row)
-            if filled > MAX_ROWS + 1:  # enough for items_from_rows to say there are too many
-                break
-        return rows
+            if n == 1:
+                header = row
+            yield row
+    except _CellFault as fault:
+        name = _text(header[fault.col - 1]) if fault.row > 1 and fault.col <= len(header) else ""
+        raise DataError([Diagnostic(shown, fault.message, (), fault.row, fault.col, fault.expected,
+                                    "save the workbook again from a spreadsheet program, or export the sheet as CSV",
+                                    cell=column_letter(fault.col) + (f" ({name})" if name else ""))]) from None
     except DataError:
         raise
     except (Exception, MemoryError) as exc:
@@ -318,10 +465,19 @@ def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
         wb.close()
 
 
+def _xlsx_column(shown: str, cell: Mapping[str, Any]) -> None:
+    """A DataError for a value past column MAX_COLUMNS (once dropped without a word)."""
+    col = cell["column"]
+    if col > MAX_COLUMNS:
+        raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last column pnp reads",
+                                    (), cell.get("row"), None, f"at most {MAX_COLUMNS} columns",
+                                    "remove it, or move it nearer", cell="")])
+
+
 def _xlsx_row(shown: str) -> Callable[..., list[Any]]:
     """openpyxl's read-only ``_get_row``, made to build a row from its parsed cells only as wide as
     its last value (openpyxl pads each to the widest row: 16,384 columns for one far cell), and to
-    refuse a value past column MAX_COLUMNS (once dropped without a word)."""
+    refuse a value past column MAX_COLUMNS."""
     def get_row(cells: list[dict[str, Any]], min_col: int = 1, max_col: int | None = None,
                 values_only: bool = True) -> list[Any]:
         out: list[Any] = []
@@ -331,11 +487,7 @@ def _xlsx_row(shown: str) -> Callable[..., list[Any]]:
                 continue
             col = c["column"]
             if col > len(out):
-                if col > MAX_COLUMNS:
-                    raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last "
-                                                "column pnp reads", (), c.get("row"), None,
-                                                f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
-                                                cell="")])
+                _xlsx_column(shown, c)
                 out.extend([None] * (col - len(out)))
             out[col - 1] = value
         return out
@@ -347,69 +499,134 @@ _OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
 _TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
 
 
-def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
+def _ods_rows(path: Path, shown: str, sheet: str | None) -> Generator[Sequence[Any], None, None]:
     import zipfile
-    from xml.etree import ElementTree
 
     check_workbook_zip(path, shown)
     try:
-        with zipfile.ZipFile(path) as z:
-            info = z.getinfo("content.xml")
-            if info.file_size > MAX_SHEET_BYTES:
-                raise DataError([Diagnostic(shown, "the workbook's content is too large",
-                                            expected=f"at most {MAX_SHEET_BYTES // 2**20} MiB unpacked")])
-            root = ElementTree.fromstring(z.read(info))
-    except DataError:
-        raise
-    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError, ValueError, MemoryError) as exc:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
         raise _workbook_error(shown, exc) from None
-    tables = root.findall(f".//{{{_TABLE}}}table")
-    if not tables:
-        raise _workbook_error(shown, ValueError("no sheet in it"))
-    names = [t.get(f"{{{_TABLE}}}name", "") for t in tables]
-    table = tables[names.index(_pick_sheet(shown, names, sheet))]
-    rows: list[list[Any]] = []
-    blank = 0  # blank rows not yet added: trailing ones (often repeated a million times) never are
+    try:
+        info = z.getinfo("content.xml")
+        if info.file_size > MAX_SHEET_BYTES:
+            raise DataError([Diagnostic(shown, "the workbook's content is too large",
+                                        expected=f"at most {MAX_SHEET_BYTES // 2**20} MiB unpacked")])
+        content = z.open(info)
+    except DataError:
+        z.close()
+        raise
+    except (zipfile.BadZipFile, KeyError, ValueError, MemoryError) as exc:
+        z.close()
+        raise _workbook_error(shown, exc) from None
+    return _ods_stream(z, content, shown, sheet)
+
+
+def _ods_stream(z: Any, content: Any, shown: str, sheet: str | None) -> Generator[Sequence[Any], None, None]:
+    """The rows of the sheet (the first, or the one named ``sheet``) in ``content`` (content.xml),
+    parsed as they are asked for: each cell is read at its end and dropped from the tree, and so is
+    every element outside a cell, so what is held is one row's cells (once the whole document's
+    tree: 64 MiB of it is gigabytes). Blank rows are held as a count until a row with a value comes
+    (trailing ones, often repeated a million times, never are rows)."""
+    import zipfile
+    from xml.etree import ElementTree
+
+    table_tag, row_tag = f"{{{_TABLE}}}table", f"{{{_TABLE}}}table-row"
+    cell_tags = (f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell")
+    names: list[str] = []
+    found = False  # the sheet's table has been read
+    reading = False  # inside the sheet's table
+    stack: list[Element] = []
+    in_cell = 0  # cells open (a cell's text is read at its end)
+    cells: list[Any] = []
+    pending = 0  # empty cells not yet added to the row
+    number = 1  # the sheet row the next row is
+    blank = 0  # blank rows not yet given
     spaces = [MAX_ODS_SPACES]  # what `text:s` runs may still add
-    for r in table.iter(f"{{{_TABLE}}}table-row"):
-        cells: list[Any] = []
-        pending = 0  # empty cells not yet added
-        for c in r:
-            if c.tag not in (f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"):
+    try:
+        for event, el in ElementTree.iterparse(content, events=("start", "end")):
+            tag = el.tag
+            if event == "start":
+                stack.append(el)
+                if tag in cell_tags:
+                    in_cell += 1
+                elif tag == table_tag:
+                    names.append(el.get(f"{{{_TABLE}}}name", ""))
+                    reading = not found and (names[-1] == sheet if sheet is not None else len(names) == 1)
+                elif tag == row_tag:
+                    cells, pending = [], 0
                 continue
-            repeat = _ods_repeat(c.get(f"{{{_TABLE}}}number-columns-repeated"), shown)
-            value = _ods_value(c, shown, spaces)
-            if value is None:
-                pending += repeat
-                continue
-            start = len(cells) + pending + 1
-            if start + repeat - 1 > MAX_COLUMNS:  # once dropped without a word
-                col = max(start, MAX_COLUMNS + 1)
-                raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last column "
-                                            "pnp reads", (), len(rows) + min(blank, MAX_ROWS + 1) + 1, None,
-                                            f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
-                                            cell="")])
-            cells.extend([None] * pending + [value] * repeat)
-            pending = 0
-        repeat = _ods_repeat(r.get(f"{{{_TABLE}}}number-rows-repeated"), shown)
-        if not cells:
-            blank += repeat
-            continue
-        rows.extend([[]] * min(blank, MAX_ROWS + 1))
-        rows.extend([cells[:MAX_COLUMNS]] * min(repeat, MAX_ROWS + 1))
-        blank = 0
-        if len(rows) > MAX_ROWS + 1:
-            break
-    return rows
+            stack.pop()
+            if tag in cell_tags:
+                in_cell -= 1
+                if reading and in_cell == 0:
+                    repeat = _ods_repeat(el.get(f"{{{_TABLE}}}number-columns-repeated"), shown, "columns",
+                                         number + blank)
+                    value = _ods_value(el, shown, spaces)
+                    if value is None:
+                        pending += repeat
+                    else:
+                        start = len(cells) + pending + 1
+                        if start + repeat - 1 > MAX_COLUMNS:  # once dropped without a word
+                            col = max(start, MAX_COLUMNS + 1)
+                            raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the "
+                                                        "last column pnp reads", (), number + blank, None,
+                                                        f"at most {MAX_COLUMNS} columns",
+                                                        "remove it, or move it nearer", cell="")])
+                        cells.extend([None] * pending + [value] * repeat)
+                        pending = 0
+            elif reading and tag == row_tag and in_cell == 0:
+                repeat = _ods_repeat(el.get(f"{{{_TABLE}}}number-rows-repeated"), shown, "rows", number + blank)
+                if not cells:
+                    blank += repeat
+                else:
+                    if number + blank > XLSX_LAST_ROW:
+                        raise DataError([Diagnostic(shown, f"the sheet has a value in row {number + blank}, past "
+                                                    f"row {XLSX_LAST_ROW}", (), None, None,
+                                                    f"at most {XLSX_LAST_ROW} rows, as in a spreadsheet program",
+                                                    "save the workbook again from a spreadsheet program, or "
+                                                    "export the sheet as CSV")])
+                    for _ in range(blank):
+                        yield []
+                    number += blank
+                    blank = 0
+                    for _ in range(min(repeat, XLSX_LAST_ROW + 1 - number)):
+                        yield cells
+                    number += repeat
+                    cells = []
+            elif tag == table_tag and reading:
+                reading, found = False, True
+                break  # the rest of the document is not read
+            if in_cell == 0 and stack:
+                del stack[-1][-1]  # the element just ended: read, and no longer needed
+    except (zipfile.BadZipFile, ElementTree.ParseError, ValueError, EOFError, MemoryError) as exc:
+        raise _workbook_error(shown, exc) from None
+    finally:
+        content.close()
+        z.close()
+    if not found:
+        if not names:
+            raise _workbook_error(shown, ValueError("no sheet in it"))
+        _pick_sheet(shown, names, sheet)  # raises: no such sheet
 
 
-def _ods_repeat(text: str | None, shown: str) -> int:
-    """A ``number-columns-repeated``/``number-rows-repeated`` count (None: 1); a DataError for one
-    that is no positive whole number."""
+MAX_ODS_REPEAT = {"rows": XLSX_LAST_ROW, "columns": 16_384}  # a spreadsheet program's sheet: 1048576 rows, A to XFD
+
+
+def _ods_repeat(text: str | None, shown: str, what: str, row: int) -> int:
+    """A ``number-columns-repeated``/``number-rows-repeated`` count (None: 1) in sheet row ``row``;
+    a DataError for one that is no positive whole number, or more than a sheet has (MAX_ODS_REPEAT)."""
     if text is None:
         return 1
-    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
+    if not text.isascii() or not text.isdigit() or not text.lstrip("0"):
         raise _workbook_error(shown, ValueError(f"a repeat count {text[:20]!r} that is no positive whole number"))
+    limit = MAX_ODS_REPEAT[what]
+    if len(text.lstrip("0")) > 9 or int(text) > limit:
+        raise DataError([Diagnostic(shown, f"a repeat count (table:number-{what}-repeated) of "
+                                    f"{text if len(text) <= 20 else text[:17] + '...'} is too large", (), row, None,
+                                    f"at most {limit}, the {what} of a spreadsheet program's sheet",
+                                    "save the workbook again from a spreadsheet program, or export the sheet as CSV",
+                                    cell="")])
     return int(text)
 
 
@@ -446,10 +663,11 @@ def _ods_text(node: Element, shown: str, spaces: list[int]) -> Iterator[str]:
         tag = child.tag
         if tag == f"{{{_TEXT}}}s":
             count = child.get(f"{{{_TEXT}}}c", "1")
-            if not (count.isascii() and count.isdigit() and 0 < len(count) <= 9 and int(count) > 0):
+            if not (count.isascii() and count.isdigit() and count.lstrip("0")):
                 raise _workbook_error(shown, ValueError(f"a run of spaces (text:s) of {count[:20]!r}, no positive "
                                                         "whole number"))
-            spaces[0] -= int(count)
+            # more than 9 digits: too many, however many more (not converted: int() refuses 4300 digits)
+            spaces[0] -= int(count) if len(count.lstrip("0")) <= 9 else MAX_ODS_SPACES + 1
             if spaces[0] < 0:
                 raise DataError([Diagnostic(shown, f"its runs of spaces (text:s) come to more than {MAX_ODS_SPACES} "
                                             "spaces", expected=f"at most {MAX_ODS_SPACES} spaces from text:s runs in "
@@ -564,16 +782,19 @@ def load_sheet(folder: Path, entry: Mapping[str, Any], shown: str, manifest: Doc
         raise DataError([manifest.diag(at, "a component whose data is a sheet declares its fields in game.json",
                                        expected='"fields": {NAME: {"type": ..., "description": ...}}, as in a JSON '
                                        "data file", hint="add a \"fields\" object to this component")])
-    rows = read_rows(path, shown, sheet)
-    return items_from_rows(rows, shown, path, entry, manifest, at, require_source)
+    with closing(read_rows(path, shown, sheet)) as rows:
+        return items_from_rows(rows, shown, path, entry, manifest, at, require_source)
 
 
-def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mapping[str, Any], manifest: Doc,
-                    at: tuple[str | int, ...], require_source: bool = True) -> SheetDoc:
+def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry: Mapping[str, Any],
+                    manifest: Doc, at: tuple[str | int, ...], require_source: bool = True) -> SheetDoc:
+    """The items of a sheet's ``rows`` (row 1 the header), read one row at a time: an empty row
+    is passed over as it comes, and the row after the MAX_ROWS-th item is the last one read."""
     fields: dict[str, Any] = entry["fields"]
     kinds = _column_kinds(fields)
     diags: list[Diagnostic] = []
-    header = [_text(h) for h in (rows[0] if rows else [])]
+    rows = iter(rows)
+    header = [_text(h) for h in next(rows, None) or []]
     while header and not header[-1]:
         header.pop()
     headers = tuple(header)
@@ -590,14 +811,14 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
                                     cell="")])
     used: dict[int, str] = {}  # column -> its header, for the columns read
     seen: dict[str, int] = {}
+    unnamed: list[int] = []  # columns without a header: an error if a row has a cell in one
+    filled: set[int] = set()  # those of them a row read so far has a cell in
     allowed = list(kinds)
     for col, name in enumerate(headers, 1):
         if name.startswith("#"):
             continue
         if not name:
-            if any(len(r) >= col and _text(r[col - 1]) for r in rows[1:]):
-                diags.append(at_header(col, "a column with cells but no header", "a field name in row 1",
-                                       "name the column, or start its header with '#' to keep it as notes"))
+            unnamed.append(col)
             continue
         if name in seen:
             diags.append(at_header(col, f"column {name!r} appears twice (first in column {column_letter(seen[name])})",
@@ -614,7 +835,23 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
                                    "one of " + ", ".join(allowed), hint))
             continue
         used[col] = name
+
+    def unnamed_filled() -> list[Diagnostic]:
+        return [at_header(col, "a column with cells but no header", "a field name in row 1",
+                          "name the column, or start its header with '#' to keep it as notes")
+                for col in unnamed if col in filled]
+
+    def note_unnamed(raw: Sequence[Any]) -> None:
+        filled.update(col for col in unnamed if col not in filled and len(raw) >= col and _text(raw[col - 1]))
+
     id_from = entry.get("id_from")
+    if unnamed and (("id" not in seen and id_from is None) or (id_from is not None and id_from not in seen)):
+        # the header's problems are all said at once: which unnamed columns hold cells
+        for n, raw in enumerate(rows, 2):
+            note_unnamed(raw)
+            if len(filled) == len(unnamed) or n > XLSX_LAST_ROW:
+                break
+        diags = sorted(diags + unnamed_filled(), key=lambda d: d.col or 0)
     if "id" not in seen and id_from is None:
         raise DataError([*diags, Diagnostic(shown, "no id column", (), 1, None,
                                             "an `id` column, or `id_from` in the component's entry in game.json "
@@ -631,7 +868,11 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     bad_cells: set[tuple[str | int, ...]] = set()
     cell_diags: list[Diagnostic] = []
     width = len(headers)
-    for r, raw in enumerate(rows[1:], 2):
+    for r, raw in enumerate(rows, 2):
+        if not any(raw) and 0 not in raw:  # every cell "" or None (0 and False are values): a blank row
+            continue
+        if unnamed:
+            note_unnamed(raw)
         if len(raw) > width and (beyond := [c for c in range(width + 1, len(raw) + 1) if _text(raw[c - 1])]):
             # cells right of the last header (a separator too many?) would be dropped unread
             n = beyond[-1]
@@ -681,6 +922,7 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
             item["source"] = default_source
         items.append(item)
         row_numbers.append(r)
+    diags = sorted(diags + unnamed_filled(), key=lambda d: d.col or 0)
     doc_data = {"component": entry["id"], "fields": fields, "items": items}
     doc = SheetDoc(shown, path, doc_data, "", headers=headers, rows=tuple(row_numbers))
     if not items:

@@ -567,7 +567,9 @@ def test_ods_value_past_the_last_column_and_a_bad_repeat_count_are_input_errors(
 @pytest.mark.parametrize(("runs", "message"), [
     ('<text:s text:c="999999999"/>', "its runs of spaces (text:s) come to more than 1000000 spaces"),
     ('<text:s text:c="600000"/>x<text:s text:c="600000"/>', "its runs of spaces (text:s) come to more than"),
-    ('<text:s text:c="' + "9" * 40 + '"/>', "cannot read the workbook: a run of spaces (text:s) of '9999"),
+    ('<text:s text:c="' + "9" * 40 + '"/>', "its runs of spaces (text:s) come to more than 1000000 spaces"),
+    ('<text:s text:c="1000000000"/>', "its runs of spaces (text:s) come to more than 1000000 spaces (expected at "
+     "most 1000000 spaces from text:s runs in a sheet)"),
     ('<text:s text:c="-3"/>', "cannot read the workbook: a run of spaces (text:s) of '-3', no positive"),
 ])
 def test_ods_runs_of_spaces_are_bounded(mini: DataRootCopy, runs: str, message: str) -> None:

@@ -13,11 +13,13 @@ empty is skipped. A cell is converted by its field's type (``integer``, ``number
 Without an ``id`` column, the entry's ``id_from`` names the field ids are made from
 (``Fire Bolt`` -> ``fire-bolt``); the entry's ``source`` is the source of rows without one.
 
-Readers: ``csv`` (standard library); openpyxl (read-only) for XLSX; ODS is read with the
-standard library's zipfile and ElementTree: an ``.ods`` file is a zip holding ``content.xml``, a
+Readers: ``csv`` (standard library); openpyxl (read-only, with a worksheet parser of its own
+here that holds one row's cells at a time) for XLSX; ODS is read with the standard library's
+zipfile and ElementTree's ``iterparse``: an ``.ods`` file is a zip holding ``content.xml``, a
 documented OpenDocument table (cells with ``office:value-type`` and repeat counts), and the few
 lines here read its values without a dependency (odfpy, or pyexcel-ods3 on top of it, load a
-whole document object model to answer the same question).
+whole document object model to answer the same question). Every reader gives rows one at a
+time: a sheet is never held whole (attack 10, F6).
 
 Size: over 500 lines because it holds the four readers, the header and cell conversion with
 their messages, and the column convention the writer (``pnp.products.tabular``) shares."""

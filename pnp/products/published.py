@@ -22,14 +22,8 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, one_line, terminal_text
 from pnp.input.load import NAME_MAX, Doc, file_kind, name_too_long, read_regular
-from pnp.input.tables import (
-    MAX_SHEET_BYTES,
-    cache_name,
-    is_url,
-    shared_cache_message,
-    shares_cache,
-    text_rows,
-)
+from pnp.input.sheetfiles import MAX_SHEET_BYTES, text_rows
+from pnp.input.tables import cache_name, is_url, shared_cache_message, shares_cache
 from pnp.render.write import write_atomic
 
 TIMEOUT_S = 30.0  # the longest wait for any one step: connecting, or the next bytes of the answer

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import pnp
 from pnp.errors import DataError
-from pnp.input.tables import column_letter, slug
+from pnp.input.sheetfiles import column_letter
+from pnp.input.tables import slug
 
 FIELDS = {
     "name": {"type": "string", "required": True, "description": "Card name"},
@@ -414,20 +415,20 @@ def test_a_workbook_zip_bomb_is_an_input_error_before_it_is_read(mini: DataRootC
 @pytest.mark.parametrize("kind", ["xlsx", "ods"])
 def test_a_workbook_over_the_total_or_member_count_is_an_input_error(mini: DataRootCopy, kind: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import pnp.input.tables as tables
+    import pnp.input.sheetfiles as sheetfiles
 
     name, _ = _small_workbook(mini, kind)
     with zipfile.ZipFile(mini.file(name), "a") as z:
         for i in range(3):
             z.writestr(f"extra{i}.bin", os.urandom(400_000))  # ratio 1: only the total is over
         total = sum(i.file_size for i in z.infolist())
-    monkeypatch.setattr(tables, "MAX_WORKBOOK_UNPACKED", 2**20)
+    monkeypatch.setattr(sheetfiles, "MAX_WORKBOOK_UNPACKED", 2**20)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.file, d.message, d.expected) for d in exc.value.diagnostics] == [
         (f"card_data/mini/{name}", f"the workbook unpacks to {total} bytes", "at most 1 MiB unpacked in all")]
-    monkeypatch.setattr(tables, "MAX_WORKBOOK_UNPACKED", 10**9)
-    monkeypatch.setattr(tables, "MAX_WORKBOOK_MEMBERS", 4)
+    monkeypatch.setattr(sheetfiles, "MAX_WORKBOOK_UNPACKED", 10**9)
+    monkeypatch.setattr(sheetfiles, "MAX_WORKBOOK_MEMBERS", 4)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.message, d.expected) for d in exc.value.diagnostics] == [
@@ -764,9 +765,9 @@ def test_a_csv_of_millions_of_empty_rows_is_read_a_row_at_a_time(mini: DataRootC
     """20 million empty rows (60 MB, within the 64 MiB limit) took more than 1.4 GB and ended out
     of memory (attack 10, F6): the rows were a list before the empty ones were skipped. 2 million
     here 300,000 (900 KB): the load holds little more than the file's bytes."""
-    import pnp.input.tables as tables
+    import pnp.input.sheetfiles as sheetfiles
 
-    monkeypatch.setattr(tables, "MAX_SHEET_BYTES", 2**20)  # the file is read whole: a buffer of the limit
+    monkeypatch.setattr(sheetfiles, "MAX_SHEET_BYTES", 2**20)  # the file is read whole: a buffer of the limit
     as_sheet(mini, "deck.csv")
     body = b"id,name,source.designed\na,A,d\n" + b",,\n" * 300_000 + b"b,B,d\n"
     mini.file("deck.csv").write_bytes(body)

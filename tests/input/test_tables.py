@@ -613,6 +613,27 @@ def test_digits_of_other_scripts_are_no_number(mini: DataRootCopy) -> None:
     assert size_json("63,88") == "[63, 88]" and size_json("63.5x88") == "[63.5, 88]"
 
 
+def _xlsx_members(mini: DataRootCopy, column: str) -> dict[str, bytes]:
+    """The members of an XLSX openpyxl saves: rows (id, name, ``column``, source.designed) and
+    (a, A, 1, d)."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in (["id", "name", column, "source.designed"], ["a", "A", 1, "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    with zipfile.ZipFile(mini.file("deck.xlsx")) as z:
+        return {n: z.read(n) for n in z.namelist()}
+
+
+def _write_members(mini: DataRootCopy, members: dict[str, bytes]) -> None:
+    """deck.xlsx made of ``members``, the deck's data."""
+    with zipfile.ZipFile(mini.file("deck.xlsx"), "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    as_sheet(mini, "deck.xlsx")
+
+
 def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRootCopy) -> None:
     """5000 digits in an integer or number column, or in ``series.to``: Python's int() refuses more
     than 4300 (a ValueError that was exit 3); XLSX's number cell failed the whole workbook with
@@ -628,22 +649,12 @@ def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRoot
     assert [(d.format().split(": ")[0], d.message) for d in exc.value.diagnostics] == [
         ("card_data/mini/deck.csv:2:C (power)", shown), ("card_data/mini/deck.csv:2:D (weight)", shown),
         ("card_data/mini/deck.csv:2:E (copies)", shown), ("card_data/mini/deck.csv:2:H (series.to)", shown)]
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    for row in (["id", "name", "copies", "source.designed"], ["a", "A", 1, "d"]):
-        wb.active.append(row)
-    wb.save(mini.file("deck.xlsx"))
-    with zipfile.ZipFile(mini.file("deck.xlsx")) as z:
-        members = {n: z.read(n) for n in z.namelist()}
+    members = _xlsx_members(mini, "copies")
     sheet = members["xl/worksheets/sheet1.xml"].decode()
     assert '<c r="C2" t="n"><v>1</v></c>' in sheet
     members["xl/worksheets/sheet1.xml"] = sheet.replace('<c r="C2" t="n"><v>1</v>',
                                                         f'<c r="C2" t="n"><v>{big}</v>').encode()
-    with zipfile.ZipFile(mini.file("deck.xlsx"), "w") as z:
-        for n, b in members.items():
-            z.writestr(n, b)
-    as_sheet(mini, "deck.xlsx")
+    _write_members(mini, members)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.format().split(": ")[0], d.message) for d in exc.value.diagnostics] == [
@@ -651,6 +662,17 @@ def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRoot
 
 
 # -- attack 10: F5 (workbook errors that said nothing of what is wrong), F6 (sheets held whole) --
+
+
+def _refused(mini: DataRootCopy, message: str) -> None:
+    """The game's load fails, its first problem starting with ``message``, and `pnp check` says
+    it with exit 2 and no traceback."""
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].format().startswith(message), exc.value.diagnostics[0].format()
+    r = mini.cli("check", "mini")
+    assert_no_traceback(r)
+    assert r.exit_code == 2 and message.split(" (expected")[0] in r.stderr
 
 
 @pytest.mark.parametrize(("row", "message"), [
@@ -673,25 +695,13 @@ def test_an_ods_repeat_count_past_a_sheet_is_too_large(mini: DataRootCopy, row: 
     as_sheet(mini, "deck.ods")
     header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed")) + "</table:table-row>"
     ods(mini.file("deck.ods"), header + row)
-    with pytest.raises(DataError) as exc:
-        mini.load()
-    assert exc.value.diagnostics[0].format().startswith(message), exc.value.diagnostics[0].format()
-    r = mini.cli("check", "mini")
-    assert_no_traceback(r)
-    assert r.exit_code == 2 and message.split(" (expected")[0] in r.stderr
+    _refused(mini, message)
 
 
 def _xlsx_cells(mini: DataRootCopy, cells: str, strings: int = 1) -> None:
     """deck.xlsx: a header row (id, name, power, source.designed), then row 2 of ``cells`` (XML),
     with a shared string table of ``strings`` strings."""
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    for row in (["id", "name", "power", "source.designed"], ["a", "A", 1, "d"]):
-        wb.active.append(row)
-    wb.save(mini.file("deck.xlsx"))
-    with zipfile.ZipFile(mini.file("deck.xlsx")) as z:
-        members = {n: z.read(n) for n in z.namelist()}
+    members = _xlsx_members(mini, "power")
     sheet = members["xl/worksheets/sheet1.xml"].decode()
     start, end = sheet.index('<row r="2"'), sheet.index("</sheetData>")
     members["xl/worksheets/sheet1.xml"] = (sheet[:start] + f'<row r="2">{cells}</row>' + sheet[end:]).encode()
@@ -706,10 +716,7 @@ def _xlsx_cells(mini: DataRootCopy, cells: str, strings: int = 1) -> None:
     members["[Content_Types].xml"] = types.replace("</Types>", (
         '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.'
         'spreadsheetml.sharedStrings+xml"/></Types>')).encode()
-    with zipfile.ZipFile(mini.file("deck.xlsx"), "w") as z:
-        for name, data in members.items():
-            z.writestr(name, data)
-    as_sheet(mini, "deck.xlsx")
+    _write_members(mini, members)
 
 
 _A2 = '<c r="A2" t="inlineStr"><is><t>a</t></is></c>'
@@ -739,12 +746,7 @@ def test_an_xlsx_cell_that_cannot_be_read_is_named(mini: DataRootCopy, cells: st
     past the table "list index out of range", for the whole workbook (attack 10, F5): each is its
     cell's problem, said as a CSV's is."""
     _xlsx_cells(mini, cells)
-    with pytest.raises(DataError) as exc:
-        mini.load()
-    assert exc.value.diagnostics[0].format().startswith(message), exc.value.diagnostics[0].format()
-    r = mini.cli("check", "mini")
-    assert_no_traceback(r)
-    assert r.exit_code == 2 and message.split(" (expected")[0] in r.stderr
+    _refused(mini, message)
 
 
 def _peak(fn: Any) -> int:

@@ -13,47 +13,31 @@ empty is skipped. A cell is converted by its field's type (``integer``, ``number
 Without an ``id`` column, the entry's ``id_from`` names the field ids are made from
 (``Fire Bolt`` -> ``fire-bolt``); the entry's ``source`` is the source of rows without one.
 
-Readers: ``csv`` (standard library); openpyxl (read-only) for XLSX; ODS is read with the
-standard library's zipfile and ElementTree: an ``.ods`` file is a zip holding ``content.xml``, a
-documented OpenDocument table (cells with ``office:value-type`` and repeat counts), and the few
-lines here read its values without a dependency (odfpy, or pyexcel-ods3 on top of it, load a
-whole document object model to answer the same question).
-
-Size: over 500 lines because it holds the four readers, the header and cell conversion with
-their messages, and the column convention the writer (``pnp.products.tabular``) shares."""
+The readers, which give a sheet's rows one at a time (a sheet is never held whole), are in
+``pnp.input.sheetfiles``; the rows are made items here as they come: a blank row is passed over,
+and the row after the MAX_ROWS-th item is the last one read."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import closing
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pnp.errors import DataError, Diagnostic, alternatives
-from pnp.input.load import BAD_TEXT, Doc, read_regular, too_large
+from pnp.input.load import BAD_TEXT, Doc, too_large
+from pnp.input.sheetfiles import _INTEGER, MAX_COLUMNS, XLSX_LAST_ROW, _text, column_letter, read_rows
 from pnp.input.validate import item_validator, validate_value
-
-if TYPE_CHECKING:  # the readers' modules are loaded when a sheet is read (every build imports this one)
-    from xml.etree.ElementTree import Element
 
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".ods")
 WORKBOOK_SUFFIXES = (".xlsx", ".ods")
 SOURCE_COLUMNS = ("source.document", "source.external", "source.quote", "source.designed")
 SERIES_COLUMNS = ("series.field", "series.from", "series.to")
 DEFAULT_SEPARATOR = ";"
-MAX_SHEET_BYTES = 64 * 1024 * 1024  # a sheet file, and any one member of a workbook (a zip) unpacked
-MAX_WORKBOOK_UNPACKED = 100 * 1024 * 1024  # a workbook's members unpacked, in all
-MAX_WORKBOOK_MEMBERS = 10_000
-MAX_WORKBOOK_RATIO = 200  # unpacked / packed, for a member over 1 MiB unpacked (a zip bomb's is ~1000)
 MAX_ROWS = 100_000  # items, as in a JSON data file
-MAX_COLUMNS = 1_000
-# Spaces an ODS sheet's `<text:s text:c="N"/>` runs may expand to, all its cells together: a few
-# bytes each, they are the one way its text grows past its file (999,999,999 ran out of memory).
-MAX_ODS_SPACES = 1_000_000
-XLSX_LAST_ROW = 1_048_576  # a worksheet's last row (Excel's, LibreOffice's): rows past it are no sheet's
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
-_INTEGER = re.compile(r"[+-]?\d+\Z", re.ASCII)  # ASCII digits, as the number options take (not "１")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z", re.ASCII)
 
 
@@ -109,15 +93,6 @@ def equivalent_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def column_letter(col: int) -> str:
-    """1 -> A, 26 -> Z, 27 -> AA."""
-    s = ""
-    while col > 0:
-        col, r = divmod(col - 1, 26)
-        s = chr(65 + r) + s
-    return s
-
-
 def slug(text: str) -> str:
     """An item id made from a cell: ``Fire Bolt!`` -> ``fire-bolt``, ``Élan`` -> ``elan``."""
     import unicodedata
@@ -167,327 +142,7 @@ class SheetDoc(Doc, frozen=True, dict=True):
                           cell=self.label(col) if col else "")
 
 
-# -- reading cells ---------------------------------------------------------------------------
-
-
-def read_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
-    """The rows of a sheet file (row 1 first), each a list of cell values: text for CSV and
-    TSV; text, numbers, booleans, dates or None for workbooks."""
-    try:
-        size = path.stat().st_size
-    except OSError:
-        raise DataError([Diagnostic(shown, "file not found", hint="check the name in the manifest")]) from None
-    if not path.is_file():
-        raise DataError([Diagnostic(shown, "not a regular file", expected="a sheet file")])
-    if size > MAX_SHEET_BYTES:
-        raise DataError([Diagnostic(shown, f"sheet file of {size} bytes is too large",
-                                    expected=f"at most {MAX_SHEET_BYTES // 2**20} MiB")])
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".csv", ".tsv"):
-            return text_rows(read_regular(path, MAX_SHEET_BYTES), shown, "\t" if suffix == ".tsv" else None)
-        if suffix == ".xlsx":
-            return _xlsx_rows(path, shown, sheet)
-        return _ods_rows(path, shown, sheet)
-    except OSError as exc:
-        raise DataError([Diagnostic(shown, f"cannot read file: {exc.strerror or exc}", expected="a readable file",
-                                    hint="check the file's permissions")]) from None
-
-
-def text_rows(raw: bytes, shown: str, delimiter: str | None) -> list[list[Any]]:
-    import csv
-    import io
-
-    # Spreadsheet programs write "CSV UTF-8" with a byte order mark: accepted here.
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataError([Diagnostic(shown, f"not valid UTF-8 (byte 0x{raw[exc.start]:02x})", (), line, None,
-                                    "UTF-8 text", 'save the sheet as "CSV UTF-8"', cell="")]) from None
-    if delimiter is None:
-        first = text.split("\n", 1)[0]
-        # Spreadsheets in locales whose decimal mark is a comma write ';' between cells.
-        delimiter = ";" if first.count(";") > first.count(",") else ","
-    try:
-        return list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True))
-    except csv.Error as exc:
-        raise DataError([Diagnostic(shown, f"invalid CSV: {exc}", expected="cells separated by "
-                                    f"{delimiter!r}, quotes doubled inside quoted cells")]) from None
-
-
-def _workbook_error(shown: str, exc: BaseException) -> DataError:
-    # str() of a MemoryError (and of some openpyxl errors) is empty: the message names the kind then
-    why = str(exc) or type(exc).__name__
-    return DataError([Diagnostic(shown, f"cannot read the workbook: {why}",
-                                 expected="a workbook saved by a spreadsheet program",
-                                 hint="save it again, or export the sheet as CSV")])
-
-
-def check_workbook_zip(path: Path, shown: str) -> None:
-    """A workbook (.xlsx and .ods are zips) whose members' declared sizes are within bounds,
-    before any reader unpacks one: each member at most MAX_SHEET_BYTES unpacked, all of them at
-    most MAX_WORKBOOK_UNPACKED, at most MAX_WORKBOOK_MEMBERS members, and no member over 1 MiB
-    unpacked that is more than MAX_WORKBOOK_RATIO times its packed size. zipfile never unpacks
-    more than a member's declared size (a larger stream fails its CRC), so the declared sizes
-    bound what openpyxl and the ODS reader hold. Raises DataError (a zip bomb, a damaged zip)."""
-    import zipfile
-
-    def refuse(message: str, expected: str) -> DataError:
-        return DataError([Diagnostic(shown, message, expected=expected,
-                                     hint="save the workbook again from a spreadsheet program, or export the "
-                                     "sheet as CSV")])
-
-    try:
-        with zipfile.ZipFile(path) as z:
-            infos = z.infolist()
-    except (zipfile.BadZipFile, ValueError, EOFError) as exc:
-        raise _workbook_error(shown, exc) from None
-    if len(infos) > MAX_WORKBOOK_MEMBERS:
-        raise refuse(f"the workbook holds {len(infos)} files", f"at most {MAX_WORKBOOK_MEMBERS} files in its zip")
-    total = 0
-    for info in infos:
-        size = info.file_size
-        if size > MAX_SHEET_BYTES:
-            raise refuse(f"the workbook's {info.filename!r} unpacks to {size} bytes",
-                         f"at most {MAX_SHEET_BYTES // 2**20} MiB unpacked per file in its zip")
-        if size > 2**20 and size > MAX_WORKBOOK_RATIO * max(info.compress_size, 1):
-            raise refuse(f"the workbook's {info.filename!r} unpacks to {size} bytes from {info.compress_size} "
-                         "(a zip bomb?)", f"at most {MAX_WORKBOOK_RATIO} times its packed size")
-        total += size
-    if total > MAX_WORKBOOK_UNPACKED:
-        raise refuse(f"the workbook unpacks to {total} bytes",
-                     f"at most {MAX_WORKBOOK_UNPACKED // 2**20} MiB unpacked in all")
-
-
-def _pick_sheet(shown: str, names: list[str], sheet: str | None) -> str:
-    if sheet is None:
-        return names[0]
-    if sheet in names:
-        return sheet
-    import difflib
-
-    close = difflib.get_close_matches(sheet, names, n=1, cutoff=0.6)
-    raise DataError([Diagnostic(shown, f"no sheet {sheet!r} in the workbook", expected="one of " + ", ".join(names),
-                                hint=f"did you mean {close[0]!r}?" if close else None)])
-
-
-def _cast_number(value: str) -> int | float | str:
-    """openpyxl's reading of a number cell, but a whole number of more than 400 digits (past any
-    float, and well inside the 4300 digits ``int()`` converts) stays text, for ``convert`` to call
-    too large at its cell (openpyxl's own raised a ValueError for the whole workbook)."""
-    if "." in value or "E" in value or "e" in value:
-        return float(value)
-    return int(value) if len(value) <= 400 else value
-
-
-def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
-    import openpyxl  # only a workbook needs it
-    from openpyxl.worksheet import _reader
-
-    _reader._cast_number = _cast_number  # type: ignore[attr-defined]
-    check_workbook_zip(path, shown)
-    try:
-        wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except (Exception, MemoryError) as exc:  # openpyxl raises many kinds for a damaged file
-        raise _workbook_error(shown, exc) from None
-    try:
-        ws = wb[_pick_sheet(shown, wb.sheetnames, sheet)]
-        # The sheet's <dimension> element is what the file says of itself: read every row, whatever
-        # it declares (rows past it were dropped without a word), each as wide as its last value.
-        ws.reset_dimensions()
-        ws._get_row = _xlsx_row(shown)  # openpyxl's pads every row to the widest
-        rows: list[list[Any]] = []
-        filled = 0
-        for row in ws.iter_rows(values_only=True):
-            rows.append(row)
-            if len(rows) > XLSX_LAST_ROW:
-                raise DataError([Diagnostic(shown, f"the sheet has a row numbered past {XLSX_LAST_ROW}", (),
-                                            None, None, f"at most {XLSX_LAST_ROW} rows, as in a spreadsheet program",
-                                            "save the workbook again from a spreadsheet program, or export the "
-                                            "sheet as CSV")])
-            filled += bool(row)
-            if filled > MAX_ROWS + 1:  # enough for items_from_rows to say there are too many
-                break
-        return rows
-    except DataError:
-        raise
-    except (Exception, MemoryError) as exc:
-        raise _workbook_error(shown, exc) from None
-    finally:
-        wb.close()
-
-
-def _xlsx_row(shown: str) -> Callable[..., list[Any]]:
-    """openpyxl's read-only ``_get_row``, made to build a row from its parsed cells only as wide as
-    its last value (openpyxl pads each to the widest row: 16,384 columns for one far cell), and to
-    refuse a value past column MAX_COLUMNS (once dropped without a word)."""
-    def get_row(cells: list[dict[str, Any]], min_col: int = 1, max_col: int | None = None,
-                values_only: bool = True) -> list[Any]:
-        out: list[Any] = []
-        for c in cells:
-            value = c["value"]
-            if value is None:
-                continue
-            col = c["column"]
-            if col > len(out):
-                if col > MAX_COLUMNS:
-                    raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last "
-                                                "column pnp reads", (), c.get("row"), None,
-                                                f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
-                                                cell="")])
-                out.extend([None] * (col - len(out)))
-            out[col - 1] = value
-        return out
-    return get_row
-
-
-_TABLE = "urn:oasis:names:tc:opendocument:xmlns:table:1.0"
-_OFFICE = "urn:oasis:names:tc:opendocument:xmlns:office:1.0"
-_TEXT = "urn:oasis:names:tc:opendocument:xmlns:text:1.0"
-
-
-def _ods_rows(path: Path, shown: str, sheet: str | None) -> list[list[Any]]:
-    import zipfile
-    from xml.etree import ElementTree
-
-    check_workbook_zip(path, shown)
-    try:
-        with zipfile.ZipFile(path) as z:
-            info = z.getinfo("content.xml")
-            if info.file_size > MAX_SHEET_BYTES:
-                raise DataError([Diagnostic(shown, "the workbook's content is too large",
-                                            expected=f"at most {MAX_SHEET_BYTES // 2**20} MiB unpacked")])
-            root = ElementTree.fromstring(z.read(info))
-    except DataError:
-        raise
-    except (zipfile.BadZipFile, KeyError, ElementTree.ParseError, ValueError, MemoryError) as exc:
-        raise _workbook_error(shown, exc) from None
-    tables = root.findall(f".//{{{_TABLE}}}table")
-    if not tables:
-        raise _workbook_error(shown, ValueError("no sheet in it"))
-    names = [t.get(f"{{{_TABLE}}}name", "") for t in tables]
-    table = tables[names.index(_pick_sheet(shown, names, sheet))]
-    rows: list[list[Any]] = []
-    blank = 0  # blank rows not yet added: trailing ones (often repeated a million times) never are
-    spaces = [MAX_ODS_SPACES]  # what `text:s` runs may still add
-    for r in table.iter(f"{{{_TABLE}}}table-row"):
-        cells: list[Any] = []
-        pending = 0  # empty cells not yet added
-        for c in r:
-            if c.tag not in (f"{{{_TABLE}}}table-cell", f"{{{_TABLE}}}covered-table-cell"):
-                continue
-            repeat = _ods_repeat(c.get(f"{{{_TABLE}}}number-columns-repeated"), shown)
-            value = _ods_value(c, shown, spaces)
-            if value is None:
-                pending += repeat
-                continue
-            start = len(cells) + pending + 1
-            if start + repeat - 1 > MAX_COLUMNS:  # once dropped without a word
-                col = max(start, MAX_COLUMNS + 1)
-                raise DataError([Diagnostic(shown, f"a value in column {column_letter(col)}, past the last column "
-                                            "pnp reads", (), len(rows) + min(blank, MAX_ROWS + 1) + 1, None,
-                                            f"at most {MAX_COLUMNS} columns", "remove it, or move it nearer",
-                                            cell="")])
-            cells.extend([None] * pending + [value] * repeat)
-            pending = 0
-        repeat = _ods_repeat(r.get(f"{{{_TABLE}}}number-rows-repeated"), shown)
-        if not cells:
-            blank += repeat
-            continue
-        rows.extend([[]] * min(blank, MAX_ROWS + 1))
-        rows.extend([cells[:MAX_COLUMNS]] * min(repeat, MAX_ROWS + 1))
-        blank = 0
-        if len(rows) > MAX_ROWS + 1:
-            break
-    return rows
-
-
-def _ods_repeat(text: str | None, shown: str) -> int:
-    """A ``number-columns-repeated``/``number-rows-repeated`` count (None: 1); a DataError for one
-    that is no positive whole number."""
-    if text is None:
-        return 1
-    if not text.isascii() or not text.isdigit() or len(text) > 9 or int(text) < 1:
-        raise _workbook_error(shown, ValueError(f"a repeat count {text[:20]!r} that is no positive whole number"))
-    return int(text)
-
-
-def _ods_value(c: Element, shown: str, spaces: list[int]) -> Any:
-    kind = c.get(f"{{{_OFFICE}}}value-type")
-    if kind in ("float", "percentage", "currency"):
-        v = float(c.get(f"{{{_OFFICE}}}value", "nan"))
-        return int(v) if v.is_integer() and abs(v) < 2**53 else v
-    if kind == "boolean":
-        return c.get(f"{{{_OFFICE}}}boolean-value") == "true"
-    if kind == "date":
-        return c.get(f"{{{_OFFICE}}}date-value")
-    paragraphs = ["".join(_ods_text(p, shown, spaces)) for p in c.findall(f"{{{_TEXT}}}p")]
-    text = "\n".join(paragraphs)
-    return text if text else None
-
-
-def _ods_text(node: Element, shown: str, spaces: list[int]) -> Iterator[str]:
-    """A paragraph's text: spans, spaces (``text:s``), tabs and line breaks included. ``spaces``:
-    what ``text:s`` runs may still add to the sheet (MAX_ODS_SPACES in all); a DataError past it,
-    or for a count that is no positive whole number. Walked with a stack of its own: spans
-    nested 5,000 deep ran out of Python's recursion (exit 3, attack 7)."""
-    if node.text:
-        yield node.text
-    stack: list[tuple[Iterator[Element], str | None]] = [(iter(node), None)]  # (children left, tail after)
-    while stack:
-        children, tail = stack[-1]
-        child = next(children, None)
-        if child is None:
-            stack.pop()
-            if tail:
-                yield tail
-            continue
-        tag = child.tag
-        if tag == f"{{{_TEXT}}}s":
-            count = child.get(f"{{{_TEXT}}}c", "1")
-            if not (count.isascii() and count.isdigit() and 0 < len(count) <= 9 and int(count) > 0):
-                raise _workbook_error(shown, ValueError(f"a run of spaces (text:s) of {count[:20]!r}, no positive "
-                                                        "whole number"))
-            spaces[0] -= int(count)
-            if spaces[0] < 0:
-                raise DataError([Diagnostic(shown, f"its runs of spaces (text:s) come to more than {MAX_ODS_SPACES} "
-                                            "spaces", expected=f"at most {MAX_ODS_SPACES} spaces from text:s runs in "
-                                            "a sheet", hint="save the sheet again (a cell's spaces as typed)")])
-            yield " " * int(count)
-        elif tag == f"{{{_TEXT}}}tab":
-            yield "\t"
-        elif tag == f"{{{_TEXT}}}line-break":
-            yield "\n"
-        else:  # a span, a link...: its text, its children, then its tail
-            if child.text:
-                yield child.text
-            stack.append((iter(child), child.tail))
-            continue
-        if child.tail:
-            yield child.tail
-
-
 # -- cells -> item values ----------------------------------------------------------------------
-
-
-def _text(value: Any) -> str:
-    """A cell as text: numbers as written (3, not 3.0), dates in ISO form."""
-    if value.__class__ is str:
-        return value.strip()
-    from datetime import date, datetime, time
-
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-        return str(int(value))
-    if isinstance(value, datetime):
-        return value.isoformat(sep=" ") if value.time() != time() else value.date().isoformat()
-    if isinstance(value, date):
-        return value.isoformat()
-    return str(value).strip()
 
 
 class _Bad(ValueError):
@@ -564,16 +219,19 @@ def load_sheet(folder: Path, entry: Mapping[str, Any], shown: str, manifest: Doc
         raise DataError([manifest.diag(at, "a component whose data is a sheet declares its fields in game.json",
                                        expected='"fields": {NAME: {"type": ..., "description": ...}}, as in a JSON '
                                        "data file", hint="add a \"fields\" object to this component")])
-    rows = read_rows(path, shown, sheet)
-    return items_from_rows(rows, shown, path, entry, manifest, at, require_source)
+    with closing(read_rows(path, shown, sheet)) as rows:
+        return items_from_rows(rows, shown, path, entry, manifest, at, require_source)
 
 
-def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mapping[str, Any], manifest: Doc,
-                    at: tuple[str | int, ...], require_source: bool = True) -> SheetDoc:
+def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry: Mapping[str, Any],
+                    manifest: Doc, at: tuple[str | int, ...], require_source: bool = True) -> SheetDoc:
+    """The items of a sheet's ``rows`` (row 1 the header), read one row at a time: an empty row
+    is passed over as it comes, and the row after the MAX_ROWS-th item is the last one read."""
     fields: dict[str, Any] = entry["fields"]
     kinds = _column_kinds(fields)
     diags: list[Diagnostic] = []
-    header = [_text(h) for h in (rows[0] if rows else [])]
+    rows = iter(rows)
+    header = [_text(h) for h in next(rows, None) or []]
     while header and not header[-1]:
         header.pop()
     headers = tuple(header)
@@ -590,14 +248,14 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
                                     cell="")])
     used: dict[int, str] = {}  # column -> its header, for the columns read
     seen: dict[str, int] = {}
+    unnamed: list[int] = []  # columns without a header: an error if a row has a cell in one
+    filled: set[int] = set()  # those of them a row read so far has a cell in
     allowed = list(kinds)
     for col, name in enumerate(headers, 1):
         if name.startswith("#"):
             continue
         if not name:
-            if any(len(r) >= col and _text(r[col - 1]) for r in rows[1:]):
-                diags.append(at_header(col, "a column with cells but no header", "a field name in row 1",
-                                       "name the column, or start its header with '#' to keep it as notes"))
+            unnamed.append(col)
             continue
         if name in seen:
             diags.append(at_header(col, f"column {name!r} appears twice (first in column {column_letter(seen[name])})",
@@ -614,7 +272,23 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
                                    "one of " + ", ".join(allowed), hint))
             continue
         used[col] = name
+
+    def unnamed_filled() -> list[Diagnostic]:
+        return [at_header(col, "a column with cells but no header", "a field name in row 1",
+                          "name the column, or start its header with '#' to keep it as notes")
+                for col in unnamed if col in filled]
+
+    def note_unnamed(raw: Sequence[Any]) -> None:
+        filled.update(col for col in unnamed if col not in filled and len(raw) >= col and _text(raw[col - 1]))
+
     id_from = entry.get("id_from")
+    if unnamed and (("id" not in seen and id_from is None) or (id_from is not None and id_from not in seen)):
+        # the header's problems are all said at once: which unnamed columns hold cells
+        for n, raw in enumerate(rows, 2):
+            note_unnamed(raw)
+            if len(filled) == len(unnamed) or n > XLSX_LAST_ROW:
+                break
+        diags = sorted(diags + unnamed_filled(), key=lambda d: d.col or 0)
     if "id" not in seen and id_from is None:
         raise DataError([*diags, Diagnostic(shown, "no id column", (), 1, None,
                                             "an `id` column, or `id_from` in the component's entry in game.json "
@@ -631,7 +305,11 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
     bad_cells: set[tuple[str | int, ...]] = set()
     cell_diags: list[Diagnostic] = []
     width = len(headers)
-    for r, raw in enumerate(rows[1:], 2):
+    for r, raw in enumerate(rows, 2):
+        if not any(raw) and 0 not in raw:  # every cell "" or None (0 and False are values): a blank row
+            continue
+        if unnamed:
+            note_unnamed(raw)
         if len(raw) > width and (beyond := [c for c in range(width + 1, len(raw) + 1) if _text(raw[c - 1])]):
             # cells right of the last header (a separator too many?) would be dropped unread
             n = beyond[-1]
@@ -681,6 +359,7 @@ def items_from_rows(rows: list[list[Any]], shown: str, path: Path, entry: Mappin
             item["source"] = default_source
         items.append(item)
         row_numbers.append(r)
+    diags = sorted(diags + unnamed_filled(), key=lambda d: d.col or 0)
     doc_data = {"component": entry["id"], "fields": fields, "items": items}
     doc = SheetDoc(shown, path, doc_data, "", headers=headers, rows=tuple(row_numbers))
     if not items:

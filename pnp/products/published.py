@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,14 +22,8 @@ from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, one_line, terminal_text
 from pnp.input.load import NAME_MAX, Doc, file_kind, name_too_long, read_regular
-from pnp.input.tables import (
-    MAX_SHEET_BYTES,
-    cache_name,
-    is_url,
-    shared_cache_message,
-    shares_cache,
-    text_rows,
-)
+from pnp.input.sheetfiles import MAX_SHEET_BYTES, text_rows
+from pnp.input.tables import cache_name, is_url, shared_cache_message, shares_cache
 from pnp.render.write import write_atomic
 
 TIMEOUT_S = 30.0  # the longest wait for any one step: connecting, or the next bytes of the answer
@@ -136,16 +130,18 @@ def fetch_entry(folder: Path, entry: Mapping[str, Any], timeout: float = TIMEOUT
                    else "unchanged" if old == body else "fetched", changed=old != body)
 
 
-def _check_sheet(rows: list[list[str]], entry: Mapping[str, Any]) -> None:
+def _check_sheet(rows: Iterator[list[str]], entry: Mapping[str, Any]) -> None:
     """What a build needs of the sheet before it looks at cells: a header row naming the id
-    column (or the entry's ``id_from``) and a row below it. Cell problems are left to the build,
-    whose messages name the cached copy's cells."""
-    header = [h.strip() for h in rows[0]] if rows else []
+    column (or the entry's ``id_from``), a row below it, and CSV that reads to its end. Cell
+    problems are left to the build, whose messages name the cached copy's cells."""
+    header = [h.strip() for h in next(rows, [])]
     id_col = entry.get("id_from") if isinstance(entry.get("id_from"), str) else "id"
     if id_col not in header:
         raise ValueError(f"the answer is not a sheet with a header row naming {id_col!r}")
-    if not any(any(c.strip() for c in r) for r in rows[1:]):
+    if not any(any(c.strip() for c in r) for r in rows):
         raise ValueError("the sheet has no rows below its header")
+    for _ in rows:  # the rest read through, a row at a time: a CSV pnp can read to its end
+        pass
 
 
 def _download(url: str, timeout: float) -> bytes:

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import pnp
 from pnp.errors import DataError
-from pnp.input.tables import column_letter, slug
+from pnp.input.sheetfiles import column_letter
+from pnp.input.tables import slug
 
 FIELDS = {
     "name": {"type": "string", "required": True, "description": "Card name"},
@@ -414,20 +415,20 @@ def test_a_workbook_zip_bomb_is_an_input_error_before_it_is_read(mini: DataRootC
 @pytest.mark.parametrize("kind", ["xlsx", "ods"])
 def test_a_workbook_over_the_total_or_member_count_is_an_input_error(mini: DataRootCopy, kind: str,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import pnp.input.tables as tables
+    import pnp.input.sheetfiles as sheetfiles
 
     name, _ = _small_workbook(mini, kind)
     with zipfile.ZipFile(mini.file(name), "a") as z:
         for i in range(3):
             z.writestr(f"extra{i}.bin", os.urandom(400_000))  # ratio 1: only the total is over
         total = sum(i.file_size for i in z.infolist())
-    monkeypatch.setattr(tables, "MAX_WORKBOOK_UNPACKED", 2**20)
+    monkeypatch.setattr(sheetfiles, "MAX_WORKBOOK_UNPACKED", 2**20)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.file, d.message, d.expected) for d in exc.value.diagnostics] == [
         (f"card_data/mini/{name}", f"the workbook unpacks to {total} bytes", "at most 1 MiB unpacked in all")]
-    monkeypatch.setattr(tables, "MAX_WORKBOOK_UNPACKED", 10**9)
-    monkeypatch.setattr(tables, "MAX_WORKBOOK_MEMBERS", 4)
+    monkeypatch.setattr(sheetfiles, "MAX_WORKBOOK_UNPACKED", 10**9)
+    monkeypatch.setattr(sheetfiles, "MAX_WORKBOOK_MEMBERS", 4)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.message, d.expected) for d in exc.value.diagnostics] == [
@@ -567,7 +568,9 @@ def test_ods_value_past_the_last_column_and_a_bad_repeat_count_are_input_errors(
 @pytest.mark.parametrize(("runs", "message"), [
     ('<text:s text:c="999999999"/>', "its runs of spaces (text:s) come to more than 1000000 spaces"),
     ('<text:s text:c="600000"/>x<text:s text:c="600000"/>', "its runs of spaces (text:s) come to more than"),
-    ('<text:s text:c="' + "9" * 40 + '"/>', "cannot read the workbook: a run of spaces (text:s) of '9999"),
+    ('<text:s text:c="' + "9" * 40 + '"/>', "its runs of spaces (text:s) come to more than 1000000 spaces"),
+    ('<text:s text:c="1000000000"/>', "its runs of spaces (text:s) come to more than 1000000 spaces (expected at "
+     "most 1000000 spaces from text:s runs in a sheet)"),
     ('<text:s text:c="-3"/>', "cannot read the workbook: a run of spaces (text:s) of '-3', no positive"),
 ])
 def test_ods_runs_of_spaces_are_bounded(mini: DataRootCopy, runs: str, message: str) -> None:
@@ -610,6 +613,27 @@ def test_digits_of_other_scripts_are_no_number(mini: DataRootCopy) -> None:
     assert size_json("63,88") == "[63, 88]" and size_json("63.5x88") == "[63.5, 88]"
 
 
+def _xlsx_members(mini: DataRootCopy, column: str) -> dict[str, bytes]:
+    """The members of an XLSX openpyxl saves: rows (id, name, ``column``, source.designed) and
+    (a, A, 1, d)."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    for row in (["id", "name", column, "source.designed"], ["a", "A", 1, "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    with zipfile.ZipFile(mini.file("deck.xlsx")) as z:
+        return {n: z.read(n) for n in z.namelist()}
+
+
+def _write_members(mini: DataRootCopy, members: dict[str, bytes]) -> None:
+    """deck.xlsx made of ``members``, the deck's data."""
+    with zipfile.ZipFile(mini.file("deck.xlsx"), "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    as_sheet(mini, "deck.xlsx")
+
+
 def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRootCopy) -> None:
     """5000 digits in an integer or number column, or in ``series.to``: Python's int() refuses more
     than 4300 (a ValueError that was exit 3); XLSX's number cell failed the whole workbook with
@@ -625,23 +649,193 @@ def test_a_number_of_thousands_of_digits_is_too_large_at_its_cell(mini: DataRoot
     assert [(d.format().split(": ")[0], d.message) for d in exc.value.diagnostics] == [
         ("card_data/mini/deck.csv:2:C (power)", shown), ("card_data/mini/deck.csv:2:D (weight)", shown),
         ("card_data/mini/deck.csv:2:E (copies)", shown), ("card_data/mini/deck.csv:2:H (series.to)", shown)]
-    from openpyxl import Workbook
-
-    wb = Workbook()
-    for row in (["id", "name", "copies", "source.designed"], ["a", "A", 1, "d"]):
-        wb.active.append(row)
-    wb.save(mini.file("deck.xlsx"))
-    with zipfile.ZipFile(mini.file("deck.xlsx")) as z:
-        members = {n: z.read(n) for n in z.namelist()}
+    members = _xlsx_members(mini, "copies")
     sheet = members["xl/worksheets/sheet1.xml"].decode()
     assert '<c r="C2" t="n"><v>1</v></c>' in sheet
     members["xl/worksheets/sheet1.xml"] = sheet.replace('<c r="C2" t="n"><v>1</v>',
                                                         f'<c r="C2" t="n"><v>{big}</v>').encode()
-    with zipfile.ZipFile(mini.file("deck.xlsx"), "w") as z:
-        for n, b in members.items():
-            z.writestr(n, b)
-    as_sheet(mini, "deck.xlsx")
+    _write_members(mini, members)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.format().split(": ")[0], d.message) for d in exc.value.diagnostics] == [
         ("card_data/mini/deck.xlsx:2:C (copies)", shown)]
+
+
+# -- attack 10: F5 (workbook errors that said nothing of what is wrong), F6 (sheets held whole) --
+
+
+def _refused(mini: DataRootCopy, message: str) -> None:
+    """The game's load fails, its first problem starting with ``message``, and `pnp check` says
+    it with exit 2 and no traceback."""
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert exc.value.diagnostics[0].format().startswith(message), exc.value.diagnostics[0].format()
+    r = mini.cli("check", "mini")
+    assert_no_traceback(r)
+    assert r.exit_code == 2 and message.split(" (expected")[0] in r.stderr
+
+
+@pytest.mark.parametrize(("row", "message"), [
+    ('<table:table-row table:number-rows-repeated="1000000000">' + _cell("a") + _cell("A") + _cell("d")
+     + "</table:table-row>",
+     "card_data/mini/deck.ods:2: a repeat count (table:number-rows-repeated) of 1000000000 is too large (expected "
+     "at most 1048576, the rows of a spreadsheet program's sheet); save the workbook again"),
+    ("<table:table-row>" + _cell("a") + '<table:table-cell table:number-columns-repeated="1000000000"/>'
+     "</table:table-row>",
+     "card_data/mini/deck.ods:2: a repeat count (table:number-columns-repeated) of 1000000000 is too large "
+     "(expected at most 16384, the columns of a spreadsheet program's sheet)"),
+    ('<table:table-row table:number-rows-repeated="' + "9" * 40 + '">' + _cell("a") + "</table:table-row>",
+     "card_data/mini/deck.ods:2: a repeat count (table:number-rows-repeated) of 99999999999999999... is too large"),
+    ('<table:table-row table:number-rows-repeated="0">' + _cell("a") + "</table:table-row>",
+     "card_data/mini/deck.ods: $: cannot read the workbook: a repeat count '0' that is no positive whole number"),
+])
+def test_an_ods_repeat_count_past_a_sheet_is_too_large(mini: DataRootCopy, row: str, message: str) -> None:
+    """A repeat count of 1,000,000,000 was "no positive whole number" (attack 10, F5): it is one,
+    too large, and the message says so, with the limit and the row."""
+    as_sheet(mini, "deck.ods")
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed")) + "</table:table-row>"
+    ods(mini.file("deck.ods"), header + row)
+    _refused(mini, message)
+
+
+def _xlsx_cells(mini: DataRootCopy, cells: str, strings: int = 1) -> None:
+    """deck.xlsx: a header row (id, name, power, source.designed), then row 2 of ``cells`` (XML),
+    with a shared string table of ``strings`` strings."""
+    members = _xlsx_members(mini, "power")
+    sheet = members["xl/worksheets/sheet1.xml"].decode()
+    start, end = sheet.index('<row r="2"'), sheet.index("</sheetData>")
+    members["xl/worksheets/sheet1.xml"] = (sheet[:start] + f'<row r="2">{cells}</row>' + sheet[end:]).encode()
+    members["xl/sharedStrings.xml"] = (
+        '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
+        + "<si><t>s</t></si>" * strings + "</sst>").encode()
+    rels = members["xl/_rels/workbook.xml.rels"].decode()  # openpyxl writes inline strings: the table added
+    members["xl/_rels/workbook.xml.rels"] = rels.replace("</Relationships>", (
+        '<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" '
+        'Target="sharedStrings.xml" Id="rId9"/></Relationships>')).encode()
+    types = members["[Content_Types].xml"].decode()
+    members["[Content_Types].xml"] = types.replace("</Types>", (
+        '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.'
+        'spreadsheetml.sharedStrings+xml"/></Types>')).encode()
+    _write_members(mini, members)
+
+
+_A2 = '<c r="A2" t="inlineStr"><is><t>a</t></is></c>'
+_B2 = '<c r="B2" t="inlineStr"><is><t>A</t></is></c>'
+_D2 = '<c r="D2" t="inlineStr"><is><t>d</t></is></c>'
+
+
+@pytest.mark.parametrize(("cells", "message"), [
+    (_A2 + _B2 + '<c r="C2"><v>NaN</v></c>' + _D2,
+     "card_data/mini/deck.xlsx:2:C (power): nan is not a finite number (expected a number"),
+    (_A2 + _B2 + '<c r="C2"><v>-INF</v></c>' + _D2,
+     "card_data/mini/deck.xlsx:2:C (power): -inf is not a finite number"),
+    (_A2 + _B2 + '<c r="C2"><v>abc</v></c>' + _D2, "card_data/mini/deck.xlsx:2:C (power): 'abc' is not a number"),
+    ('<c r="A2" t="s"><v>99999</v></c>',
+     "card_data/mini/deck.xlsx:2:A (id): the shared string index 99999 is past the table's 1 string (expected an "
+     "index from 0 to 0); save the workbook again from a spreadsheet program, or export the sheet as CSV"),
+    (_A2 + '<c r="B2" t="s"><v>-1</v></c>',
+     "card_data/mini/deck.xlsx:2:B (name): the shared string index -1 is not in the table's 1 string"),
+    (_A2 + '<c r="B2" t="s"><v>x</v></c>',
+     "card_data/mini/deck.xlsx:2:B (name): the shared string index 'x' is no whole number"),
+    (_A2 + _B2 + '<c r="D2" t="b"><v>maybe</v></c>',
+     "card_data/mini/deck.xlsx:2:D (source.designed): the cell a boolean (t=\"b\") holds 'maybe', which cannot "
+     "be read"),
+])
+def test_an_xlsx_cell_that_cannot_be_read_is_named(mini: DataRootCopy, cells: str, message: str) -> None:
+    """``<v>NaN</v>`` was "invalid literal for int() with base 10: 'NaN'" and a shared string index
+    past the table "list index out of range", for the whole workbook (attack 10, F5): each is its
+    cell's problem, said as a CSV's is."""
+    _xlsx_cells(mini, cells)
+    _refused(mini, message)
+
+
+def _peak(fn: Any) -> int:
+    """The most memory Python held while ``fn()`` ran (tracemalloc: counted, not timed)."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        fn()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def test_a_csv_of_millions_of_empty_rows_is_read_a_row_at_a_time(mini: DataRootCopy,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """20 million empty rows (60 MB, within the 64 MiB limit) took more than 1.4 GB and ended out
+    of memory (attack 10, F6): the rows were a list before the empty ones were skipped. 2 million
+    here 300,000 (900 KB): the load holds little more than the file's bytes."""
+    import pnp.input.sheetfiles as sheetfiles
+
+    monkeypatch.setattr(sheetfiles, "MAX_SHEET_BYTES", 2**20)  # the file is read whole: a buffer of the limit
+    as_sheet(mini, "deck.csv")
+    body = b"id,name,source.designed\na,A,d\n" + b",,\n" * 300_000 + b"b,B,d\n"
+    mini.file("deck.csv").write_bytes(body)
+    items: list[Any] = []
+    peak = _peak(lambda: items.extend(mini.load().components[0].items))
+    assert [i.id for i in items] == ["a", "b"]
+    assert peak < 8 * 2**20, peak  # 2.1 MB; as a list of rows (and a StringIO): 34 MB
+
+
+@pytest.mark.parametrize("kind", ["csv", "ods", "xlsx"])
+def test_reading_stops_at_the_row_past_the_row_limit(mini: DataRootCopy, kind: str,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """5 million rows were read whole (1.2 GB) before "too many rows" (attack 10, F6): the reader
+    gives rows one at a time, and the one after the last item allowed is the last one asked for."""
+    import pnp.input.tables as tables
+
+    monkeypatch.setattr(tables, "MAX_ROWS", 50)
+    rows = [["id", "name", "source.designed"]] + [[f"a{i}", "A", "d"] for i in range(5000)]
+    if kind == "csv":
+        mini.file("deck.csv").write_text("".join(",".join(r) + "\n" for r in rows), encoding="utf-8")
+    elif kind == "ods":
+        ods(mini.file("deck.ods"), "".join("<table:table-row>" + "".join(_cell(v) for v in r) + "</table:table-row>"
+                                           for r in rows))
+    else:
+        from openpyxl import Workbook
+
+        wb = Workbook()
+        for r in rows:
+            wb.active.append(r)
+        wb.save(mini.file("deck.xlsx"))
+    as_sheet(mini, f"deck.{kind}")
+    given: list[int] = []
+    read_rows = tables.read_rows
+
+    def counted(*args: Any) -> Any:
+        inner = read_rows(*args)
+        try:
+            for row in inner:
+                given.append(len(row))
+                yield row
+        finally:
+            inner.close()
+
+    monkeypatch.setattr(tables, "read_rows", counted)
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [(d.message, d.line, d.expected) for d in exc.value.diagnostics] == [
+        ("too many rows", 52, "at most 50 items")]
+    assert len(given) == 52  # the header, 50 items, the one too many
+
+
+def test_an_ods_or_xlsx_sheet_is_not_held_whole(mini: DataRootCopy) -> None:
+    """An ODS content.xml was parsed into one tree (64 MiB of rows: gigabytes), and openpyxl held a
+    row's every element (one XLSX row of 15 million empty cells: 1.35 GB, loading alone): both
+    read a cell at a time now. 60,000 blank ODS rows and an XLSX row of 200,000 empty cells."""
+    as_sheet(mini, "deck.ods")
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed")) + "</table:table-row>"
+    data = "<table:table-row>" + "".join(_cell(v) for v in ("a", "A", "d")) + "</table:table-row>"
+    ods(mini.file("deck.ods"), header + "<table:table-row><table:table-cell/></table:table-row>" * 60_000 + data)
+    items: list[Any] = []
+    peak = _peak(lambda: items.extend(mini.load().components[0].items))
+    assert [(i.id, i.origin) for i in items] == [("a", ("card_data/mini/deck.ods", ("items", 0)))]
+    assert peak < 8 * 2**20, peak  # 0.3 MB; as one tree: 20 MB
+    _xlsx_cells(mini, '<c r="A2" t="inlineStr"><is><t>a</t></is></c><c r="B2" t="inlineStr"><is><t>A</t></is></c>'
+                + "<c/>" * 200_000 + '<c r="D2" t="inlineStr"><is><t>d</t></is></c>')
+    items.clear()
+    peak = _peak(lambda: items.extend(mini.load().components[0].items))
+    assert [(i.id, dict(i.fields)) for i in items] == [("a", {"name": "A"})]
+    assert peak < 8 * 2**20, peak  # 1.9 MB; openpyxl's parser: 61 MB

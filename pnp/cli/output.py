@@ -4,6 +4,7 @@ rulebook reports as text or GitHub annotations, the preflight table."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import time
@@ -71,8 +72,8 @@ OUT_OF_MEMORY = ("pnp: out of memory: this command needed more memory than the m
 def internal_error(exc: Exception) -> str:
     """The one line a bug in pnp prints instead of a traceback (exit 3; `pnp watch` carries on).
     Running out of memory is no bug: it says so, and what to try."""
-    if isinstance(exc, MemoryError):
-        return OUT_OF_MEMORY
+    if isinstance(exc, MemoryError) or (isinstance(exc, OSError) and exc.errno == errno.ENOMEM):
+        return OUT_OF_MEMORY  # (ENOMEM: an import or a file opened when the memory was gone)
     return (f"pnp: internal error: {type(exc).__name__}: {exc} "
             "(this is a bug in pnp; set PNP_DEBUG=1 to see the traceback)")
 

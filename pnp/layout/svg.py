@@ -40,6 +40,9 @@ MAX_USE_DEPTH = 16  # <use> of a <use> of ...: editors' clones nest a few deep
 # ~39,000 and took 6 s (~0.16 ms an element), 8 levels ~7,700 and 1.5 s; 1,000 <use> of one
 # path copy 1,000 (0.8 s).
 MAX_USE_COPIES = 10_000
+# elements in one clip path: svglib joins them in time growing with their square (2,000 rects: 5 s,
+# measured); editors clip with one path or a few
+MAX_CLIP_ELEMENTS = 500
 MAX_PATH_CHARS = 1_000_000  # of path data (d, points) in all: a 1,000,000-segment path took minutes and GBs
 TEXT_TAGS = frozenset(("text", "tspan", "textPath", "flowRoot", "flowPara"))
 EXPECTED = "a self-contained SVG file (an <svg> root, shapes and paths, text converted to outlines)"
@@ -100,14 +103,27 @@ def _check_expansion(root: Any, shown: str) -> int:
     from lxml import etree
 
     ids = {el.get("id"): el for el in root.iter() if isinstance(el.tag, str) and el.get("id")}
+    # what a <style> fills with url(#id) may be any element: each is counted as drawing it
+    styled = [ids[m] for st in root.iter() if isinstance(st.tag, str) and etree.QName(st).localname == "style"
+              for m in _local_urls("".join(st.itertext())) if m in ids]
+    # (but not what lies inside a definition: a clip path's own shapes are not clipped by it)
+    defined = {d for el in root.iter() if isinstance(el.tag, str) and etree.QName(el).localname in _NOT_DRAWN
+               and etree.QName(el).localname not in ("svg", "g") for d in el.iter()} if styled else set()
 
-    def target(el: Any) -> Any:
-        if etree.QName(el).localname != "use":
-            return None
+    def targets(el: Any) -> list[Any]:
+        """What ``el`` draws again: a <use>'s element, a gradient's (its stops), and every clip
+        path, gradient, mask, pattern or marker it names by url(#id): svglib draws each of them
+        out again for each element that refers to it."""
+        name = etree.QName(el).localname
+        out = []
         for attr, value in el.attrib.items():
-            if etree.QName(attr).localname == "href" and value.strip().startswith("#"):
-                return ids.get(value.strip()[1:])
-        return None
+            if etree.QName(attr).localname == "href" and value.strip().startswith("#") and name in _HREF_DRAWN:
+                out.append(ids.get(value.strip()[1:]))
+            elif "url(" in value.lower():
+                out += [ids.get(m) for m in _local_urls(value)]
+        if styled and name not in _NOT_DRAWN and el not in defined:
+            out += styled
+        return [t for t in out if t is not None]
 
     weight: dict[Any, int] = {}  # element -> elements it stands for, expanded
     depth: dict[Any, int] = {}  # element -> <use> levels below it
@@ -120,28 +136,33 @@ def _check_expansion(root: Any, shown: str) -> int:
         if el in weight:
             continue
         kids = [ch for ch in el if isinstance(ch.tag, str)]
-        used = target(el)
+        used = targets(el)
         if not done:
             if el in open_:
-                raise SvgError(f"SVG {shown!r} has a <use> that contains itself (line {el.sourceline})",
-                               hint="remove the <use> that refers to its own group")
+                raise SvgError(f"SVG {shown!r} has a <use> or url(#...) that contains itself (line {el.sourceline})",
+                               hint="remove the reference to its own group")
             open_.add(el)
             stack.append((el, True))
-            stack.extend((x, False) for x in (*kids, *([used] if used is not None else [])) if x not in weight)
+            stack.extend((x, False) for x in (*kids, *used) if x not in weight)
             continue
-        w = 1 + sum(weight[ch] for ch in kids) + (weight[used] if used is not None else 0)
-        d = max([depth[ch] for ch in kids] + ([depth[used] + 1] if used is not None else [0]))
+        w = 1 + sum(weight[ch] for ch in kids) + sum(weight[u] for u in used)
+        d = max([depth[ch] for ch in kids] + [depth[u] + 1 for u in used] + [0])
         c = (sum(len(v) for a, v in el.attrib.items() if etree.QName(a).localname in ("d", "points"))
-             + sum(chars[ch] for ch in kids) + (chars[used] if used is not None else 0))
+             + sum(chars[ch] for ch in kids) + sum(chars[u] for u in used))
         if c > MAX_PATH_CHARS:
             raise SvgError(f"SVG {shown!r} has more than {MAX_PATH_CHARS} characters of path data with each "
                            "<use> drawn out", hint="simplify the paths (fewer nodes), or export the art as a PNG")
-        k = sum(copies[ch] for ch in kids) + (weight[used] + copies[used] if used is not None else 0)
+        k = sum(copies[ch] for ch in kids) + sum(weight[u] + copies[u] for u in used)
         if k > MAX_USE_COPIES:
             raise SvgError(f"SVG {shown!r} needs more than {MAX_USE_COPIES} elements copied to draw out its <use> "
-                           f"references (line {el.sourceline})",
-                           expected=f"at most {MAX_USE_COPIES} elements copied for <use>",
-                           hint="simplify the art (fewer, shallower <use> references), or export it as a PNG")
+                           f"references (and clip paths, gradients, masks named by url()) (line {el.sourceline})",
+                           expected=f"at most {MAX_USE_COPIES} elements copied for <use> and url()",
+                           hint="simplify the art (fewer, shallower references; a gradient of fewer stops), "
+                           "or export it as a PNG")
+        if w - 1 > MAX_CLIP_ELEMENTS and etree.QName(el).localname == "clipPath":
+            raise SvgError(f"SVG {shown!r} has a clip path of more than {MAX_CLIP_ELEMENTS} elements (line "
+                           f"{el.sourceline})", expected=f"clip paths of at most {MAX_CLIP_ELEMENTS} elements",
+                           hint="clip with one path (an SVG editor's Path > Union), or export the art as a PNG")
         if w > MAX_NODES:
             raise SvgError(f"SVG {shown!r} has more than {MAX_NODES} elements with each <use> drawn out",
                            expected=f"at most {MAX_NODES} elements, <use> included",
@@ -234,6 +255,8 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
     quiet, log.disabled = log.disabled, True  # svglib logs unsupported features; the art is drawn without them
     try:
         drawing = SvgRenderer(path, external_reference_root=os.path.dirname(path)).render(root)
+    except MemoryError:
+        raise  # not the file's fault as such: the command says it ran out of memory
     except Exception as exc:  # svglib raises what its parsing meets; any of it means the file is unusable
         bad = _bad_path(root) or _bad_style(root)  # say where, not "range() arg 3 must not be zero"
         raise SvgError(f"SVG {shown!r} cannot be drawn: {bad or exc}",
@@ -382,6 +405,17 @@ def _bad_style(root: Any) -> str | None:
 
 
 MIN_ART = 1e-3  # pt, a side of the art: scaled up to its box, a smaller one passes a PDF's numbers
+_HREF_DRAWN = frozenset(("use", "linearGradient", "radialGradient", "pattern"))  # href copies the target in
+_NOT_DRAWN = frozenset(("svg", "defs", "style", "title", "desc", "metadata", "stop", "linearGradient",
+                        "radialGradient", "clipPath", "mask", "pattern", "marker", "symbol", "filter", "g"))
+
+
+def _local_urls(text: str) -> list[str]:
+    """The ids that ``text`` names by ``url(#id)``."""
+    return [t[1:] for m in _URL.finditer(text)
+            if (t := next(g for g in m.groups() if g is not None).strip()).startswith("#")]
+
+
 _URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\s*\)""", re.IGNORECASE)
 
 

@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from conftest import TEST_DATA, assert_no_traceback, built_from_anywhere, run_cli
 
 from pnp.input.project import DataRoot
@@ -94,11 +95,15 @@ def test_check_and_build_refuse_more_pieces_than_one_command_may_hold(tmp_path: 
     assert r.exit_code == 0, r.output
 
 
-def test_running_out_of_memory_is_a_message_not_a_bug_report(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("error", [MemoryError(), OSError(12, "Cannot allocate memory", "json_source_map")],
+                         ids=["MemoryError", "ENOMEM"])
+def test_running_out_of_memory_is_a_message_not_a_bug_report(tmp_path: Path, monkeypatch, error: Exception) -> None:
     """A MemoryError (an address-space limit, a machine too small) exits 3 with what happened and
-    what to try, never "internal error ... this is a bug"."""
+    what to try, never "internal error ... this is a bug"; so does an OSError ENOMEM, which an
+    import or a file opened with no memory left raises (attack 11, F3: "internal error: OSError:
+    [Errno 12]")."""
     def no_memory(*a: object, **k: object) -> None:
-        raise MemoryError()
+        raise error
 
     monkeypatch.setattr("pnp.api.build", no_memory)
     r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", tmp_path / "out")

@@ -576,7 +576,8 @@ def _deep_use_svg(levels: int) -> str:
 @pytest.mark.parametrize(("svg", "said"), [
     (_deep_use_svg(29), "needs more than 10000 elements copied to draw out its <use> references"),
     ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">'
-     '<g id="a"><rect width="1" height="1"/><use xlink:href="#a"/></g></svg>', "has a <use> that contains itself"),
+     '<g id="a"><rect width="1" height="1"/><use xlink:href="#a"/></g></svg>',
+     "has a <use> or url(#...) that contains itself"),
     ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">'
      '<defs><rect id="l0" width="1" height="1"/>' + "".join(f'<g id="l{i}"><use xlink:href="#l{i - 1}"/></g>'
                                                           for i in range(1, 20))
@@ -584,7 +585,27 @@ def _deep_use_svg(levels: int) -> str:
     ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="10" height="10">'
      '<defs><path id="p" d="M0 0' + " L1 1" * 2000 + '"/></defs>'
      + '<use xlink:href="#p"/>' * 200 + "</svg>", "characters of path data with each <use> drawn out"),
-], ids=["doubling-29-deep", "self-reference", "chain-20-deep", "path-used-200-times"])
+    # attack 11: svglib draws a clip path, or a gradient's stops, again for every shape naming it
+    # by url(#id): 23 KB (300 rects clipping 300 rects) took 54 s, 410 KB of stops 17 s and 490 MB
+    ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><clipPath id="c">'
+     + '<rect width="1" height="1"/>' * 300 + '</clipPath></defs>'
+     + '<rect width="10" height="10" clip-path="url(#c)"/>' * 300 + "</svg>",
+     "needs more than 10000 elements copied to draw out its <use> references (and clip paths, gradients"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><linearGradient id="g">'
+     + '<stop offset="0" stop-color="red"/>' * 500 + '</linearGradient></defs>'
+     + '<rect width="10" height="10" style="fill: url( #g )"/>' * 100 + "</svg>",
+     "needs more than 10000 elements copied"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><style>rect { fill: url(#g) }</style><defs>'
+     '<linearGradient id="g">' + '<stop offset="0" stop-color="red"/>' * 500 + '</linearGradient></defs>'
+     + '<rect width="10" height="10"/>' * 100 + "</svg>", "needs more than 10000 elements copied"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><clipPath id="c"><path d="M0 0'
+     + " L1 1" * 2000 + '"/></clipPath></defs>' + '<rect width="10" height="10" clip-path="url(#c)"/>' * 200
+     + "</svg>", "characters of path data with each <use> drawn out"),
+    ('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><defs><clipPath id="c">'
+     + '<rect width="1" height="1"/>' * 600 + '</clipPath></defs><rect width="10" height="10" clip-path="url(#c)"/>'
+     "</svg>", "has a clip path of more than 500 elements (line 1)"),
+], ids=["doubling-29-deep", "self-reference", "chain-20-deep", "path-used-200-times", "clip-300-by-300",
+        "gradient-500-stops-100-uses", "gradient-by-style-sheet", "clip-path-used-200-times", "clip-of-600"])
 def test_svg_use_expansion_is_bounded_at_check(svg: str, said: str, tmp_path: Path) -> None:
     """2 KB of <use> doubling 29 levels deep built in 6.9 s; now refused at check, before svglib."""
     root = _mini_with_image(tmp_path / "r")

@@ -155,3 +155,25 @@ def test_edge_colours_past_their_budget_are_refused_by_check_and_build(mini: Dat
                 "lines judged))") in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
     assert run_cli("check", "mini", "--bleed", "0").exit_code in (0, 1)
+
+
+def test_the_images_of_all_games_are_held_to_a_command_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 12 F1: the image budget was per game only: ten games of one 42 MP image each (1.5 MB
+    of PNGs) passed check and took 20 s to build. The games one command lays out are held to
+    MAX_COMMAND_IMAGE_PIXELS together: the file past it is refused (an input error at its `src`,
+    saying to build a few games at a time); a file counted already costs nothing again."""
+    from pnp.layout.fields import LayoutError
+    from pnp.plan import session
+
+    monkeypatch.setattr(session, "MAX_COMMAND_IMAGE_PIXELS", 100)
+    s = Session(DataRoot(bundled_root()))
+    a, b = s.images.setdefault("a", {}), s.images.setdefault("b", {})
+    assert s.images.setdefault("a", {}) is a
+    a["/x.png"] = 60
+    a["/x.png"] = 60  # the same file again
+    b["/y.png"] = 40  # 100: at the budget
+    with pytest.raises(LayoutError) as e:
+        b["/z.png"] = 1
+    assert e.value.key == "src" and "brings the image files of the games this command lays out (2) to 101 " \
+        "pixels together, more than pnp's budget of 100 a command" in e.value.message
+    assert "a few at a time" in (e.value.hint or "") and "/z.png" not in b

@@ -145,8 +145,7 @@ def gang(blocks: Sequence[Block], options: SheetOptions, label_room: float = 0.0
             parts = None
             # _spread's first room is the least used sheet's: a block whose first part fits not
             # even there is spread over none (most of them, when they are many): no sort of the rest
-            first = room - least[0][0] - SEPARATION if least else None
-            if split is not None and first is not None and not h <= first + EPS and split(b, first) is not None:
+            if split is not None and least and _may_empty([b], room - least[0][0], -room, hgt, split):
                 parts = _spread(b, [room - u - SEPARATION for u in used], hgt, split)
             if parts is None:
                 bins.append([b])

@@ -410,10 +410,14 @@ _NOT_DRAWN = frozenset(("svg", "defs", "style", "title", "desc", "metadata", "st
                         "radialGradient", "clipPath", "mask", "pattern", "marker", "symbol", "filter", "g"))
 
 
+def _url_targets(text: str) -> list[str]:
+    """What each CSS ``url()`` in ``text`` names (quotes and spaces taken off)."""
+    return [next(g for g in m.groups() if g is not None).strip() for m in _URL.finditer(text)]
+
+
 def _local_urls(text: str) -> list[str]:
     """The ids that ``text`` names by ``url(#id)``."""
-    return [t[1:] for m in _URL.finditer(text)
-            if (t := next(g for g in m.groups() if g is not None).strip()).startswith("#")]
+    return [t[1:] for t in _url_targets(text) if t.startswith("#")]
 
 
 _URL = re.compile(r"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)]*))\s*\)""", re.IGNORECASE)
@@ -425,10 +429,9 @@ def _foreign_url(attrs: str, style: str | bool) -> str | None:
     None when there is none. svglib leaves them alone, but the art must not point outside itself."""
     for text in (attrs, style or ""):
         if "url(" in text.lower():
-            for m in _URL.finditer(text):
-                target = next(g for g in m.groups() if g is not None).strip()
-                if not target.startswith("#"):
-                    return target or "url()"
+            foreign = [t for t in _url_targets(text) if not t.startswith("#")]
+            if foreign:
+                return foreign[0] or "url()"
     if style and "@import" in style.lower():
         return style[style.lower().index("@import"):].split(";")[0].strip()
     return None

@@ -129,14 +129,21 @@ def text_rows(raw: bytes, shown: str, delimiter: str | None) -> Generator[list[s
     return _csv_rows(csv.reader(text, delimiter=delimiter, strict=True), shown, delimiter)
 
 
-def _csv_rows(reader: Iterator[list[str]], shown: str, delimiter: str) -> Generator[list[str], None, None]:
+def _csv_rows(reader: Any, shown: str, delimiter: str) -> Generator[list[str], None, None]:
+    """``reader``'s rows; its error names the row it was reading (``file:ROW``, as the sheet's
+    other messages do) and the line of the file that row starts on (a quoted cell may hold line
+    breaks, so rows and lines can differ; an unterminated quote is only noticed at the end)."""
     import csv
 
+    row, start = 1, 1
     try:
-        yield from reader
+        for cells in reader:
+            yield cells
+            row, start = row + 1, reader.line_num + 1
     except csv.Error as exc:
-        raise DataError([Diagnostic(shown, f"invalid CSV: {exc}", expected="cells separated by "
-                                    f"{delimiter!r}, quotes doubled inside quoted cells")]) from None
+        message = f"invalid CSV in the row that starts on line {start}: {exc}"
+        raise DataError([Diagnostic(shown, message, (), row, None, "cells separated by "
+                                    f"{delimiter!r}, quotes doubled inside quoted cells", cell="")]) from None
 
 
 def _workbook_error(shown: str, exc: BaseException) -> DataError:

@@ -167,6 +167,23 @@ def test_bad_input_exits_2_and_writes_nothing(mini: DataRootCopy, tmp_path: Path
     assert not (tmp_path / "out").exists()
 
 
+def test_a_csv_error_names_the_row_and_the_line_it_starts_on(mini: DataRootCopy, tmp_path: Path) -> None:
+    as_sheet(mini, "deck.csv")
+    # row 2 holds a line break in a quoted cell; row 4's quote is never closed (found at the end)
+    mini.file("deck.csv").write_text('id,name,source.designed\na,"A\nB",d\nb,B,d\nc,"C,d\nx,y,z\n',
+                                     encoding="utf-8")
+    r = mini.cli("build", "mini", "--out", tmp_path / "out")
+    assert_no_traceback(r)
+    assert r.exit_code == 2
+    assert ("card_data/mini/deck.csv:4: invalid CSV in the row that starts on line 5: unexpected end of data"
+            " (expected cells separated by ',', quotes doubled inside quoted cells)") in r.stderr
+    assert not (tmp_path / "out").exists()
+    mini.file("deck.csv").write_text('id,name,source.designed\na,A,d\nb,"B"x,d\n', encoding="utf-8")
+    r = mini.cli("check", "mini")
+    assert r.exit_code == 2
+    assert "card_data/mini/deck.csv:3: invalid CSV in the row that starts on line 3: " in r.stderr
+
+
 def test_xlsx_and_its_sheets(mini: DataRootCopy) -> None:
     from openpyxl import Workbook
 

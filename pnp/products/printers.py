@@ -74,22 +74,23 @@ def toml_value(value: Any) -> str:
     return repr(value)  # a number: nan, inf and 1e+300 as TOML reads them
 
 
-def _pair(value: Any, name: str, where: Where, scale: bool) -> tuple[float, float]:
+def _pair(given: Any, name: str, where: Where, scale: bool) -> tuple[float, float]:
+    value = given  # messages show the value as written: a scale of 2 is "2", not "[2, 2]"
     if scale and isinstance(value, int | float) and not isinstance(value, bool):
         value = [value, value]
     ok = (isinstance(value, list) and len(value) == 2
           and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value))
     if ok and any(isinstance(v, int) and abs(v) >= 10**30 for v in value):  # float() overflows
-        raise where.error(name, f"{name} {toml_value(value)} is out of range", expected="numbers of a sensible size")
+        raise where.error(name, f"{name} {toml_value(given)} is out of range", expected="numbers of a sensible size")
     if not ok:
-        raise where.error(name, f"{name} is {toml_value(value)}",
+        raise where.error(name, f"{name} is {toml_value(given)}",
                           expected="a number or [X, Y]" if scale else "[X, Y] in mm")
     x, y = float(value[0]) + 0.0, float(value[1]) + 0.0  # + 0.0: a -0 reads as 0
     lo, hi = BACK_SCALE
     if scale and not (lo <= x <= hi and lo <= y <= hi):
-        raise where.error(name, f"{name} {toml_value(value)} is out of range", expected=f"{lo:g} to {hi:g}")
+        raise where.error(name, f"{name} {toml_value(given)} is out of range", expected=f"{lo:g} to {hi:g}")
     if not scale and not (abs(x) <= BACK_OFFSET_MM and abs(y) <= BACK_OFFSET_MM):
-        raise where.error(name, f"{name} {toml_value(value)} is out of range",
+        raise where.error(name, f"{name} {toml_value(given)} is out of range",
                           expected=f"{-BACK_OFFSET_MM:g} to {BACK_OFFSET_MM:g} mm")
     if not scale:  # lengths to the micrometre, as the command line reads them: 1e-320 is 0
         x, y = to_micrometre(x), to_micrometre(y)
@@ -167,22 +168,28 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
         where = Where(path, raw.decode("utf-8"), name)
         if not isinstance(entry, dict):
             raise where.error(None, "a profile must be a table")
-        unknown = sorted(set(entry) - KEYS)
-        if unknown:
-            raise where.error(unknown[0], f"unknown key {toml_value(unknown[0])}",
-                              expected="one of " + ", ".join(sorted(KEYS)))
+        # every bad key of the profile at once, as a data file's problems are
+        problems = [where.error(key, f"unknown key {toml_value(key)}", expected="one of " + ", ".join(sorted(KEYS)))
+                    for key in sorted(set(entry) - KEYS)]
         paper, duplex, bleed = entry.get("paper"), entry.get("duplex"), entry.get("bleed")
         if paper is not None and (not isinstance(paper, str) or paper not in PAPERS):  # a TOML list is unhashable
-            raise where.error("paper", f"paper {toml_value(paper)}", expected=alternatives(list(PAPERS)))
+            problems.append(where.error("paper", f"paper {toml_value(paper)}", expected=alternatives(list(PAPERS))))
         if duplex is not None and (not isinstance(duplex, str) or duplex not in DUPLEX_MODES):
-            raise where.error("duplex", f"duplex {toml_value(duplex)}", expected=alternatives(DUPLEX_MODES))
+            problems.append(where.error("duplex", f"duplex {toml_value(duplex)}", expected=alternatives(DUPLEX_MODES)))
         if bleed is not None and not (isinstance(bleed, int | float) and not isinstance(bleed, bool)
                                       and 0 <= bleed <= MAX_BLEED_MM):
-            raise where.error("bleed", f"bleed {toml_value(bleed)}", expected=f"0 to {MAX_BLEED_MM:g} mm")
+            problems.append(where.error("bleed", f"bleed {toml_value(bleed)}", expected=f"0 to {MAX_BLEED_MM:g} mm"))
+        pairs: dict[str, tuple[float, float]] = {}
+        for key in ("back_offset", "back_scale"):
+            try:
+                if key in entry:
+                    pairs[key] = _pair(entry[key], key, where, key == "back_scale")
+            except DataError as exc:
+                problems.append(exc)
+        if problems:
+            raise DataError([d for exc in problems for d in exc.diagnostics])
         return Profile(
-            name, str(path),
-            _pair(entry["back_offset"], "back_offset", where, False) if "back_offset" in entry else None,
-            _pair(entry["back_scale"], "back_scale", where, True) if "back_scale" in entry else None,
+            name, str(path), pairs.get("back_offset"), pairs.get("back_scale"),
             paper, duplex, to_micrometre(float(bleed)) if bleed is not None else None,
         )
     files = ", ".join(shown_path(p) for p in searched)

@@ -152,8 +152,8 @@ def test_unknown_printer_and_bad_profile_exit_2(tmp_path: Path, monkeypatch: pyt
 
 
 @pytest.mark.parametrize(("toml", "message"), [
-    ("[printers.office]\nback_scale = nan\n", "back_scale [nan, nan] is out of range"),
-    ("[printers.office]\nback_scale = 1.5\n", "back_scale [1.5, 1.5] is out of range"),
+    ("[printers.office]\nback_scale = nan\n", "back_scale nan is out of range"),
+    ("[printers.office]\nback_scale = 1.5\n", "back_scale 1.5 is out of range"),
     ("[printers.office]\nback_offset = [inf, 0]\n", "back_offset [inf, 0] is out of range"),
     ("[printers.office]\nbleed = nan\n", "bleed nan"),
     ("[printers.office]\nbleed = 1e300\n", "bleed 1e+300"),
@@ -200,6 +200,23 @@ def test_a_bad_printer_profile_names_its_line_and_path(toml: str, said: str, tmp
     assert res.exit_code == 2, res.output
     assert res.output.startswith(said), res.output
     assert "\x1b" not in res.output and str(tmp_path) not in res.output
+
+
+def test_every_bad_value_of_a_printer_profile_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 12, borderline B7: a profile with two bad values reported only one."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    (tmp_path / "pnp.toml").write_text('[printers.office]\nback_offset = [{a={b={c=1}}}, 1]\npaper = ["a4"]\n'
+                                       'colour = 3\nback_scale = 2\n', encoding="utf-8")
+    res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    assert res.output.splitlines()[:4] == [
+        'pnp.toml:4: $.printers.office.colour: unknown key "colour" (expected one of back_offset, back_scale, '
+        "bleed, duplex, paper)",
+        'pnp.toml:3: $.printers.office.paper: paper ["a4"] (expected letter, a4 or universal)',
+        "pnp.toml:2: $.printers.office.back_offset: back_offset is [{...}, 1] (expected [X, Y] in mm)",
+        "pnp.toml:5: $.printers.office.back_scale: back_scale 2 is out of range (expected 0.9 to 1.1)"]
+    assert not (tmp_path / "out").exists()
 
 
 def test_one_per_page_boxes(tmp_path: Path) -> None:

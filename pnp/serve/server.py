@@ -47,6 +47,8 @@ LOOPBACK = ("127.0.0.1", "::1", "localhost")
 # The names a page served on a loopback address may be asked for by: any other Host header is a
 # page of some other site reaching this one through DNS rebinding, and gets a 421, not the pages.
 LOCAL_NAMES = frozenset(("localhost", "127.0.0.1", "[::1]"))
+# A Host header's value (RFC 9110, 7.2): a name, or an IPv6 address in brackets, and a port, or none.
+_HOST = re.compile(r"(\[[0-9a-f:.]*\]|[^\[\]:]*)(?::[0-9]{0,5})?", re.ASCII)
 _BUSY_TEXT = b"pnp serve: too many connections; try again.\n"
 _BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
          b"Content-Length: %d\r\nRetry-After: 1\r\nConnection: close\r\n\r\n%s" % (len(_BUSY_TEXT), _BUSY_TEXT))
@@ -271,9 +273,10 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
             target = urlsplit(self.path)
             names = [h for h in (host, target.netloc if target.scheme else None) if h is not None]
 
-            def local(h: str) -> bool:
-                h = h.strip().lower().rsplit("@", 1)[-1]
-                return (h[:h.index("]") + 1] if h.startswith("[") and "]" in h else h.rsplit(":", 1)[0]) in LOCAL_NAMES
+            def local(h: str) -> bool:  # NAME or NAME:PORT, and nothing more (attack 12, B1: "NAME:1 evil")
+                h = h.strip(" \t").lower().rsplit("@", 1)[-1]
+                m = _HOST.fullmatch(h)
+                return m is not None and m.group(1) in LOCAL_NAMES
 
             return all(local(h) for h in names)
 

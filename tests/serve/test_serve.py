@@ -144,6 +144,10 @@ def test_a_loopback_server_answers_only_to_local_host_names(served: tuple[Server
     assert _get_as(server, None) == 400
     for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}", "[::2]:80", ""):
         assert _get_as(server, host) == 421, host
+    # a name and a port, nothing after them (attack 12, borderline B1: all these got the pages)
+    for host in (f"127.0.0.1:{port} evil", f"127.0.0.1:{port}.evil.example", f"localhost:{port}\x1b[2J",
+                 "localhost:x", f"[::1]:{port}]", "localhost:123456"):
+        assert _get_as(server, host) == 421, host
     # HTTP/1.1 asks for exactly one Host (attack 7, borderline: none, or a second, was served)
     assert _get_as(server, None, "HTTP/1.0") == 200
     assert _get_as(server, f"localhost:{port}", extra=b"Host: evil.example\r\n") == 400

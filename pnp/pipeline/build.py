@@ -26,7 +26,7 @@ from pnp.qa.figures import summary
 from pnp.qa.preflight import Collector
 from pnp.render.component import render_component
 from pnp.render.ganged import GangReport, render_ganged
-from pnp.render.write import ensure_dir, remove_stale_temps, write_all
+from pnp.render.write import ensure_dir, remove_empty, remove_stale_temps, write_all
 
 CACHE_NAME = ".pnp-build.json"  # the build record beside a game's PDFs (pnp.pipeline.incremental)
 
@@ -218,7 +218,7 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
 
     written: list[Path] = []
     for g in games:
-        ensure_dir(g.folder)
+        made = ensure_dir(g.folder)
         files = [(f.path, f.data) for f in g.files] + [(g.contents_path, g.contents)]
         if g.ganged is not None:
             files.append(g.ganged[:2])
@@ -228,7 +228,11 @@ def commit(games: Sequence[RenderedGame], before_writing: Callable[[RenderedGame
         extra = last(g) if last is not None else None
         if extra is not None and (todo or not same_bytes(*extra)):  # before_writing may remove it
             todo.append(extra)
-        write_all(todo, (lambda g=g: before_writing(g)) if before_writing is not None else None)
+        try:
+            write_all(todo, (lambda g=g: before_writing(g)) if before_writing is not None else None)
+        except BaseException:
+            remove_empty(made)  # a game folder made for this build holds nothing
+            raise
         written += [path for path, _ in todo if extra is None or path != extra[0]]
     return written
 

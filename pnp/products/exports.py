@@ -139,6 +139,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     fs = FileSet() if files is None else files
     for c in comps:
         remove_leftovers(c.folder, [p.name for _, p in c.images] + [INDEX], locked)
+        fs.make(c.folder)  # here, not in a worker: a folder left empty goes with the set
         fs.expect(p for _, p in c.images)  # staged by workers: removed even if one is killed
     _PNG = _PngState(session, gc, dpi, comps, [])
     done: Iterable[tuple[list[int], list[tuple[str, Path]]]] = ()

@@ -16,15 +16,32 @@ from pathlib import Path
 from pnp.errors import OutputError, interrupts_held
 
 
-def ensure_dir(folder: Path, option: str = "--out") -> None:
-    """Make ``folder`` (and its parents), or an OutputError naming the ``option`` that chose it."""
+def ensure_dir(folder: Path, option: str = "--out") -> list[Path]:
+    """Make ``folder`` (and its parents), or an OutputError naming the ``option`` that chose it.
+    Returns the folders made, outermost first, for ``remove_empty`` when nothing is written into
+    them after all (a full disk: attack 12, B4 left empty folders behind)."""
+    missing: list[Path] = []
+    part = folder
+    while not os.path.lexists(part) and part.parent != part:
+        missing.append(part)
+        part = part.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        remove_empty(missing[::-1])
         raise OutputError(f"cannot create output folder {folder}: {exc.strerror}; "
                           f"choose another with {option}") from None
     if not os.access(folder, os.W_OK | os.X_OK):
         raise OutputError(f"output folder {folder} is not writable; choose another with {option}")
+    return missing[::-1]
+
+
+def remove_empty(made: Sequence[Path]) -> None:
+    """Remove the folders of ``made`` (as ``ensure_dir`` returns them, outermost first) that are
+    empty, innermost first; one holding anything stays, and so do those around it."""
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 def _is_link(p: Path) -> bool:
@@ -139,6 +156,7 @@ class FileSet:
         self.staged: list[tuple[str, Path]] = []
         self.dropped: list[Path] = []
         self.expected: set[Path] = set()
+        self.made: list[Path] = []  # folders made for the set's files: removed again if left empty
         self._lock = threading.Lock()
 
     def __enter__(self) -> FileSet:
@@ -150,7 +168,9 @@ class FileSet:
     def stage(self, path: Path, data: bytes) -> None:
         staged: list[tuple[str, Path]] = []
         try:
-            ensure_dir(path.parent)
+            made = ensure_dir(path.parent)
+            with self._lock:
+                self.made += made
             _stage(path, data, staged)
         except BaseException as exc:  # a full disk, or Ctrl-C while the file is written
             for tmp, _ in staged:
@@ -160,6 +180,13 @@ class FileSet:
                 raise OutputError(f"cannot write {path}: {exc.strerror}") from None
             raise
         self.adopt(staged)
+
+    def make(self, folder: Path) -> None:
+        """Make ``folder`` for files others stage (worker processes, ``adopt``): removed again
+        with the set's files when it is left empty."""
+        made = ensure_dir(folder)
+        with self._lock:
+            self.made += made
 
     def adopt(self, staged: Iterable[tuple[str, Path]]) -> None:
         """Temporary files another process staged (``stage_files``), as (temporary, final) paths."""
@@ -186,12 +213,14 @@ class FileSet:
                     self.staged.pop(0)
             except OSError as exc:
                 raise OutputError(f"cannot write {path}: {exc.strerror}") from None
-            self.dropped, self.expected = [], set()
+            self.dropped, self.expected, self.made = [], set(), []
 
     def discard(self) -> None:
-        """Remove every temporary file of the set (nothing after a commit)."""
+        """Remove every temporary file of the set, and the folders made for them that are left
+        empty (nothing after a commit)."""
         with self._lock:
             staged, self.staged = self.staged, []
+            made, self.made = self.made, []
         for tmp, _ in staged:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
@@ -200,6 +229,7 @@ class FileSet:
             folders.setdefault(p.parent, []).append(p.name)
         for folder, names in folders.items():  # what a worker staged and could not hand over
             remove_stale_temps(folder, names, min_age=-math.inf)
+        remove_empty(sorted(set(made), key=lambda p: len(p.parts)))
 
 
 def stage_files(files: Iterable[tuple[Path, bytes]]) -> list[tuple[str, Path]]:

@@ -279,6 +279,28 @@ def test_a_full_disk_leaves_the_old_files_and_record(tmp_path: Path, monkeypatch
     assert r.exit_code == 0 and "up to date" not in r.stdout  # the old record does not vouch for the new data
 
 
+def test_a_first_build_on_a_full_disk_leaves_no_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 12, borderline B4: the failed build left out/mini (and out) behind, empty; a
+    folder that was there before stays."""
+    import errno
+
+    from pnp.render import write
+
+    def full(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(write, "_stage", full)
+    out = tmp_path / "a" / "out"
+    for args in (["build", "--data", TEST_DATA / "mini", "mini"], ["calibrate"]):
+        r = run_cli(*args, "--out", out)
+        assert r.exit_code == 2 and "No space left on device" in r.stderr, r.output
+        assert not (tmp_path / "a").exists()
+    out.mkdir(parents=True)
+    r = run_cli("build", "--data", TEST_DATA / "mini", "mini", "--out", out)
+    assert r.exit_code == 2
+    assert out.is_dir() and not any(out.iterdir())
+
+
 def test_ctrl_c_exits_130_with_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import pnp.api
 

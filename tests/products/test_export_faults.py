@@ -126,6 +126,7 @@ def test_a_first_export_that_fails_writes_nothing(tmp_path: Path, monkeypatch: p
             r = run_cli(*EXPORTS[kind], "--data", root, "--out", out)
         assert r.exit_code == 2 and "No space left on device" in r.stderr, r.output
         assert tree(out) == {}, tree(out).keys()
+        assert not out.exists()  # nor the folders made for the files (attack 12, B4)
 
 
 @pytest.mark.parametrize("kind", ["png", "tts", "shop-png"])

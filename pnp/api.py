@@ -33,7 +33,7 @@ from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, f
 from pnp.input.validate import schema_bytes, validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
-from pnp.pipeline.guard import check_output, output_lock
+from pnp.pipeline.guard import check_output, check_standalone_output, output_lock
 from pnp.pipeline.incremental import BuildReport, build_games
 from pnp.pipeline.watch import Watch
 from pnp.plan.budget import run_pages_problem
@@ -440,7 +440,7 @@ def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: 
     malformed SOURCE_DATE_EPOCH, OutputError for an ``out`` among the folders of the data root
     ``data`` (the bundled games when None) that pnp reads, as for every other output."""
     source_date_epoch()
-    check_output(data_root(data), [Path(out)])
+    check_standalone_output(data_root(data), Path(out))
     fonts = FontBook(DataRoot(bundled_root()).font_dirs())
     data = calibration_pdf(paper_named(paper), duplex, fonts,
                            BackCorrection(back_offset[0] * MM, back_offset[1] * MM, *back_scale))
@@ -454,7 +454,7 @@ def write_schemas(out: str | os.PathLike[str] = "out/schemas", *, data: Data = N
     condition ``.schema.json``) into ``out``, for editors. Returns the paths written; OutputError,
     before anything is written, for an ``out`` among the folders of the data root ``data`` (the
     bundled games when None) that pnp reads, as for every other output."""
-    check_output(data_root(data), [Path(out)])
+    check_standalone_output(data_root(data), Path(out))
     written = []
     for name, raw in schema_bytes().items():
         write_atomic(Path(out) / name, raw)

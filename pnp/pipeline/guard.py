@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from pnp.errors import OutputError
-from pnp.input.project import DataRoot
+from pnp.input.project import DataRoot, find_root
 from pnp.render.write import check_real_folders
 
 try:
@@ -50,6 +50,23 @@ def check_output(root: DataRoot, folders: Iterable[Path], out: Path | None = Non
             if _overlap(f, r):
                 raise OutputError(f"output folder {folder} overlaps {r}, which pnp reads as input; "
                                   "choose another with --out (outside card_data/, templates/ and fonts/)")
+
+
+def check_standalone_output(root: DataRoot, out: Path) -> None:
+    """``check_output`` for a command's output that belongs to no game (the calibration sheet,
+    the schemas): against the data root it was given, and against the data root ``out`` itself
+    lies in (``find_root``: ``calibrate --out project/card_data/`` wrote into a tree pnp reads
+    when run from elsewhere, attack 12 B5). That root's card_data/, templates/ and fonts/ only:
+    its pnp.toml is not read for a command that does not build it."""
+    check_output(root, [out])
+    near = find_root(out)
+    if near is None or near.resolve() == root.path.resolve():
+        return
+    f = out.resolve()
+    for r in (near / "card_data", near / "templates", near / "fonts"):
+        if _overlap(f, r.resolve()):
+            raise OutputError(f"output folder {out} lies in {r}, which pnp reads as input; choose "
+                              "another with --out (outside card_data/, templates/ and fonts/)")
 
 
 def _nearest_existing(p: Path) -> Path:

@@ -56,6 +56,23 @@ def test_schema_command_never_writes_among_the_inputs(tmp_path: Path) -> None:
     assert run_cli("check", "mini", cwd=root).exit_code == 0
 
 
+def test_schema_and_calibrate_run_elsewhere_never_write_into_a_data_tree(tmp_path: Path) -> None:
+    """Attack 12, borderline B5: `calibrate --out PROJECT/card_data/cal.pdf` run outside the
+    project (so its data root is the bundled games) wrote into the project's card_data/."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    before = {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    for out in ("card_data/cal.pdf", "card_data/mini", "templates/x", "fonts/y"):
+        for cmd in ("calibrate", "schema"):
+            r = run_cli(cmd, "--out", root / out, cwd=tmp_path)
+            assert r.exit_code == 2 and "Traceback" not in r.output, (cmd, out, r.output)
+            assert f"pnp: output folder {root / out} lies in " in r.stderr, r.stderr
+            assert "which pnp reads as input; choose another with --out" in r.stderr
+    assert {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()} == before
+    assert not (root / "fonts").exists()
+    assert run_cli("calibrate", "--out", root / "out", cwd=tmp_path).exit_code == 0  # beside the inputs
+
+
 def test_committed_schemas_equal_the_packaged_ones() -> None:
     """`schemas/` at the repository root is `pnp schema --out schemas`: regenerate it when a
     schema changes."""

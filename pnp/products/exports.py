@@ -135,8 +135,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
     # the fronts laid out: with the image files and SVG art each image draws
     check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, art, max_pixels)
     tasks = [(k, i, path) for k, c in enumerate(comps) for i, path in c.images]
-    own = files is None
-    fs = FileSet() if files is None else files
+    fs = FileSet() if (own := files is None) else files
     for c in comps:
         remove_leftovers(c.folder, [p.name for _, p in c.images] + [INDEX], locked)
         fs.make(c.folder)  # here, not in a worker: a folder left empty goes with the set

@@ -55,7 +55,7 @@ from pnp.qa.check import check as _check
 from pnp.qa.preflight import GamePreflight, preflight_game
 from pnp.qa.rasters import Budget
 from pnp.render.draw import BackCorrection
-from pnp.render.write import FileSet, write_atomic
+from pnp.render.write import FileSet, write_all, write_atomic
 from pnp.units import MM
 
 __all__ = ["BuildOptions", "BuildReport", "CheckReport", "DataExportReport", "DataRoot", "ExportReport", "FetchReport",
@@ -455,11 +455,9 @@ def write_schemas(out: str | os.PathLike[str] = "out/schemas", *, data: Data = N
     before anything is written, for an ``out`` among the folders of the data root ``data`` (the
     bundled games when None) that pnp reads, as for every other output."""
     check_standalone_output(data_root(data), Path(out))
-    written = []
-    for name, raw in schema_bytes().items():
-        write_atomic(Path(out) / name, raw)
-        written.append(Path(out) / name)
-    return written
+    files = [(Path(out) / name, raw) for name, raw in schema_bytes().items()]
+    write_all(files)  # all or none: a full disk left half the set (attack 13, F7)
+    return [path for path, _ in files]
 
 
 # --------------------------------------------------------------------------- watch

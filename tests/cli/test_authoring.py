@@ -73,6 +73,33 @@ def test_schema_and_calibrate_run_elsewhere_never_write_into_a_data_tree(tmp_pat
     assert run_cli("calibrate", "--out", root / "out", cwd=tmp_path).exit_code == 0  # beside the inputs
 
 
+def test_schema_on_a_full_disk_writes_all_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 13, F7: `pnp schema` on a full disk left two of the four schemas written."""
+    import errno
+
+    from pnp.render import write
+
+    real, calls = write._stage, []
+
+    def stage(path: Path, data: bytes, staged: list[tuple[str, Path]]) -> None:
+        calls.append(path.name)
+        if len(calls) == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data, staged)
+
+    monkeypatch.setattr(write, "_stage", stage)
+    out = tmp_path / "schemas"
+    r = run_cli("schema", "--out", out)
+    assert r.exit_code == 2 and "No space left on device" in r.stderr and "Traceback" not in r.output
+    assert len(calls) == 3 and not out.exists()
+    out.mkdir()
+    (out / "game.schema.json").write_text("old")
+    calls.clear()
+    r = run_cli("schema", "--out", out)
+    assert r.exit_code == 2
+    assert [p.name for p in out.iterdir()] == ["game.schema.json"] and (out / "game.schema.json").read_text() == "old"
+
+
 def test_committed_schemas_equal_the_packaged_ones() -> None:
     """`schemas/` at the repository root is `pnp schema --out schemas`: regenerate it when a
     schema changes."""

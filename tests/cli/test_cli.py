@@ -189,6 +189,21 @@ def test_build_writes_one_pdf_per_component(mini: DataRootCopy, tmp_path: Path) 
     assert f"pnp: wrote 2 PDFs to {out}/" in r.stdout  # the deck and the contents sheet
 
 
+def test_a_game_named_twice_is_one_game(mini: DataRootCopy, tmp_path: Path) -> None:
+    """Attack 13, F8: `build g1 g1` checked, built and wrote the game twice ("wrote 4 PDFs"), and
+    5,000 repeats took two minutes and 600 MB."""
+    import pnp.api
+    from pnp.input.project import DataRoot
+
+    out = tmp_path / "out"
+    r = mini.cli("build", *["mini"] * 3000, "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert f"pnp: wrote 2 PDFs to {out}/" in r.stdout
+    r = mini.cli("check", *["mini"] * 3000)
+    assert r.exit_code == 0 and r.stdout.count("mini: 2 rules") == 1, r.stdout
+    assert pnp.api.game_ids(DataRoot(mini.path), ["mini", "x", "mini"]) == ["mini", "x"]
+
+
 def test_build_golems_writes_ten_pdfs(tmp_path: Path) -> None:
     out = tmp_path / "x"
     r = run_cli("build", "golems", "--out", out, "--duplex", "none", "-v")

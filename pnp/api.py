@@ -29,7 +29,15 @@ from pnp.errors import DataError, Diagnostic
 from pnp.impose.sheet import DEFAULT_BLEED_MM, DEFAULT_DUPLEX, DEFAULT_PAPER, paper_named
 from pnp.input.load import load_json
 from pnp.input.model import Component, run_pieces_problem
-from pnp.input.project import MANIFEST, DataRoot, bundled_root, check_game_id, find_root, load_game
+from pnp.input.project import (
+    MANIFEST,
+    DataRoot,
+    bundled_root,
+    check_game_id,
+    find_root,
+    load_game,
+    physical_path,
+)
 from pnp.input.validate import schema_bytes, validate_doc
 from pnp.layout.fonts import FontBook
 from pnp.pipeline.build import default_jobs
@@ -74,7 +82,7 @@ def data_root(data: Data = None) -> DataRoot:
         return data
     if data is None:
         return DataRoot(bundled_root())
-    p = Path(data)
+    p = physical_path(data)
     if not DataRoot(p).card_data.is_dir():
         raise DataError([Diagnostic(str(p), "not a pnp data root: no card_data/ folder",
                                     expected="a folder holding card_data/<game>/game.json and templates/")])
@@ -189,6 +197,7 @@ def build(games: Games = None, *, data: Data = None, out: str | os.PathLike[str]
     rendered; any input problem (or, with ``strict``, any warning) before anything is written.
     ``jobs``: worker processes (None: one per core; the bytes are the same either way).
     ``progress(done, total)``: called as each component is rendered (for a progress bar)."""
+    out = physical_path(out)
     o = options(**opts)
     try:
         source_date_epoch()
@@ -320,6 +329,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
     ``jobs``: worker processes (None: one per core; the bytes are the same either way).
     ``progress(done, total)``: called as each component is exported. ``max_pixels``: the pixels
     the images may hold together (an input error before anything is rendered, beyond it)."""
+    out = physical_path(out)
     try:
         session, gc = _for_export(data, game, bleed_mm)
     except DataError as exc:
@@ -367,6 +377,7 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
     PNG per piece side. Components that map to no product are named in the report with the reason.
     ``command``: the command asking ("build" or "export png"); a shop the other command serves
     is then an error saying which. ``max_pixels``: a PNG shop's pixel budget, as ``export_png``'s."""
+    out = physical_path(out)
     try:
         preset = shop_named(shop, command)
         source_date_epoch()
@@ -401,6 +412,7 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
     deck in ``out/<game>/tts/saved-objects/`` whose image URLs are the sheets' ``file://`` URLs,
     or ``base_url`` + their path inside ``out/<game>/tts/`` where the sheets are hosted.
     ``max_pixels``: the sheets' pixel budget, as ``export_png``'s."""
+    out = physical_path(out)
     try:
         check_base_url(base_url)
         session, gc = _for_export(data, game, 0.0)
@@ -421,6 +433,7 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
             out: str | os.PathLike[str] = "out", dpi: float = 150) -> PreviewReport:
     """``out/preview/<game>/<component>/<item>.png``: one item, front and back side by side, or
     without ``item`` a contact sheet of every distinct item of ``component``, ``.../<component>.png``."""
+    out = physical_path(out)
     try:
         session, gc = _for_export(data, game, DEFAULT_BLEED_MM)
     except DataError as exc:
@@ -440,6 +453,7 @@ def calibrate(paper: str = DEFAULT_PAPER, duplex: str = DEFAULT_DUPLEX, *, out: 
     with a back correction (mm offset, scale) to check one. Returns its path; DataError for a
     malformed SOURCE_DATE_EPOCH, OutputError for an ``out`` among the folders of the data root
     ``data`` (the bundled games when None) that pnp reads, as for every other output."""
+    out = physical_path(out)
     source_date_epoch()
     check_standalone_output(data_root(data), Path(out))
     fonts = FontBook(DataRoot(bundled_root()).font_dirs())
@@ -455,6 +469,7 @@ def write_schemas(out: str | os.PathLike[str] = "out/schemas", *, data: Data = N
     condition ``.schema.json``) into ``out``, for editors. Returns the paths written; OutputError,
     before anything is written, for an ``out`` among the folders of the data root ``data`` (the
     bundled games when None) that pnp reads, as for every other output."""
+    out = physical_path(out)
     check_standalone_output(data_root(data), Path(out))
     files = [(Path(out) / name, raw) for name, raw in schema_bytes().items()]
     write_all(files)  # all or none: a full disk left half the set (attack 13, F7)
@@ -470,6 +485,7 @@ def watch(game: str, *, data: Data = None, out: str | os.PathLike[str] = "out", 
     ``build`` with the same options would write it) and returns the lines to show. Raises
     DataError for a bad data root, a game it does not hold (a typo ends here, not in a watch of
     nothing) or SOURCE_DATE_EPOCH, OutputError for an output folder among the inputs."""
+    out = physical_path(out)
     source_date_epoch()
     root, o = data_root(data), options(**opts)
     check_game_id(root, game)
@@ -500,6 +516,7 @@ def export_data(game: str, component: str, *, data: Data = None, out: str | os.P
                 fmt: str = "csv") -> DataExportReport:
     """``out/<game>/data/<component>.csv`` (or ``.xlsx``): the component's items as a sheet that
     pnp reads back as the same items (see docs/data-format.md)."""
+    out = physical_path(out)
     try:
         if fmt not in FORMATS:
             raise DataError([Diagnostic(fmt, f"unknown sheet format {fmt!r}", expected=" or ".join(FORMATS))])

@@ -40,6 +40,7 @@ from pnp.cli.options import (
     megapixels,
     out_option,
     paper_options,
+    physical_out,
     print_options,
     root_line,
     shop_option,
@@ -227,7 +228,7 @@ def _check_json(errors: list[dict[str, Any]], games: list[dict[str, Any]]) -> st
 
 @main.command("build")
 @click.argument("games", nargs=-1, shell_complete=complete_games)
-@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+@click.option("--out", "out", callback=physical_out, default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
 @click.option("--paper", type=click.Choice(PAPER_CHOICES), default=DEFAULT_PAPER, show_default=True, help=PAPER_HELP)
 @click.option("--duplex", type=click.Choice(DUPLEX_MODES), default=DEFAULT_DUPLEX, show_default=True,
@@ -374,7 +375,7 @@ def preflight_cmd(games: tuple[str, ...], as_json: bool, ink_saver: bool, strict
 @click.option("--paper", type=click.Choice(PAPER_CHOICES), default=DEFAULT_PAPER, show_default=True, help=PAPER_HELP)
 @click.option("--duplex", type=click.Choice(FLIP_EDGES), default=DEFAULT_DUPLEX, show_default=True,
               help="The flip edge you will print with.")
-@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+@click.option("--out", "out", callback=physical_out, default="out", show_default=True, metavar="DIR",
               help="Output folder; writes DIR/calibration-<paper>-<duplex>.pdf.")
 @print_options
 @click.pass_context
@@ -408,7 +409,7 @@ def calibrate_cmd(ctx: click.Context, paper: str, duplex: str, out: str, back_of
 
 
 @main.command("schema")
-@click.option("--out", "out", default="out/schemas", show_default=True, metavar="DIR",
+@click.option("--out", "out", callback=physical_out, default="out/schemas", show_default=True, metavar="DIR",
               help="Output folder for game, component, template and condition .schema.json.")
 @guarded
 def schema_cmd(out: str) -> None:
@@ -495,7 +496,7 @@ def new_cmd(game: str, path: str | None, sheet: bool, data: str | None, size: st
 
 @main.command("watch")
 @click.argument("game", shell_complete=complete_games)
-@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+@click.option("--out", "out", callback=physical_out, default="out", show_default=True, metavar="DIR",
               help="Output folder; PDFs go to DIR/<game>/<component>.pdf.")
 @click.option("--interval", type=Finite(0.05, 3600), default=1.0, show_default=True, metavar="S",
               help="Seconds between polls of the files.")
@@ -559,7 +560,7 @@ def watch_cmd(ctx: click.Context, game: str, out: str, interval: float, paper: s
               help="TCP port (0: any free one).")
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; only this machine can see the page unless you name another.")
-@click.option("--out", "out", default="out", show_default=True, metavar="DIR",
+@click.option("--out", "out", callback=physical_out, default="out", show_default=True, metavar="DIR",
               help="Output folder; the PDFs are written to DIR/<game>/<component>.pdf as `pnp watch` writes them.")
 @click.option("--interval", type=Finite(0.05, 3600), default=0.5, show_default=True, metavar="S",
               help="Seconds between polls of the files.")

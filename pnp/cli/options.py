@@ -24,7 +24,7 @@ from pnp.impose.sheet import (
     PAPERS,
 )
 from pnp.input.load import read_regular
-from pnp.input.project import GAME_ID, DataRoot, bundled_root, shown_path
+from pnp.input.project import GAME_ID, DataRoot, bundled_root, physical_path, shown_path
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, TOKEN_CUTS
 from pnp.plan.options import BACK_OFFSET_MM, BACK_SCALE, COLOR_MODES, BuildOptions
 from pnp.products.printers import load_profile
@@ -282,8 +282,15 @@ def root_line(root: DataRoot, data: str | None) -> str:
     return f"pnp: data root {where} (found from the working folder)"
 
 
+def physical_out(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--out with its ``..`` parts read as the system reads them (``physical_path``), so the
+    messages name the folder written, as the library does (attack 13, F1)."""
+    return None if value is None else str(physical_path(value))
+
+
 def out_option(what: str) -> Callable[..., Any]:
-    return click.option("--out", "out", default="out", show_default=True, metavar="DIR", help=f"Output folder; {what}.")
+    return click.option("--out", "out", default="out", show_default=True, metavar="DIR", callback=physical_out,
+                        help=f"Output folder; {what}.")
 
 
 # --------------------------------------------------------------------------- shell completion

@@ -113,6 +113,20 @@ class DataRoot(Struct, frozen=True):
         return out
 
 
+def physical_path(p: str | os.PathLike[str]) -> Path:
+    """``p`` with its ``..`` parts taken as the system takes them: ``a/link/../b`` is ``b`` beside
+    the folder ``link`` points to, where Python's ``abspath`` (and so ``tempfile``, and messages)
+    read it as ``a/b``. One reading of --out for the checks, the writes and the messages: a
+    build into ``root/link/../templates`` passed the check at the real folder and made its
+    temporary files in ``root/templates``, among the inputs (attack 13, F1). A path without
+    ``..`` is returned as it is (a link in it stays a link: ``--out`` may be one)."""
+    parts = Path(p).parts
+    if ".." not in parts:
+        return Path(p)
+    last = len(parts) - 1 - parts[::-1].index("..")
+    return Path(os.path.realpath(Path(*parts[:last + 1]))).joinpath(*parts[last + 1:])
+
+
 def shown_path(p: Path | str) -> str:
     """A path as a message shows it: relative to the working folder when inside it, else absolute."""
     full = os.path.abspath(p)

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 
 from pnp.errors import DataError, Diagnostic
-from pnp.input.project import GAME_ID, MANIFEST, DataRoot, reserved_game_id
+from pnp.input.project import GAME_ID, MANIFEST, DataRoot, physical_path, reserved_game_id
 from pnp.input.validate import schema_bytes
 from pnp.render.write import ensure_dir, write_all
 
@@ -155,6 +155,7 @@ def scaffold(root: Path, gid: str, sheet: bool = False, size: str = "poker") -> 
     manifest's ``size`` alone changes it. With ``sheet`` the deck's items are a CSV sheet
     (``deck.csv``) and its fields are in game.json. Raises DataError for an invalid id or size,
     or a game (or its templates) that already exists."""
+    root = physical_path(root)  # root/link/../x: where the system puts it (as --out: attack 13, F1)
     size_text = size_json(size)
     if not GAME_ID.match(gid):
         raise DataError([Diagnostic(gid, f"invalid game id {gid!r}",

@@ -513,6 +513,31 @@ def test_a_game_output_folder_that_is_a_link_is_refused(tmp_path: Path) -> None:
     assert (victim / "deck.pdf").read_text() == "SECRET" and sorted(p.name for p in victim.iterdir()) == ["deck.pdf"]
 
 
+def test_an_out_with_a_link_and_dot_dot_is_read_as_the_system_reads_it(tmp_path: Path) -> None:
+    """Attack 13, F1: --out root/link/../templates was checked at the real folder (beside the
+    link's target) but its temporary files were made at root/templates/<game>, among the inputs
+    (Python's abspath drops `link/..`), and the message named the input folder."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    (tmp_path / "else" / "sub").mkdir(parents=True)
+    os.symlink(tmp_path / "else" / "sub", root / "l")
+    before = sorted(p for p in (root / "templates").rglob("*"))
+    for cmd in (["build", "mini"], ["export", "png", "mini", "--dpi", "36"], ["preview", "mini", "deck"]):
+        r = run_cli(*cmd, "--data", root, "--out", root / "l" / ".." / "templates", cwd=tmp_path)
+        assert r.exit_code == 0, r.output
+        assert sorted(p for p in (root / "templates").rglob("*")) == before  # nothing among the inputs
+        assert "root/templates" not in r.stdout + r.stderr
+    assert (tmp_path / "else" / "templates" / "mini" / "deck.pdf").is_file()
+    assert "to else/templates/mini/" in r.stdout or "else/templates" in r.stdout
+    # a lexical folder that does not exist: the build goes where the system puts it
+    r = run_cli("build", "mini", "--data", root, "--out", root / "l" / ".." / "zzz", cwd=tmp_path)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "else" / "zzz" / "mini" / "deck.pdf").is_file() and not (root / "zzz").exists()
+    # --out through the link into the inputs is refused: ../../root/templates from else/sub
+    r = run_cli("build", "mini", "--data", root, "--out", root / "l" / ".." / ".." / "root" / "templates", cwd=tmp_path)
+    assert r.exit_code == 2 and "which pnp reads as input" in r.stderr, r.output
+
+
 def test_the_ganged_file_name_is_reserved(tmp_path: Path) -> None:
     root = tmp_path / "r"
     shutil.copytree(TEST_DATA / "mini", root)

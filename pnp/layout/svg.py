@@ -316,6 +316,8 @@ def _dash(dash: Any) -> Any:
     if not isinstance(values, list | tuple) or not values or \
             not all(isinstance(v, int | float) and v >= 0 for v in values) or sum(values) <= 0:
         return None
+    if all(round(v, 6) == 0 for v in values):  # written with 6 decimals, all 0: an invalid PDF dash array
+        return None  # (attack 13, F2: 1e-300 wrote "[0 0] 0 d")
     if not isinstance(phase, int | float):
         return list(values)
     period = sum(values) * (2 if len(values) % 2 else 1)  # an odd list repeats to an even one

@@ -320,6 +320,8 @@ CASES = [
     Case("unknown-item-field", f"{DECK}:14:7", "$.items[0].powr", "unknown field 'powr'"),
     Case("unknown-manifest-field", f"{GAME}:11:7", "$.components[0].shpae", "unknown field 'shpae'"),
     Case("unknown-template-key", f"{CARD}:6:59", "$.elements[0].fil", "unknown field 'fil'"),
+    # a dash length that rounds to 0 wrote an invalid PDF dash array "[0 0]" (attack 13, F2)
+    Case("dash-too-fine", f"{CARD}:7:36", "$.elements[0].dash[0]", "number 1e-300 is out of range"),
     Case("enum-value", f"{DECK}:21:15", "$.items[1].suit", 'value "star" is not allowed'),
     # -- copies and absurd sizes
     Case("copies-negative", f"{DECK}:11:17", "$.items[0].copies", "number -2 is out of range"),

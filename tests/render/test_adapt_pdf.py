@@ -403,6 +403,8 @@ def test_svg_art_is_read_once_and_drawn_once_per_document(tmp_path: Path, monkey
     ('stroke-dasharray="0 0"', [], 1), ('stroke-dasharray="0"', [], 1), ('stroke-dasharray="-1 2"', [], 1),
     ('stroke-dasharray="5 -5"', [], 1), ('stroke-dasharray="3 1"', [3, 1], 1), ('stroke-width="-5"', [], 1),
     ('stroke-width="2" stroke-dasharray="0 0 0"', [], 2),
+    ('stroke-dasharray="1e-300 1e-300"', [], 1),  # attack 13, F2: written as "[0 0] 0 d", invalid PDF
+    ('stroke-dasharray="1e-7 2e-7"', [], 1),
 ])
 def test_svg_strokes_svg_calls_errors_draw_as_a_browser_draws_them(tmp_path: Path, attrs: str, dash: list[float],
                                                                    width: float) -> None:

@@ -690,7 +690,7 @@ def export_png_cmd(ctx: click.Context, game: str, component: str | None, dpi: in
     total = 0
     for e in report.exported:
         items = len(e.component.items)
-        echo(f"  {e.folder}/  {counted(len(e.files), 'PNG')} ({counted(items, 'item')}), "
+        echo(f"  {shown_path(e.folder)}/  {counted(len(e.files), 'PNG')} ({counted(items, 'item')}), "
                    f"{e.size_px[0]} x {e.size_px[1]} px; {e.index.name}")
         total += len(e.files)
     echo(f"pnp: wrote {counted(total, 'PNG')} to {shown_path(Path(out) / gc.game.id / 'png')}/ ({dpi} dpi)")
@@ -730,14 +730,14 @@ def export_tts_cmd(game: str, component: str | None, dpi: int | None, out: str, 
     gc = checked_for_export(report)
     echo(f"{gc.game.id}: {gc.game.title}")
     for e in report.exported:
-        echo(f"  {e.folder}/  {counted(len(e.files), 'image')}, faces {e.size_px[0]} x {e.size_px[1]} px; "
+        echo(f"  {shown_path(e.folder)}/  {counted(len(e.files), 'image')}, faces {e.size_px[0]} x {e.size_px[1]} px; "
                    f"{e.index.name}")
     if report.skipped:
         echo(f"  skipped (no back, not a deck): {', '.join(c.id for c in report.skipped)}")
     echo(f"pnp: wrote {counted(len(report.exported), 'Tabletop Simulator deck')} "
-               f"to {Path(out) / gc.game.id / 'tts'}/")
+               f"to {shown_path(Path(out) / gc.game.id / 'tts')}/")
     if report.exported:
-        echo(f"pnp: saved objects in {Path(out) / gc.game.id / 'tts' / 'saved-objects'}/ "
+        echo(f"pnp: saved objects in {shown_path(Path(out) / gc.game.id / 'tts' / 'saved-objects')}/ "
                    "(copy them to Tabletop Simulator's Saves/Saved Objects/)")
 
 

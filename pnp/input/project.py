@@ -10,7 +10,7 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic, did_you_mean
+from pnp.errors import DataError, Diagnostic, did_you_mean, one_line
 from pnp.input import kinds, tables
 from pnp.input.load import NAME_MAX, PATH_MAX, Doc, file_kind, load_json, name_too_long, resolves_inside
 from pnp.input.model import Game, build_game
@@ -128,7 +128,13 @@ def physical_path(p: str | os.PathLike[str]) -> Path:
 
 
 def shown_path(p: Path | str) -> str:
-    """A path as a message shows it: relative to the working folder when inside it, else absolute."""
+    """A path as a message shows it: relative to the working folder when inside it, else absolute,
+    on one line (a line feed or tab in a name written as an escape, ``one_line``: `--out
+    $'/tmp/n\\nl'` printed "wrote 2 PDFs to /tmp/n" and "l/g1/" on the next line, attack 13)."""
+    return one_line(_shown(p))
+
+
+def _shown(p: Path | str) -> str:
     full = os.path.abspath(p)
     try:
         cwd = os.getcwd()

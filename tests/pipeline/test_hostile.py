@@ -538,6 +538,18 @@ def test_an_out_with_a_link_and_dot_dot_is_read_as_the_system_reads_it(tmp_path:
     assert r.exit_code == 2 and "which pnp reads as input" in r.stderr, r.output
 
 
+def test_a_line_feed_in_out_is_shown_escaped_on_one_line(tmp_path: Path) -> None:
+    """Attack 13, borderline: `--out $'/tmp/n\\nl'` printed "wrote 2 PDFs to /tmp/n" and
+    "l/mini/" on the next line (other control characters were escaped)."""
+    out = tmp_path / "n\nl"
+    for cmd in (["build", "mini"], ["export", "png", "mini", "--dpi", "36"], ["export", "tts", "mini", "--dpi", "36"]):
+        r = run_cli(*cmd, "--data", TEST_DATA / "mini", "--out", out, cwd=tmp_path)
+        assert r.exit_code == 0, r.output
+        assert "n\\x0al/mini/" in r.stdout, r.stdout
+        assert not any(line.startswith("l/") for line in r.stdout.splitlines()), r.stdout
+    assert (out / "mini" / "deck.pdf").is_file()
+
+
 def test_the_ganged_file_name_is_reserved(tmp_path: Path) -> None:
     root = tmp_path / "r"
     shutil.copytree(TEST_DATA / "mini", root)

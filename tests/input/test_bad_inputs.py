@@ -710,3 +710,22 @@ def test_output_pdf_path_that_is_a_folder(tmp_path: Path) -> None:
     r = _output_case(tmp_path, out)
     assert f"pnp: cannot write {out / 'mini' / 'deck.pdf'}" in r.stderr
     assert [p.relative_to(out).as_posix() for p in out.rglob("*")] == ["mini", "mini/deck.pdf"]
+
+
+def test_a_game_with_too_many_pieces_is_refused_before_its_series_expand(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 13, F12: the game-wide piece cap was checked on the expanded items, so 40 components
+    of 100,000 series pieces each (180 KB of data) took 17 s and ran out of memory first."""
+    from pnp.input import model
+
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    shutil.copytree(CASES_DIR / "game-pieces-too-many", root, dirs_exist_ok=True)
+    expanded: list[str] = []
+    real = model._expand_items
+    monkeypatch.setattr(model, "_expand_items", lambda doc, *a: expanded.append(doc.display) or real(doc, *a))
+    for cmd in (["check", "mini"], ["list"]):
+        r = run_cli(*cmd, "--data", root)
+        assert r.exit_code == 2, r.output
+        assert "$.components: 240000 pieces in the game's components together" in r.stderr
+    assert expanded == []

@@ -148,6 +148,8 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
         except tomllib.TOMLDecodeError as exc:  # "... (at line 3, column 7)": the position as pnp gives it
             m = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc), re.S)
             msg, line, col = (m.group(1), int(m.group(2)), int(m.group(3))) if m else (str(exc), None, None)
+            if not m and msg.endswith(" (at end of document)"):  # a last line without a line feed
+                msg, line = msg.removesuffix(" (at end of document)"), raw.count(b"\n") + 1
             raise DataError([Diagnostic(shown_path(path), f"invalid TOML: {msg}", (), line, col,
                                         expected="a TOML file")]) from None
         except UnicodeDecodeError as exc:

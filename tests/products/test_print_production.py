@@ -185,6 +185,8 @@ def test_hostile_printer_profiles_exit_2(toml: str, message: str, tmp_path: Path
     ('[printers."office"]\nduplex = ["long"]\n', 'pnp.toml:2: $.printers.office.duplex: duplex ["long"] (expected'),
     ("[printers.office]\ncolour = 3\n", 'pnp.toml:2: $.printers.office.colour: unknown key "colour" (expected'),
     ("printers = {office = {paper = 3}}\n", "pnp.toml: $.printers.office.paper: paper 3 (expected"),
+    ('[printers.office]\npaper = "a4"\npaper = "a4"',  # the last line without a line feed: "at end of document"
+     "pnp.toml:3: $: invalid TOML: Cannot overwrite a value (expected"),
     ('[printers.office]\npaper = "a4\x1b[31m"\n',
      "pnp.toml:2:12: $: invalid TOML: Illegal character '\\x1b' (expected"),
 ])

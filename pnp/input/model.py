@@ -223,6 +223,7 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
         for e in m.get("errata", [])
     )
     used_errata: set[str] = set()
+    run = _ErrataRun()
     components = []
     partial = {c["id"] for ci, c in enumerate(m["components"]) if ci in skip_items and isinstance(c, dict)}
     # The game's pieces counted from copies and series lengths before any series is expanded: 40
@@ -244,8 +245,8 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
             diags.append(doc.diag(("component",), f"file holds component {doc.data['component']!r} "
                                   f"but the manifest uses it for {c['id']!r}", expected=repr(c["id"])))
         items = [] if too_many else _expand_items(doc, diags, skip_items.get(ci, set()))
-        my_errata = [e for e in errata if e.component == c["id"]]
-        items = [_apply_errata(it, my_errata, used_errata) for it in items]
+        my_errata = [(ei, e) for ei, e in enumerate(errata) if e.component == c["id"]]
+        items = [_apply_errata(it, my_errata, used_errata, manifest, diags, run) for it in items]
         components.append(Component(
             id=c["id"], title=c["title"], kind=c["kind"],
             shape=c.get("shape", kinds.get(c["kind"]).shapes[0]),
@@ -312,6 +313,9 @@ def build_game(manifest: Doc, data_docs: Mapping[str, Doc], folder: Path, skip: 
 # user copies into TTS); out/<game>/tts/<component>/ each deck's sheets: a component of this id
 # would put its sheets there and its description on a saved object's name (pnp.products.tts_save)
 SAVED_OBJECTS = "saved-objects"
+MAX_TEXT = 20_000  # characters of one text on a piece (a dense tarot card holds about 2,000): what a text
+# element lays out at most (pnp.layout.piece), and what an erratum may make a field's text
+MAX_ERRATA_TEXT = 4_000_000  # characters a game's errata make in all (16 MB at most); the bundled games' 134 at most
 MAX_PIECES = 100_000  # per component (copies x series); 10 000 pieces build in about a second
 MAX_GAME_PIECES = 200_000  # per game: a few KB of series could otherwise ask for millions of pieces
 # per command (the games one check or build lays out together): a build holds every game it
@@ -377,19 +381,74 @@ def _expand_items(doc: Doc, diags: list[Diagnostic], skip: set[int] | frozenset[
     return out
 
 
-def _apply_errata(item: Item, errata: list[Erratum], used: set[str]) -> Item:
-    if not errata:
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+class _ErrataRun:
+    """What the errata of one game have made so far: each result once per (erratum, text), so the
+    items of a series share it (100,000 items of one text made 100,000 copies), and the
+    characters made in all, held to MAX_ERRATA_TEXT; the errata refused, each named once."""
+
+    def __init__(self) -> None:
+        self.made: dict[tuple[int, str], str] = {}
+        self.size = 0
+        self.refused: set[int] = set()
+        self.over = False  # past MAX_ERRATA_TEXT: no further erratum is applied
+
+
+def _apply_errata(item: Item, errata: list[tuple[int, Erratum]], used: set[str], manifest: Doc,
+                  diags: list[Diagnostic], run: _ErrataRun) -> Item:
+    """``item`` with ``errata`` (each with its index in the manifest) applied in turn. An erratum
+    that would make a field's text longer than MAX_TEXT characters (or than the text was, when
+    longer) is refused before its result is made, with a Diagnostic in ``diags``: chained errata
+    multiplying "a" by 20 each grew a 1.7 KB manifest's text to 20^10 characters (out of memory,
+    attack 13, F11). So is one that would bring the text the game's errata make past
+    MAX_ERRATA_TEXT characters (many items each grown to MAX_TEXT)."""
+    if not errata or run.over:
         return item
     fields = dict(item.fields)
     applied = []
-    for e in errata:
+    applied_fields: set[str] = set()
+    refused: set[str] = set()  # fields an erratum was refused on: the errata after it are not judged
+    for ei, e in errata:
         if e.items is not None and item.id not in e.items:
             continue
+        if e.field in refused or run.over:
+            used.add(e.id)  # not "does not apply": it would work on a text its erratum before did not make
+            continue
         value = fields.get(e.field)
-        if isinstance(value, str) and e.replace in value:
-            fields[e.field] = value.replace(e.replace, e.with_)
-            applied.append(e.id)
-            used.add(e.id)
+        if not isinstance(value, str) or e.replace not in value:
+            continue
+        used.add(e.id)
+        done = run.made.get((ei, value))
+        if done is None:
+            found = value.count(e.replace)
+            length = len(value) + found * (len(e.with_) - len(e.replace))  # before the text is made
+            problem = None
+            if length > max(MAX_TEXT, len(value)):
+                problem = (f"erratum {e.id!r} makes the {e.field!r} of item {item.id!r} {length} characters long "
+                           f"({found} times {_short(e.replace)} made {len(e.with_)} characters"
+                           f"{', on the text of the errata before it' if e.field in applied_fields else ''}): "
+                           "far more than a piece can hold", f"at most {MAX_TEXT} characters after the errata")
+            elif run.size + length > MAX_ERRATA_TEXT:
+                problem = (f"the errata up to {e.id!r} make more than {MAX_ERRATA_TEXT} characters of printed text "
+                           f"in all (at item {item.id!r})", f"at most {MAX_ERRATA_TEXT} characters made by a "
+                           "game's errata (each item's corrected fields, counted once per distinct text)")
+                run.over = True
+            if problem is not None:
+                if ei not in run.refused:  # once, at its first item
+                    run.refused.add(ei)
+                    diags.append(manifest.diag(("errata", ei), problem[0], expected=problem[1],
+                                               hint="an erratum corrects a few words: check its `replace` and "
+                                                    "`with`, and those of the errata on the same field before it"))
+                refused.add(e.field)
+                continue
+            done = run.made[(ei, value)] = value.replace(e.replace, e.with_)
+            run.size += len(done)
+        fields[e.field] = done
+        applied_fields.add(e.field)
+        applied.append(e.id)
     if not applied:
         return item
     return Item(item.id, item.copies, frozen_map(fields), item.provenance, item.document_fields,

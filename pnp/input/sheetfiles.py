@@ -17,6 +17,7 @@ workbook cell that cannot be read is named by its cell)."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import suppress
@@ -211,9 +212,16 @@ def _cast_number(value: str) -> int | float | str:
     if _INTEGER.match(value):
         return int(value) if len(value) <= 400 else value
     try:
-        return float(value)
+        v = float(value)
     except ValueError:
         return value
+    return value if _past_float(v, value) else v
+
+
+def _past_float(v: float, raw: str) -> bool:
+    """Whether ``raw``, read as the float ``v``, is a number past a float's range (``1E+400``),
+    not infinity written as such: kept as text, ``convert`` calls it too large (as in CSV)."""
+    return math.isinf(v) and raw.strip().lstrip("+-").lower() not in ("inf", "infinity")
 
 
 class _CellFault(Exception):
@@ -541,7 +549,10 @@ def _ods_repeat(text: str | None, shown: str, what: str, row: int) -> int:
 def _ods_value(c: Element, shown: str, spaces: list[int]) -> Any:
     kind = c.get(f"{{{_OFFICE}}}value-type")
     if kind in ("float", "percentage", "currency"):
-        v = float(c.get(f"{{{_OFFICE}}}value", "nan"))
+        raw = c.get(f"{{{_OFFICE}}}value", "nan")
+        v = float(raw)
+        if _past_float(v, raw):
+            return raw.strip()  # 400 digits, 1E+400
         return int(v) if v.is_integer() and abs(v) < 2**53 else v
     if kind == "boolean":
         return c.get(f"{{{_OFFICE}}}boolean-value") == "true"

@@ -158,6 +158,11 @@ def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
             raise _Bad(f"{_text(value)} is not a number", "a number")
         if isinstance(value, int | float):
             n = value
+            if n.__class__ is int and n.bit_length() > 1000 and too_large(s := _digits(n)):
+                # a workbook's number cell of 309 digits or more (an XLSX <v>, read as int): no
+                # float holds it, and the number filters and sums would overflow on it (attack 13, F5)
+                raise _Bad(f"number {_quoted(s)[1:-1]} is too large",
+                           "a number of a sensible size, at most about 1e308")
         else:
             s = _text(value)
             if not _NUMBER.match(s):
@@ -185,6 +190,12 @@ def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
     if kind == "list":
         return [part.strip() for part in _text(value).split(separator) if part.strip()]
     return _text(value)
+
+
+def _digits(n: int) -> str:
+    """An int as its decimal digits (``str`` refuses more than 4,300 of them: 401 nines stand for
+    any such, which ``too_large`` calls too large all the same)."""
+    return str(n) if n.bit_length() < 14_000 else "9" * 401
 
 
 def _quoted(s: str) -> str:

@@ -14,7 +14,11 @@ from msgspec import Struct
 
 from pnp.errors import did_you_mean
 from pnp.input.conditions import holds
-from pnp.input.model import Component, Game, Item
+from pnp.input.model import MAX_TEXT, Component, Game, Item
+
+# characters a template string may make with its field references, checked as they are added: a
+# text element holds MAX_TEXT after its `replace` rewrites, which may shorten it first
+MAX_SUBSTITUTED = 1_000_000
 
 MINUS = "\u2212"
 EN_DASH = "\u2013"
@@ -66,11 +70,25 @@ def _slug(v: Any) -> Any:
     return re.sub(r"[^a-z0-9]+", "-", str(v).lower()).strip("-")
 
 
+def _sized(v: int | float, fname: str) -> None:
+    """A LayoutError for a whole number past a float's range (about 1.8e308): the filters work
+    through floats, which overflowed on it (exit 3, attack 13, F5). The loaders refuse such
+    numbers; this holds for any other way one may come."""
+    if isinstance(v, int) and v.bit_length() > 1000:
+        try:
+            float(v)
+        except OverflowError:
+            digits = len(str(abs(v))) if v.bit_length() < 14_000 else "thousands of"  # str() takes 4,300 at most
+            raise LayoutError(f"filter |{fname} needs a number of a sensible size, got a whole number of {digits} "
+                              "digits", expected="a number at most about 1e308") from None
+
+
 @_filter("signed")
 def _signed(v: Any) -> Any:
     """+3, −1 (a true minus sign), 0."""
     if isinstance(v, bool) or not isinstance(v, int | float):
         return v
+    _sized(v, "signed")
     if v > 0:
         return f"+{_num(v)}"
     if v < 0:
@@ -113,6 +131,7 @@ def _number(v: Any, fname: str, whole: bool = False) -> int | float | None:
             raise LayoutError(f"filter |{fname} needs a number, got {v!r}", expected="a number") from None
     if not isinstance(v, int | float) or v != v or v in (math.inf, -math.inf):
         raise LayoutError(f"filter |{fname} needs a number, got {v!r}", expected="a number")
+    _sized(v, fname)
     if whole:
         if not float(v).is_integer():
             raise LayoutError(f"filter |{fname} needs a whole number, got {v!r}", expected="a whole number")
@@ -147,7 +166,10 @@ def _roman(v: Any) -> Any:
 @_filter("roman_lower")
 def _roman_lower(v: Any) -> Any:
     """1 -> i, 4 -> iv."""
-    r = _roman(v)
+    try:
+        r = _roman(v)
+    except LayoutError as exc:  # named as written
+        raise LayoutError(exc.message.replace("|roman ", "|roman_lower ", 1), exc.expected) from None
     return r.lower() if isinstance(r, str) else r
 
 
@@ -155,7 +177,9 @@ def _roman_lower(v: Any) -> Any:
 def _int(v: Any) -> Any:
     """Rounded to a whole number, halves away from zero (2.5 -> 3, -2.5 -> -3)."""
     n = _number(v, "int")
-    return None if n is None else math.floor(abs(n) + 0.5) * (1 if n >= 0 else -1)
+    if n is None or n.__class__ is int:  # a whole number as it is (through a float, 10**17 + 1 lost its 1)
+        return n
+    return math.floor(abs(n) + 0.5) * (1 if n >= 0 else -1)
 
 
 @_filter("thousands")
@@ -173,7 +197,13 @@ def _thousands(v: Any) -> Any:
 def _percent(v: Any) -> Any:
     """A fraction as a percentage: 0.25 -> 25%, 0.125 -> 12.5%."""
     n = _number(v, "percent")
-    return None if n is None else f"{_num(round(n * 100, 10))}%"
+    if n is None:
+        return None
+    p = round(n * 100, 10)
+    if isinstance(p, float) and not math.isfinite(p):  # 1e307 x 100 is past a float's range ("inf%")
+        raise LayoutError(f"filter |percent needs a fraction of a sensible size, got {v!r}",
+                          expected="a number at most about 1e306 (100 times it is printed)")
+    return f"{_num(p)}%"
 
 
 @_filter("ordinal")
@@ -189,6 +219,8 @@ def _ordinal(v: Any) -> Any:
 def _fixed(places: int) -> Callable[[Any], Any]:
     def fn(v: Any) -> Any:
         n = _number(v, f"fixed{places}")
+        if n.__class__ is int:  # its digits as they are (a float format rounds past 2**53)
+            return f"{n}.{'0' * places}" if places else str(n)
         return None if n is None else f"{n:.{places}f}"
 
     return fn
@@ -238,6 +270,8 @@ def _suggest(name: str, known: Any) -> str:
 
 
 def _num(v: float) -> str:
+    if v.__class__ is int:  # as it is: float() overflows past 1.8e308 (|percent of 1e307)
+        return str(v)
     return str(int(v)) if float(v).is_integer() else f"{v:g}"
 
 
@@ -290,7 +324,18 @@ class Env(Struct):
         parts = _compiled(text)
         if parts.__class__ is str:
             return parts  # type: ignore[return-value]
-        return "".join([p if p.__class__ is str else self.value(*p) for p in parts])  # type: ignore[misc]
+        out: list[str] = []
+        size = 0
+        for p in parts:  # type: ignore[union-attr]
+            v = p if p.__class__ is str else self.value(*p)  # type: ignore[misc]
+            size += len(v)
+            if size > MAX_SUBSTITUTED:  # before the text is joined: 20,000 references to a field of
+                # 100,000 characters made 2 billion (out of memory, attack 13: a sibling of F11)
+                raise LayoutError(f"the field references make a text of more than {MAX_SUBSTITUTED} characters: "
+                                  "far more than a piece can hold", expected=f"at most {MAX_TEXT} characters on a "
+                                  "piece", hint="check how often the text names a field, and how long the fields are")
+            out.append(v)
+        return "".join(out)
 
     def value(self, name: str, filters: tuple[str, ...]) -> str:
         """One ``{name|filter...}`` reference as text."""

@@ -26,7 +26,7 @@ from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import REGEX_COST, REGEX_SYNTAX, RegexCostError, matches_steps, regex, reset_matches_steps
 from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
-from pnp.input.model import Component, Game, Item
+from pnp.input.model import MAX_TEXT, Component, Game, Item
 from pnp.input.templates import Element, Template
 from pnp.layout.cost import FIT_CHARS, REGEX_STEPS, TEXT_COST, Tally, weight
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
@@ -135,8 +135,7 @@ class Context(Struct):
     edges_only: bool = False
 
 
-MAX_TEXT = 20_000  # characters of one text element (a dense tarot card holds about 2,000); fitting more
-# at every size took minutes (a few `replace` rules doubling a short text)
+# MAX_TEXT (pnp.input.model): characters of a text element (fitting more took minutes)
 
 
 def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:

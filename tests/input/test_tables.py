@@ -856,3 +856,43 @@ def test_an_ods_or_xlsx_sheet_is_not_held_whole(mini: DataRootCopy) -> None:
     peak = _peak(lambda: items.extend(mini.load().components[0].items))
     assert [(i.id, dict(i.fields)) for i in items] == [("a", {"name": "A"})]
     assert peak < 8 * 2**20, peak  # 1.9 MB; openpyxl's parser: 61 MB
+
+
+# -- attack 13: F5 (a workbook's number cell past a float's range) --
+
+
+@pytest.mark.parametrize(("column", "value"), [("power", "9" * 309), ("power", "9" * 400), ("weight", "9" * 400),
+                                              ("weight", "1E+400"), ("power", "-1e999")])
+def test_a_workbook_number_cell_past_a_float_is_too_large(mini: DataRootCopy, tmp_path: Path, column: str,
+                                                          value: str) -> None:
+    """An XLSX number cell of 309 to 400 digits was read as an int, passed, and overflowed the
+    number filters (``{power|thousands}``: OverflowError, exit 3). It is too large at its cell, as
+    the same number in JSON or CSV is (1E+400 too, which was "inf is not a finite number"); 308
+    digits (below 1.8e308) still load."""
+    members = _xlsx_members(mini, column)
+    sheet = members["xl/worksheets/sheet1.xml"].decode()
+    members["xl/worksheets/sheet1.xml"] = sheet.replace('<c r="C2" t="n"><v>1</v>',
+                                                        f'<c r="C2" t="n"><v>{value}</v>').encode()
+    _write_members(mini, members)
+    shown = value if len(value) <= 40 else value[:37] + "..."
+    _refused(mini, f"card_data/mini/deck.xlsx:2:C ({column}): number {shown} is too large (expected a number "
+                   "of a sensible size, at most about 1e308")
+    out = tmp_path / "out"
+    r = mini.cli("build", "mini", "--out", out)
+    assert r.exit_code == 2 and not out.exists()
+    if column != "weight":
+        return  # power is at most 9
+    members["xl/worksheets/sheet1.xml"] = sheet.replace('<c r="C2" t="n"><v>1</v>',
+                                                        f'<c r="C2" t="n"><v>{"9" * 308}</v>').encode()
+    _write_members(mini, members)
+    assert mini.load().components[0].items[0].fields[column] == int("9" * 308)
+
+
+def test_an_ods_number_cell_past_a_float_is_refused(mini: DataRootCopy) -> None:
+    """The same in ODS (a float cell, read as inf): too large, as in CSV, not "inf"."""
+    as_sheet(mini, "deck.ods")
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "power", "source.designed"))
+    ods(mini.file("deck.ods"), header + "</table:table-row><table:table-row>" + _cell("a") + _cell("A")
+        + _cell("9" * 400, "float") + _cell("d") + "</table:table-row>")
+    _refused(mini, f"card_data/mini/deck.ods:2:C (power): number {'9' * 37}... is too large (expected a number of "
+                   "a sensible size, at most about 1e308")  # was "inf is not a finite number"

@@ -12,7 +12,7 @@ from PIL import Image as PILImage
 
 from pnp.errors import DataError
 from pnp.input.measures import MeasureError, evaluate, parse
-from pnp.layout.fields import get_filter, unknown_filter
+from pnp.layout.fields import MAX_SUBSTITUTED, LayoutError, get_filter, unknown_filter
 from pnp.layout.primitives import Image, Line, Rect
 from pnp.layout.primitives import Path as PathPrim
 from pnp.units import MM
@@ -311,3 +311,51 @@ def test_editing_a_template_chosen_per_item_changes_the_data_version(tmp_path: P
     major = tmp_path / "templates" / "mini" / "major.json"
     major.write_text(major.read_text().replace("MAJOR", "Major"))
     assert version() != before
+
+
+@pytest.mark.parametrize("name", ["roman", "roman_lower", "int", "thousands", "percent", "ordinal", "signed",
+                                  "fixed0", "fixed2", "fixed6", "pad2", "pad6"])
+def test_number_filters_on_a_whole_number_past_a_float(name: str) -> None:
+    """A whole number past a float's range (400 digits) overflowed the number filters' floats
+    (OverflowError, exit 3: attack 13, F5): each says it needs a number of a sensible size. The
+    loaders refuse such numbers; 10**308 and below, which they take, print."""
+    fn = get_filter(name)
+    assert fn is not None
+    for sign in (1, -1):
+        with pytest.raises(LayoutError) as exc:
+            fn(sign * 10**400)
+        assert (exc.value.message, exc.value.expected) == (
+            f"filter |{name} needs a number of a sensible size, got a whole number of 401 digits",
+            "a number at most about 1e308")
+        if name.startswith("roman"):
+            continue  # 0 to 3999
+        out = str(fn(sign * 10**308))  # |int gives the number itself
+        assert out.replace(",", "").count("0") >= 308, out
+
+
+def test_percent_past_a_float_is_an_error() -> None:
+    fn = get_filter("percent")
+    assert fn is not None and fn(10**307) == "1" + "0" * 309 + "%"
+    with pytest.raises(LayoutError) as exc:  # 1e307 x 100 was printed "inf%"
+        fn(1e307)
+    assert exc.value.message == "filter |percent needs a fraction of a sensible size, got 1e+307"
+
+
+def test_field_references_that_make_a_huge_text_stop_before_it_is_made(tmp_path: Path) -> None:
+    """20,000 references to a field of 100,000 characters made a text of 2 billion before its
+    length was checked (out of memory, exit 3: attack 13, the sibling of F11's errata): the
+    references stop at MAX_SUBSTITUTED characters, as each is added. One that a `replace` then
+    shortens below MAX_TEXT still prints."""
+    long = "b" * 100_000
+    root = make_game(tmp_path, [{"type": "text", "box": [0, 0, 60, 10], "text": "{name|upper}" * 20_000,
+                                 "style": "body"}], [item(name=long)])
+    with pytest.raises(DataError) as exc:
+        plan(root)
+    (d,) = exc.value.diagnostics
+    assert (d.path, d.message, d.expected) == (
+        ("elements", 0), f"the field references make a text of more than {MAX_SUBSTITUTED} characters: far more "
+        "than a piece can hold (game mini, component deck, item a)", "at most 20000 characters on a piece")
+    root = make_game(tmp_path / "ok", [{"type": "text", "box": [0, 0, 60, 10], "text": "{name}" * 9,
+                                        "style": "body", "replace": [{"pattern": "b+", "with": "B"}]}],
+                     [item(name=long)])
+    assert [t.text for t in texts(plan(root)[0].fronts[0].primitives)] == ["B"]

@@ -110,9 +110,10 @@ def _at(el: Element, env: Env, work: Callable[[], _T]) -> _T:
         path = (*el.path, *key)
         name = el.data.get("id")
         what = f"element {name!r}" if name else f"{el.data.get('type')} element"
-        raise SpaceError(f"{what} ({el.doc.display}:{el.doc.locate(path)[0]} {json_path(path)}): {msg} (for a "
-                         f"{_mm(env.component.size[0])} x {_mm(env.component.size[1])} mm piece, item "
-                         f"{env.item.id})", exc.expected or SPACE) from None
+        w, h = env.component.size
+        piece = "" if " mm piece" in msg else f"a {_mm(w)} x {_mm(h)} mm piece, "  # a range error names it
+        raise SpaceError(f"{what} ({el.doc.display}:{el.doc.locate(path)[0]} {json_path(path)}): {msg} "
+                         f"({piece}item {env.item.id})", exc.expected or SPACE) from None
 
 
 def _offset(el: Element, env: Env) -> tuple[float, float]:

@@ -247,8 +247,38 @@ def test_a_space_that_cannot_be_worked_out_names_the_rule_and_the_element(mini: 
         line = mini.line_of("templates/mini/card.json", '"w/(w-w)"')
         want = ("$.rulebook[2].space.element: rule 'cube-fits': template 'mini/card': circle element "
                 f"(templates/mini/card.json:{line} $.elements[4].elements[0].box[2]): division by zero "
-                "(for a 44 x 63 mm piece, item ")
+                "(a 44 x 63 mm piece, item ")
         assert any(ln.startswith("card_data/mini/game.json:") and want in ln
                    and ln.endswith("(expected an expression that can be worked out)")
                    for ln in diag_lines(r.stderr)), r.stderr
     assert not (mini.path / "out").exists()
+
+
+UNWORKABLE: list[tuple[dict[str, Any], str, str]] = [
+    ({"type": "rect", "box": [0, 0, "w*100", 5]}, "$.elements[4].box[2]): 'w*100' is 4400 mm for a 44 x 63 mm piece "
+     "(item ", "a value from -2000 to 2000 mm, the range of a plain number in a template"),
+    ({"type": "rect", "box": [0, 0, "w-50", 5]}, "$.elements[4].box): box [0, 0, 'w-50', 5] is -6 x 5 mm on a 44 x 63 "
+     "mm piece (item ", "a width and height of 0 mm or more"),
+    ({"type": "group", "offset": [0, "h/(w-44)"], "elements": [{"type": "rect", "box": [0, 0, 9, 9]}]},
+     "$.elements[4].offset[1]): division by zero (a 44 x 63 mm piece, item ", "an expression that can be worked out"),
+    ({"type": "repeat", "count": "{name}", "step": [10, 0], "elements": [{"type": "circle", "box": [0, 0, 5, 5]}]},
+     "$.elements[4].count): repeat count {name} is ", "a whole number from 0 to 1000"),
+    ({"type": "track", "first": 1, "last": 4, "spacing": 100, "path": [[0, 0], ["w", 0]], "size": [5, 5],
+      "elements": []}, "$.elements[4].spacing): 4 spaces 100 mm apart do not fit on the path",
+     "a longer path or a smaller spacing"),
+]
+
+
+@pytest.mark.parametrize("element,message,expected", UNWORKABLE,
+                         ids=["range", "negative", "offset", "count", "spacing"])
+def test_a_rule_on_a_space_the_layout_refuses_is_bad_input(mini: DataRootCopy, element: dict[str, Any], message: str,
+                                                           expected: str) -> None:
+    """What the layout refuses for the piece (the same functions, pnp.layout.coords) the rule refuses
+    too, at its `space.element`, with the layout's words: no Python error text (attack 13, F3)."""
+    _with_space(mini, element)
+    with pytest.raises(DataError) as exc:
+        check_game(mini.load())
+    (d,) = exc.value.diagnostics
+    assert d.path[-2:] == ("space", "element")
+    assert d.message.startswith("rule 'cube-fits': template 'mini/card': element 's' (templates/mini/card.json:")
+    assert message in d.message and d.expected == expected

@@ -25,9 +25,9 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic
 from pnp.input.conditions import REGEX_COST, REGEX_SYNTAX, RegexCostError, matches_steps, regex, reset_matches_steps
 from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
-from pnp.input.measures import EXPECTED, POINT_KEYS, MeasureError, measure
 from pnp.input.model import MAX_TEXT, Component, Game, Item
 from pnp.input.templates import Element, Template
+from pnp.layout.coords import box_mm, point, repeat_count, track_centres, track_span
 from pnp.layout.cost import FIT_CHARS, REGEX_STEPS, TEXT_COST, Tally, weight
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
@@ -42,7 +42,6 @@ from pnp.layout.shapes import (
     hex_points,
     icon_primitives,
     image_size,
-    track_points,
 )
 from pnp.layout.svg import SvgError, svg_art
 from pnp.layout.svg import is_svg as svg_file
@@ -210,37 +209,16 @@ class _Painter:
         d = el.data
         x, y, bw, bh = d["box"]
         if x.__class__ is str or y.__class__ is str or bw.__class__ is str or bh.__class__ is str:
-            x, y, bw, bh = self.box_mm(d["box"])
+            x, y, bw, bh = box_mm(d["box"], self.wmm, self.hmm)
         if "rotate" in d and quarter(self.degrees(d)):
             # turned a quarter, the element is laid out standing so that it covers its box
             x, y, bw, bh = x + (bw - bh) / 2, y + (bh - bw) / 2, bh, bw
         x, y = x + dx, y + dy
         return (x * MM, self.h - (y + bh) * MM, bw * MM, bh * MM)
 
-    def mm(self, value: Any, axis: str, key: str, index: int | None = None) -> float:
-        """A coordinate in mm: a number, or an expression of the piece's size (pnp.input.measures),
-        at ``key`` (``[index]``) of the element."""
-        try:
-            return measure(value, axis, self.wmm, self.hmm)
-        except MeasureError as exc:
-            expected = "an expression that can be worked out" if exc.expected == EXPECTED else exc.expected
-            raise LayoutError(f"{key}: {exc}", key=key if index is None else (key, index),
-                              expected=expected) from None
-
-    def box_mm(self, box: list[Any]) -> tuple[float, float, float, float]:
-        x, y, bw, bh = (self.mm(v, a, "box", i) for i, (v, a) in enumerate(zip(box, "xyxy", strict=True)))
-        if bw < 0 or bh < 0:
-            raise LayoutError(f"box {box} is {bw:g} x {bh:g} mm on a {self.wmm:g} x {self.hmm:g} mm piece",
-                              key="box", expected="a width and height of 0 mm or more")
-        return x, y, bw, bh
-
     def xy(self, p: list[Any], key: str) -> tuple[float, float]:
         """A point (or an offset, a step) in mm."""
-        x, y = p
-        if x.__class__ is str or y.__class__ is str:
-            at = (0, 1) if key in POINT_KEYS else (None, None)  # [x, y] itself; not a point of a list
-            return self.mm(x, "x", key, at[0]), self.mm(y, "y", key, at[1])
-        return x, y
+        return point(p, key, self.wmm, self.hmm)
 
     def pt(self, p: list[float], dx: float, dy: float, key: str = "points") -> tuple[float, float]:
         x, y = p
@@ -735,16 +713,7 @@ class _Painter:
 
     def el_repeat(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         d = el.data
-        count = d["count"]
-        if isinstance(count, str):
-            raw = env.get(count[1:-1])
-            if raw in (None, ""):
-                count = 0
-            elif isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0 or raw > 1000:
-                raise LayoutError(f"repeat count {count} is {raw!r}", key="count",
-                                  expected="a whole number from 0 to 1000")
-            else:
-                count = int(raw)
+        count = repeat_count(d["count"], env.get)
         sx, sy = self.xy(d["step"], "step")
         per_row = d.get("per_row") or max(count, 1)
         rx, ry = self.xy(d["row_step"], "row_step") if "row_step" in d else (0, 0)
@@ -759,26 +728,12 @@ class _Painter:
                 out.extend(self.element(kid, sub, ox, oy))
         return out
 
-    def int_value(self, raw: Any, env: Env, key: str, lo: int, hi: int) -> int:
-        v = env.get(raw[1:-1]) if isinstance(raw, str) else raw
-        if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-            raise LayoutError(f"{key} is {v!r}", key=key, expected=f"a whole number from {lo} to {hi}")
-        return v
-
     def el_track(self, el: Element, env: Env, dx: float, dy: float) -> list[Primitive]:
         """Numbered spaces along a path; one track may span several pieces, each piece showing
         the spaces first..last of its item."""
         d = el.data
-        first = self.int_value(d["first"], env, "first", -100000, 100000)
-        last = self.int_value(d["last"], env, "last", -100000, 100000)
-        if last < first or last - first >= 1000:
-            raise LayoutError(f"track runs from {first} to {last}", key="last",
-                              expected="last >= first, at most 1000 spaces")
-        n = last - first + 1
-        points = track_points([self.xy(p, "path") for p in d["path"]], n, bool(d.get("closed")), d.get("spacing"))
-        if points is None:
-            raise LayoutError(f"{n} spaces {d.get('spacing')} mm apart do not fit on the path", key="spacing",
-                              expected="a longer path or a smaller spacing")
+        first, last = track_span(d, env.get)
+        points = track_centres(d, last - first + 1, self.wmm, self.hmm)
         sw, sh = self.xy(d["size"], "size")
         out: list[Primitive] = []
         kids = self.children(el)

@@ -8,23 +8,29 @@ any element with a ``box`` (a rectangle), a ``repeat`` (one space per repetition
 first child with a box) or a ``track`` (one space of its ``size`` per number). A piece fits a space
 when its width and height plus the clearance on each side are within the space's (a circle's
 diameter both ways); a row holds its pieces when the spaces are at least a piece plus the
-clearance apart, centre to centre, and every piece lies on the host piece. Pure: reads the model
-and the resolved template."""
+clearance apart, centre to centre, and every piece lies on the host piece. Coordinates, counts and
+spans are worked out by the layout's own functions (pnp.layout.coords) for the host's size, so an
+expression (``"w-6"``, ``"50%"``) gives the space that is drawn; one that cannot be worked out is a
+SpaceError naming the element. Pure: reads the model and the resolved template."""
 
 from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from msgspec import Struct
 
-from pnp.input.conditions import holds
-from pnp.input.model import Component, Item
+from pnp.errors import json_path
+from pnp.input.conditions import REGEX_SYNTAX, holds
+from pnp.input.model import Component
 from pnp.input.templates import Element, Template
-from pnp.layout.shapes import track_points
+from pnp.layout.coords import box_mm, point, repeat_count, track_centres, track_span
+from pnp.layout.fields import Env, LayoutError
+
+_T = TypeVar("_T")
 
 
 class Space(Struct, frozen=True):
@@ -49,8 +55,16 @@ class Piece(Struct, frozen=True):
         return f"{self.name} ({_mm(self.w)} x {_mm(self.h)} mm{' round' if self.shape == 'round' else ''})"
 
 
+SPACE = "a circle, a boxed element, a repeat or a track"  # what a `fits` rule's element may be
+
+
 class SpaceError(Exception):
-    """The rule names an element the template does not draw as a space (bad input, not a failure)."""
+    """The rule names an element the template does not draw as a space, or one whose space cannot
+    be worked out for an item (bad input, not a failure); ``expected`` says what would do."""
+
+    def __init__(self, message: str, expected: str = SPACE):
+        super().__init__(message)
+        self.expected = expected
 
 
 def piece_of(comp: Component | None, spec: Mapping[str, Any]) -> Piece:
@@ -61,92 +75,111 @@ def piece_of(comp: Component | None, spec: Mapping[str, Any]) -> Piece:
     return Piece(spec.get("name", f"{_mm(w)} x {_mm(h)} mm piece"), w, h, spec.get("shape", "rect"))
 
 
-def spaces(tpl: Template, element_id: str, item: Item) -> list[Space]:
-    """The spaces the elements named ``element_id`` draw for ``item`` (those whose ``when`` holds);
-    a group so named gives the spaces of each of its elements."""
-    return [sp for el, dx, dy in _find(tpl.elements, element_id, item, 0.0, 0.0) for sp in _spaces(el, item, dx, dy)]
+def spaces(tpl: Template, element_id: str, env: Env) -> list[Space]:
+    """The spaces the elements named ``element_id`` draw for ``env``'s item (those whose ``when``
+    holds); a group so named gives the spaces of each of its elements. Coordinates are worked out
+    as the layout works them out (pnp.layout.coords: expressions of the piece's size, percentages,
+    counts from the data); one that cannot be is a SpaceError naming the element."""
+    return [sp for el, dx, dy in _find(tpl.elements, element_id, env, 0.0, 0.0) for sp in _spaces(el, env, dx, dy)]
 
 
 def _kids(el: Element) -> tuple[Element, ...]:
     return tuple(el.child("elements", i) for i in range(len(el.data.get("elements", []))))
 
 
-def _spaces(el: Element, item: Item, dx: float, dy: float) -> list[Space]:
+def _spaces(el: Element, env: Env, dx: float, dy: float) -> list[Space]:
     if el.data.get("type") != "group":
-        return [_space(el, item, dx, dy)]
-    ox, oy = el.data.get("offset", [0, 0])
+        return [_at(el, env, lambda: _space(el, env, dx, dy))]
+    ox, oy = _offset(el, env)
     merged: dict[tuple[str, float, float], list[tuple[float, float]]] = {}
     for k in _kids(el):
-        if _holds(k.data, item):
-            for sp in _spaces(k, item, dx + ox, dy + oy):
+        if _holds(k, env):
+            for sp in _spaces(k, env, dx + ox, dy + oy):
                 merged.setdefault((sp.shape, sp.w, sp.h), []).extend(sp.centres)
     # Spaces of one shape and size are one set: neighbours are checked across the group's elements.
     return [Space(shape, w, h, tuple(c)) for (shape, w, h), c in merged.items()]
 
 
-def _read(item: Item, name: str) -> Any:
-    return item.get(name)
+def _at(el: Element, env: Env, work: Callable[[], _T]) -> _T:
+    """``work()``, a LayoutError in it a SpaceError naming ``el`` and the item."""
+    try:
+        return work()
+    except LayoutError as exc:
+        key = exc.key if isinstance(exc.key, tuple) else (exc.key,) if exc.key else ()
+        msg = exc.message.removeprefix(f"{key[0]}: ") if key else exc.message  # "box: division by zero"
+        path = (*el.path, *key)
+        name = el.data.get("id")
+        what = f"element {name!r}" if name else f"{el.data.get('type')} element"
+        w, h = env.component.size
+        piece = "" if " mm piece" in msg else f"a {_mm(w)} x {_mm(h)} mm piece, "  # a range error names it
+        raise SpaceError(f"{what} ({el.doc.display}:{el.doc.locate(path)[0]} {json_path(path)}): {msg} "
+                         f"({piece}item {env.item.id})", exc.expected or SPACE) from None
 
 
-def _holds(data: Mapping[str, Any], item: Item) -> bool:
-    return "when" not in data or holds(data["when"], lambda n: _read(item, n))
+def _offset(el: Element, env: Env) -> tuple[float, float]:
+    """A group's ``offset`` in mm."""
+    if "offset" not in el.data:
+        return 0.0, 0.0
+    return _at(el, env, lambda: point(el.data["offset"], "offset", *env.component.size))
 
 
-def _find(elements: tuple[Element, ...], eid: str, item: Item, dx: float, dy: float
+def _holds(el: Element, env: Env) -> bool:
+    try:
+        return "when" not in el.data or _at(el, env, lambda: holds(el.data["when"], env.get))
+    except ValueError as exc:  # a `matches` pattern over its budget, as the layout reports it
+        raise SpaceError(f"{el.label}: when: {exc} (item {env.item.id})",
+                         f"a regular expression in {REGEX_SYNTAX}") from None
+
+
+def _find(elements: tuple[Element, ...], eid: str, env: Env, dx: float, dy: float
           ) -> Iterator[tuple[Element, float, float]]:
     for el in elements:
         d = el.data
-        if not _holds(d, item):
+        if not _holds(el, env):
             continue
         if d.get("id") == eid:
             yield el, dx, dy
         elif d.get("type") == "group":
-            ox, oy = d.get("offset", [0, 0])
-            yield from _find(_kids(el), eid, item, dx + ox, dy + oy)
+            ox, oy = _offset(el, env)
+            yield from _find(_kids(el), eid, env, dx + ox, dy + oy)
 
 
-def _value(raw: Any, item: Item) -> Any:
-    if isinstance(raw, str) and raw.startswith("{") and raw.endswith("}"):
-        return _read(item, raw[1:-1])
-    return raw
-
-
-def _box_shape(d: Mapping[str, Any]) -> tuple[str, float, float, float, float]:
-    x, y, w, h = d["box"]
+def _box_shape(d: Mapping[str, Any], w: float, h: float) -> tuple[str, float, float, float, float]:
+    x, y, bw, bh = box_mm(d["box"], w, h)
     if d.get("type") == "circle":
-        s = min(w, h)
-        return "round", x + w / 2, y + h / 2, s, s
-    return "rect", x + w / 2, y + h / 2, w, h
+        s = min(bw, bh)
+        return "round", x + bw / 2, y + bh / 2, s, s
+    return "rect", x + bw / 2, y + bh / 2, bw, bh
 
 
-def _space(el: Element, item: Item, dx: float, dy: float) -> Space:
+def _space(el: Element, env: Env, dx: float, dy: float) -> Space:
     d = el.data
     kind = d.get("type")
+    pw, ph = env.component.size
     if kind == "repeat":
-        count = _value(d["count"], item)
-        count = 0 if count in (None, "") else int(count)
-        first = next((k for k in d.get("elements", []) if "box" in k), None)
-        if first is None:
+        count = repeat_count(d["count"], env.get)
+        at = next((i for i, k in enumerate(d.get("elements", [])) if "box" in k), None)
+        if at is None:
             raise SpaceError(f"repeat element {d.get('id')!r} has no child with a box to be its space")
-        shape, cx, cy, w, h = _box_shape(first)
-        sx, sy = d["step"]
+        first = el.child("elements", at)
+        shape, cx, cy, w, h = _at(first, env, lambda: _box_shape(first.data, pw, ph))
+        sx, sy = point(d["step"], "step", pw, ph)
         per_row = d.get("per_row") or max(count, 1)
-        rx, ry = d.get("row_step", [0, 0])
+        rx, ry = point(d["row_step"], "row_step", pw, ph) if "row_step" in d else (0, 0)
         centres = []
         for i in range(count):
             row, col = divmod(i, per_row)
             centres.append((dx + cx + col * sx + row * rx, dy + cy + col * sy + row * ry))
         return Space(shape, w, h, tuple(centres))
     if kind == "track":
-        first, last = int(_value(d["first"], item)), int(_value(d["last"], item))
-        pts = track_points([(p[0], p[1]) for p in d["path"]], last - first + 1, bool(d.get("closed")),
-                           d.get("spacing")) or []
-        w, h = d["size"]
+        first_value, last = track_span(d, env.get)
+        pts = track_centres(d, last - first_value + 1, pw, ph)
+        w, h = point(d["size"], "size", pw, ph)
         return Space("rect", w, h, tuple((dx + px, dy + py) for px, py in pts))
     if "box" in d:
-        shape, cx, cy, w, h = _box_shape(d)
+        shape, cx, cy, w, h = _box_shape(d, pw, ph)
         return Space(shape, w, h, ((dx + cx, dy + cy),))
-    raise SpaceError(f"{kind} element {d.get('id')!r} draws no space (a circle, a boxed element, a repeat or a track)")
+    raise SpaceError(f"{kind} element {d.get('id')!r} draws no space ({SPACE})")
 
 
 def judge(piece: Piece, space: Space, clearance: float, row: int | None, host: tuple[float, float]) -> list[str]:

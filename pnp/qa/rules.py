@@ -26,6 +26,7 @@ from pnp.input.model import Component, Game, Item, Rule
 from pnp.input.project import DataRoot
 from pnp.input.templates import TemplateStore
 from pnp.layout.cost import REGEX_STEPS, Tally, input_files
+from pnp.layout.fields import Env
 from pnp.qa.fits import SpaceError, judge, piece_of, spaces
 from pnp.qa.quotes import traced
 
@@ -259,10 +260,9 @@ class Checker:
         details, found = [], 0
         for it in items:
             try:
-                got = spaces(tpl, eid, it)
-            except (SpaceError, TypeError, ValueError) as exc:
-                raise _RefError(("space", "element"), f"template {host.template!r}: {exc}",
-                                "a circle, a boxed element, a repeat or a track") from None
+                got = spaces(tpl, eid, Env(it, host, self.game))
+            except SpaceError as exc:
+                raise _RefError(("space", "element"), f"template {host.template!r}: {exc}", exc.expected) from None
             self.charge(("space", "element"))  # the `when` patterns of the template read for it
             found += bool(got)
             for sp in got:

@@ -124,10 +124,14 @@ def test_a_group_named_as_the_space_gives_all_its_squares(bundled: Bundled) -> N
     38 mm apart, so neighbours across the repeats are checked too."""
     from pnp.input.project import DataRoot, bundled_root
     from pnp.input.templates import TemplateStore
+    from pnp.layout.fields import Env
     from pnp.qa.fits import spaces
 
     tpl = TemplateStore(DataRoot(bundled_root())).get("golems/board")
-    (sp,) = spaces(tpl, "squares", bundled.game("golems").component("board").items[0])
+    game = bundled.game("golems")
+    board = game.component("board")
+    assert board is not None
+    (sp,) = spaces(tpl, "squares", Env(board.items[0], board, game))
     assert (sp.shape, sp.w, sp.h, len(sp.centres), len(set(sp.centres))) == ("rect", 38, 38, 64, 64)
     xs = sorted({x for x, _ in sp.centres})
     assert xs == [8 + 19 + 38 * i for i in range(8)]
@@ -161,3 +165,120 @@ def test_a_games_fits_rules_judge_a_bounded_number_of_spaces(monkeypatch: pytest
     d = exc.value.diagnostics[0]
     assert d.path[-2:] == ("space", "element")
     assert "the `fits` rules of game golems judge more than 1 spaces" in d.message
+
+
+# -- spaces written as expressions of the piece's size (attack 13, F3, F4) -------------------------
+# Each space twice on the 44 x 63 mm mini card: with expressions ("w-6", "50%", "w/4" in boxes,
+# steps, row steps, offsets, track paths and sizes) and in plain mm. They are the same space: the
+# expressions are worked out as the layout works them out (they were a Python TypeError, or exit 3).
+
+EXPRESSED: list[tuple[dict[str, Any], dict[str, Any]]] = [
+    ({"type": "rect", "box": [3, 3, "w-6", "h-6"]}, {"type": "rect", "box": [3, 3, 38, 57]}),
+    ({"type": "circle", "box": ["w/2-5", 20, 10, 10]}, {"type": "circle", "box": [17, 20, 10, 10]}),
+    ({"type": "hex", "box": ["50%", "10%", "25%", "20%"]}, {"type": "hex", "box": [22, 6.3, 11, 12.6]}),
+    ({"type": "repeat", "count": 6, "per_row": 3, "step": ["w/4", 0], "row_step": [0, "h/4"],
+      "elements": [{"type": "circle", "box": [0, 0, "w/5", "w/5"]}]},
+     {"type": "repeat", "count": 6, "per_row": 3, "step": [11, 0], "row_step": [0, 15.75],
+      "elements": [{"type": "circle", "box": [0, 0, 8.8, 8.8]}]}),
+    ({"type": "group", "offset": ["w/4", "25%"], "elements": [{"type": "rect", "box": [0, 0, "w/4", 10]}]},
+     {"type": "group", "offset": [11, 15.75], "elements": [{"type": "rect", "box": [0, 0, 11, 10]}]}),
+    ({"type": "track", "first": 1, "last": 3, "path": [["w/4", 30], ["3*w/4", "h/2"]], "size": ["w/8", "w/8"],
+      "elements": [{"type": "rect", "box": [0, 0, 5, 5]}]},
+     {"type": "track", "first": 1, "last": 3, "path": [[11, 30], [33, 31.5]], "size": [5.5, 5.5],
+      "elements": [{"type": "rect", "box": [0, 0, 5, 5]}]}),
+]
+
+
+def _with_space(mini: DataRootCopy, element: dict[str, Any], rule: dict[str, Any] | None = None) -> None:
+    """The mini card with ``element`` as its space "s" and a `fits` rule on it."""
+    mini.edit("templates/mini/card.json", lambda t: t["elements"].append({"id": "s", **element}))
+    mini.edit("game.json", lambda m: m["rulebook"].append(
+        {"id": "cube-fits", "description": "A cube fits the space.", "quote": "The deck has 5 cards.",
+         "check": "fits", "pieces": {"size": [5, 5], "name": "cube"}, "space": {"component": "deck", "element": "s"},
+         "clearance": 0.25, **(rule or {})}))
+
+
+@pytest.mark.parametrize("expressed,plain", EXPRESSED, ids=[e["type"] for e, _ in EXPRESSED])
+def test_a_space_written_as_expressions_is_the_space_the_layout_draws(mini: DataRootCopy, expressed: dict[str, Any],
+                                                                       plain: dict[str, Any]) -> None:
+    from pnp.input.templates import TemplateStore
+    from pnp.layout.fields import Env
+    from pnp.qa.fits import spaces
+
+    _with_space(mini, expressed)
+    game = mini.load()
+    deck = game.component("deck")
+    assert deck is not None and deck.size == (44, 63)
+    env = Env(deck.items[0], deck, game)
+    got = spaces(TemplateStore(mini.root).get("mini/card"), "s", env)
+    mini.edit("templates/mini/card.json", lambda t: t["elements"][-1].update(plain))
+    want = spaces(TemplateStore(mini.root).get("mini/card"), "s", env)
+    assert [(s.shape, len(s.centres)) for s in got] == [(s.shape, len(s.centres)) for s in want]
+    for g, w in zip(got, want, strict=True):
+        assert (g.w, g.h) == pytest.approx((w.w, w.h))
+        assert [c for xy in g.centres for c in xy] == pytest.approx([c for xy in w.centres for c in xy])
+    r = mini.check()
+    assert_no_traceback(r)
+    assert r.exit_code == 0, r.stderr
+    assert "3 rules, 3 pass, 0 fail" in r.stdout
+
+
+def test_a_piece_too_big_for_an_expressed_space_fails_with_its_figures(mini: DataRootCopy) -> None:
+    """Attack 13, F4: a track whose spaces are ["w/8", "w/8"] exited 3 (TypeError in the figures)."""
+    _with_space(mini, EXPRESSED[-1][0], {"pieces": {"size": [6, 6], "name": "cube"}})
+    r = mini.check()
+    assert_no_traceback(r)
+    assert r.exit_code == 1
+    assert "FAIL cube-fits:" in r.stdout
+    assert ("s: space 5.5 x 5.5 mm is too small: cube (6 x 6 mm) + 0.25 mm clearance each side needs 6.5 x 6.5 mm"
+            in r.stdout)
+
+
+def test_a_space_that_cannot_be_worked_out_names_the_rule_and_the_element(mini: DataRootCopy) -> None:
+    """A repeat drawn 0 times has its children's boxes never worked out by the layout; the rule,
+    which takes its space's shape from the first, finds "w/(w-w)" and says so: exit 2 at the rule,
+    naming the element's file and line, the key and the piece; nothing written."""
+    _with_space(mini, {"type": "repeat", "count": 0, "step": [10, 0],
+                       "elements": [{"type": "circle", "box": [0, 0, "w/(w-w)", 10]}]})
+    for args in (("check", "mini"), ("build", "mini", "--out", str(mini.path / "out"))):
+        r = mini.cli(*args)
+        assert_no_traceback(r)
+        assert r.exit_code == 2
+        line = mini.line_of("templates/mini/card.json", '"w/(w-w)"')
+        want = ("$.rulebook[2].space.element: rule 'cube-fits': template 'mini/card': circle element "
+                f"(templates/mini/card.json:{line} $.elements[4].elements[0].box[2]): division by zero "
+                "(a 44 x 63 mm piece, item ")
+        assert any(ln.startswith("card_data/mini/game.json:") and want in ln
+                   and ln.endswith("(expected an expression that can be worked out)")
+                   for ln in diag_lines(r.stderr)), r.stderr
+    assert not (mini.path / "out").exists()
+
+
+UNWORKABLE: list[tuple[dict[str, Any], str, str]] = [
+    ({"type": "rect", "box": [0, 0, "w*100", 5]}, "$.elements[4].box[2]): 'w*100' is 4400 mm for a 44 x 63 mm piece "
+     "(item ", "a value from -2000 to 2000 mm, the range of a plain number in a template"),
+    ({"type": "rect", "box": [0, 0, "w-50", 5]}, "$.elements[4].box): box [0, 0, 'w-50', 5] is -6 x 5 mm on a 44 x 63 "
+     "mm piece (item ", "a width and height of 0 mm or more"),
+    ({"type": "group", "offset": [0, "h/(w-44)"], "elements": [{"type": "rect", "box": [0, 0, 9, 9]}]},
+     "$.elements[4].offset[1]): division by zero (a 44 x 63 mm piece, item ", "an expression that can be worked out"),
+    ({"type": "repeat", "count": "{name}", "step": [10, 0], "elements": [{"type": "circle", "box": [0, 0, 5, 5]}]},
+     "$.elements[4].count): repeat count {name} is ", "a whole number from 0 to 1000"),
+    ({"type": "track", "first": 1, "last": 4, "spacing": 100, "path": [[0, 0], ["w", 0]], "size": [5, 5],
+      "elements": []}, "$.elements[4].spacing): 4 spaces 100 mm apart do not fit on the path",
+     "a longer path or a smaller spacing"),
+]
+
+
+@pytest.mark.parametrize("element,message,expected", UNWORKABLE,
+                         ids=["range", "negative", "offset", "count", "spacing"])
+def test_a_rule_on_a_space_the_layout_refuses_is_bad_input(mini: DataRootCopy, element: dict[str, Any], message: str,
+                                                           expected: str) -> None:
+    """What the layout refuses for the piece (the same functions, pnp.layout.coords) the rule refuses
+    too, at its `space.element`, with the layout's words: no Python error text (attack 13, F3)."""
+    _with_space(mini, element)
+    with pytest.raises(DataError) as exc:
+        check_game(mini.load())
+    (d,) = exc.value.diagnostics
+    assert d.path[-2:] == ("space", "element")
+    assert d.message.startswith("rule 'cube-fits': template 'mini/card': element 's' (templates/mini/card.json:")
+    assert message in d.message and d.expected == expected

@@ -228,6 +228,13 @@ def _style_chain_cycle(root: Path, scratch: Path) -> None:
     base.write_text(json.dumps(data, indent=1) + "\n")
 
 
+def _long_component_title(root: Path, scratch: Path) -> None:
+    """A 2 MB component title (attack 13, F9: it passed `check`, and `build` took ~9 s and ~160 MB
+    a MB laying out the sheets' labels and the contents sheet)."""
+    game = root / GAME
+    game.write_text(game.read_text().replace('"title": "Deck"', '"title": "' + "word " * 400_000 + '"'))
+
+
 # -- issue 19, the independent attack (F4, F5, F6, F8, F10): set up at run time
 
 QUOTES = "The deck has 5 cards. Every card is different.\n"  # what mini's rules quote
@@ -356,6 +363,8 @@ CASES = [
     Case("unknown-template", f"{GAME}:14:19", "$.components[0].template", "template 'mini/crad' not found"),
     Case("extends-unknown", f"{BACK}:3:14", "$.extends", "template 'mini/bsae' not found"),
     Case("extends-cycle", f"{BASE}:3:14", "$.extends", "`extends` cycle: mini/card -> mini/base -> mini/card"),
+    Case("component-title-too-long", f"{GAME}:9:16", "$.components[0].title",
+         "text of 2,000,000 characters is too long", setup=_long_component_title),
     Case("style-extends-deep-cycle", f"{BASE}:30:15", "$.styles.s1.extends",
          "style `extends` cycle: s0 -> s1999 -> s1998 -> s1997 -> s1996 -> s1995 -> ... (1989 more) -> s5 -> s4 "
          "-> s3 -> s2 -> s1 -> s0", setup=_style_chain_cycle),

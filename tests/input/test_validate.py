@@ -215,7 +215,7 @@ def test_unknown_manifest_field_with_suggestion(mini: DataRootCopy) -> None:
     mini.replace("game.json", '"title": "Deck"', '"titel": "Deck"')
     assert formatted(mini) == [
         f"{GAME}:7:5: $.components[0]: missing required field 'title' "
-        '(expected "title": Human name of the component); add it to this object',
+        '(expected "title": Human name of the component (at most 200 characters)); add it to this object',
         f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, cache, "
         "corner_radius, data, fields, id, id_from, kind, notes, shape, size, source, template, title); "
         "did you mean 'title'?",
@@ -557,7 +557,7 @@ def test_a_text_printed_on_the_sheets_is_held_to_its_cap(mini: DataRootCopy, pat
     (line,) = [x for x in diag_lines(r.stderr) if "too long" in x]
     shown = "$." + ".".join(f"{p}" if isinstance(p, str) else f"[{p}]" for p in path).replace(".[", "[")
     assert f": {shown}: text of 1,000,000 characters is too long: \"word word" in line
-    assert "(expected " in line and f", at most {cap} characters (" in line
+    assert "(expected " in line and f" (at most {cap} characters))" in line
     r = mini.cli("build", "mini", "--out", str(mini.path / "out"))
     assert r.exit_code == 2
     assert not (mini.path / "out").exists()

@@ -122,15 +122,17 @@ class TemplateStore:
         if name in self._resolved:
             return self._resolved[name]
         chain: list[str] = []
+        seen: set[str] = set()
         docs: list[Doc] = []
         cur: str | None = name
         ref = referrer
         while cur is not None:
-            if cur in chain:
+            if cur in seen:
                 cycle = " -> ".join([*chain, cur])
                 raise DataError([docs[-1].diag(("extends",), f"`extends` cycle: {cycle}",
                                                expected="a chain that ends in a template without `extends`")])
             chain.append(cur)
+            seen.add(cur)
             d = self.doc(cur, ref)
             docs.append(d)
             cur = d.data.get("extends")
@@ -171,6 +173,7 @@ class TemplateStore:
         colors: dict[str, str] = {}
         palettes: dict[str, Mapping[str, str]] = {}
         styles: dict[str, dict[str, Any]] = {}
+        style_docs: dict[str, Doc] = {}
         icons: dict[str, Mapping[str, Any]] = {}
         light_colors: dict[str, str] = {}
         light_palettes: dict[str, dict[str, str]] = {}
@@ -196,6 +199,8 @@ class TemplateStore:
                 light_palettes[pname] = {**light_palettes.get(pname, {}), **pal}
             for sname, st in d.get("styles", {}).items():
                 styles[sname] = {**styles.get(sname, {}), **st}
+                if "extends" in st:
+                    style_docs[sname] = doc  # where the style's `extends` was written (for messages)
             if "size" in d:
                 size = (float(d["size"][0]), float(d["size"][1]))
             for ri, rid in enumerate(d.get("remove", [])):
@@ -223,13 +228,11 @@ class TemplateStore:
                     elements.append(new)
                 else:
                     elements[idx] = new
-        resolved_styles = {}
-        for sname in styles:
-            try:
-                resolved_styles[sname] = frozen_map(_resolve_style(sname, styles, []))
-            except ValueError as exc:
-                diags.append(docs[0].diag(("styles",), str(exc),
-                                          expected="`extends` naming another style, without a cycle"))
+        resolved, broken = _resolve_styles(styles)
+        resolved_styles = {sname: frozen_map(st) for sname, st in resolved.items()}
+        for sname, msg in broken:
+            diags.append(style_docs[sname].diag(("styles", sname, "extends"), msg,
+                                                expected="`extends` naming another style, without a cycle"))
         if diags:
             raise DataError(diags)
         return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),
@@ -286,14 +289,49 @@ def _replacement_problems(doc: Doc, data: Mapping[str, Any], path: tuple[str | i
     return out
 
 
-def _resolve_style(name: str, styles: Mapping[str, Mapping[str, Any]], seen: list[str]) -> dict[str, Any]:
-    if name in seen:
-        raise ValueError(f"style `extends` cycle: {' -> '.join([*seen, name])}")
-    if name not in styles:
-        raise ValueError(f"style {seen[-1]!r} extends unknown style {name!r}")
-    st = dict(styles[name])
-    parent = st.pop("extends", None)
-    if parent is None:
-        return st
-    return {**_resolve_style(parent, styles, [*seen, name]), **st}
+def _resolve_styles(styles: Mapping[str, Mapping[str, Any]]) -> tuple[dict[str, dict[str, Any]], list[tuple[str, str]]]:
+    """Each style with its ``extends`` chain worked out (the parent's keys first, the style's own
+    win), and the problems: (the style whose ``extends`` breaks the chain, message), one for each
+    cycle or unknown parent (the styles that lead into it are left out, not reported again).
+    Iterative, each style worked out once: a chain of any depth takes time in proportion to its
+    length (a recursion 1,000 styles deep was a RecursionError)."""
+    done: dict[str, dict[str, Any] | None] = {}  # None: its chain is broken
+    broken: list[tuple[str, str]] = []
+    for name in styles:
+        path: list[str] = []  # the styles followed from ``name``, not yet worked out
+        on_path: set[str] = set()
+        cur = name
+        base: dict[str, Any] | None
+        while True:
+            if cur in done:
+                base = done[cur]
+                break
+            if cur in on_path:
+                cycle = path[path.index(cur):] + [cur]
+                broken.append((path[-1], f"style `extends` cycle: {_chain(cycle)}"))
+                base = None
+                break
+            if cur not in styles:
+                broken.append((path[-1], f"style {path[-1]!r} extends unknown style {cur!r}"))
+                base = None
+                break
+            path.append(cur)
+            on_path.add(cur)
+            parent = styles[cur].get("extends")
+            if parent is None:
+                base = {}
+                break
+            cur = parent
+        for sname in reversed(path):  # the deepest first, each on top of its parent
+            if base is not None:
+                own = {k: v for k, v in styles[sname].items() if k != "extends"}
+                base = {**base, **own}
+            done[sname] = base
+    return {k: done[k] for k in styles if done[k] is not None}, broken  # in the styles' order
 
+
+def _chain(names: list[str], most: int = 12) -> str:
+    """``a -> b -> a``; a long chain with its middle left out."""
+    if len(names) <= most:
+        return " -> ".join(names)
+    return " -> ".join(names[:most // 2]) + f" -> ... ({len(names) - most} more) -> " + " -> ".join(names[-most // 2:])

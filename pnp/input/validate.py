@@ -283,8 +283,12 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         unit = {"Items": "item", "Length": "character", "Properties": "key"}[kind[3:]]
         want = f"{'at least' if kind.startswith('min') else 'at most'} {counted(n, unit)}"
         desc = _describe(err.schema)
-        return [doc.diag(path, err.message.replace(repr(err.instance), _short(err.instance)),
-                         expected=want + (f": {desc}" if desc else ""))]
+        if desc and want in desc:  # the description says the limit (and why): not twice
+            want, desc = desc, None
+        message = err.message.replace(repr(err.instance), _short(err.instance))
+        if kind == "maxLength" and isinstance(err.instance, str):
+            message = f"text of {len(err.instance):,} characters is too long: {_short(err.instance[:60])}"
+        return [doc.diag(path, message, expected=want + (f": {desc}" if desc else ""))]
     if kind == "not":
         return [doc.diag(path, "combines keys that exclude each other",
                          expected=_describe(err.schema) or "one of the documented forms, not both")]

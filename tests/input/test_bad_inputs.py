@@ -219,6 +219,22 @@ def _fifo(root: Path, scratch: Path) -> None:
     os.mkfifo(_art(root))
 
 
+def _style_chain_cycle(root: Path, scratch: Path) -> None:
+    """2,000 styles in base.json, each extending the next, the last extending the first: a chain
+    far deeper than Python's recursion limit, closed into a cycle (attack 13, F6)."""
+    base = root / BASE
+    data = json.loads(base.read_text())
+    data["styles"].update({f"s{i}": {"extends": f"s{(i - 1) % 2000}"} for i in range(2000)})
+    base.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def _long_component_title(root: Path, scratch: Path) -> None:
+    """A 2 MB component title (attack 13, F9: it passed `check`, and `build` took ~9 s and ~160 MB
+    a MB laying out the sheets' labels and the contents sheet)."""
+    game = root / GAME
+    game.write_text(game.read_text().replace('"title": "Deck"', '"title": "' + "word " * 400_000 + '"'))
+
+
 # -- issue 19, the independent attack (F4, F5, F6, F8, F10): set up at run time
 
 QUOTES = "The deck has 5 cards. Every card is different.\n"  # what mini's rules quote
@@ -349,6 +365,11 @@ CASES = [
     Case("unknown-template", f"{GAME}:14:19", "$.components[0].template", "template 'mini/crad' not found"),
     Case("extends-unknown", f"{BACK}:3:14", "$.extends", "template 'mini/bsae' not found"),
     Case("extends-cycle", f"{BASE}:3:14", "$.extends", "`extends` cycle: mini/card -> mini/base -> mini/card"),
+    Case("component-title-too-long", f"{GAME}:9:16", "$.components[0].title",
+         "text of 2,000,000 characters is too long", setup=_long_component_title),
+    Case("style-extends-deep-cycle", f"{BASE}:30:15", "$.styles.s1.extends",
+         "style `extends` cycle: s0 -> s1999 -> s1998 -> s1997 -> s1996 -> s1995 -> ... (1989 more) -> s5 -> s4 "
+         "-> s3 -> s2 -> s1 -> s0", setup=_style_chain_cycle),
     Case("unknown-element-type", f"{CARD}:6:28", "$.elements[0].type", 'value "rectangle" is not allowed'),
     Case("unknown-icon", f"{CARD}:8:67", "$.elements[2].name", "unknown icon 'sun-icon'"),
     Case("unknown-style", f"{CARD}:7:86", "$.elements[1].style", "unknown style 'heading'"),

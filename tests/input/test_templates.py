@@ -162,6 +162,31 @@ def test_style_extends_cycle_and_unknown_parent_style(tmp_path: Path) -> None:
     assert "style 'c' extends unknown style 'nope'" in msgs
 
 
+def test_a_style_chain_deeper_than_python_recursion_resolves(tmp_path: Path) -> None:
+    """3,000 styles, each extending the previous: worked out without recursion (it was a
+    RecursionError, exit 3, attack 13 F6), each key from the nearest style that sets it."""
+    styles = {"s0": {"font": "Lato-Bold", "size": 12, "color": "ink"}}
+    styles |= {f"s{i}": {"extends": f"s{i - 1}"} for i in range(1, 3000)}
+    styles["s1500"] = {"extends": "s1499", "size": 9}
+    write(tmp_path, "t/s", {"styles": styles})
+    got = TemplateStore(DataRoot(tmp_path)).get("t/s").styles
+    assert list(got) == list(styles)
+    assert dict(got["s2999"]) == {"font": "Lato-Bold", "size": 9, "color": "ink"}
+    assert dict(got["s1499"]) == {"font": "Lato-Bold", "size": 12, "color": "ink"}
+
+
+def test_a_style_cycle_is_reported_once_where_it_closes(tmp_path: Path) -> None:
+    """Styles leading into a cycle or an unknown parent are not reported again, each problem once,
+    at the `extends` that breaks the chain, in the template that wrote it."""
+    write(tmp_path, "t/base", {"styles": {"a": {"extends": "b"}, "b": {"extends": "c"}, "c": {"extends": "a"}}})
+    write(tmp_path, "t/s", {"extends": "t/base", "styles": {"d": {"extends": "a"}, "e": {"extends": "d"},
+                                                          "f": {"extends": "nope"}}})
+    diags = store_error(TemplateStore(DataRoot(tmp_path)), "t/s")
+    assert [(d.file, d.line, d.path, d.message) for d in diags] == [
+        ("templates/t/base.json", 10, ("styles", "c", "extends"), "style `extends` cycle: a -> b -> c -> a"),
+        ("templates/t/s.json", 11, ("styles", "f", "extends"), "style 'f' extends unknown style 'nope'")]
+
+
 def test_unknown_template_in_the_manifest(mini: DataRootCopy) -> None:
     mini.replace("game.json", '"template": "mini/card"', '"template": "mini/crad"')
     r = mini.check()

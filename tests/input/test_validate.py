@@ -215,7 +215,7 @@ def test_unknown_manifest_field_with_suggestion(mini: DataRootCopy) -> None:
     mini.replace("game.json", '"title": "Deck"', '"titel": "Deck"')
     assert formatted(mini) == [
         f"{GAME}:7:5: $.components[0]: missing required field 'title' "
-        '(expected "title": Human name of the component); add it to this object',
+        '(expected "title": Human name of the component (at most 200 characters)); add it to this object',
         f"{GAME}:9:7: $.components[0].titel: unknown field 'titel' (expected one of back, bleed, cache, "
         "corner_radius, data, fields, id, id_from, kind, notes, shape, size, source, template, title); "
         "did you mean 'title'?",
@@ -521,3 +521,56 @@ def test_ctrl_c_while_a_schema_compiles_is_a_ctrl_c(monkeypatch: pytest.MonkeyPa
     finally:
         signal.signal(signal.SIGINT, old)
     assert calls  # the keyword class ran: the signal came while it did
+
+
+# -- the free texts printed on the contents sheet and the sheets' labels (attack 13, F9): a 9 MB
+# component title passed `check` and took `build` 80 s and 1 GB laying out its labels.
+SHEET_TEXTS = [  # (JSON path into the manifest, its cap)
+    (("title",), 200), (("subtitle",), 200), (("designer",), 200), (("document", "title"), 200),
+    (("components", 0, "title"), 200),
+    (("not_printed", 0, "name"), 400), (("not_printed", 0, "quantity"), 400),
+]
+
+
+def _at(data: Any, path: tuple[str | int, ...]) -> Any:
+    for p in path[:-1]:
+        data = data[p]
+    return data
+
+
+@pytest.mark.parametrize(("path", "cap"), SHEET_TEXTS, ids=[".".join(map(str, p)) for p, _ in SHEET_TEXTS])
+def test_a_text_printed_on_the_sheets_is_held_to_its_cap(mini: DataRootCopy, path: tuple[str | int, ...],
+                                                         cap: int) -> None:
+    def set_text(n: int) -> None:
+        def edit(g: Any) -> None:
+            g["document"]["title"] = "Mini rules"
+            g["not_printed"] = [{"name": "Dice", "quantity": "Two"}]
+            _at(g, path)[path[-1]] = ("word " * n)[:n]
+        mini.edit("game.json", edit)
+
+    set_text(cap)
+    assert mini.check().exit_code == 0
+    set_text(1_000_000)
+    r = mini.check()
+    assert r.exit_code == 2
+    assert_no_traceback(r)
+    (line,) = [x for x in diag_lines(r.stderr) if "too long" in x]
+    shown = "$." + ".".join(f"{p}" if isinstance(p, str) else f"[{p}]" for p in path).replace(".[", "[")
+    assert f": {shown}: text of 1,000,000 characters is too long: \"word word" in line
+    assert "(expected " in line and f" (at most {cap} characters))" in line
+    r = mini.cli("build", "mini", "--out", str(mini.path / "out"))
+    assert r.exit_code == 2
+    assert not (mini.path / "out").exists()
+
+
+def test_every_bundled_text_on_the_sheets_is_well_under_its_cap() -> None:
+    """Half the cap at most: the caps leave room (the longest today, a not_printed quantity, is 164)."""
+    for game in (REPO / "card_data").glob("*/game.json"):
+        g = json.loads(game.read_text())
+        texts = [(("title",), g.get("title")), (("subtitle",), g.get("subtitle")), (("designer",), g.get("designer")),
+                 (("document", "title"), (g.get("document") or {}).get("title"))]
+        texts += [(("components", 0, "title"), c["title"]) for c in g["components"]]
+        texts += [(("not_printed", 0, k), n[k]) for n in g.get("not_printed", []) for k in ("name", "quantity")]
+        caps = dict(SHEET_TEXTS)
+        for path, text in texts:
+            assert text is None or len(text) <= caps[path] // 2, (game, path, text)

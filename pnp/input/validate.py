@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
 
-from pnp.errors import Diagnostic, counted, did_you_mean, interrupts_held
+from pnp.errors import Diagnostic, alternatives, counted, did_you_mean, interrupts_held
 from pnp.input.load import Doc
 
 if TYPE_CHECKING:  # jsonschema is loaded when there is an error to word (see Schema)
@@ -187,11 +187,35 @@ def validate_value(doc: Doc, value: Any, v: Schema, prefix: tuple[str | int, ...
     """All errors of ``value`` (found at ``prefix`` in ``doc``) against validator ``v``."""
     if v.fast.is_valid(value):
         return []
-    out: list[Diagnostic] = []
-    for err in sorted(v.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
-        out.extend(_explain(doc, err, prefix, v.schema))
+    out = _explain_all(doc, list(v.iter_errors(value)), prefix, v.schema)
     # In reading order, top to bottom.
     return sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
+
+
+def _explain_all(doc: Doc, errs: list[ValidationError], prefix: tuple[str | int, ...],
+                 root: dict[str, Any] | None, outer: str | None = None) -> list[Diagnostic]:
+    """The words for ``errs``, in path order. A ``oneOf`` that the value passes more than once
+    (jsonschema's "is valid under each of", which prints the schema) is left out when another
+    error names the same value, and so is any union beside a wrong type: a string where a condition
+    object belongs passes every form's ``required`` and ``additionalProperties`` (they test objects
+    only) and fails a form's ``not`` of them, and the wrong type says it all. Too many values in an
+    array fail ``maxItems`` and ``items: false``: one message says it."""
+    named = {tuple(e.absolute_path) for e in errs if not _many_forms(e)}
+    typed = {tuple(e.absolute_path) for e in errs if e.validator == "type"}
+    too_long = {tuple(e.absolute_path) for e in errs if e.validator == "maxItems"}
+    out: list[Diagnostic] = []
+    for err in sorted(errs, key=lambda e: [str(p) for p in e.absolute_path]):
+        at = tuple(err.absolute_path)
+        if (_many_forms(err) and at in named) or (err.validator in ("oneOf", "anyOf") and at in typed):
+            continue
+        if not (err.validator == "items" and err.validator_value is False and at in too_long):
+            out.extend(_explain(doc, err, prefix, root, outer))
+    return out
+
+
+def _many_forms(err: ValidationError) -> bool:
+    """``err`` is a ``oneOf`` the value passes more than once (no form failed: no context)."""
+    return err.validator == "oneOf" and not err.context
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -211,7 +235,9 @@ def _type_name(value: Any) -> str:
 
 
 def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
-             root: dict[str, Any] | None = None) -> list[Diagnostic]:
+             root: dict[str, Any] | None = None, outer: str | None = None) -> list[Diagnostic]:
+    """The words for one jsonschema error (``outer``: the description of the union whose form
+    ``err`` belongs to, for a form that has none of its own)."""
     path = prefix + tuple(err.absolute_path)
     kind = err.validator
     if "propertyNames" in err.relative_schema_path and isinstance(err.instance, str):
@@ -225,17 +251,35 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
             words = _PATTERN_WORDS.get(err.validator_value, f"text matching {err.validator_value}")
             return [doc.diag(path + (name,), f"invalid name {name!r}", key=True, expected=words)]
     if kind in ("oneOf", "anyOf") and err.context:
-        branches = {e.relative_schema_path[0] for e in err.context}
+        by_branch: dict[Any, list[ValidationError]] = {}  # each form's errors, by its index
+        for e in err.context:
+            by_branch.setdefault(e.relative_schema_path[0], []).append(e)
+        branches = set(by_branch)
         missing = {e.relative_schema_path[0]: e.message.split("'")[1] for e in err.context
                    if e.validator == "required" and not e.relative_path and "'" in e.message}
         if len(branches) > 1 and set(missing) == branches:
             # Every form needs a different key and none is there: name them all, not just the first.
             names = ", ".join(repr(m) for m in dict.fromkeys(missing.values()))
-            return [doc.diag(path, f"missing one of the fields {names}", expected=_describe(err.schema))]
-        # Unions (element types, sources, colours): report the most relevant branch's error.
-        # Branches written for another JSON type (a string form when an object is given) say
-        # nothing useful; prefer the errors of branches that accept the value's type.
-        wrong_type = {e.relative_schema_path[0] for e in err.context if e.validator == "type" and not e.relative_path}
+            return [doc.diag(path, f"missing one of the fields {names}", expected=_describe(err.schema)),
+                    *_unknown_to_all(doc, path, err)]
+        # Unions (conditions, rulebook values, sizes, colours): the errors of the form the value
+        # was meant to have. Forms for another JSON type say nothing useful; of the others, the
+        # one whose keys the value has (its discriminating key there, no key unknown to it) is
+        # meant, and its own errors (a wrong type at one of its keys) are the problem.
+        type_errs = [e for e in err.context if e.validator == "type" and not e.relative_path]
+        wrong_type = {e.relative_schema_path[0] for e in type_errs}
+        if wrong_type == branches:
+            # No form takes this JSON type: name every type the forms take.
+            types = [t for e in type_errs
+                     for t in ([e.validator_value] if isinstance(e.validator_value, str) else e.validator_value)]
+            return [doc.diag(path, f"wrong type: {_type_name(err.instance)} {_short(err.instance)}",
+                             expected=alternatives(list(dict.fromkeys(types))))]
+        misfit = {b: sum(_misfit(e) for e in es) for b, es in by_branch.items() if b not in wrong_type}
+        best = [b for b, n in misfit.items() if n == min(misfit.values())]
+        if len(best) == 1:
+            return _explain_all(doc, by_branch[best[0]], prefix, root, _describe(err.schema))
+        if clash := _clash(doc, path, err, best, root):
+            return clash
         same_type = [e for e in err.context if e.relative_schema_path[0] not in wrong_type]
         from jsonschema.exceptions import best_match
 
@@ -243,6 +287,13 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         if inner is None or inner.validator == "not":
             return [doc.diag(path, "does not match any allowed form", expected=_describe(err.schema))]
         return _explain(doc, inner, prefix, root)
+    if _many_forms(err):
+        # Valid under more than one form (jsonschema gives no branch errors, only the schema).
+        forms = [b for b, f in enumerate(err.validator_value)
+                 if isinstance(err.instance, dict) and all(k in err.instance for k in _required(f, root))]
+        if clash := _clash(doc, path, err, forms, root):
+            return clash
+        return [doc.diag(path, "matches more than one of the allowed forms", expected=_describe(err.schema))]
     if kind == "additionalProperties" or kind == "unevaluatedProperties":
         allowed = sorted((err.schema.get("properties") or {}).keys()) if isinstance(err.schema, dict) else []
         extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
@@ -290,8 +341,10 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
             message = f"text of {len(err.instance):,} characters is too long: {_short(err.instance[:60])}"
         return [doc.diag(path, message, expected=want + (f": {desc}" if desc else ""))]
     if kind == "not":
-        return [doc.diag(path, "combines keys that exclude each other",
-                         expected=_describe(err.schema) or "one of the documented forms, not both")]
+        keys = _excluded_keys(err)
+        return [doc.diag(path, f"combines {_and(keys)}, which exclude each other" if len(keys) > 1
+                         else "combines keys that exclude each other",
+                         expected=_describe(err.schema) or outer or "one of the documented forms, not both")]
     if kind == "propertyNames":
         return [doc.diag(path, f"invalid name: {err.message}", expected=_describe(err.schema) or "a valid name")]
     if kind == "items" and err.validator_value is False:
@@ -300,6 +353,79 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         return [doc.diag(path, "too many values", expected=f"{n} values" + (f": {desc}" if desc else ""))]
     return [doc.diag(path, err.message, expected=_describe(err.schema)
                      or "a value of the form docs/data-format.md and docs/templates.md describe")]
+
+
+def _misfit(e: ValidationError) -> int:
+    """How far the value is from the union form that ``e`` (an error of that form) belongs to:
+    each key the form requires and the value lacks, each key of the value the form does not
+    know, a `not` or `const` the form sets apart. Errors inside the value (a key's wrong type)
+    do not count: they are what to report once the form is chosen."""
+    if e.relative_path:
+        return 1 if e.validator == "const" and len(e.relative_path) == 1 else 0
+    if e.validator in ("required", "not"):
+        return 1
+    if e.validator in ("additionalProperties", "unevaluatedProperties") and isinstance(e.instance, dict):
+        known = (e.schema.get("properties") or {}) if isinstance(e.schema, dict) else {}
+        return sum(k not in known for k in e.instance)
+    return 0
+
+
+def _unknown_to_all(doc: Doc, path: tuple[str | int, ...], err: ValidationError) -> list[Diagnostic]:
+    """The keys of ``err``'s value that no form of the union knows, when every form lists its keys
+    (``additionalProperties: false``): ``{"fild": "x", "present": true}`` as a condition."""
+    extra: dict[Any, set[str]] = {}
+    known: set[str] = set()  # the keys some form has
+    for e in err.context:
+        if e.validator == "additionalProperties" and not e.relative_path and isinstance(e.schema, dict):
+            props = e.schema.get("properties") or {}
+            known |= set(props)
+            extra[e.relative_schema_path[0]] = {k for k in e.instance if k not in props}
+    if not extra or set(extra) != {e.relative_schema_path[0] for e in err.context}:
+        return []
+    unknown, allowed = set.intersection(*extra.values()), sorted(known)
+    return [doc.diag(path + (k,), f"unknown field {k!r}", expected="one of " + ", ".join(allowed),
+                     hint=did_you_mean(k, allowed), key=True) for k in err.instance if k in unknown]
+
+
+def _and(names: list[str]) -> str:
+    return ", ".join(repr(n) for n in names[:-1]) + f" and {names[-1]!r}" if len(names) > 1 else repr(names[0])
+
+
+def _excluded_keys(err: ValidationError) -> list[str]:
+    """The keys of ``err``'s value that its ``not`` sets against each other: those its schema
+    requires and those the ``not`` forbids (``{"document": …, "quote": …}`` as a source)."""
+    found: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            found.extend(k for k in node.get("required", []) if isinstance(k, str))
+            for sub in node.get("anyOf", []) + node.get("oneOf", []) + node.get("allOf", []):
+                walk(sub)
+
+    walk(err.schema)
+    walk(err.validator_value)
+    return [k for k in dict.fromkeys(found) if isinstance(err.instance, dict) and k in err.instance]
+
+
+def _required(form: Any, root: dict[str, Any] | None) -> list[str]:
+    f = _deref(form, root)
+    return [k for k in f.get("required", []) if isinstance(k, str)] if isinstance(f, dict) else []
+
+
+def _clash(doc: Doc, path: tuple[str | int, ...], err: ValidationError, forms: list[Any],
+           root: dict[str, Any] | None) -> list[Diagnostic] | None:
+    """The value has the keys of several forms of a union (``{"field": …, "fields": …}``,
+    ``{"pieces": …, "items": …}``): say so, naming them, when they are at least two."""
+    if not isinstance(err.instance, dict) or not isinstance(err.validator_value, list):
+        return None
+    groups = [g for b in forms if (g := [k for k in _required(err.validator_value[b], root) if k in err.instance])]
+    if len(groups) < 2:
+        return None
+    listed = _and(list(dict.fromkeys(k for g in groups for k in g)))
+    desc = err.schema.get("description", "").rstrip(".") if isinstance(err.schema, dict) else ""
+    forms = alternatives([" with ".join(repr(k) for k in g) for g in groups])
+    return [doc.diag(path, f"combines {listed}, which belong to different forms",
+                     expected=("either " if len(groups) == 2 else "one of ") + forms + (f": {desc}" if desc else ""))]
 
 
 def _deref(sch: Any, root: dict[str, Any] | None) -> Any:

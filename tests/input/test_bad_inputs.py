@@ -377,6 +377,14 @@ CASES = [
     Case("field-ref-missing", f"{CARD}:10:54", "$.elements[3].text", "unknown field {pwr}"),
     Case("filter-unknown", f"{CARD}:7:67", "$.elements[1].text", "unknown filter |shout"),
     Case("when-field-missing", f"{CARD}:11:24", "$.elements[3].when.field", "unknown field 'powers'"),
+    # a wrong value inside one form of a union (a condition, a rulebook value): named at its key, not
+    # as "unknown field" against another form (attack 13, F10)
+    Case("condition-wrong-type", f"{CARD}:9:43", "$.elements[2].when.present", 'wrong type: string "yes"'),
+    Case("condition-not-an-object", f"{GAME}:24:60", "$.rulebook[0].values[0].pieces.where",
+         'wrong type: string "suit=sun"'),
+    Case("rule-value-wrong-type", f"{GAME}:24:29", "$.rulebook[0].values[0].pieces", 'wrong type: string "deck"'),
+    Case("rule-forms-combined", f"{GAME}:26:5", "$.rulebook[1]",
+         "combines 'field' and 'fields', which belong to different forms"),
     Case("rule-unknown-component", f"{GAME}:24:43", "$.rulebook[0].values[0].pieces.component",
          "rule 'deck-5': unknown component 'decks'"),
     # a rule's arithmetic beyond a double's range (issue 19, F8): inf = inf passed, inf - inf failed as nan

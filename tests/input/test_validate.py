@@ -17,9 +17,9 @@ from conftest import REPO, DataRootCopy, assert_no_traceback, diag_lines
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, json_path
 from pnp.input.load import Doc, load_json
-from pnp.input.validate import item_validator, make_validator, validate_value, validator
+from pnp.input.validate import item_validator, make_validator, validate_doc, validate_value, validator
 
 DECK = "card_data/mini/deck.json"
 GAME = "card_data/mini/game.json"
@@ -123,9 +123,9 @@ def test_bad_item_id(mini: DataRootCopy, bad: str) -> None:
 @pytest.mark.parametrize("source,want", [
     # (line, col, path, message) of each diagnostic
     ({"document": "Sun One x2", "designed": "also made up"},
-     [(15, 17, ("items", 0, "source"), "does not match any allowed form")]),
+     [(15, 17, ("items", 0, "source"), "combines 'document' and 'designed', which belong to different forms")]),
     ({"document": "Sun One x2", "quote": "q"},
-     [(15, 17, ("items", 0, "source"), "does not match any allowed form")]),
+     [(15, 17, ("items", 0, "source"), "combines 'document' and 'quote', which exclude each other")]),
     ({"designed": ""},
      [(15, 30, ("items", 0, "source", "designed"), '"" should be non-empty')]),
     ({"documnet": "Sun One x2"},
@@ -140,6 +140,106 @@ def test_bad_source(mini: DataRootCopy, source: object, want: list[tuple]) -> No
     for w in want:
         assert w in got
     assert all(d.file == DECK for d in errors(mini))
+
+
+def _said(schema_name: str, value: Any) -> list[tuple[str, str, str | None]]:
+    """(JSON path, message, expected) of every diagnostic of ``value`` against a shipped schema."""
+    doc = Doc("f.json", Path("f.json"), value, json.dumps(value, indent=2))
+    return [(json_path(d.path), d.message, d.expected) for d in validate_doc(doc, schema_name)]
+
+
+# A union (oneOf/anyOf) reports the errors of the form the value has (its discriminating key present,
+# no key unknown to it), at the key that has them: not "unknown field" for the keys of that form
+# measured against another form (attack 13, F10).
+@pytest.mark.parametrize(("cond", "want"), [
+    ({"field": "text", "present": "yes"}, [("$.present", 'wrong type: string "yes"', "boolean")]),
+    ({"field": "n", "min": "3"}, [("$.min", 'wrong type: string "3"', "number")]),
+    ({"field": "role", "in": "Scout"}, [("$.in", 'wrong type: string "Scout"', "array")]),
+    ({"field": "name", "matches": 5}, [("$.matches", "wrong type: integer 5", "string")]),
+    ({"field": 5, "equals": 1}, [("$.field", "wrong type: integer 5", "string")]),
+    ({"field": "a", "present": "yes", "min": "3"},
+     [("$.present", 'wrong type: string "yes"', "boolean"), ("$.min", 'wrong type: string "3"', "number")]),
+    ({"all": {"field": "a", "present": True}},
+     [("$.all", 'wrong type: object {"field": "a", "present": true}', "array")]),
+    ({"not": [{"field": "a", "present": True}]},
+     [("$.not", 'wrong type: array [{"field": "a", "present": true}]', "object")]),
+    ({"any": [{"field": "a", "present": "no"}]}, [("$.any[0].present", 'wrong type: string "no"', "boolean")]),
+    ({"all": [{"not": {"field": "a", "max": []}}]}, [("$.all[0].not.max", "wrong type: array []", "number")]),
+    ({"field": "a", "present": "yes", "zzz": 1},
+     [("$.present", 'wrong type: string "yes"', "boolean"),
+      ("$.zzz", "unknown field 'zzz'", "one of equals, field, in, matches, max, min, present")]),
+    # a string where a condition belongs: the wrong type alone, not also jsonschema's dump of every form
+    ("name=x", [("$", 'wrong type: string "name=x"', "object")]),
+    ({"all": [5]}, [("$.all[0]", "wrong type: integer 5", "object")]),
+])
+def test_a_condition_reports_the_wrong_value_at_its_key(cond: Any, want: list[tuple[str, str, str]]) -> None:
+    assert _said("condition", cond) == want
+
+
+def test_a_condition_with_keys_of_two_forms_or_of_none() -> None:
+    (d,) = _said("condition", {"field": "a", "all": []})
+    assert d[:2] == ("$", "combines 'field' and 'all', which belong to different forms")
+    assert d[2] and d[2].startswith("either 'field' or 'all': Data, never an expression")
+    missing, unknown = _said("condition", {"fild": "a", "present": True})
+    assert missing[:2] == ("$", "missing one of the fields 'field', 'all', 'any', 'not'")
+    assert unknown[:2] == ("$.fild", "unknown field 'fild'")
+
+
+GAME_RULE = {"id": "g", "title": "G", "players": {"min": 1, "max": 2}, "document": {"file": "r.txt"},
+             "components": [{"id": "deck", "title": "Deck", "kind": "card", "size": "mini", "data": "deck.json",
+                             "template": "g/card"}]}
+
+
+def _rule(**kw: Any) -> dict[str, Any]:
+    return {**GAME_RULE, "rulebook": [{"id": "r", "description": "d", "quote": "q", **kw}]}
+
+
+@pytest.mark.parametrize(("value", "want"), [
+    ({"pieces": "deck"}, [("$.rulebook[0].values[0].pieces", 'wrong type: string "deck"', "object")]),
+    ({"pieces": {"component": 5}}, [("$.rulebook[0].values[0].pieces.component", "wrong type: integer 5", "string")]),
+    ({"sum": "x"}, [("$.rulebook[0].values[0].sum", 'wrong type: string "x"', "array")]),
+    ({"product": [{"items": "deck"}]},
+     [("$.rulebook[0].values[0].product[0].items", 'wrong type: string "deck"', "object")]),
+    ({"total": {"component": "deck", "field": "n", "count": "all"}},
+     [("$.rulebook[0].values[0].total.count", 'value "all" is not allowed', 'one of "items", "pieces"')]),
+    ({"items": {"component": "deck", "where": "name=x"}},
+     [("$.rulebook[0].values[0].items.where", 'wrong type: string "name=x"', "object")]),
+    ("five", [("$.rulebook[0].values[0]", 'wrong type: string "five"', "number or object")]),
+    ({"pieces": {"component": "deck"}, "items": {"component": "deck"}},
+     [("$.rulebook[0].values[0]", "combines 'pieces' and 'items', which belong to different forms",
+       "either 'pieces' or 'items': A number, or a count/sum/product/field value computed from the data")]),
+])
+def test_a_rulebook_value_reports_the_wrong_value_at_its_key(value: Any, want: list[tuple[str, str, str]]) -> None:
+    assert _said("game", _rule(check="equal", values=[value, 3])) == want
+
+
+def test_rulebook_conditions_and_forms_valid_twice() -> None:
+    each = _rule(check="each", select={"component": "deck", "where": "name=x"}, require={"field": "n", "min": "3"})
+    assert _said("game", each) == [("$.rulebook[0].select.where", 'wrong type: string "name=x"', "object"),
+                                   ("$.rulebook[0].require.min", 'wrong type: string "3"', "number")]
+    # a oneOf the value passes twice: named, not jsonschema's "is valid under each of" and the schema
+    unique = _rule(check="unique", select={"component": "deck"}, field="name", fields=["a", "b"])
+    assert _said("game", unique) == [("$.rulebook[0]", "combines 'field' and 'fields', which belong to different forms",
+                                      "either 'field' or 'fields'")]
+    fits = _rule(check="fits", pieces={"component": "deck", "size": [20, 20], "name": "cube"},
+                 space={"component": "deck", "element": "e"}, clearance=1)
+    ((path, message, expected),) = _said("game", fits)
+    assert (path, message) == ("$.rulebook[0].pieces", "combines 'component', 'size' and 'name', which belong to "
+                                                        "different forms")
+    assert expected and expected.startswith("either 'component' or 'size' with 'name': The pieces placed")
+
+
+@pytest.mark.parametrize(("schema_name", "value", "at", "want"), [
+    ("game", {**_rule(check="equal", values=[1, 1]), "components": [{**GAME_RULE["components"][0], "size": {"w": 1}}]},
+     "$.components[0].size", ('wrong type: object {"w": 1}', "string or array")),
+    ("template", {"elements": [{"type": "rect", "box": [0, 0, 1, 1], "fill": 5}]},
+     "$.elements[0].fill", ("wrong type: integer 5", "string or object")),
+    ("template", {"elements": [{"type": "rect", "box": [True, 0, 1, 1]}]},
+     "$.elements[0].box[0]", ("wrong type: boolean true", "number or string")),
+])
+def test_a_type_that_no_form_takes_names_every_type(schema_name: str, value: Any, at: str,
+                                                    want: tuple[str, str]) -> None:
+    assert _said(schema_name, value) == [(at, *want)]
 
 
 def test_source_both_document_and_designed_explains_the_forms(mini: DataRootCopy) -> None:
@@ -454,6 +554,7 @@ def _diagnosed(value: Any, v: Any) -> None:
     assert bool(diags) != v.is_valid(value)
     for d in diags:
         assert d.message and d.file == "mutated.json"
+        assert "valid under" not in d.message, d  # jsonschema's union words, which print the schema
         assert d.path in _paths(value) or d.path[:-1] in _paths(value)  # a value, or a key of an object
 
 

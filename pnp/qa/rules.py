@@ -5,16 +5,22 @@ Rules judge the data as the document has it (before errata), since they quote th
 Rules are data (``rulebook`` in game.json), each with the quote it comes from. A reference to
 an unknown component, item or field is an input error (exit 2), not a failed rule.
 
+What the rules do is bounded: what they read is charged to the command's shape budget (a
+selection or a `match` side several rules name alike is read once), and a failed rule keeps its
+first MAX_DETAILS details and counts the rest.
+
 Size: one Checker with a method per check kind, which share the value evaluator (with its
-overflow bounds and the tolerance of ``equal``) and the way failures name items; split, each
-part would import the others' private helpers."""
+overflow bounds and the tolerance of ``equal``), the way failures name items, the shared
+selections and the budget; split, each part would import the others' private helpers."""
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Mapping
+from itertools import islice
 from typing import Any
 
 from msgspec import Struct
@@ -91,6 +97,43 @@ class _OverBudget(_RefError):
 # rest (about 5 ms a 1,000 distinct spaces).
 MAX_FITS_POINTS = 2_000_000
 
+# The details (mismatches, duplicates, inconsistencies ...) a rule keeps: the first MAX_DETAILS,
+# the rest only counted (one last line says how many). Ten `match` rules of 200,000 mismatches
+# each, every one naming ten items, took 77 s and 1.2 GB to write out, though `check` prints 20 a
+# rule (attack 13, F13). A `groups` rule's outcome lists at most MAX_GROUPS groups.
+MAX_DETAILS = 100
+MAX_GROUPS = 50
+# What the rules read is charged to the command's shape budget: one shape for each RULE_READS
+# items a rule selects or values it looks up (a selection or a `match` side read once is shared
+# by the rules that name it again); a shape is ~3 µs of `check`, an item read ~0.3 µs.
+RULE_READS = 10
+
+
+class _Details:
+    """A rule's details: every one counted, the first MAX_DETAILS kept (``room`` says whether the
+    next is; a caller makes its text only then)."""
+
+    __slots__ = ("kept", "n")
+
+    def __init__(self) -> None:
+        self.kept: list[str] = []
+        self.n = 0
+
+    def room(self) -> bool:
+        """Count one more detail; whether it is to be kept (then ``add`` it)."""
+        self.n += 1
+        return self.n <= MAX_DETAILS
+
+    def add(self, text: str) -> None:
+        self.kept.append(text)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def out(self) -> tuple[str, ...]:
+        more = self.n - len(self.kept)
+        return (*self.kept, f"and {more:,} more (the first {len(self.kept)} are listed)") if more else tuple(self.kept)
+
 
 class Checker:
     def __init__(self, game: Game, templates: TemplateStore | None = None, tally: Tally | None = None):
@@ -109,17 +152,59 @@ class Checker:
         self.tally = tally
         self.steps = 0  # pattern steps charged to the rules so far
         self._seen = matches_steps()  # this thread's pattern steps already counted
+        self.reads = 0  # items and values the rules have read so far (charged one shape a RULE_READS)
+        # Read once, shared by the rules: selections by (component, skip, where), a `match` side's
+        # values and their index by the selection and its fields, a component's items by id.
+        self._selections: dict[tuple[Any, ...], list[Item]] = {}
+        self._sides: dict[tuple[Any, ...], tuple[list[tuple[Item, Any]], dict[Any, list[Item]]]] = {}
+        self._by_id: dict[str, dict[str, Item]] = {}
 
     def items(self, sel: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Item]:
         comp = self.game.component(sel["component"])
         if comp is None:
             raise _RefError(path + ("component",), f"unknown component {sel['component']!r}",
                             "one of " + ", ".join(c.id for c in self.game.components))
-        items = [it for it in comp.items if (comp.id, it.id) not in self.skip]
-        if "where" not in sel:
-            return items
-        self._check_fields(sel["where"], comp.fields, path + ("where",))
-        return [it for it in items if self._test(sel["where"], it, path + ("where",))]
+        key = self._selection_key(sel)
+        items = self._selections.get(key)
+        if items is None:
+            items = [it for it in comp.items if (comp.id, it.id) not in self.skip]
+            if "where" in sel:
+                self._check_fields(sel["where"], comp.fields, path + ("where",))
+                self.read(len(items), path + ("where",))
+                items = [it for it in items if self._test(sel["where"], it, path + ("where",))]
+            self._selections[key] = items
+        self.read(len(items), path)  # what the rule does with them: at least read each once
+        return items
+
+    def _selection_key(self, sel: Mapping[str, Any]) -> tuple[Any, ...]:
+        where = json.dumps(sel["where"], sort_keys=True) if "where" in sel else None
+        return sel["component"], self.skip, where
+
+    def item(self, comp: Component, iid: str) -> Item | None:
+        """The component's (first) item with id ``iid``."""
+        by = self._by_id.get(comp.id)
+        if by is None:
+            by = self._by_id[comp.id] = {}
+            for it in comp.items:
+                by.setdefault(it.id, it)
+        return by.get(iid)
+
+    def read(self, n: int, path: tuple[str | int, ...]) -> None:
+        """Charge ``n`` more items or values read by the rules to the command's budget; over it, an
+        input error at ``path``."""
+        before = self.reads // RULE_READS
+        self.reads += n
+        owed = self.reads // RULE_READS - before
+        if owed:
+            self.tally.charge(self.game.id, owed)
+        if self.tally.used > self.tally.limit:
+            raise _OverBudget(path, f"the rules of game {self.game.id} have read {self.reads:,} items and values "
+                              f"so far: with the pieces laid out, the command is past its budget of "
+                              f"{self.tally.limit:,} shapes (one for each {RULE_READS} items a rule selects or "
+                              "values it looks up)",
+                              "fewer rules over large selections (a `where` narrows one; rules that select the same "
+                              f"items or `match` the same side share the reading), or smaller components; "
+                              f"{self.tally.expected()}")
 
     def selected(self, sel: Mapping[str, Any],
                  path: tuple[str | int, ...]) -> tuple[Component, list[Item]]:
@@ -203,7 +288,7 @@ class Checker:
         if comp is None:
             raise _RefError(path + ("value", "component"), f"unknown component {ref['component']!r}",
                             "one of " + ", ".join(c.id for c in self.game.components))
-        item = next((i for i in comp.items if i.id == ref["item"]), None)
+        item = self.item(comp, ref["item"])
         if item is None:
             raise _RefError(path + ("value", "item"), f"unknown item {ref['item']!r} in {comp.id}",
                             "an item id of " + comp.id)
@@ -219,7 +304,7 @@ class Checker:
             return self._run(rule)
         for i, e in enumerate(exceptions):
             comp = self.game.component(e["component"])
-            if comp is None or not any(it.id == e["item"] for it in comp.items):
+            if comp is None or self.item(comp, e["item"]) is None:
                 raise _RefError(("exceptions", i), f"unknown item {e['component']}/{e['item']}",
                                 "an existing component and item id")
         self.skip = frozenset((e["component"], e["item"]) for e in exceptions)
@@ -257,7 +342,7 @@ class Checker:
         except DataError as exc:
             raise _RefError(("space", "component"), exc.diagnostics[0].message, "a component with a template") from None
         eid, clearance, row = p["space"]["element"], p["clearance"], p.get("row")
-        details, found = [], 0
+        details, found = _Details(), 0
         for it in items:
             try:
                 got = spaces(tpl, eid, Env(it, host, self.game))
@@ -271,15 +356,16 @@ class Checker:
                     raise _RefError(("space", "element"), f"the `fits` rules of game {self.game.id} judge more than "
                                     f"{MAX_FITS_POINTS:,} spaces together ({len(sp.centres):,} of {eid!r} on item "
                                     f"{it.id})", f"at most {MAX_FITS_POINTS:,} spaces across a game's `fits` rules")
-                whys = judge(piece, sp, clearance, row, host.size)
-                details += [f"{self.at(host.id, it)} {eid}: {why}" for why in whys]
+                for why in judge(piece, sp, clearance, row, host.size):
+                    if details.room():
+                        details.add(f"{self.at(host.id, it)} {eid}: {why}")
         if items and not found:
             raise _RefError(("space", "element"), f"no element with id {eid!r} in template {host.template!r} "
                             f"for any selected item of {host.id}", "the id of an element of " + host.template)
         rows = f", {row} side by side" if row else ""
         actual = _count(len(details), "problem", "problems") if details else f"fits on all {len(items)}"
         return Outcome(rule, not details, f"{piece.label} fits {host.id} {eid} with {_fmt(clearance)} mm "
-                       f"clearance{rows}", actual, tuple(details))
+                       f"clearance{rows}", actual, details.out())
 
     def at(self, cid: str, it: Item) -> str:
         """An item as failures name it: ``deck/sun-2 (card_data/g/deck.json:14)``."""
@@ -317,54 +403,60 @@ class Checker:
     def check_each(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
         self._check_fields(p["require"], comp.fields, ("require",))
-        bad = [it for it in items if not self._test(p["require"], it, ("require",))]
-        details = tuple(f"{self.at(comp.id, it)}: {_fields_in(p['require'], it)}" for it in bad)
+        bad = _Details()
+        for it in items:
+            if not self._test(p["require"], it, ("require",)) and bad.room():
+                bad.add(f"{self.at(comp.id, it)}: {_fields_in(p['require'], it)}")
         return Outcome(rule, not bad, f"every selected item ({len(items)}) meets {describe(p['require'])}",
-                       f"{len(bad)} do not" if bad else "all do", details)
+                       f"{len(bad)} do not" if bad else "all do", bad.out())
 
     def check_match(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
-        def side(key: str) -> tuple[str, list[tuple[Item, Any]]]:
+        def side(key: str) -> tuple[str, list[tuple[Item, Any]], dict[Any, list[Item]]]:
+            """A side's component, its values (with the item of each) and the items by value."""
             s = p[key]
             comp, items = self.selected(s["select"], (key, "select"))
             self._field(s["field"], comp.fields, (key, "field"))
             also = s.get("and_field")
             if also is not None:
                 self._field(also, comp.fields, (key, "and_field"))
-            vals: list[tuple[Item, Any]] = []
-            for it in items:
-                v = it.get(s["field"], document=True)
-                for x in v if isinstance(v, list) else [v]:
-                    if x not in (None, ""):
-                        vals.append((it, x if also is None else (x, it.get(also, document=True))))
-            return comp.id, vals
+            ck = (*self._selection_key(s["select"]), s["field"], also)
+            got = self._sides.get(ck)
+            if got is None:
+                vals: list[tuple[Item, Any]] = []
+                by: dict[Any, list[Item]] = defaultdict(list)
+                for it in items:
+                    v = it.get(s["field"], document=True)
+                    for x in v if isinstance(v, list) else [v]:
+                        if x not in (None, ""):
+                            x = x if also is None else (x, it.get(also, document=True))
+                            vals.append((it, x))
+                            by[x].append(it)
+                got = self._sides[ck] = (vals, dict(by))
+            return comp.id, got[0], got[1]
 
-        fid, fvals = side("from")
-        tid, tvals = side("to")
-        tby: dict[Any, list[Item]] = defaultdict(list)
-        fby: dict[Any, list[Item]] = defaultdict(list)
-        for it, v in tvals:
-            tby[v].append(it)
-        for it, v in fvals:
-            fby[v].append(it)
-        details = []
+        fid, fvals, fby = side("from")
+        tid, tvals, tby = side("to")
+        details = _Details()
+        exactly = p.get("exactly_one")
 
-        def look(cid: str, field: str, vals: list[tuple[Item, Any]], oid: str, ofield: str,
+        def look(key: str, cid: str, field: str, vals: list[tuple[Item, Any]], oid: str, ofield: str,
                  other: dict[Any, list[Item]]) -> None:
+            self.read(len(vals), (key, "field"))  # each value looked up in the other side's index
             for it, v in vals:
-                found = other.get(v, [])
-                if not found or (p.get("exactly_one") and len(found) != 1):
-                    where = f": {self.named(oid, found)}" if found else ""
-                    details.append(f"{self.at(cid, it)} {field}={v!r}: found {len(found)} in {oid}.{ofield}{where}")
+                found = other.get(v, ())
+                if (not found or (exactly and len(found) != 1)) and details.room():
+                    where = f": {self.named(oid, list(found))}" if found else ""
+                    details.add(f"{self.at(cid, it)} {field}={v!r}: found {len(found)} in {oid}.{ofield}{where}")
 
         fname, tname = _side_name(p["from"]), _side_name(p["to"])
-        look(fid, fname, fvals, tid, tname, tby)
+        look("from", fid, fname, fvals, tid, tname, tby)
         if p.get("both_ways"):
-            look(tid, tname, tvals, fid, fname, fby)
+            look("to", tid, tname, tvals, fid, fname, fby)
         how = "exactly one" if p.get("exactly_one") else "at least one"
         both = " and back" if p.get("both_ways") else ""
         return Outcome(rule, not details,
                        f"each {fid}.{fname} has {how} {tid}.{tname}{both}",
-                       _count(len(details), "mismatch", "mismatches") if details else "all match", tuple(details))
+                       _count(len(details), "mismatch", "mismatches") if details else "all match", details.out())
 
     def check_groups(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
@@ -375,17 +467,24 @@ class Checker:
             key = it.get(p["by"], document=True)
             counts[key] += it.copies if p.get("count") == "pieces" else 1
             members[key].append(it)
-        details = [f"{p['by']}={k!r}: {n}: {self.named(comp.id, members[k])}" for k, n in counts.items()
-                   if n != p["each"]]
+        details = _Details()
+        for k, n in counts.items():
+            if n != p["each"] and details.room():
+                details.add(f"{p['by']}={k!r}: {n}: {self.named(comp.id, members[k])}")
         if "groups" in p:
             want = set(p["groups"])
-            details += [f"missing group {g!r}: no item of {comp.id} has {p['by']}={g!r}" for g in p["groups"]
-                        if g not in counts]
-            details += [f"unexpected group {g!r}: {self.named(comp.id, members[g])}" for g in counts if g not in want]
+            for g in p["groups"]:
+                if g not in counts and details.room():
+                    details.add(f"missing group {g!r}: no item of {comp.id} has {p['by']}={g!r}")
+            for g in counts:
+                if g not in want and details.room():
+                    details.add(f"unexpected group {g!r}: {self.named(comp.id, members[g])}")
         unit = "pieces" if p.get("count") == "pieces" else "items"
-        actual = ", ".join(f"{k}: {n}" for k, n in counts.items())
+        actual = ", ".join(f"{k}: {n}" for k, n in islice(counts.items(), MAX_GROUPS))
+        if len(counts) > MAX_GROUPS:
+            actual += f" and {len(counts) - MAX_GROUPS:,} more groups"
         groups = f" in groups {', '.join(map(str, p['groups']))}" if "groups" in p else ""
-        return Outcome(rule, not details, f"{p['each']} {unit} per {p['by']}{groups}", actual, tuple(details))
+        return Outcome(rule, not details, f"{p['each']} {unit} per {p['by']}{groups}", actual, details.out())
 
     def check_determines(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
@@ -394,25 +493,25 @@ class Checker:
             self._field(f, comp.fields, ("fields", i))
         expected: Mapping[str, Mapping[str, Any]] = p.get("values", {})
         seen: dict[Any, tuple[Item, dict[str, Any]]] = {}
-        details = []
+        details = _Details()
         for it in items:
             key = it.get(p["by"], document=True)
             vals = {f: it.get(f, document=True) for f in p["fields"]}
             want = expected.get(str(key))
             if want is not None:
                 diff = {f: v for f, v in vals.items() if f in want and want[f] != v}
-                if diff:
-                    details.append(f"{self.at(comp.id, it)} ({p['by']}={key}): {diff} but expected "
+                if diff and details.room():
+                    details.add(f"{self.at(comp.id, it)} ({p['by']}={key}): {diff} but expected "
                                    f"{ {f: want[f] for f in diff} }")
             # With declared values those are the reference; comparing with the first item seen would
             # also blame correct items when the first one is wrong.
-            if want is None and key in seen and seen[key][1] != vals:
-                details.append(f"{self.at(comp.id, it)} ({p['by']}={key}): {vals} differs from "
+            if want is None and key in seen and seen[key][1] != vals and details.room():
+                details.add(f"{self.at(comp.id, it)} ({p['by']}={key}): {vals} differs from "
                                f"{seen[key][0].id}: {seen[key][1]}")
             seen.setdefault(key, (it, vals))
         return Outcome(rule, not details, f"{p['by']} fixes {', '.join(p['fields'])}",
                        _count(len(details), "inconsistency", "inconsistencies") if details else "consistent",
-                       tuple(details))
+                       details.out())
 
     def check_unique(self, rule: Rule, p: Mapping[str, Any]) -> Outcome:
         comp, items = self.selected(p["select"], ("select",))
@@ -420,15 +519,15 @@ class Checker:
             for i, f in enumerate(p["within"]):
                 self._field(f, comp.fields, ("within", i))
             names = p["within"]
-            bad = []
+            bad = _Details()
             for it in items:
                 vals = [it.get(f, document=True) for f in names]
                 c = Counter(_hashable(v) for v in vals if v not in (None, ""))
-                if any(n > 1 for n in c.values()):
+                if any(n > 1 for n in c.values()) and bad.room():
                     shown = ", ".join(f"{f}={v!r}" for f, v in zip(names, vals, strict=True))
-                    bad.append(f"{self.at(comp.id, it)}: {shown}")
+                    bad.add(f"{self.at(comp.id, it)}: {shown}")
             return Outcome(rule, not bad, f"{', '.join(names)} differ on every item",
-                           f"{len(bad)} items repeat a value" if bad else f"all {len(items)} differ", tuple(bad))
+                           f"{len(bad)} items repeat a value" if bad else f"all {len(items)} differ", bad.out())
         if "sum" in p:
             for i, f in enumerate(p["sum"]):
                 self._field(f, comp.fields, ("sum", i))
@@ -459,9 +558,12 @@ class Checker:
         by: dict[Any, list[Item]] = defaultdict(list)
         for it in items:
             by[key(it)].append(it)
-        dup = [f"{label}={k!r} used by {len(v)} items: {self.named(comp.id, v)}" for k, v in by.items() if len(v) > 1]
+        dup = _Details()
+        for k, v in by.items():
+            if len(v) > 1 and dup.room():
+                dup.add(f"{label}={k!r} used by {len(v)} items: {self.named(comp.id, v)}")
         return Outcome(rule, not dup, f"no two items share {label}",
-                       f"{len(dup)} repeated" if dup else f"{len(by)} distinct", tuple(dup))
+                       f"{len(dup)} repeated" if dup else f"{len(by)} distinct", dup.out())
 
 def _hashable(v: Any) -> Any:
     return tuple(v) if isinstance(v, list) else v
@@ -560,9 +662,13 @@ def check_game(game: Game, templates: TemplateStore | None = None, tally: Tally 
         comp = game.component(qrule.id.removesuffix("-values-in-quotes"))
         assert comp is not None
         n = sum(it.provenance.kind == "document" for it in comp.items)
+        missing = _Details()
+        for it, p in problems:
+            if missing.room():
+                missing.add(f"{checker.at(comp.id, it)}: {p}")
         outcomes.append(Outcome(qrule, not problems, f"each of the {n} document items' quote gives its values",
                                 _count(len(problems), "value missing", "values missing") if problems else "all given",
-                                tuple(f"{checker.at(comp.id, it)}: {p}" for it, p in problems)))
+                                missing.out()))
     prov = []
     for c in game.components:
         k = Counter(i.provenance.kind for i in c.items)

@@ -97,13 +97,17 @@ Cell = tuple[float, float, bool, Sequence[tuple[str, Style]]]  # x, width, wrap,
 
 
 class _Sheet:
-    """A cursor from the top of the page down; every text goes through ``TextLayout``."""
+    """A cursor from the top of the page down; every text goes through ``TextLayout``. ``paged``:
+    a table row that would end below the bottom margin starts a new page (``pages``, the pages
+    before this one), for a game whose rows do not fit one page even at half size."""
 
-    def __init__(self, fonts: FontBook, width: float, height: float, margin: float, k: float):
+    def __init__(self, fonts: FontBook, width: float, height: float, margin: float, k: float,
+                 paged: bool = False):
         self.tl = TextLayout(fonts)
-        self.w, self.h, self.m, self.k = width, height, margin, k
+        self.w, self.h, self.m, self.k, self.paged = width, height, margin, k, paged
         self.y = height - margin
         self.prims: list[Primitive] = []
+        self.pages: list[list[Primitive]] = []
 
     def style(self, font: str, size: float, color: str = INK, align: str = "left", **kw: Any) -> Style:
         return Style(font, size=size * self.k, color=color, align=align, valign="top", leading=1.25, **kw)
@@ -136,7 +140,19 @@ class _Sheet:
 
     def row(self, cells: Sequence[Cell], check: bool = False, shade: bool = False, pad: float = 3.0) -> None:
         """One table row of cells, each (x, width, wrap, [(text, style), ...] stacked); a checkbox
-        at the left margin, level with the first line."""
+        at the left margin, level with the first line. On a ``paged`` sheet, a row that would end
+        below the bottom margin goes to the top of a new page (unless it is the page's first)."""
+        start = len(self.prims)
+        self._row(cells, check, shade, pad)
+        if self.paged and self.y < self.m and start > 1:
+            del self.prims[start:]
+            self.pages.append(self.prims)
+            self.prims, self.y = [], self.h - self.m
+            self.y -= self.text("Contents sheet, continued", self.style(UI_FONT, 9, MUTED), self.m,
+                                self.w - 2 * self.m, self.y) + 3 * self.k
+            self._row(cells, check, shade, pad)
+
+    def _row(self, cells: Sequence[Cell], check: bool, shade: bool, pad: float) -> None:
         top = self.y - pad * self.k
         start = len(self.prims)
         hgt = 0.0
@@ -170,7 +186,8 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
                     pages_per_component: Mapping[str, int] | None = None, *,
                     fonts: FontBook | None = None, session: Session | None = None,
                     preflight: str | None = None) -> bytes:
-    """The contents PDF: two pages on the build's paper. Page 1, the contents sheet: what was
+    """The contents PDF: two pages on the build's paper (more when the contents sheet's rows do
+    not fit one page even at half size: the sheet goes on over further pages). Page 1, the contents sheet: what was
     printed (per component: title, kind, size, pieces, pieces per sheet, pages, and with a
     ``session`` its data version), the paper, duplex and bleed settings, and what is needed but
     not printed (``game.not_printed``). Page 2, the assembly page (:func:`assembly_page`). Laid
@@ -185,14 +202,15 @@ def render_contents(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptio
     versions = ({p.component.id: data_version(session.root, session.store, game, p.component) for p in plans}
                 if session is not None else {})
     margin = 15 * MM
-    sheet = None
     for k in (1.0, 0.92, 0.85, 0.78, 0.72, 0.66, 0.6, 0.55, 0.5):
         sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, k, versions, preflight)
         if sheet.y >= margin:
             break
-    assert sheet is not None
-    layouts = [PieceLayout(paper.width, paper.height, 0.0, tuple(sheet.prims)),
-               PieceLayout(paper.width, paper.height, 0.0, tuple(assembly_page(game, plans, opts, paper, fonts)))]
+    else:  # not on one page even at half size (many components or not_printed entries): continued
+        # on further pages at a legible size; their rows ran off the page before (attack 13)
+        sheet = _contents_page(game, plans, opts, pages, paper, margin, fonts, 0.85, versions, preflight, paged=True)
+    layouts = [PieceLayout(paper.width, paper.height, 0.0, tuple(p)) for p in (*sheet.pages, sheet.prims)]
+    layouts.append(PieceLayout(paper.width, paper.height, 0.0, tuple(assembly_page(game, plans, opts, paper, fonts))))
     info = _info(game, "contents and assembly", f"pnp contents sheet: {game.id}")
     full = Edges(0.0, 0.0, 0.0, 0.0)
     pages_out = [Page(i + 1, "front", (Slot(i, "front", 0.0, 0.0, paper.width, paper.height, full),), ())
@@ -238,8 +256,9 @@ def assembly_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions
 
 def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOptions, pages: Mapping[str, int],
                    paper: Paper, margin: float, fonts: FontBook, k: float,
-                   versions: Mapping[str, str] | None = None, preflight: str | None = None) -> _Sheet:
-    s = _Sheet(fonts, paper.width, paper.height, margin, k)
+                   versions: Mapping[str, str] | None = None, preflight: str | None = None,
+                   paged: bool = False) -> _Sheet:
+    s = _Sheet(fonts, paper.width, paper.height, margin, k, paged)
     m, W = margin, paper.width - 2 * margin
     s.y -= s.text(game.title, s.style(UI_BOLD, 26), m, W, s.y)
     if game.subtitle:

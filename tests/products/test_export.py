@@ -429,6 +429,32 @@ def test_contents_sheet_keeps_many_components_on_one_page(tmp_path: Path) -> Non
     assert text.count("Golem status cards") == 4 and "Ten-sided dice" in text and "Single-sided" in text
 
 
+def test_a_contents_sheet_too_long_for_one_page_goes_on_over_more(tmp_path: Path) -> None:
+    """Rows that did not fit one page even at half size ran off its bottom, unprinted (120
+    not_printed entries, or 200 components): the sheet now goes on over further pages, each row
+    whole on its page, and the assembly page comes last."""
+    from msgspec.structs import replace as struct_replace
+
+    root = GOLEMS
+    gc = check(root, "golems", BuildOptions(paper="letter", duplex="none"), Session(root))
+    extra = tuple(struct_replace(gc.game.not_printed[0], name=f"Thing {i}", quantity=f"{i} of wood")
+                  for i in range(120))
+    game = struct_replace(gc.game, not_printed=gc.game.not_printed + extra)
+    path = tmp_path / "c.pdf"
+    path.write_bytes(render_contents(game, gc.plans * 20, gc.opts))
+    with pdfplumber.open(path) as doc:
+        assert len(doc.pages) >= 4
+        texts = [page.extract_text(x_tolerance=1) for page in doc.pages]
+        for page in doc.pages:
+            assert all(ch["top"] >= 15 * 72 / 25.4 - 1 for ch in page.chars)  # below the top margin
+            assert all(ch["bottom"] <= page.height for ch in page.chars)
+    body = "\n".join(texts[:-1])
+    assert body.count("Golem status cards") == 20
+    assert all(f"Thing {i} {i} of wood" in body for i in range(120)), body[-500:]
+    assert all("Contents sheet, continued" in t for t in texts[1:-1])
+    assert "Scale check" in texts[-1] or "assembly" in texts[-1].lower()
+
+
 def test_tts_saved_object_is_the_deck_tts_loads(tmp_path: Path) -> None:
     root = write_game(tmp_path / "root", "pokerus", "poker-us", [
         {"id": "ace", "copies": 3, "name": "Ace", "source": {"designed": "test"}},

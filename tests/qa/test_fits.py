@@ -234,6 +234,16 @@ def test_a_piece_too_big_for_an_expressed_space_fails_with_its_figures(mini: Dat
             in r.stdout)
 
 
+def test_a_piece_given_by_size_is_at_most_a_metre(mini: DataRootCopy) -> None:
+    """fixfits13's note: a rule's pieces.size had no maximum; [1e308, 1e308] printed "inf"."""
+    _with_space(mini, EXPRESSED[-1][0], {"pieces": {"size": [1e308, 5], "name": "cube"}})
+    r = mini.check()
+    assert_no_traceback(r)
+    assert r.exit_code == 2
+    assert "$.rulebook[2].pieces.size[0]: number 1e+308 is out of range (expected a number <= 1000)" in r.stderr
+    assert "inf" not in r.stdout + r.stderr
+
+
 def test_a_space_that_cannot_be_worked_out_names_the_rule_and_the_element(mini: DataRootCopy) -> None:
     """A repeat drawn 0 times has its children's boxes never worked out by the layout; the rule,
     which takes its space's shape from the first, finds "w/(w-w)" and says so: exit 2 at the rule,

@@ -108,7 +108,8 @@ def _files(folder: Path, suffixes: tuple[str, ...]) -> Iterable[Path]:
 
 
 def _update(h: Any, tag: str, data: bytes) -> None:
-    h.update(tag.encode("utf-8") + b"\0" + len(data).to_bytes(8, "big") + data)
+    # a file name that is not UTF-8 (x<0xff>.json from an old zip) enters as its bytes (was exit 3)
+    h.update(tag.encode("utf-8", "surrogateescape") + b"\0" + len(data).to_bytes(8, "big") + data)
 
 
 def _shared(root: DataRoot, game: Game) -> bytes:
@@ -315,7 +316,7 @@ def _content_tree(h: Any, folder: Path, suffixes: tuple[str, ...] | None = None,
             sig = b"link out"
         else:
             sig = (identity or contents_digest)(p) or b"unreadable"
-        h.update(p[cut:].encode() + b"\0" + sig + b"\0")
+        h.update(os.fsencode(p[cut:]) + b"\0" + sig + b"\0")  # a name not UTF-8: its bytes (was exit 3)
 
 
 def engine_digest() -> str:
@@ -399,7 +400,7 @@ def fonts_digest(root: DataRoot) -> str:
     h = hashlib.sha256()
     for d in root.font_dirs():
         for p in _files(d, FONT_SUFFIXES):  # regular files, no link out of the folder
-            h.update(p.name.encode() + b"\0" + font_digest(p) + b"\0")
+            h.update(os.fsencode(p.name) + b"\0" + font_digest(p) + b"\0")
     return h.hexdigest()
 
 
@@ -419,7 +420,7 @@ def component_fingerprints(session: Session, game: Game, opts: BuildOptions, pla
     common.update((fonts if fonts is not None else fonts_digest(root)).encode())  # fonts: known already
     folder = root.card_data / game.id
     for p in _files(folder, IMAGE_SUFFIXES):  # regular files, no link out of the game folder
-        common.update(str(p.relative_to(folder)).encode() + b"\0" + file_digest(p))
+        common.update(os.fsencode(p.relative_to(folder)) + b"\0" + file_digest(p))
     entries = {c.get("id"): c for c in manifest.get("components", []) if isinstance(c, dict)}
     out = {}
     for plan in plans:

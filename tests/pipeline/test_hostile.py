@@ -550,6 +550,29 @@ def test_a_line_feed_in_out_is_shown_escaped_on_one_line(tmp_path: Path) -> None
     assert (out / "mini" / "deck.pdf").is_file()
 
 
+def test_file_names_that_are_not_utf8_are_fingerprinted_by_their_bytes(tmp_path: Path) -> None:
+    """Attack 14, F8: an unused file named x<0xff>.json (a Latin-1 name from an old zip) in a game,
+    templates or fonts folder passed check, then build and preflight exited 3 (the fingerprints
+    encoded every name as UTF-8), and watch never built."""
+    root = tmp_path / "root"
+    shutil.copytree(TEST_DATA / "mini", root)
+    odd = "x\udcff"  # the byte 0xff, as Python names it
+    (root / "card_data" / "mini" / f"{odd}.json").write_text("{}")
+    (root / "card_data" / "mini" / f"{odd}.png").write_bytes(b"not read")
+    (root / "templates" / "mini" / f"{odd}.json").write_text("{}")
+    (root / "fonts").mkdir(exist_ok=True)
+    (root / "fonts" / f"{odd}.ttf").write_bytes(b"not a font")
+    out = tmp_path / "out"
+    for cmd in (["build", "mini"], ["preflight", "mini"], ["build", "mini", "--gang"], ["build", "mini", "--gang"]):
+        r = run_cli(*cmd, "--data", root, "--out", out) if cmd[0] == "build" else run_cli(*cmd, "--data", root)
+        assert_no_traceback(r)
+        assert r.exit_code == 0, (cmd, r.output)
+    assert "up to date" in r.stdout
+    (root / "templates" / "mini" / f"{odd}.json").write_text('{"changed": 1}')
+    r = run_cli("build", "mini", "--data", root, "--out", out)
+    assert r.exit_code == 0 and "up to date" not in r.stdout  # the file is part of the template folder's print
+
+
 def test_the_ganged_file_name_is_reserved(tmp_path: Path) -> None:
     root = tmp_path / "r"
     shutil.copytree(TEST_DATA / "mini", root)

@@ -19,6 +19,7 @@ to the budget with it before any is laid out (``pnp.plan.component.plan_componen
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,7 @@ from pnp.errors import Diagnostic
 from pnp.input.model import Component, Game
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
-from pnp.layout.primitives import Ellipse, Path, Rect
+from pnp.layout.primitives import Ellipse, Line, Path, Rect
 
 # Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
 # 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a short
@@ -44,6 +45,18 @@ SHAPES_MAX = 6_000_000  # per command whatever its input: `check` holds its layo
 # square 32, an icon of one 39-segment path 130): a square or a line 1, a circle or a rounded
 # rectangle CURVED, a path 1 plus 2 for every 5 segments.
 CURVED = 4
+# A dashed stroke counts one more for each this many dashes (its stroked length over the dash's
+# period, on + off). PDFium cuts the whole path into dashes each time it draws it, even where the
+# piece clips it away (a 4 m line on a 63 mm card costs as much as on a 4 m page: clipping the
+# length counted to the piece would undercount), then strokes them. Measured 2026-11-26
+# (pypdfium2, one page rendered, CPU): pnp's own PDF of a card with 150 lines of 4 m dashed
+# [0.1, 0.1] (8.5 million dashes, round caps) 2.06 s at 72 dpi and 2.13 s at 300, about 245 ns a
+# dash whatever the dpi (reportlab's butt-capped lines: 115-125 ns). So 40 dashes are about 10 µs
+# a render, what laying out and drawing a square costs (8.7 µs, "Shape budget" in
+# docs/performance.md); the budget's 250,000 shapes are about 10 million dashes, 2.5 s of CPU in
+# `pnp export png` for that card. The 1,000 such lines of attack 14, F3 (13 s a piece) count 1.4
+# million; a bundled game's dashed outline (a few hundred dashes) a few shapes.
+DASHES_PER_SHAPE = 40
 # Pattern steps (`matches`, `replace`) counted as one shape: a step is an upper bound (instructions
 # x characters), ~0.3 ns measured against a square's ~8.7 µs; 48 million a piece, legal, on 3,000
 # pieces took 40 s of check (attack 8, F2).
@@ -51,7 +64,8 @@ REGEX_STEPS = 25_000
 
 
 def weight(prims: list[Any]) -> int:
-    """What ``prims`` count against the budget together."""
+    """What ``prims`` count against the budget together (a dashed stroke: ``dashes``, as drawn:
+    the renderer strokes a shape whose stroke has a colour and a width above 0)."""
     n = 0
     for p in prims:
         c = p.__class__
@@ -61,7 +75,48 @@ def weight(prims: list[Any]) -> int:
             n += CURVED
         else:
             n += 1
+        if c is Line or c is Rect or c is Path or c is Ellipse:
+            paint = p.paint
+            if paint.dash is not None and paint.stroke is not None and paint.stroke_width > 0:
+                n += dashes(p) // DASHES_PER_SHAPE
     return n
+
+
+def dashes(p: Any) -> int:
+    """The dashes PDFium cuts the stroke of a dashed ``p`` (a Line, Rect, Ellipse or Path) into:
+    its length (a curve's by its control polygon, at least its length) over the period."""
+    period = p.paint.dash[0] + p.paint.dash[1]
+    if not period > 0:
+        return 0
+    c = p.__class__
+    if c is Line:
+        length = math.hypot(p.x2 - p.x1, p.y2 - p.y1)
+    elif c is Rect or c is Ellipse:
+        length = 2 * (abs(p.w) + abs(p.h))  # the box's outline: at least the shape's
+    elif c is Path:
+        length = path_length(p.ops)
+    else:
+        return 0
+    return int(length / period) if math.isfinite(length) else 0
+
+
+def path_length(ops: Any) -> float:
+    """At least the length of a path's outline: its lines, its curves' control polygons, and the
+    line a close draws back to the start."""
+    length = 0.0
+    x = y = sx = sy = 0.0
+    for op, a in ops:
+        if op == "M":
+            x, y = sx, sy = a[-2], a[-1]
+            continue
+        if op == "Z":
+            length += math.hypot(sx - x, sy - y)
+            x, y = sx, sy
+            continue
+        for i in range(0, len(a) - 1, 2):
+            length += math.hypot(a[i] - x, a[i + 1] - y)
+            x, y = a[i], a[i + 1]
+    return length
 
 
 _LEAVES = frozenset(("rect", "circle", "hex", "polygon", "line", "image"))  # one primitive each
@@ -132,7 +187,8 @@ class Tally:
                 f"{SHAPES_PER_BYTE:g} per byte of its games' manifests, data files and templates ({root.bytes} "
                 f"bytes here), {SHAPES_MAX} at most; a text element counts {TEXT_COST} besides its lines, and one more "
                 f"for each {FIT_CHARS} characters its fitting measures; an element its `when` leaves out, and a group "
-                f"or repeat each time it is reached, count 1, and a piece's patterns 1 for each {REGEX_STEPS} steps")
+                f"or repeat each time it is reached, count 1, a dashed stroke 1 more for each {DASHES_PER_SHAPE} "
+                f"dashes (its length over the dash's period), and a piece's patterns 1 for each {REGEX_STEPS} steps")
 
 
 def least_cost(tpl: Template) -> list[tuple[Element, int]]:

@@ -15,10 +15,16 @@ image inside the game folder is; no embedded raster image (``data:`` URLs: svgli
 it in a standard PDF font that is not embedded (print shops reject those), so text must be
 converted to outlines. After conversion a group whose transform is singular (``scale(0)``,
 ``matrix(1 1 1 1 0 0)``) is emptied: it draws nothing, as in a browser (reportlab would divide by
-its determinant)."""
+its determinant).
+
+Size: over 500 lines because the checks made before svglib reads a file and the cost of drawing
+what it makes (``_work``: shapes, segments, dashes) sit beside the conversion they guard; the
+style sheet checks are pnp.layout.svg_css."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import logging
 import math
 import os
@@ -73,15 +79,16 @@ def svg_drawing(path: str) -> Any:
     return _cached(path, os.path.basename(path))[0]
 
 
-def svg_work(path: str) -> int:
-    """What drawing the checked file's art once costs a rasteriser, in shapes (``_work``)."""
-    return _cached(path, os.path.basename(path))[3]
+def svg_work(path: str, scale: float | None = None) -> int:
+    """What drawing the checked file's art once costs a rasteriser, in shapes (``_work``), drawn
+    ``scale`` pt a pt of the art (None: every dash counted, however small)."""
+    return _cached(path, os.path.basename(path))[3].at(scale)
 
 
-_ART: OrderedDict[tuple[str, int, int], tuple[Any, float, float, int]] = OrderedDict()  # the last 64 read
+_ART: OrderedDict[tuple[str, int, int], tuple[Any, float, float, ArtCost]] = OrderedDict()  # the last 64 read
 
 
-def _cached(path: str, shown: str) -> tuple[Any, float, float, int]:
+def _cached(path: str, shown: str) -> tuple[Any, float, float, ArtCost]:
     """``_art`` once per file version (path, mtime, size), whatever name messages give it: the
     check and the drawing of one build read a file once (svglib takes ~0.2 ms an element)."""
     st = os.stat(path)
@@ -176,7 +183,7 @@ def _check_expansion(root: Any, shown: str) -> int:
     return copies[root]
 
 
-def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, int]:
+def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
     if size > MAX_BYTES:
         raise SvgError(f"SVG {shown!r} is {size / 1e6:.1f} MB", expected=f"at most {MAX_BYTES // 1024 // 1024} MB",
                        hint="simplify the art, or export it as a PNG")
@@ -329,17 +336,71 @@ def _dash(dash: Any) -> Any:
 # PDFium parses for every drawing): a filled rectangle or a short path 1.6-2.0 µs, a circle or a
 # stroked shape about 4, a path 0.3 µs more a segment (40 segments: 16 µs).
 SEGMENTS_PER_SHAPE = 6
+# And a dashed stroke one more for each this many dashes (its length over the dash's period):
+# PDFium cuts the whole outline into dashes however little of it shows: 132 ns a dash measured
+# (svglib's butt-capped lines, 100 lines of 10,000 pt dashed 0.1 in a card's art, 0.66 s a render
+# at 300 or 600 dpi; pnp.layout.cost.DASHES_PER_SHAPE), so 20 are a shape's 2.5 µs. It does not dash a
+# stroke whose period comes to less than about 0.1 device pixel (measured: 0.083 px drawn solid at
+# once, 0.1 px dashed), so dashes count only where the period, at the size the art is drawn, is at
+# least MIN_DASH_PERIOD pt: 0.08 px at the highest --dpi, 1200. 100 lines of 2,000,000 units dashed
+# 0.1 drawn a few cm wide are solid lines to PDFium at any dpi; drawn where each dash is visible,
+# 4 m of such lines is 13 s a piece (attack 14, F3).
+SVG_DASHES_PER_SHAPE = 20
+MIN_DASH_PERIOD = 0.08 * 72 / 1200  # pt
 
 
-def _work(drawing: Any) -> int:
+class ArtCost:
+    """What drawing a checked file's art once costs, in shapes: ``shapes`` without its dashes,
+    and its dashed strokes (``dashes``: the ones whose period, in the art's pt, is at least
+    ``periods[i]``), to count at the size it is drawn (``at``)."""
+
+    __slots__ = ("dashes", "periods", "shapes")
+
+    def __init__(self, shapes: int, strokes: list[tuple[float, int]]) -> None:
+        self.shapes = shapes
+        strokes.sort(key=lambda t: -t[0])  # longest period first
+        self.periods = [-t[0] for t in strokes]  # ascending, for bisect
+        total, self.dashes = 0, []
+        for _, n in strokes:
+            total += n
+            self.dashes.append(total)
+
+    def at(self, scale: float | None) -> int:
+        """The shapes of one drawing ``scale`` pt a pt of the art (None: counting every dash)."""
+        if not self.dashes:
+            return self.shapes
+        if scale is None or not scale > 0:
+            k = len(self.dashes)
+        else:
+            k = bisect.bisect_right(self.periods, -MIN_DASH_PERIOD / scale)  # periods >= the least drawn
+        return self.shapes + (self.dashes[k - 1] // SVG_DASHES_PER_SHAPE if k else 0)
+
+
+def stretch(m: Any) -> float:
+    """The most an affine matrix (a, b, c, d, e, f) lengthens a line (its largest singular value)."""
+    a, b, c, d = (float(v) for v in m[:4])
+    s = a * a + b * b + c * c + d * d
+    det = a * d - b * c
+    return math.sqrt(max(0.0, (s + math.sqrt(max(0.0, s * s - 4 * det * det))) / 2))
+
+
+def _work(drawing: Any) -> ArtCost:
     """The shapes drawing ``drawing`` once counts: each shape 1, a circle, an ellipse, a rounded
-    rectangle or a stroked shape 2, and one more for every SEGMENTS_PER_SHAPE segments of a
-    path, polygon or polyline (groups only hold them)."""
+    rectangle or a stroked shape 2, one more for every SEGMENTS_PER_SHAPE segments of a
+    path, polygon or polyline (groups only hold them), and for every SVG_DASHES_PER_SHAPE dashes of
+    a dashed stroke, counted at the size the art is drawn (``ArtCost``)."""
     from reportlab.graphics.shapes import Circle, Ellipse, Path, Polygon, PolyLine, Rect, Wedge
 
     n = 0
-    for node in _nodes(drawing):
+    strokes: list[tuple[float, int]] = []  # (dash period in the art's pt, dashes) of each dashed stroke
+    stack: list[tuple[Any, float]] = [(drawing, 1.0)]  # and how much the groups around it scale it, at most
+    while stack:
+        node, scale = stack.pop()
         if isinstance(getattr(node, "contents", None), list):
+            t = getattr(node, "transform", None)
+            if isinstance(t, list | tuple) and len(t) == 6:
+                scale *= stretch(t)
+            stack.extend((k, scale) for k in node.contents)
             continue  # a group: what it holds counts
         curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
         stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0
@@ -348,7 +409,73 @@ def _work(drawing: Any) -> int:
             n += len(node.operators) // SEGMENTS_PER_SHAPE
         elif isinstance(node, PolyLine | Polygon):
             n += len(node.points) // 2 // SEGMENTS_PER_SHAPE
-    return n
+        if stroked and getattr(node, "strokeDashArray", None) is not None:
+            period, count = _dashes(node)
+            if count and math.isfinite(period * scale):
+                strokes.append((period * scale, count))
+    return ArtCost(n, strokes)
+
+
+def _dashes(node: Any) -> tuple[float, int]:
+    """The period of a dashed shape's dash array (``_dash``'s) and the dashes its stroke is cut
+    into: its outline's length (a curve's by its control polygon, at least its length) over it."""
+    from reportlab.graphics.shapes import Circle, Ellipse, Line, Path, Polygon, PolyLine, Rect, Wedge
+
+    dash = node.strokeDashArray
+    values = dash[1] if isinstance(dash, list | tuple) and len(dash) == 2 and isinstance(dash[1], list | tuple) \
+        else dash
+    values = [values] if isinstance(values, int | float) else values
+    if not isinstance(values, list | tuple) or not all(isinstance(v, int | float) for v in values):
+        return 0.0, 0
+    period = float(sum(values)) * (2 if len(values) % 2 else 1)
+    if not period > 0:
+        return 0.0, 0
+    if isinstance(node, Line):
+        length = math.hypot(node.x2 - node.x1, node.y2 - node.y1)
+    elif isinstance(node, Rect):
+        length = 2 * (abs(node.width) + abs(node.height))
+    elif isinstance(node, Circle):
+        length = 8 * abs(node.r)  # its square's outline: at least its own
+    elif isinstance(node, Ellipse):
+        length = 4 * (abs(node.rx) + abs(node.ry))
+    elif isinstance(node, Wedge):
+        length = 8 * abs(node.radius)
+    elif isinstance(node, Path):
+        length = _path_length(node.points, node.operators)
+    elif isinstance(node, PolyLine | Polygon):
+        pts = node.points
+        xy = [(pts[i], pts[i + 1]) for i in range(0, len(pts) - 1, 2)]
+        if isinstance(node, Polygon) and xy:
+            xy.append(xy[0])
+        length = sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in itertools.pairwise(xy))
+    else:
+        return 0.0, 0
+    count = length / period
+    return period, int(min(count, 1e15)) if math.isfinite(count) else 0
+
+
+def _path_length(points: list[float], operators: list[int]) -> float:
+    """At least the length of a reportlab path: its lines, its curves' control polygons, and
+    each close back to its subpath's start (operators: 0 move, 1 line, 2 curve, 3 close)."""
+    length = x = y = sx = sy = 0.0
+    i = 0
+    for op in operators:
+        if op == 3:
+            length += math.hypot(sx - x, sy - y)
+            x, y = sx, sy
+            continue
+        k = 6 if op == 2 else 2
+        a = points[i:i + k]
+        i += k
+        if len(a) < k:
+            break
+        if op == 0:
+            x, y = sx, sy = a[0], a[1]
+            continue
+        for j in range(0, k, 2):
+            length += math.hypot(a[j] - x, a[j + 1] - y)
+            x, y = a[j], a[j + 1]
+    return length
 
 
 PATH_ARGS = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}

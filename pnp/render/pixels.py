@@ -15,7 +15,7 @@ from pnp.errors import DataError, Diagnostic, counted
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image, Primitive, Vector
 from pnp.layout.shapes import image_size
-from pnp.layout.svg import svg_work
+from pnp.layout.svg import stretch, svg_work
 
 # One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
 # preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
@@ -70,7 +70,10 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             w, h = image_size(p.src)
             decoded += w * h
         elif isinstance(p, Vector):
-            shapes += svg_work(p.src)
+            scale = max(p.w / p.art_w, p.h / p.art_h) if p.art_w > 0 and p.art_h > 0 else None
+            if scale is not None and p.matrix is not None:  # a turned element: at most its largest stretch
+                scale *= stretch(p.matrix)
+            shapes += svg_work(p.src, scale)  # its dashes as drawn (pnp.layout.svg.ArtCost)
     return ArtWork(decoded, shapes)
 
 
@@ -82,7 +85,7 @@ def over_budget(command: str, images: int, total: int, art: ArtWork, limit: int,
     needed = -(-(total + files) // 1_000_000)  # megapixels, rounded up
     hint = [*ways,
             "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if art.decoded else None,
-            "simplify the SVG art (fewer shapes and nodes), or export it as a PNG" if art.shapes else None,
+            "simplify the SVG art (fewer shapes, nodes and dashes), or export it as a PNG" if art.shapes else None,
             f"if the time is worth it (about {needed * NS_PER_PIXEL // 1000} s of CPU), raise the limit with "
             f"--max-megapixels {needed}"]
     said = " and ".join(w for w in (f"decode {art.decoded} pixels of image files" if art.decoded else "",

@@ -824,8 +824,36 @@ def test_the_pixel_budget_counts_the_svg_art_each_image_draws(tmp_path: Path, mo
     assert r.exit_code == 2, r.stdout + r.stderr
     assert (f"of {rendered} pixels together (0 million) and draw 2100 shapes of SVG art for them (counted a "
             f"shape as {pixels.PIXELS_PER_SHAPE} pixels: {rendered + counted} together)") in r.stderr
-    assert "simplify the SVG art (fewer shapes and nodes), or export it as a PNG" in r.stderr
+    assert "simplify the SVG art (fewer shapes, nodes and dashes), or export it as a PNG" in r.stderr
     assert "scale the art" not in r.stderr
+    assert not (tmp_path / "refused").exists()
+
+
+@pytest.mark.parametrize("command", [("export", "png"), ("preview",)])
+def test_the_pixel_budget_counts_the_dashes_of_svg_art_as_drawn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                command: tuple[str, ...]) -> None:
+    """PDFium cuts a dashed stroke into dashes each time it draws it (attack 14, F3: 100 lines
+    of 2,000,000 units dashed 0.1, 2.9 s of `export` for a 9 KB SVG): each dash drawn counts,
+    SVG_DASHES_PER_SHAPE a shape, where the art is drawn large enough that PDFium dashes it.
+    Ten lines of 1,000 units dashed 0.5 (1,000 dashes each) count 500 shapes a drawing; ten
+    dashed 2**-16 (32 million dashes each) are drawn solid at a 20 mm box, and count as lines."""
+    from pnp.layout.svg import SVG_DASHES_PER_SHAPE
+    from pnp.render import pixels
+
+    line = '<line x1="0" y1="{y}" x2="1000" y2="{y}" stroke="#000" stroke-width="0.2" stroke-dasharray="{d}"/>'
+    body = "".join(line.format(y=i, d="0.5") for i in range(10))
+    body += "".join(line.format(y=20 + i, d="0.0000152587890625") for i in range(10))
+    args, rendered = _exported_with_art(tmp_path, command, "a.svg", lambda path: path.write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 30">{body}</svg>', encoding="utf-8"))
+    shapes = 3 * (20 * 2 + 10 * 1000 // SVG_DASHES_PER_SHAPE)
+    counted = shapes * pixels.PIXELS_PER_SHAPE
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + counted)
+    ok(*args, "--out", tmp_path / "again")
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + counted - 1)
+    r = run(*args, "--out", tmp_path / "refused")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    assert f"and draw {shapes} shapes of SVG art for them" in r.stderr
+    assert "simplify the SVG art (fewer shapes, nodes and dashes), or export it as a PNG" in r.stderr
     assert not (tmp_path / "refused").exists()
 
 

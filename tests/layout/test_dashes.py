@@ -1,0 +1,106 @@
+"""Dashed strokes cost their dashes (attack 14, F3): PDFium cuts a dashed stroke into dashes each
+time it draws it, even where the piece clips it away, so a template's dashed line is charged to
+the shape budget by its length over the dash's period (pnp.layout.cost.DASHES_PER_SHAPE), and
+SVG art's dashed strokes to the pixel budget as drawn (pnp.layout.svg.ArtCost)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import assert_no_traceback, run_cli
+from test_layout import item, make_game
+
+from pnp.layout.cost import DASHES_PER_SHAPE, weight
+from pnp.layout.primitives import Ellipse, Line, Paint, Rect
+from pnp.layout.primitives import Path as PathPrim
+from pnp.layout.svg import MIN_DASH_PERIOD, SVG_DASHES_PER_SHAPE, svg_art, svg_work
+
+DASHED = Paint(stroke="#000000", stroke_width=0.3, dash=(0.1, 0.1))
+# attack 14, F3: 1,000 lines of 4 m, each dashed [0.1, 0.1] pt, on a 63 mm card: 13 s of CPU a piece
+# in `export png` (113 million dashes) where `check` charged 1,000 shapes
+F3 = {"type": "repeat", "count": 1000, "step": [0, 0.05], "elements": [
+    {"type": "line", "from": [-2000, 5], "to": [2000, 5], "stroke": "ink", "stroke_width": 0.3, "dash": [0.1, 0.1]}]}
+NAME = {"type": "text", "box": [5, 5, 50, 8], "text": "{name}", "style": "body"}
+
+
+def test_a_dashed_stroke_counts_its_length_over_its_period() -> None:
+    """A line 1 plus one for each DASHES_PER_SHAPE dashes; a rectangle and an ellipse by their
+    box's outline, a path by its segments (a curve by its control polygon); a dash drawn by no
+    stroke (no colour, or width 0) costs nothing; a short dashed line nothing more than a line."""
+    assert DASHES_PER_SHAPE == 40
+    assert weight([Line(0, 0, 4000, 0, DASHED)]) == 1 + 20_000 // 40  # 4000 pt / 0.2
+    assert weight([Line(0, 0, 3000, 4000, DASHED)]) == 1 + 25_000 // 40  # 5000 pt long, slanted
+    assert weight([Line(0, 0, 7.9, 0, DASHED)]) == 1  # 39 dashes
+    assert weight([Line(0, 0, 4000, 0, Paint(stroke=None, dash=(0.1, 0.1)))]) == 1
+    assert weight([Line(0, 0, 4000, 0, Paint(stroke="#000000", stroke_width=0, dash=(0.1, 0.1)))]) == 1
+    assert weight([Line(0, 0, 4000, 0, Paint(stroke="#000000", stroke_width=0.3))]) == 1  # solid
+    assert weight([Rect(0, 0, 1000, 1000, DASHED)]) == 1 + 20_000 // 40
+    assert weight([Ellipse(0, 0, 1000, 1000, DASHED)]) == 4 + 20_000 // 40
+    square = PathPrim((("M", (0.0, 0.0)), ("L", (1000.0, 0.0)), ("C", (1000.0, 500.0, 1000.0, 500.0, 1000.0, 1000.0)),
+                       ("L", (0.0, 1000.0)), ("Z", ())), DASHED)
+    assert weight([square]) == 1 + 2 * 5 // 5 + 20_000 // 40
+
+
+def _check(root: Path, monkeypatch: pytest.MonkeyPatch, *args: str):
+    monkeypatch.chdir(root)
+    r = run_cli(*args)
+    assert_no_traceback(r)
+    return r
+
+
+def test_check_refuses_a_template_whose_dashes_would_choke_the_rasteriser(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """F3's template: `check` and `build` stop at the line with exit 2, within the budget's
+    usual message saying what a dash costs; nothing is written."""
+    root = tmp_path / "root"
+    make_game(root, [NAME, F3], [item(name="Scout")])
+    r = _check(root, monkeypatch, "check", "mini")
+    assert r.exit_code == 2, r.stderr
+    first = r.stderr.splitlines()[0]
+    assert first.startswith("templates/mini/front.json:")
+    assert ": $.elements[1].elements[0]: the pieces this command lays out draw more than " in first
+    assert f"a dashed stroke 1 more for each {DASHES_PER_SHAPE} dashes (its length over the dash's period)" in first
+    assert "shorter dashed strokes or longer dashes" in first
+    out = tmp_path / "out"
+    b = _check(root, monkeypatch, "build", "mini", "--out", str(out))
+    assert b.exit_code == 2 and "shapes together (pnp's budget)" in b.stderr, b.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("line", [
+    {**F3["elements"][0], "dash": None},  # the same 1,000 lines solid
+    {**F3["elements"][0], "from": [3, 5], "to": [60, 5]},  # dashed across the card
+])
+def test_lines_that_draw_few_dashes_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: dict) -> None:
+    line = {k: v for k, v in line.items() if v is not None}
+    root = tmp_path / "root"
+    make_game(root, [NAME, {**F3, "elements": [line]}], [item(name="Scout")])
+    r = _check(root, monkeypatch, "check", "mini")
+    assert r.exit_code == 0, r.stderr
+
+
+def _svg(path: Path, body: str) -> str:
+    path.write_text(f'<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100" viewBox="0 0 100 100">{body}'
+                    '</svg>', encoding="utf-8")
+    svg_art(str(path), path.name)
+    return str(path)
+
+
+def test_svg_dashes_count_where_the_rasteriser_dashes_them(tmp_path: Path) -> None:
+    """Each dashed stroke counts its dashes (length over period, an odd dash list repeated),
+    SVG_DASHES_PER_SHAPE a shape, where its period drawn is at least MIN_DASH_PERIOD pt (PDFium
+    strokes a finer dash solid), its groups' transforms counted."""
+    assert SVG_DASHES_PER_SHAPE == 20 and 0.004 < MIN_DASH_PERIOD < 0.005
+    solid = _svg(tmp_path / "solid.svg", '<line x1="0" y1="5" x2="1000" y2="5" stroke="#000" stroke-width="1"/>')
+    assert svg_work(solid) == svg_work(solid, 1.0) == 2  # a stroked shape
+    dashed = _svg(tmp_path / "dashed.svg",
+                  '<line x1="0" y1="5" x2="1000" y2="5" stroke="#000" stroke-width="1" stroke-dasharray="0.5"/>')
+    assert svg_work(dashed, 1.0) == svg_work(dashed) == 2 + 1000 // 20  # period 1: 1,000 dashes
+    assert svg_work(dashed, 0.004) == 2  # drawn at 0.004 pt a unit: a period of 0.004 pt, solid to PDFium
+    fine = _svg(tmp_path / "fine.svg", '<g transform="scale(1000)"><line x1="0" y1="0.005" x2="1" y2="0.005" '
+                'stroke="#000" stroke-width="0.001" stroke-dasharray="0.0000152587890625"/></g>')  # 2**-16
+    assert svg_work(fine, 1.0) == 2 + 32_768 // 20  # a period of 2**-15 x 750 = 0.023 pt a unit: dashed
+    assert svg_work(fine, 0.1) == 2 and svg_work(fine) == 2 + 32_768 // 20
+    unstroked = _svg(tmp_path / "unstroked.svg", '<rect x="0" y="0" width="100" height="100" stroke-dasharray="0.1"/>')
+    assert svg_work(unstroked, 1.0) == 1

@@ -13,6 +13,7 @@ that PDF's SHA-256 in the build record. Everything goes through pnp's own render
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -24,7 +25,7 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic, counted, shown_lines
 from pnp.impose.sheet import Edges, Page, Paper, Slot
 from pnp.input.conditions import holds
-from pnp.input.load import load_json
+from pnp.input.load import load_json, read_regular
 from pnp.input.model import Item
 from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
@@ -167,14 +168,22 @@ class GameView:
 
     def output_pdf(self, name: str) -> bytes | None:
         """A PDF of the game's output folder, by a name the build record lists (a component's
-        or the contents sheet); None for any other name."""
+        or the contents sheet), and only the bytes the build wrote there: read as a regular file
+        without following a link or blocking on a FIFO, and served only if its SHA-256 is the
+        record's (a link planted in --out served /etc/hostname, a FIFO held a thread for good:
+        attack 14, F5); None otherwise."""
         rec = self.watch.record
-        if rec is None or name not in {f.file for f in (*rec.components.values(), rec.contents)}:
+        files = {f.file: f for f in (*rec.components.values(), rec.contents)} if rec is not None else {}
+        entry = files.get(name)
+        if entry is None:
             return None
         try:
-            return (self.folder / name).read_bytes()
+            if os.path.islink(self.folder) or os.path.islink(self.folder / name):
+                return None
+            data = read_regular(self.folder / name, entry.bytes or None)
         except OSError:
             return None
+        return data if hashlib.sha256(data).hexdigest() == entry.sha256 else None
 
     def component(self, cid: str) -> ComponentView | None:
         return next((c for c in self.components if c.plan.component.id == cid), None)
@@ -235,8 +244,8 @@ class GameView:
             cached = self.sheets.get(key)
             if cached is not None:
                 return cached
-        try:
-            data = (self.folder / view.pdf).read_bytes()
+        try:  # a FIFO planted under the PDF's name would block the read (attack 14, F5)
+            data = read_regular(self.folder / view.pdf)
         except OSError:
             return None
         if hashlib.sha256(data).hexdigest() != view.pdf_sha:

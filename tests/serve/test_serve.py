@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import http.client
 import io
+import os
 import re
 import signal
 import socket
@@ -119,6 +120,32 @@ def test_anything_else_is_a_404_page(served: tuple[Server, DataRootCopy]) -> Non
         status, ctype, body = get(server, path)
         assert (status, ctype) == (404, "text/html; charset=utf-8"), path
         assert b"<h1>Not found</h1>" in body and b"Traceback" not in body
+
+
+def test_only_the_pdfs_the_build_wrote_are_served(served: tuple[Server, DataRootCopy], tmp_path: Path) -> None:
+    """Attack 14, F5: a link planted in the output folder under a PDF's name was followed (the
+    file it points to was served), and a FIFO there blocked a server thread for good."""
+    server, _ = served
+    deck = tmp_path / "out" / "mini" / "deck.pdf"
+    secret = tmp_path / "secret.txt"
+    secret.write_text("SECRET")
+    assert get(server, "/out/mini/deck.pdf")[0] == 200
+    saved = deck.read_bytes()
+    deck.unlink()
+    os.symlink(secret, deck)
+    status, _, body = get(server, "/out/mini/deck.pdf")
+    assert status == 404 and b"SECRET" not in body
+    deck.unlink()
+    os.mkfifo(deck)
+    assert get(server, "/out/mini/deck.pdf")[0] == 404  # at once (get() gives up after 10 s)
+    page = text(server, "/game/mini")
+    (sheet,) = re.findall(r'src="(/sheet/mini/deck/1\.png\?v=[0-9a-f]{12})"', page)
+    assert get(server, sheet)[0] == 404
+    deck.unlink()
+    deck.write_bytes(saved[:-1] + b"X")  # not what the build wrote
+    assert get(server, "/out/mini/deck.pdf")[0] == 404
+    deck.write_bytes(saved)
+    assert get(server, "/out/mini/deck.pdf") == (200, "application/pdf", saved)
 
 
 def _get_as(server: Server, host: str | None, version: str = "HTTP/1.1", extra: bytes = b"",

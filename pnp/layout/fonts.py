@@ -195,6 +195,14 @@ def _register(name: str, path: str) -> None:
         raise FontError(f"font {name!r} ({shown_path(path)}) is not a usable TrueType font: {exc}",
                         expected="a .ttf with TrueType outlines",
                         hint="replace the file; CFF (PostScript-outline) .otf fonts cannot be embedded") from None
+    except AttributeError as exc:
+        if "MissingTTFName" not in str(exc):
+            raise FontError(f"font {name!r} ({shown_path(path)}) cannot be read: {exc}",
+                            expected="a readable .ttf file", hint="replace or remove the file") from None
+        # reportlab, finding no PostScript name, asks for a setting it does not have (attack 14, F6)
+        raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: its 'name' table gives no PostScript "
+                        "name (name ID 6), which a PDF names the embedded font by", expected="an intact .ttf file",
+                        hint="replace the file (a fresh download or another copy)") from None
     except ZeroDivisionError:  # a scale of 0 in its tables (units per em: attack 8)
         raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: a scale in its tables (such as its units "
                         "per em) is 0", expected="an intact .ttf file",

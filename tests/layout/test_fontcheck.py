@@ -168,6 +168,9 @@ def _table(raw: bytes, tag: bytes) -> tuple[int, int]:
     # attack 8 (borderline): the message was "cannot be read: division by zero"
     (b"head", lambda raw, at, n: raw.__setitem__(slice(at + 18, at + 20), b"\x00\x00"),  # unitsPerEm
      r"is damaged: a scale in its tables \(such as its units per em\) is 0"),
+    # attack 14, F6: a name table of zeros; the message was reportlab's own AttributeError
+    (b"name", lambda raw, at, n: raw.__setitem__(slice(at, at + n), b"\x00" * n),
+     r"is damaged: its 'name' table gives no PostScript name \(name ID 6\)"),
 ])
 def test_a_font_with_impossible_metrics_is_refused_as_damaged(tmp_path: Path, table: bytes, edit: Any,
                                                              said: str) -> None:

@@ -15,7 +15,14 @@ Without an ``id`` column, the entry's ``id_from`` names the field ids are made f
 
 The readers, which give a sheet's rows one at a time (a sheet is never held whole), are in
 ``pnp.input.sheetfiles``; the rows are made items here as they come: a blank row is passed over,
-and the row after the MAX_ROWS-th item is the last one read."""
+and the row after the MAX_ROWS-th item is the last one read. The text the items hold together is
+at most MAX_SHEET_TEXT characters, a cell's counted in each row that holds it (an XLSX shared
+string or an ODS repeated row is one text in the file, many in the items); a text cell of more
+than _READ_ONCE characters is converted once, every row holding it sharing the one value; and a
+repeated ODS row (given again as the same list) with its id cell filled is refused at once.
+
+Size: over 500 lines because it holds the sheet convention both ways (cells -> items with the
+messages naming each cell, items -> cells for ``pnp export data``) and the bounds of reading."""
 
 from __future__ import annotations
 
@@ -159,9 +166,10 @@ class _Bad(ValueError):
 
 def _too_much_text(shown: str, row: int, col: int, name: str) -> Diagnostic:
     """The cell whose text takes the sheet's past MAX_SHEET_TEXT."""
+    mi = f" ({MAX_SHEET_TEXT // 2**20} Mi)" if MAX_SHEET_TEXT % 2**20 == 0 else ""
     return Diagnostic(shown, f"the sheet's cells hold more than {MAX_SHEET_TEXT} characters of text in all, up to "
-                      "this cell", (), row, col, f"at most {MAX_SHEET_TEXT} characters ({MAX_SHEET_TEXT // 2**20} Mi, "
-                      "as much as the largest sheet file holds), a shared string or a repeated row's text counted in "
+                      "this cell", (), row, col, f"at most {MAX_SHEET_TEXT} characters{mi} (as much as the "
+                      "largest sheet file holds), a shared string or a repeated row's text counted in "
                       "each cell that holds it", "split the sheet, or shorten its longest texts",
                       cell=f"{column_letter(col)} ({name})")
 

@@ -802,6 +802,26 @@ def test_a_csv_of_millions_of_empty_rows_is_read_a_row_at_a_time(mini: DataRootC
     assert peak < 8 * 2**20, peak  # 2.1 MB; as a list of rows (and a StringIO): 34 MB
 
 
+def _count_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list to which each row the sheet readers give adds its length, from now on."""
+    import pnp.input.tables as tables
+
+    given: list[int] = []
+    read_rows = tables.read_rows
+
+    def counted(*args: Any) -> Any:
+        inner = read_rows(*args)
+        try:
+            for row in inner:
+                given.append(len(row))
+                yield row
+        finally:
+            inner.close()
+
+    monkeypatch.setattr(tables, "read_rows", counted)
+    return given
+
+
 @pytest.mark.parametrize("kind", ["csv", "ods", "xlsx"])
 def test_reading_stops_at_the_row_past_the_row_limit(mini: DataRootCopy, kind: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
@@ -824,19 +844,7 @@ def test_reading_stops_at_the_row_past_the_row_limit(mini: DataRootCopy, kind: s
             wb.active.append(r)
         wb.save(mini.file("deck.xlsx"))
     as_sheet(mini, f"deck.{kind}")
-    given: list[int] = []
-    read_rows = tables.read_rows
-
-    def counted(*args: Any) -> Any:
-        inner = read_rows(*args)
-        try:
-            for row in inner:
-                given.append(len(row))
-                yield row
-        finally:
-            inner.close()
-
-    monkeypatch.setattr(tables, "read_rows", counted)
+    given = _count_rows(monkeypatch)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.message, d.line, d.expected) for d in exc.value.diagnostics] == [
@@ -962,24 +970,10 @@ def test_an_ods_row_repeated_with_its_id_is_refused_at_once(mini: DataRootCopy, 
     """An 839-byte ODS of one row repeated 100,000 times (table:number-rows-repeated) read every
     repeat before 99,999 "duplicate item id" problems (attack 14, F2): a repeated row whose id
     cell (or ``id_from`` cell) is filled gives the same id again, refused at its first repeat."""
-    import pnp.input.tables as tables
-
     header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed"))
     ods(mini.file("deck.ods"), header + '</table:table-row><table:table-row table:number-rows-repeated="100000">'
         + _cell("a") + _cell("A") + _cell("d") + "</table:table-row>")
-    given: list[int] = []
-    read_rows = tables.read_rows
-
-    def counted(*args: Any) -> Any:
-        inner = read_rows(*args)
-        try:
-            for row in inner:
-                given.append(len(row))
-                yield row
-        finally:
-            inner.close()
-
-    monkeypatch.setattr(tables, "read_rows", counted)
+    given = _count_rows(monkeypatch)
     for entry, cell in (({}, "A (id)"), ({"id_from": "name"}, "A (id)")):
         as_sheet(mini, "deck.ods", **entry)
         given.clear()

@@ -166,9 +166,9 @@ class _Bad(ValueError):
 
 def _too_much_text(shown: str, row: int, col: int, name: str) -> Diagnostic:
     """The cell whose text takes the sheet's past MAX_SHEET_TEXT."""
-    mi = f" ({MAX_SHEET_TEXT // 2**20} Mi)" if MAX_SHEET_TEXT % 2**20 == 0 else ""
+    mi = f"{MAX_SHEET_TEXT // 2**20} Mi, " if MAX_SHEET_TEXT % 2**20 == 0 else ""
     return Diagnostic(shown, f"the sheet's cells hold more than {MAX_SHEET_TEXT} characters of text in all, up to "
-                      "this cell", (), row, col, f"at most {MAX_SHEET_TEXT} characters{mi} (as much as the "
+                      "this cell", (), row, col, f"at most {MAX_SHEET_TEXT} characters ({mi}as much as the "
                       "largest sheet file holds), a shared string or a repeated row's text counted in "
                       "each cell that holds it", "split the sheet, or shorten its longest texts",
                       cell=f"{column_letter(col)} ({name})")

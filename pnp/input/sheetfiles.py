@@ -78,7 +78,8 @@ def read_rows(path: Path, shown: str, sheet: str | None) -> Generator[Sequence[A
     TSV; text, numbers, booleans, dates or None for workbooks. The file is checked and opened
     here; its rows are read as they are asked for (a sheet of millions of rows is never held
     whole: ``items_from_rows`` skips the empty ones and stops at MAX_ROWS). Close the iterator
-    when done with it (a workbook's stays open until then)."""
+    when done with it (a workbook's stays open until then). A row an ODS sheet repeats
+    (``table:number-rows-repeated``) is given again as the same list, so a reader can tell it."""
     try:
         size = path.stat().st_size
     except OSError:

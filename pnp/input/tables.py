@@ -15,7 +15,14 @@ Without an ``id`` column, the entry's ``id_from`` names the field ids are made f
 
 The readers, which give a sheet's rows one at a time (a sheet is never held whole), are in
 ``pnp.input.sheetfiles``; the rows are made items here as they come: a blank row is passed over,
-and the row after the MAX_ROWS-th item is the last one read."""
+and the row after the MAX_ROWS-th item is the last one read. The text the items hold together is
+at most MAX_SHEET_TEXT characters, a cell's counted in each row that holds it (an XLSX shared
+string or an ODS repeated row is one text in the file, many in the items); a text cell of more
+than _READ_ONCE characters is converted once, every row holding it sharing the one value; and a
+repeated ODS row (given again as the same list) with its id cell filled is refused at once.
+
+Size: over 500 lines because it holds the sheet convention both ways (cells -> items with the
+messages naming each cell, items -> cells for ``pnp export data``) and the bounds of reading."""
 
 from __future__ import annotations
 
@@ -37,6 +44,12 @@ SOURCE_COLUMNS = ("source.document", "source.external", "source.quote", "source.
 SERIES_COLUMNS = ("series.field", "series.from", "series.to")
 DEFAULT_SEPARATOR = ";"
 MAX_ROWS = 100_000  # items, as in a JSON data file
+# The characters of text a sheet's items hold together, a cell's counted each time a row holds it:
+# as much as the largest sheet file holds (64 MiB). A workbook's shared string, or an ODS row's
+# repeat count, lets a 20-byte cell stand for 19,000 characters (1.4 MB of XLSX held 1.9 billion
+# and ran out of memory: attack 14, F1 and F2).
+MAX_SHEET_TEXT = 64 * 2**20
+_READ_ONCE = 256  # a text cell longer than this is converted once however many rows hold it
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z", re.ASCII)
 
@@ -146,9 +159,40 @@ class SheetDoc(Doc, frozen=True, dict=True):
 
 
 class _Bad(ValueError):
-    def __init__(self, message: str, expected: str, hint: str | None = None):
+    def __init__(self, message: str, expected: str, hint: str | None = None, control: bool = False):
         super().__init__(message)
-        self.message, self.expected, self.hint = message, expected, hint
+        self.message, self.expected, self.hint, self.control = message, expected, hint, control
+
+
+def _too_much_text(shown: str, row: int, col: int, name: str) -> Diagnostic:
+    """The cell whose text takes the sheet's past MAX_SHEET_TEXT."""
+    mi = f"{MAX_SHEET_TEXT // 2**20} Mi, " if MAX_SHEET_TEXT % 2**20 == 0 else ""
+    return Diagnostic(shown, f"the sheet's cells hold more than {MAX_SHEET_TEXT} characters of text in all, up to "
+                      "this cell", (), row, col, f"at most {MAX_SHEET_TEXT} characters ({mi}as much as the "
+                      "largest sheet file holds), a shared string or a repeated row's text counted in "
+                      "each cell that holds it", "split the sheet, or shorten its longest texts",
+                      cell=f"{column_letter(col)} ({name})")
+
+
+def _filled(value: Any) -> bool:
+    """Whether a cell holds a value (its ``_text`` is not empty), told without copying its text."""
+    if value.__class__ is str:
+        return bool(value) and not value.isspace()  # the spaces str.strip() takes off
+    return value is not None and bool(_text(value))
+
+
+def _read_cell(value: Any, kind: str, separator: str) -> tuple[Any, _Bad | None]:
+    """A non-empty cell -> (the field's value, None), or (the value kept, what is wrong with it):
+    a control character (nothing prints it, and echoed in a message it would drive the
+    terminal: kept with U+FFFD for it, present, not also "missing", its other faults unsaid), or
+    what ``convert`` refuses (kept as text)."""
+    if isinstance(value, str) and (m := BAD_TEXT.search(value)) is not None:
+        return BAD_TEXT.sub("\ufffd", value), _Bad(f"the cell holds the control character U+{ord(m.group()):04X}",
+                                                    "printable text", "remove it", control=True)
+    try:
+        return convert(value, kind, separator), None
+    except _Bad as bad:
+        return _text(value), bad
 
 
 def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
@@ -290,7 +334,7 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
                 for col in unnamed if col in filled]
 
     def note_unnamed(raw: Sequence[Any]) -> None:
-        filled.update(col for col in unnamed if col not in filled and len(raw) >= col and _text(raw[col - 1]))
+        filled.update(col for col in unnamed if col not in filled and len(raw) >= col and _filled(raw[col - 1]))
 
     id_from = entry.get("id_from")
     if unnamed and (("id" not in seen and id_from is None) or (id_from is not None and id_from not in seen)):
@@ -316,12 +360,27 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
     bad_cells: set[tuple[str | int, ...]] = set()
     cell_diags: list[Diagnostic] = []
     width = len(headers)
+    # A long text cell converted once (a shared string or a repeated row's cell is one str read
+    # again: its trimmed copy, checked once, is every row's), and the text the rows hold counted.
+    once: dict[tuple[str, str, Any], tuple[Any, _Bad | None]] = {}
+    text = 0
+    previous: Sequence[Any] | None = None
+    id_cols = [c for c in (seen.get("id"), seen.get(id_from) if isinstance(id_from, str) else None) if c]
     for r, raw in enumerate(rows, 2):
+        if raw is previous and any(c <= len(raw) and _filled(raw[c - 1]) for c in id_cols):
+            # an ODS row repeated (table:number-rows-repeated) is the same row again: its id too
+            col = next(c for c in id_cols if c <= len(raw) and _filled(raw[c - 1]))
+            raise DataError([Diagnostic(shown, f"the row repeats row {r - 1} (a repeated row, "
+                                        "table:number-rows-repeated), its id cell too: the items' ids would be "
+                                        "the same", (), r, col, "each item in a row of its own, with its own id",
+                                        "save the sheet with an id of its own in each row",
+                                        cell=f"{column_letter(col)} ({headers[col - 1]})")])
+        previous = raw
         if not any(raw) and 0 not in raw:  # every cell "" or None (0 and False are values): a blank row
             continue
         if unnamed:
             note_unnamed(raw)
-        if len(raw) > width and (beyond := [c for c in range(width + 1, len(raw) + 1) if _text(raw[c - 1])]):
+        if len(raw) > width and (beyond := [c for c in range(width + 1, len(raw) + 1) if _filled(raw[c - 1])]):
             # cells right of the last header (a separator too many?) would be dropped unread
             n = beyond[-1]
             cell_diags.append(Diagnostic(shown, f"the row has {n} cells and the header row {width}: "
@@ -330,7 +389,7 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
                                          "remove the extra cells (a separator too many?), or give their column a "
                                          "header (start it with '#' to keep it as notes)",
                                          cell=column_letter(beyond[0])))
-        cells = {name: raw[col - 1] for col, name in used.items() if col <= len(raw) and _text(raw[col - 1])}
+        cells = {name: raw[col - 1] for col, name in used.items() if col <= len(raw) and _filled(raw[col - 1])}
         if not cells:
             continue
         if len(items) >= MAX_ROWS:
@@ -340,24 +399,24 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
         for name, value in cells.items():
             path_parts: tuple[str | int, ...] = ("items", ii, *name.split(".", 1))
             spec = fields.get(name) if isinstance(fields.get(name), Mapping) else {}
-            if isinstance(value, str) and (m := BAD_TEXT.search(value)) is not None:
-                # nothing prints it, and echoed in a message it would drive the terminal
-                col = seen[name]
-                cell_diags.append(Diagnostic(shown, f"the cell holds the control character U+{ord(m.group()):04X}",
-                                             path_parts, r, col, "printable text", "remove it",
-                                             cell=f"{column_letter(col)} ({name})"))
-                bad_cells.add(path_parts)
-                v = BAD_TEXT.sub("\ufffd", value)  # present (not also "missing"), its other faults unsaid
+            separator = spec.get("separator", DEFAULT_SEPARATOR)
+            if value.__class__ is str:
+                text += len(value)
+                if text > MAX_SHEET_TEXT:
+                    raise DataError([_too_much_text(shown, r, seen[name], name)])
+            if value.__class__ is str and len(value) > _READ_ONCE:
+                key = (value, kinds[name], separator)
+                done = once.get(key)
+                if done is None:
+                    done = once[key] = _read_cell(value, kinds[name], separator)
             else:
-                try:
-                    v = convert(value, kinds[name], spec.get("separator", DEFAULT_SEPARATOR))
-                except _Bad as bad:
-                    col = seen[name]
-                    cell_diags.append(Diagnostic(shown, bad.message, path_parts, r, col,
-                                                 bad.expected + _about(kinds[name], spec), bad.hint,
-                                                 cell=f"{column_letter(col)} ({name})"))
-                    bad_cells.add(path_parts)
-                    v = _text(value)
+                done = _read_cell(value, kinds[name], separator)
+            v, bad = done
+            if bad is not None:
+                col = seen[name]
+                cell_diags.append(Diagnostic(shown, bad.message, path_parts, r, col, bad.expected + (
+                    "" if bad.control else _about(kinds[name], spec)), bad.hint, cell=f"{column_letter(col)} ({name})"))
+                bad_cells.add(path_parts)
             if "." in name:
                 item.setdefault(name.split(".")[0], {})[name.split(".", 1)[1]] = v
             else:

@@ -718,13 +718,19 @@ def test_an_ods_repeat_count_past_a_sheet_is_too_large(mini: DataRootCopy, row: 
 def _xlsx_cells(mini: DataRootCopy, cells: str, strings: int = 1) -> None:
     """deck.xlsx: a header row (id, name, power, source.designed), then row 2 of ``cells`` (XML),
     with a shared string table of ``strings`` strings."""
+    _xlsx_shared(mini, f'<row r="2">{cells}</row>', ["s"] * strings)
+
+
+def _xlsx_shared(mini: DataRootCopy, rows: str, strings: list[str]) -> None:
+    """deck.xlsx: a header row (id, name, power, source.designed), then ``rows`` (XML), with a
+    shared string table of ``strings``."""
     members = _xlsx_members(mini, "power")
     sheet = members["xl/worksheets/sheet1.xml"].decode()
     start, end = sheet.index('<row r="2"'), sheet.index("</sheetData>")
-    members["xl/worksheets/sheet1.xml"] = (sheet[:start] + f'<row r="2">{cells}</row>' + sheet[end:]).encode()
+    members["xl/worksheets/sheet1.xml"] = (sheet[:start] + rows + sheet[end:]).encode()
     members["xl/sharedStrings.xml"] = (
         '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-        + "<si><t>s</t></si>" * strings + "</sst>").encode()
+        + "".join(f'<si><t xml:space="preserve">{s}</t></si>' for s in strings) + "</sst>").encode()
     rels = members["xl/_rels/workbook.xml.rels"].decode()  # openpyxl writes inline strings: the table added
     members["xl/_rels/workbook.xml.rels"] = rels.replace("</Relationships>", (
         '<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" '
@@ -796,6 +802,26 @@ def test_a_csv_of_millions_of_empty_rows_is_read_a_row_at_a_time(mini: DataRootC
     assert peak < 8 * 2**20, peak  # 2.1 MB; as a list of rows (and a StringIO): 34 MB
 
 
+def _count_rows(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list to which each row the sheet readers give adds its length, from now on."""
+    import pnp.input.tables as tables
+
+    given: list[int] = []
+    read_rows = tables.read_rows
+
+    def counted(*args: Any) -> Any:
+        inner = read_rows(*args)
+        try:
+            for row in inner:
+                given.append(len(row))
+                yield row
+        finally:
+            inner.close()
+
+    monkeypatch.setattr(tables, "read_rows", counted)
+    return given
+
+
 @pytest.mark.parametrize("kind", ["csv", "ods", "xlsx"])
 def test_reading_stops_at_the_row_past_the_row_limit(mini: DataRootCopy, kind: str,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
@@ -818,19 +844,7 @@ def test_reading_stops_at_the_row_past_the_row_limit(mini: DataRootCopy, kind: s
             wb.active.append(r)
         wb.save(mini.file("deck.xlsx"))
     as_sheet(mini, f"deck.{kind}")
-    given: list[int] = []
-    read_rows = tables.read_rows
-
-    def counted(*args: Any) -> Any:
-        inner = read_rows(*args)
-        try:
-            for row in inner:
-                given.append(len(row))
-                yield row
-        finally:
-            inner.close()
-
-    monkeypatch.setattr(tables, "read_rows", counted)
+    given = _count_rows(monkeypatch)
     with pytest.raises(DataError) as exc:
         mini.load()
     assert [(d.message, d.line, d.expected) for d in exc.value.diagnostics] == [
@@ -896,3 +910,91 @@ def test_an_ods_number_cell_past_a_float_is_refused(mini: DataRootCopy) -> None:
         + _cell("9" * 400, "float") + _cell("d") + "</table:table-row>")
     _refused(mini, f"card_data/mini/deck.ods:2:C (power): number {'9' * 37}... is too large (expected a number of "
                    "a sensible size, at most about 1e308")  # was "inf is not a finite number"
+
+
+# -- attack 14: F1, F2 (a sheet's rows referencing more text than its file holds) --
+
+
+def _shared_rows(n: int) -> str:
+    """XLSX rows 2 to n + 1: id a2, a3, ..., each row's name shared string 0, its source string 1."""
+    return "".join(f'<row r="{r}"><c r="A{r}" t="inlineStr"><is><t>a{r}</t></is></c><c r="B{r}" t="s"><v>0</v></c>'
+                   f'<c r="D{r}" t="s"><v>1</v></c></row>' for r in range(2, n + 2))
+
+
+@pytest.mark.parametrize("trail", [" ", ""])
+def test_a_shared_string_in_every_row_is_read_once(mini: DataRootCopy, trail: str) -> None:
+    """99,990 rows of one shared string of 19,000 characters and a space (1.4 MB of XLSX) made a
+    trimmed copy a row, 1.9 GB, and ran out of memory (attack 14, F1): the cell is converted once,
+    every row's item holds the one text. 1,000 rows of 20,000 characters here: 20 MB as copies."""
+    _xlsx_shared(mini, _shared_rows(1000), ["x" * 20_000 + trail, "d"])
+    items: list[Any] = []
+    peak = _peak(lambda: items.extend(mini.load().components[0].items))
+    assert len(items) == 1000 and items[-1].id == "a1001"
+    assert len({id(i.fields["name"]) for i in items}) == 1 and items[0].fields["name"] == "x" * 20_000
+    assert peak < 8 * 2**20, peak  # 2.6 MB; a copy a row: 21 MB
+
+
+@pytest.mark.parametrize("kind", ["xlsx", "ods", "csv"])
+def test_the_text_a_sheets_cells_hold_together_is_bounded(mini: DataRootCopy, kind: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing bounded the text a sheet's rows hold together, a shared string or an ODS repeated
+    row's counted each time a cell holds it (1.4 MB of XLSX, 839 bytes of ODS stood for 1.9
+    billion characters: attack 14, F1 and F2): past MAX_SHEET_TEXT it is an input error at the
+    cell that passes it (the limit at 20,000 characters here, rows of 1,000)."""
+    import pnp.input.tables as tables
+
+    monkeypatch.setattr(tables, "MAX_SHEET_TEXT", 20_000)
+    long = "x" * 999 + " "
+    if kind == "xlsx":
+        _xlsx_shared(mini, _shared_rows(100), [long, "d"])
+        row = 21  # 19 rows of 1,000 characters, an id and 'd' before: 19,000 and 76; this row's 1,000 pass
+    elif kind == "ods":  # a row repeated, its id cell empty (each row's missing id is a problem of its own)
+        as_sheet(mini, "deck.ods")
+        header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed"))
+        ods(mini.file("deck.ods"), header + '</table:table-row><table:table-row table:number-rows-repeated="100">'
+            + "<table:table-cell/>" + _cell(long) + _cell("d") + "</table:table-row>")
+        row = 21  # 19 rows of 1,001 before
+    else:  # a CSV holds no more than its file: the same limit, met with distinct texts
+        as_sheet(mini, "deck.csv")
+        mini.file("deck.csv").write_text("id,name,source.designed\n" + "".join(
+            f"a{r},{'x' * 989}{r:09d},d\n" for r in range(2, 102)), encoding="utf-8")
+        row = 21  # 19 rows of 998 characters, an id and 'd' before
+    _refused(mini, f"card_data/mini/deck.{kind}:{row}:B (name): the sheet's cells hold more than 20000 characters "
+                   "of text in all, up to this cell (expected at most 20000 characters (as much as the largest "
+                   "sheet file holds), a shared string or a repeated row's text counted in each cell that "
+                   "holds it); split the sheet, or shorten its longest texts")
+
+
+def test_an_ods_row_repeated_with_its_id_is_refused_at_once(mini: DataRootCopy, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """An 839-byte ODS of one row repeated 100,000 times (table:number-rows-repeated) read every
+    repeat before 99,999 "duplicate item id" problems (attack 14, F2): a repeated row whose id
+    cell (or ``id_from`` cell) is filled gives the same id again, refused at its first repeat."""
+    header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed"))
+    ods(mini.file("deck.ods"), header + '</table:table-row><table:table-row table:number-rows-repeated="100000">'
+        + _cell("a") + _cell("A") + _cell("d") + "</table:table-row>")
+    given = _count_rows(monkeypatch)
+    for entry, cell in (({}, "A (id)"), ({"id_from": "name"}, "A (id)")):
+        as_sheet(mini, "deck.ods", **entry)
+        given.clear()
+        _refused(mini, f"card_data/mini/deck.ods:3:{cell}: the row repeats row 2 (a repeated row, "
+                       "table:number-rows-repeated), its id cell too: the items' ids would be the same (expected "
+                       "each item in a row of its own, with its own id); save the sheet with an id of its own in "
+                       "each row")
+        assert given == [3] * 6  # the header, the row, its first repeat: in the load, then in `pnp check`
+    ods(mini.file("deck.ods"), header.replace(_cell("id"), _cell("power")) + "</table:table-row>"
+        '<table:table-row table:number-rows-repeated="3">' + _cell("1", "float") + _cell("A") + _cell("d")
+        + "</table:table-row>")
+    _refused(mini, "card_data/mini/deck.ods:3:B (name): the row repeats row 2")
+    out = tmp_path / "out"
+    r = mini.cli("build", "mini", "--out", out)
+    assert r.exit_code == 2 and not out.exists()
+
+
+@pytest.mark.parametrize("value", ["", " ", "\u3000\x1c\x85", " a ", "\u200b", None, 0, False, 1.5])
+def test_a_cell_is_filled_as_its_trimmed_text_says(value: Any) -> None:
+    """``_filled`` (no copy of the text) agrees with ``_text`` (the trimmed copy it replaced)."""
+    from pnp.input.sheetfiles import _text
+    from pnp.input.tables import _filled
+
+    assert _filled(value) == bool(_text(value))

@@ -1,7 +1,8 @@
 """layout cost: the shape budget of one command, and the least a template is sure to cost a piece.
 
 Laying out is charged in shapes: each primitive a leaf element draws counts by what drawing it
-costs (``weight``: a square 1, a circle 4, a path by its segments), and each text
+costs (``weight``: a square 1, a circle 4, a path by its segments) and what rasterising it does
+(``area``: a fill one more for each AREA_PT2 it covers of the piece), and each text
 element that is fitted counts TEXT_COST more, plus one for each FIT_CHARS characters its fitting
 measured (fitting text costs more than placing a rectangle, and a long text shrunk to fit far
 more). All the pieces one command lays out (every component of every game it checks or builds;
@@ -27,7 +28,7 @@ from pnp.errors import Diagnostic
 from pnp.input.model import Component, Game
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
-from pnp.layout.primitives import Ellipse, Line, Path, Rect
+from pnp.layout.primitives import Ellipse, Image, Line, Path, Rect, Vector
 
 # Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
 # 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a short
@@ -61,6 +62,15 @@ DASHES_PER_SHAPE = 40
 # x characters), ~0.3 ns measured against a square's ~8.7 µs; 48 million a piece, legal, on 3,000
 # pieces took 40 s of check (attack 8, F2).
 REGEX_STEPS = 25_000
+# A filled shape counts one more for each AREA_PT2 of its box within the piece's trim (``area``),
+# SEE_THROUGH times as many when drawn with transparency: the rasteriser's work (an export, a
+# preview) grows with the pixels each shape covers. Measured (pdfium 4, one 63 x 88 mm page at
+# 300 dpi, 2,000 filled rectangles, CPU per rectangle): 1 mm² 0.1 µs, 10 x 10 mm 7 µs, 40 x 40 mm
+# 107 µs, 63 x 88 mm 406 µs (0.073 µs a mm²); with opacity 0.5: 0.4, 35, 530, 1,872 µs (4.6 to 5
+# times as much). So 120 mm² (8.7 µs) is a square's worth; a full card counts 46 more, 230 seen
+# through (attack 14, F7: 19,000 full-card rectangles at opacity 0.5 on one piece, 28 s to export).
+AREA_PT2 = 120 * (72 / 25.4) ** 2  # 120 mm² in pt²
+SEE_THROUGH = 5
 
 
 def weight(prims: list[Any]) -> int:
@@ -117,6 +127,43 @@ def path_length(ops: Any) -> float:
             length += math.hypot(a[i] - x, a[i + 1] - y)
             x, y = a[i], a[i + 1]
     return length
+
+
+def area(prims: list[Any], w: float, h: float) -> int:
+    """What ``prims`` count besides their ``weight`` for the area of their fills within a piece of
+    ``w`` x ``h`` pt (trim): the part of each fill's box (an image's) inside the trim, in AREA_PT2,
+    SEE_THROUGH times that for a fill drawn with transparency. Rounded down: a small shape counts
+    its weight alone."""
+    n = 0.0
+    for p in prims:
+        c = p.__class__
+        if c is Rect or c is Ellipse:
+            if p.paint.fill is None:
+                continue
+            x0, y0, x1, y1 = p.x, p.y, p.x + p.w, p.y + p.h
+        elif c is Path:
+            if p.paint.fill is None:
+                continue
+            xs = [v for _, pts in p.ops for v in pts[0::2]]
+            ys = [v for _, pts in p.ops for v in pts[1::2]]
+            if not xs:
+                continue
+            x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+        elif c is Image or c is Vector:
+            pts = [(p.x, p.y), (p.x + p.w, p.y), (p.x, p.y + p.h), (p.x + p.w, p.y + p.h)]
+            if p.matrix is not None:
+                a, b, cc, d, e, f = p.matrix
+                pts = [(a * x + cc * y + e, b * x + d * y + f) for x, y in pts]
+            x0, y0 = min(x for x, _ in pts), min(y for _, y in pts)
+            x1, y1 = max(x for x, _ in pts), max(y for _, y in pts)
+        else:
+            continue
+        covered = max(0.0, min(x1, w) - max(x0, 0.0)) * max(0.0, min(y1, h) - max(y0, 0.0))
+        if covered:
+            paint = getattr(p, "paint", None)
+            clear = paint is not None and (paint.opacity < 1 or len(paint.fill or "") > 7)
+            n += covered / AREA_PT2 * (SEE_THROUGH if clear else 1)
+    return int(n)
 
 
 _LEAVES = frozenset(("rect", "circle", "hex", "polygon", "line", "image"))  # one primitive each
@@ -188,7 +235,9 @@ class Tally:
                 f"bytes here), {SHAPES_MAX} at most; a text element counts {TEXT_COST} besides its lines, and one more "
                 f"for each {FIT_CHARS} characters its fitting measures; an element its `when` leaves out, and a group "
                 f"or repeat each time it is reached, count 1, a dashed stroke 1 more for each {DASHES_PER_SHAPE} "
-                f"dashes (its length over the dash's period), and a piece's patterns 1 for each {REGEX_STEPS} steps")
+                f"dashes (its length over the dash's period), and a piece's patterns 1 for each {REGEX_STEPS} steps"
+                f"; a filled shape counts 1 more for each {AREA_PT2 / (72 / 25.4) ** 2:g} mm² it covers of its piece "
+                f"({SEE_THROUGH} times as many with transparency)")
 
 
 def least_cost(tpl: Template) -> list[tuple[Element, int]]:

@@ -28,7 +28,7 @@ from pnp.input.load import NAME_MAX, PATH_MAX, name_too_long
 from pnp.input.model import MAX_TEXT, Component, Game, Item
 from pnp.input.templates import Element, Template
 from pnp.layout.coords import box_mm, point, repeat_count, track_centres, track_span
-from pnp.layout.cost import FIT_CHARS, REGEX_STEPS, TEXT_COST, Tally, weight
+from pnp.layout.cost import FIT_CHARS, REGEX_STEPS, TEXT_COST, Tally, area, weight
 from pnp.layout.fields import DEFAULT_TOKEN_CUT, Env, LayoutError, _num, _suggest
 from pnp.layout.fonts import FontBook, FontError
 from pnp.layout.paths import PathError
@@ -377,7 +377,8 @@ class _Painter:
                 if self.drawn > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece",
                                       expected="smaller `repeat` or `track` counts (repeats inside repeats multiply)")
-            self.spend(weight(out) if leaf else 1)  # a group or repeat: 1 itself, each time it is reached
+            # a group or repeat: 1 itself, each time it is reached
+            self.spend(weight(out) + area(out, self.w, self.h) if leaf else 1)
             return out
         except (LayoutError, FontError, PathError, SvgError) as exc:
             raise self.fail(el, env, exc) from None

@@ -235,3 +235,71 @@ def test_past_the_edge_budget_the_classes_are_refused() -> None:
         edge_classes(pieces, lr=True, tb=True, sampler=EdgeSampler(budget=500))
     classes, _ = edge_classes(pieces, lr=True, tb=True, sampler=EdgeSampler())
     assert sum(len(c) for c in classes) == 60
+
+
+def _naive(lay: PieceLayout, seg) -> tuple[str, ...]:
+    """A profile sampled the plain way: every primitive tested at every sample."""
+    from pnp.layout.edges import _positions, _Shape
+    from pnp.layout.primitives import PAPER
+
+    shapes = [_Shape(p) for p in lay.primitives]
+    out = []
+    for x, y, nx, ny in _positions(seg):
+        for depth in DEPTHS_MM:
+            colour = PAPER
+            for s in shapes:
+                colour = s.paint(x + nx * depth * MM, y + ny * depth * MM, colour)
+            out.append(colour)
+    return tuple(out)
+
+
+def test_the_sampled_profiles_are_the_plain_ones_for_every_kind_of_shape() -> None:
+    """Shapes of one geometry tested once, each only near its box, plain rectangles by their box:
+    the same colours as testing every primitive at every sample (rectangles plain, stroked,
+    rounded, seen through; ellipses, paths, lines, art; on the four sides and a hexagon's)."""
+    import random
+
+    from pnp.layout.primitives import Ellipse, Image, Line
+
+    rng = random.Random(14)
+    prims: list = [background("#f0e0c0")]
+    for _ in range(300):
+        x, y = rng.uniform(-B, W), rng.uniform(-B, H)
+        w, h = rng.choice([0.3, 1, 5, 20, 50]) * MM, rng.choice([0.3, 1, 5, 20, 70]) * MM
+        paint = Paint(fill=rng.choice([None, "#aa0000", "#00aa0080"]), stroke=rng.choice([None, "#000000"]),
+                      stroke_width=rng.choice([0.0, 0.5, 4.0]), opacity=rng.choice([1.0, 0.5]))
+        kind = rng.randrange(6)
+        prims.append([Rect(x, y, w, h, paint), Rect(x, y, w, h, paint, radius=2 * MM), Ellipse(x, y, w, h, paint),
+                      Path((("M", (x, y)), ("L", (x + w, y)), ("L", (x, y + h)), ("Z", ())), paint),
+                      Line(x, y, x + w, y, Paint(stroke="#0000aa", stroke_width=1.0)),
+                      Image(x, y, w, h, f"/art{kind}.png")][kind])
+        if rng.random() < 0.3:
+            prims.append(prims[-1])  # the same geometry again
+    lay = piece(*prims)
+    s = EdgeSampler()
+    for seg in (*rect_sides(W, H).values(), *hex_sides(W, H)):
+        assert s.profile(lay, seg) == _naive(lay, seg)
+
+
+def test_shapes_of_one_geometry_are_tested_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 14, F7: 19,000 full-card rectangles at opacity 0.5 on one piece were tested at every
+    sample of every edge, 11 million tests (7 s of `check`). A geometry is tested once, whatever
+    its colours and however often drawn, and composited as many times as it is drawn."""
+    import pnp.layout.edges as edges
+
+    made = []
+    real = edges._Shape.__init__
+
+    def counted(self, p):
+        made.append(p)
+        real(self, p)
+    monkeypatch.setattr(edges._Shape, "__init__", counted)
+    half = Rect(-B, -B, W + 2 * B, H + 2 * B, Paint(fill="#204060", opacity=0.5))
+    rounded = Rect(-B, -B, W + 2 * B, H + 2 * B, Paint(fill="#ff0000", opacity=0.5), radius=1 * MM)
+    lay = piece(*[half] * 19_000, *[rounded] * 5)
+    p = profiles(lay)
+    assert len(made) == 4 * 2  # each side: the two geometries
+    colour = "#ffffff"
+    for c in ["#204060"] * 19_000 + ["#ff0000"] * 5:
+        colour = edges._over(colour, c, 0.5)
+    assert all(set(v) == {colour} for v in p.values())

@@ -98,16 +98,21 @@ def dashes(p: Any) -> int:
     period = p.paint.dash[0] + p.paint.dash[1]
     if not period > 0:
         return 0
+    length = stroke_length(p)
+    return int(length / period) if math.isfinite(length) else 0
+
+
+def stroke_length(p: Any) -> float:
+    """The length of the outline of ``p`` (a Line, Rect, Ellipse or Path; 0 for anything else),
+    a curve's by its control polygon: at least the length the renderer strokes."""
     c = p.__class__
     if c is Line:
-        length = math.hypot(p.x2 - p.x1, p.y2 - p.y1)
-    elif c is Rect or c is Ellipse:
-        length = 2 * (abs(p.w) + abs(p.h))  # the box's outline: at least the shape's
-    elif c is Path:
-        length = path_length(p.ops)
-    else:
-        return 0
-    return int(length / period) if math.isfinite(length) else 0
+        return math.hypot(p.x2 - p.x1, p.y2 - p.y1)
+    if c is Rect or c is Ellipse:
+        return 2 * (abs(p.w) + abs(p.h))  # the box's outline: at least the shape's
+    if c is Path:
+        return path_length(p.ops)
+    return 0.0
 
 
 def path_length(ops: Any) -> float:
@@ -133,10 +138,19 @@ def area(prims: list[Any], w: float, h: float) -> int:
     """What ``prims`` count besides their ``weight`` for the area of their fills within a piece of
     ``w`` x ``h`` pt (trim): the part of each fill's box (an image's) inside the trim, in AREA_PT2,
     SEE_THROUGH times that for a fill drawn with transparency. Rounded down: a small shape counts
-    its weight alone."""
+    its weight alone. A stroke counts the same way for the band it paints, its length times its
+    width (at most the piece's area; attack 15, F1: 1,900 lines 100 pt wide at opacity 0.5 took
+    13 s a piece to export, uncharged)."""
     n = 0.0
     for p in prims:
         c = p.__class__
+        if c is Line or c is Rect or c is Ellipse or c is Path:
+            paint = p.paint
+            if paint.stroke is not None and paint.stroke_width > 0:
+                band = stroke_length(p) * paint.stroke_width
+                if band > 0:
+                    clear = paint.opacity < 1 or len(paint.stroke) > 7
+                    n += min(band, w * h) / AREA_PT2 * (SEE_THROUGH if clear else 1)
         if c is Rect or c is Ellipse:
             if p.paint.fill is None:
                 continue

@@ -159,3 +159,24 @@ def check_font(data: bytes) -> None:
     _need(tables, "hmtx", 4 * metrics + 2 * (glyphs - metrics), f"{glyphs} glyphs' metrics")
     _need(tables, "loca", (glyphs + 1) * (4 if loca_long else 2), f"{glyphs} glyphs' locations")
     _cmap(data, tables)
+    if "name" in tables:
+        _names(data, tables)
+
+
+def _names(data: bytes, tables: dict[str, tuple[int, int]]) -> None:
+    """The 'name' table's records and their strings inside it: a string offset past its end made
+    reportlab read NUL bytes from elsewhere as the PostScript name, written into the PDF as the
+    invalid name `#0#0...` (attack 15, F3)."""
+    pos = _need(tables, "name", 6, "its header")
+    length = tables["name"][1]
+    count, strings = _u16(data, pos + 2), _u16(data, pos + 4)
+    if 6 + 12 * count > length:
+        raise FontDamage(f"its 'name' table lists {count} names, more than its {length} bytes hold")
+    if strings > length:
+        raise FontDamage(f"its 'name' table's strings start at byte {strings}, past its end ({length} bytes)")
+    for i in range(count):
+        rec = pos + 6 + 12 * i
+        size, at = _u16(data, rec + 8), _u16(data, rec + 10)
+        if strings + at + size > length:
+            raise FontDamage(f"its 'name' table's name {i + 1} (bytes {strings + at} to {strings + at + size}) "
+                             f"runs past its end ({length} bytes)")

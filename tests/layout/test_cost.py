@@ -303,6 +303,25 @@ def test_a_filled_shape_counts_the_area_it_covers() -> None:
     assert weight([full]) == 1  # the weight itself is unchanged
 
 
+def test_a_wide_stroke_counts_the_band_it_paints() -> None:
+    """Attack 15, F1: 1,900 diagonal lines 100 pt wide at opacity 0.5 on one card (a 3 KB input)
+    took 13 s a piece to export (19,000: 2 minutes), each charged as one shape: a stroke counts
+    its length times its width as a fill counts its area, at most the piece's."""
+    from pnp.layout.cost import AREA_PT2, SEE_THROUGH, area
+    from pnp.layout.primitives import Line, Paint, Rect
+    from pnp.units import MM
+
+    w, h = 63 * MM, 88 * MM
+    diagonal = (w * w + h * h) ** 0.5
+    wide = Line(0, 0, w, h, Paint(stroke="#ff0000", stroke_width=100, opacity=0.5))
+    assert area([wide], w, h) == int(min(diagonal * 100, w * h) / AREA_PT2 * SEE_THROUGH) == 159
+    assert area([Line(0, 0, w, h, Paint(stroke="#ff0000", stroke_width=100))], w, h) == 31
+    endless = Line(-1e6, 0, 1e6, 0, Paint(stroke="#000000", stroke_width=100))
+    assert area([endless], w, h) == int(w * h / AREA_PT2)  # no more than the piece
+    assert area([Line(0, 0, w, h, Paint(stroke="#000000", stroke_width=0.5))], w, h) == 0  # a rule
+    assert area([Rect(0, 0, w, h, Paint(stroke="#000000", stroke_width=0.5))], w, h) == 0  # a frame
+
+
 def test_check_refuses_a_piece_the_rasteriser_would_take_minutes_for(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Attack 14, F7: 19 repeats of 1,000 full-card rectangles at opacity 0.5 on one card, within

@@ -171,6 +171,14 @@ def _table(raw: bytes, tag: bytes) -> tuple[int, int]:
     # attack 14, F6: a name table of zeros; the message was reportlab's own AttributeError
     (b"name", lambda raw, at, n: raw.__setitem__(slice(at, at + n), b"\x00" * n),
      r"is damaged: its 'name' table gives no PostScript name \(name ID 6\)"),
+    # attack 15, F3: the strings' offset past the table: NULs from elsewhere became the font's
+    # PDF name "#0#0#0...", invalid PDF syntax; and a record past the table's end
+    (b"name", lambda raw, at, n: raw.__setitem__(slice(at + 4, at + 6), (65000).to_bytes(2, "big")),
+     r"is damaged: its 'name' table's strings start at byte 65000, past its end"),
+    (b"name", lambda raw, at, n: raw.__setitem__(slice(at + 6 + 10, at + 6 + 12), (65000).to_bytes(2, "big")),
+     r"is damaged: its 'name' table's name 1 \(bytes \d+ to \d+\) runs past its end"),
+    (b"name", lambda raw, at, n: raw.__setitem__(slice(at + 2, at + 4), b"\xff\xff"),
+     r"is damaged: its 'name' table lists 65535 names, more than its \d+ bytes hold"),
 ])
 def test_a_font_with_impossible_metrics_is_refused_as_damaged(tmp_path: Path, table: bytes, edit: Any,
                                                              said: str) -> None:

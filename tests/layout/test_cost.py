@@ -314,8 +314,11 @@ def test_a_wide_stroke_counts_the_band_it_paints() -> None:
     w, h = 63 * MM, 88 * MM
     diagonal = (w * w + h * h) ** 0.5
     wide = Line(0, 0, w, h, Paint(stroke="#ff0000", stroke_width=100, opacity=0.5))
-    assert area([wide], w, h) == int(min(diagonal * 100, w * h) / AREA_PT2 * SEE_THROUGH) == 159
-    assert area([Line(0, 0, w, h, Paint(stroke="#ff0000", stroke_width=100))], w, h) == 31
+    assert area([wide], w, h) == int(min((diagonal + 100) * 100, w * h) / AREA_PT2 * SEE_THROUGH) == 210
+    assert area([Line(0, 0, w, h, Paint(stroke="#ff0000", stroke_width=100))], w, h) == 42
+    # a short line of a very wide stroke paints about its width squared (attack 15, F5: an icon's)
+    dot = Line(10, 10, 11, 11, Paint(stroke="#ff000080", stroke_width=255))
+    assert area([dot], w, h) == int(w * h / AREA_PT2 * SEE_THROUGH)
     endless = Line(-1e6, 0, 1e6, 0, Paint(stroke="#000000", stroke_width=100))
     assert area([endless], w, h) == int(w * h / AREA_PT2)  # no more than the piece
     assert area([Line(0, 0, w, h, Paint(stroke="#000000", stroke_width=0.5))], w, h) == 0  # a rule

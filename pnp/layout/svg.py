@@ -24,7 +24,6 @@ style sheet checks are pnp.layout.svg_css."""
 from __future__ import annotations
 
 import bisect
-import itertools
 import logging
 import math
 import os
@@ -33,6 +32,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+from pnp.layout.cost import path_length
 from pnp.layout.svg_css import MAX_PROPERTIES, CssError, check_css
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
@@ -443,11 +443,9 @@ def _dashes(node: Any) -> tuple[float, int]:
     elif isinstance(node, Path):
         length = _path_length(node.points, node.operators)
     elif isinstance(node, PolyLine | Polygon):
-        pts = node.points
-        xy = [(pts[i], pts[i + 1]) for i in range(0, len(pts) - 1, 2)]
-        if isinstance(node, Polygon) and xy:
-            xy.append(xy[0])
-        length = sum(math.hypot(b[0] - a[0], b[1] - a[1]) for a, b in itertools.pairwise(xy))
+        pts = list(node.points)
+        closed = [("Z", ())] if isinstance(node, Polygon) else []
+        length = path_length([("M", pts[:2]), ("L", pts[2:]), *closed]) if len(pts) >= 2 else 0.0
     else:
         return 0.0, 0
     count = length / period
@@ -455,27 +453,18 @@ def _dashes(node: Any) -> tuple[float, int]:
 
 
 def _path_length(points: list[float], operators: list[int]) -> float:
-    """At least the length of a reportlab path: its lines, its curves' control polygons, and
-    each close back to its subpath's start (operators: 0 move, 1 line, 2 curve, 3 close)."""
-    length = x = y = sx = sy = 0.0
+    """``pnp.layout.cost.path_length`` of a reportlab path (operators: 0 move, 1 line, 2 curve,
+    3 close; a truncated last operator ends it)."""
+    ops: list[tuple[str, Any]] = []
     i = 0
     for op in operators:
-        if op == 3:
-            length += math.hypot(sx - x, sy - y)
-            x, y = sx, sy
-            continue
-        k = 6 if op == 2 else 2
+        k = 0 if op == 3 else 6 if op == 2 else 2
         a = points[i:i + k]
         i += k
         if len(a) < k:
             break
-        if op == 0:
-            x, y = sx, sy = a[0], a[1]
-            continue
-        for j in range(0, k, 2):
-            length += math.hypot(a[j] - x, a[j + 1] - y)
-            x, y = a[j], a[j + 1]
-    return length
+        ops.append(("Z" if op == 3 else "C" if op == 2 else "M" if op == 0 else "L", a))
+    return path_length(ops)
 
 
 PATH_ARGS = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a": 7, "z": 0}

@@ -189,15 +189,19 @@ class Checker:
                 by.setdefault(it.id, it)
         return by.get(iid)
 
+    def _past_budget(self, before: int, after: int, per: int) -> bool:
+        """Charge the shapes a count going from ``before`` to ``after`` owes (one each ``per``)
+        to the command's budget; whether the command is now past it."""
+        owed = after // per - before // per
+        if owed:
+            self.tally.charge(self.game.id, owed)
+        return self.tally.used > self.tally.limit
+
     def read(self, n: int, path: tuple[str | int, ...]) -> None:
         """Charge ``n`` more items or values read by the rules to the command's budget; over it, an
         input error at ``path``."""
-        before = self.reads // RULE_READS
-        self.reads += n
-        owed = self.reads // RULE_READS - before
-        if owed:
-            self.tally.charge(self.game.id, owed)
-        if self.tally.used > self.tally.limit:
+        before, self.reads = self.reads, self.reads + n
+        if self._past_budget(before, self.reads, RULE_READS):
             raise _OverBudget(path, f"the rules of game {self.game.id} have read {self.reads:,} items and values "
                               f"so far: with the pieces laid out, the command is past its budget of "
                               f"{self.tally.limit:,} shapes (one for each {RULE_READS} items a rule selects or "
@@ -238,12 +242,8 @@ class Checker:
         spent, self._seen = now - self._seen, now
         if spent <= 0:
             return
-        before = self.steps // REGEX_STEPS
-        self.steps += spent
-        owed = self.steps // REGEX_STEPS - before
-        if owed:
-            self.tally.charge(self.game.id, owed)
-        if self.tally.used > self.tally.limit:
+        before, self.steps = self.steps, self.steps + spent
+        if self._past_budget(before, self.steps, REGEX_STEPS):
             raise _OverBudget(path, f"the `matches` patterns of game {self.game.id}'s rules cost {self.steps:,} steps "
                               f"so far: with the pieces laid out, the command is past its budget of "
                               f"{self.tally.limit:,} shapes (one for each {REGEX_STEPS:,} steps of patterns)",

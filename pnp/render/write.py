@@ -168,9 +168,7 @@ class FileSet:
     def stage(self, path: Path, data: bytes) -> None:
         staged: list[tuple[str, Path]] = []
         try:
-            made = ensure_dir(path.parent)
-            with self._lock:
-                self.made += made
+            self.make(path.parent)
             _stage(path, data, staged)
         except BaseException as exc:  # a full disk, or Ctrl-C while the file is written
             for tmp, _ in staged:
@@ -182,8 +180,8 @@ class FileSet:
         self.adopt(staged)
 
     def make(self, folder: Path) -> None:
-        """Make ``folder`` for files others stage (worker processes, ``adopt``): removed again
-        with the set's files when it is left empty."""
+        """Make ``folder`` for the set's files (or for files others stage: worker processes,
+        ``adopt``): removed again with the set's files when it is left empty."""
         made = ensure_dir(folder)
         with self._lock:
             self.made += made

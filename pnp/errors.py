@@ -179,6 +179,11 @@ def one_line(name: str) -> str:
     return name
 
 
+def short_repr(text: str) -> str:
+    """``text`` quoted for a message, its first 37 characters and "..." when over 40."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
 def terminal_text(text: str) -> str:
     """``text`` with every control, format (bidi overrides such as U+202E, zero-width marks),
     surrogate and line/paragraph-separator character but tab and line feed written as an escape

@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, short_repr
 from pnp.input import kinds
 from pnp.input.load import Doc
 from pnp.input.tables import SheetDoc
@@ -381,10 +381,6 @@ def _expand_items(doc: Doc, diags: list[Diagnostic], skip: set[int] | frozenset[
     return out
 
 
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
 class _ErrataRun:
     """What the errata of one game have made so far: each result once per (erratum, text), so the
     items of a series share it (100,000 items of one text made 100,000 copies), and the
@@ -428,7 +424,7 @@ def _apply_errata(item: Item, errata: list[tuple[int, Erratum]], used: set[str],
             problem = None
             if length > max(MAX_TEXT, len(value)):
                 problem = (f"erratum {e.id!r} makes the {e.field!r} of item {item.id!r} {length} characters long "
-                           f"({found} times {_short(e.replace)} made {len(e.with_)} characters"
+                           f"({found} times {short_repr(e.replace)} made {len(e.with_)} characters"
                            f"{', on the text of the errata before it' if e.field in applied_fields else ''}): "
                            "far more than a piece can hold", f"at most {MAX_TEXT} characters after the errata")
             elif run.size + length > MAX_ERRATA_TEXT:

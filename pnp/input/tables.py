@@ -33,7 +33,7 @@ from contextlib import closing
 from pathlib import Path
 from typing import Any
 
-from pnp.errors import DataError, Diagnostic, alternatives
+from pnp.errors import DataError, Diagnostic, alternatives, short_repr
 from pnp.input.load import BAD_TEXT, Doc, too_large
 from pnp.input.sheetfiles import _INTEGER, MAX_COLUMNS, XLSX_LAST_ROW, _text, column_letter, read_rows
 from pnp.input.validate import item_validator, validate_value
@@ -205,16 +205,16 @@ def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
             if n.__class__ is int and n.bit_length() > 1000 and too_large(s := _digits(n)):
                 # a workbook's number cell of 309 digits or more (an XLSX <v>, read as int): no
                 # float holds it, and the number filters and sums would overflow on it (attack 13, F5)
-                raise _Bad(f"number {_quoted(s)[1:-1]} is too large",
+                raise _Bad(f"number {short_repr(s)[1:-1]} is too large",
                            "a number of a sensible size, at most about 1e308")
         else:
             s = _text(value)
             if not _NUMBER.match(s):
-                raise _Bad(f"{_quoted(s)} is not a number",
+                raise _Bad(f"{short_repr(s)} is not a number",
                            "a whole number like 3" if kind == "integer" else "a number like 3 or 1.5",
                            "write digits only (no units or thousands separators), with '.' as the decimal mark")
             if too_large(s):  # past a float's range, or more digits than int() converts (4300)
-                raise _Bad(f"number {_quoted(s)[1:-1]} is too large",
+                raise _Bad(f"number {short_repr(s)[1:-1]} is too large",
                            "a number of a sensible size, at most about 1e308")
             n = int(s) if _INTEGER.match(s) else float(s)
         if isinstance(n, float) and not math.isfinite(n):
@@ -229,7 +229,7 @@ def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
             return value
         s = _text(value)
         if s.lower() not in _BOOLEANS:
-            raise _Bad(f"{_quoted(s)} is not true or false", "true or false (also yes/no, y/n, 1/0)")
+            raise _Bad(f"{short_repr(s)} is not true or false", "true or false (also yes/no, y/n, 1/0)")
         return _BOOLEANS[s.lower()]
     if kind == "list":
         return [part.strip() for part in _text(value).split(separator) if part.strip()]
@@ -240,10 +240,6 @@ def _digits(n: int) -> str:
     """An int as its decimal digits (``str`` refuses more than 4,300 of them: 401 nines stand for
     any such, which ``too_large`` calls too large all the same)."""
     return str(n) if n.bit_length() < 14_000 else "9" * 401
-
-
-def _quoted(s: str) -> str:
-    return repr(s if len(s) <= 40 else s[:37] + "...")
 
 
 def _column_kinds(fields: Mapping[str, Any]) -> dict[str, str]:
@@ -472,7 +468,7 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
 
 def _cells_beyond(raw: list[Any], cols: list[int]) -> str:
     """``cell E ('x')`` or ``cells E ('x'), F ('y') and 2 more``: what lies right of the header."""
-    shown = [f"{column_letter(c)} ({_quoted(_text(raw[c - 1]))})" for c in cols[:2]]
+    shown = [f"{column_letter(c)} ({short_repr(_text(raw[c - 1]))})" for c in cols[:2]]
     more = f" and {len(cols) - 2} more" if len(cols) > 2 else ""
     return ("cell " if len(cols) == 1 else "cells ") + ", ".join(shown) + more
 

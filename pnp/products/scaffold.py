@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from pathlib import Path
 
@@ -165,9 +166,11 @@ def scaffold(root: Path, gid: str, sheet: bool = False, size: str = "poker") -> 
     if reserved is not None:
         raise DataError([reserved])
     game_dir, tpl_dir = DataRoot(root).card_data / gid, DataRoot(root).templates / gid
-    for d in (game_dir, tpl_dir):
-        if d.exists():
-            raise DataError([Diagnostic(str(d), f"game {gid!r} already exists here; nothing was written",
+    shared = " (the templates every game shares)" if gid == "shared" else ""
+    for d, taken in ((game_dir, f"game {gid!r} already exists here"),
+                     (tpl_dir, f"the templates folder templates/{gid}/{shared} already exists here")):
+        if os.path.lexists(d):
+            raise DataError([Diagnostic(str(d), f"{taken}; nothing was written",
                                         expected="a new game id, or another --path")])
     game_json = GAME_JSON.replace('''
      "data": "deck.json", "template": "@ID@/card", "back": "@ID@/back"}''', "\n" + CSV_ENTRY)

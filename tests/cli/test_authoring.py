@@ -327,8 +327,17 @@ def test_new_refuses_to_overwrite_and_bad_ids(tmp_path: Path) -> None:
     assert before != b"{}"
     # Templates alone are enough to refuse.
     (tmp_path / "templates" / "other").mkdir()
-    assert run_cli("new", "other", "--path", tmp_path).exit_code == 2
+    r = run_cli("new", "other", "--path", tmp_path)
+    assert r.exit_code == 2 and "the templates folder templates/other/ already exists here" in r.stderr
     assert not (tmp_path / "card_data" / "other").exists()
+    # templates/shared/ is the folder every game shares: the message says so (attack 15), and a
+    # dangling link in the way counts as taken.
+    (tmp_path / "templates" / "shared").mkdir()
+    r = run_cli("new", "shared", "--path", tmp_path)
+    assert r.exit_code == 2 and "templates/shared/ (the templates every game shares) already" in r.stderr
+    (tmp_path / "templates" / "gone").symlink_to(tmp_path / "nowhere")
+    assert run_cli("new", "gone", "--path", tmp_path).exit_code == 2
+    assert not (tmp_path / "card_data" / "gone").exists() and not (tmp_path / "nowhere").exists()
     for bad in ("../up", "My Game", "a/b"):
         r = run_cli("new", bad, "--path", tmp_path)
         assert r.exit_code == 2 and "invalid game id" in r.stderr, bad

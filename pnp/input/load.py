@@ -1,5 +1,9 @@
 """load: JSON files -> plain Python values, keeping the line/column of every value so
-later stages can say ``file:line:col`` for any JSON path."""
+later stages can say ``file:line:col`` for any JSON path.
+
+Size: one concern, reading a JSON file safely: the file's own checks (a regular file, its
+encoding, syntax, duplicate keys, depth, numbers) and the positions of its values, which the
+messages about it need; the two scan the same text by the same rules."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import math
 import os
 import re
 import stat
+from array import array
+from bisect import bisect_right
 from collections.abc import Sequence
 from functools import cached_property
 from json.decoder import scanstring
@@ -30,42 +36,15 @@ class Doc(Struct, frozen=True, dict=True):
     text: str = ""
 
     @cached_property
-    def _maps(self) -> tuple[dict[str, tuple[int, int]], dict[str, tuple[int, int]]]:
-        """Positions of every value and key, computed on the first message that needs one
-        (building the map costs as much as parsing, and valid files never need it)."""
-        import json_source_map  # only a message needs it
-
-        try:
-            smap = json_source_map.calculate(self.text)
-        except Exception:  # positions are a convenience; the data parsed fine
-            smap = {}
-        values = {p: (e.value_start.line + 1, e.value_start.column + 1) for p, e in smap.items()}
-        keys = {p: (e.key_start.line + 1, e.key_start.column + 1) for p, e in smap.items() if e.key_start}
-        return values, keys
-
-    @property
-    def _values(self) -> dict[str, tuple[int, int]]:
-        return self._maps[0]
-
-    @property
-    def _keys(self) -> dict[str, tuple[int, int]]:
-        return self._maps[1]
+    def _where(self) -> _Positions:
+        """Where values sit in the text, found on the first message that needs one (valid files
+        never need it)."""
+        return _Positions(self.text)
 
     def locate(self, parts: Sequence[str | int], key: bool = False) -> tuple[int | None, int | None]:
         """1-based (line, col) of the value at ``parts`` (or of its key when ``key``); falls back to
         the nearest enclosing value that exists."""
-        parts = list(parts)
-        while True:
-            # json_source_map keys its entries by the raw, unescaped key text ("/k/s" for "k/s").
-            pointer = "".join("/" + str(p) for p in parts)
-            if key and pointer in self._keys:
-                return self._keys[pointer]
-            if pointer in self._values:
-                return self._values[pointer]
-            if not parts:
-                return (None, None)
-            parts.pop()
-            key = False
+        return self._where.locate(parts, key)
 
     def place(self, parts: Sequence[str | int]) -> str:
         """Where the value at ``parts`` is, in words: ``line 12`` (a sheet says ``row 12``)."""
@@ -75,6 +54,99 @@ class Doc(Struct, frozen=True, dict=True):
              hint: str | None = None, key: bool = False, severity: str = "error") -> Diagnostic:
         line, col = self.locate(parts, key=key)
         return Diagnostic(self.display, message, tuple(parts), line, col, expected, hint, severity)
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _skip(text: str, i: int) -> int:
+    """The offset of the first character at or after ``i`` that is not JSON white space."""
+    m = _SPACE.match(text, i)
+    return m.end() if m else i
+
+
+def _ignore(token: str) -> None:
+    return None
+
+
+# Skips one value: numbers and constants are not converted (a 5,000-digit integer is no error here).
+_SKIP = json.JSONDecoder(parse_float=_ignore, parse_int=_ignore, parse_constant=_ignore)
+
+
+class _Positions:
+    """Offsets of the values of a JSON text that parsed, found on demand: each object or array on
+    the way to a path is indexed once (its keys' and children's offsets), the rest of the text is
+    skipped by the C decoder. (json-source-map's full map held ~1 KB of objects per value: a 2 MB
+    file of a million numbers with one error took 1.3 GB to report it: found beside attack 15's
+    borderline of 200,000 unknown keys.)"""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._kids: dict[int, dict[str, tuple[int, int]] | list[int]] = {}
+        self._lines: array[int] | None = None
+
+    def locate(self, parts: Sequence[str | int], key: bool) -> tuple[int | None, int | None]:
+        try:
+            at = _skip(self.text, 0)
+            if at >= len(self.text):
+                return (None, None)
+            for n, part in enumerate(parts):
+                kids = self._children(at)
+                if isinstance(kids, dict):
+                    found = kids.get(str(part))
+                    if found is None:
+                        break
+                    if key and n == len(parts) - 1:
+                        return self._line_col(found[0])
+                    at = found[1]
+                else:
+                    i = part if isinstance(part, int) else int(part) if str(part).isdigit() else -1
+                    if not 0 <= i < len(kids):
+                        break
+                    at = kids[i]
+            return self._line_col(at)
+        except (ValueError, IndexError, RecursionError):  # positions are a convenience
+            return (None, None)
+
+    def _children(self, start: int) -> dict[str, tuple[int, int]] | list[int]:
+        """The children of the object or array at ``start``: key -> (key offset, value offset), or
+        the values' offsets ({} or [] for a scalar)."""
+        kids = self._kids.get(start)
+        if kids is not None:
+            return kids
+        text, space = self.text, _skip
+        opener = text[start]
+        if opener == "{":
+            keyed: dict[str, tuple[int, int]] = {}
+            i = space(text, start + 1)
+            while text[i] == '"':
+                name, end = scanstring(text, i + 1)
+                value = space(text, space(text, end) + 1)
+                keyed.setdefault(name, (i, value))
+                i = space(text, _SKIP.raw_decode(text, value)[1])
+                if text[i] == ",":
+                    i = space(text, i + 1)
+            kids = keyed
+        elif opener == "[":
+            offsets: list[int] = []
+            i = space(text, start + 1)
+            while text[i] != "]":
+                offsets.append(i)
+                i = space(text, _SKIP.raw_decode(text, i)[1])
+                if text[i] == ",":
+                    i = space(text, i + 1)
+            kids = offsets
+        else:
+            kids = {}
+        self._kids[start] = kids
+        return kids
+
+    def _line_col(self, pos: int) -> tuple[int, int]:
+        if self._lines is None:  # the offsets where lines start, 8 bytes a line
+            self._lines = array("q", [0])
+            self._lines.extend(m.end() for m in re.finditer("\n", self.text))
+        line = bisect_right(self._lines, pos)
+        return line, pos - self._lines[line - 1] + 1
 
 
 def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Iterator
 from functools import cache, cached_property
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,9 @@ ITEM_ID = "https://pnp.invalid/schemas/item.schema.json"  # the base an item sch
 RESERVED_ITEM_KEYS = ("id", "copies", "source", "series")
 MAX_COPIES = 10_000
 MAX_SERIES = 10_000
+# Problems explained for one value validated (a file, an item): a 2 MB array of a million wrong
+# values made a million jsonschema errors (1.4 GB, exit 3); nobody reads past the first thousand.
+MAX_PROBLEMS = 1_000
 
 _PATTERN_WORDS = {
     "^[a-z0-9][a-z0-9-]*$": "lowercase letters, digits and hyphens, e.g. golem-deck",
@@ -191,9 +195,15 @@ def validate_value(doc: Doc, value: Any, v: Schema, prefix: tuple[str | int, ...
     """All errors of ``value`` (found at ``prefix`` in ``doc``) against validator ``v``."""
     if v.fast.is_valid(value):
         return []
-    out = _explain_all(doc, list(v.iter_errors(value)), prefix, v.schema)
+    errs = list(islice(v.iter_errors(value), MAX_PROBLEMS + 1))
+    out = _explain_all(doc, errs[:MAX_PROBLEMS], prefix, v.schema)
     # In reading order, top to bottom.
-    return sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
+    out = sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
+    if len(errs) > MAX_PROBLEMS or len(out) > MAX_PROBLEMS:
+        out = out[:MAX_PROBLEMS]
+        out.append(doc.diag(prefix, f"more than {MAX_PROBLEMS:,} problems here: the first {MAX_PROBLEMS:,} are listed",
+                            hint="fix these and check again"))
+    return out
 
 
 def _explain_all(doc: Doc, errs: list[ValidationError], prefix: tuple[str | int, ...],
@@ -302,7 +312,7 @@ def _explain(doc: Doc, err: ValidationError, prefix: tuple[str | int, ...],
         allowed = sorted((err.schema.get("properties") or {}).keys()) if isinstance(err.schema, dict) else []
         extras = [k for k in err.instance if k not in allowed] if isinstance(err.instance, dict) else []
         out = []
-        for key in extras:
+        for key in extras[:MAX_PROBLEMS + 1]:  # enough to say there are too many
             hint = did_you_mean(key, allowed)
             out.append(doc.diag(path + (key,), f"unknown field {key!r}",
                                 expected="one of " + ", ".join(allowed) if allowed else None,

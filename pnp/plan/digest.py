@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec.structs import asdict
 
 from pnp.input import tables
-from pnp.input.load import read_regular
+from pnp.input.load import MAX_JSON_BYTES, read_regular
 from pnp.input.model import Component, Game
 from pnp.input.project import DataRoot, bundled_root
 from pnp.input.templates import TEMPLATE_SUFFIX, TemplateStore
@@ -78,7 +78,7 @@ def _json_file(path: Path) -> bytes:
 
 def _json_digest(path: Path) -> bytes:
     try:
-        data = _printable(json.loads(read_regular(path).decode("utf-8-sig")))
+        data = _printable(json.loads(read_regular(path, MAX_JSON_BYTES).decode("utf-8-sig")))
     except (OSError, ValueError):
         return b"?"  # unreadable: pnp check reports it; the version just stays defined
     return hashlib.sha256(_canonical(data)).digest()

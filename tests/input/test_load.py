@@ -324,3 +324,16 @@ def test_a_million_wrong_values_are_reported_as_the_first_thousand(mini: DataRoo
     assert len(errors) == 1_001 and errors[-1]["message"].startswith("more than 1,000 problems")
     assert [e["message"] for e in errors[:2]] == ["unknown field 'k0'", "unknown field 'k1'"]
     assert errors[0]["line"] == errors[1]["line"] and errors[0]["column"] < errors[1]["column"]
+
+
+def test_a_json_file_over_32_mib_is_refused_before_it_is_parsed(mini: DataRootCopy) -> None:
+    """A JSON file is parsed whole: 120 MB of numbers ran out of memory (exit 3)."""
+    deck = mini.file("deck.json")
+    text = deck.read_text(encoding="utf-8")
+    deck.write_text(text + " " * (32 << 20), encoding="utf-8")  # valid JSON, one byte too many
+    r = run_cli("check", "mini")
+    assert r.exit_code == 2 and "deck.json: $: file is larger than 32 MiB (expected a JSON file of at most 32 MiB)" \
+        in r.stderr, r.output
+    assert_no_traceback(r)
+    deck.write_text(text + " " * ((32 << 20) - len(text.encode())), encoding="utf-8")  # exactly 32 MiB
+    assert run_cli("check", "mini").exit_code == 0

@@ -364,7 +364,11 @@ def read_regular(path: Path | str, limit: int | None = None) -> bytes:
         if limit is not None and st.st_size > limit:
             raise NotRegular(errno.EFBIG, f"larger than {limit} bytes", str(path))
         with os.fdopen(fd, "rb", closefd=False) as f:
-            return f.read() if limit is None else f.read(limit + 1)
+            if limit is None:
+                return f.read()
+            # read(n) makes a buffer of n bytes first: the size the file has, one more to see it grow
+            data = f.read(min(st.st_size, limit) + 1)
+            return data + f.read(limit + 1 - len(data)) if len(data) > st.st_size else data
     finally:
         os.close(fd)
 

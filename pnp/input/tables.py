@@ -36,7 +36,7 @@ from typing import Any
 from pnp.errors import DataError, Diagnostic, alternatives, short_repr
 from pnp.input.load import BAD_TEXT, Doc, too_large
 from pnp.input.sheetfiles import _INTEGER, MAX_COLUMNS, XLSX_LAST_ROW, _text, column_letter, read_rows
-from pnp.input.validate import item_validator, validate_value
+from pnp.input.validate import MAX_LIST, item_validator, validate_value
 
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".ods")
 WORKBOOK_SUFFIXES = (".xlsx", ".ods")
@@ -232,7 +232,10 @@ def convert(value: Any, kind: str, separator: str = DEFAULT_SEPARATOR) -> Any:
             raise _Bad(f"{short_repr(s)} is not true or false", "true or false (also yes/no, y/n, 1/0)")
         return _BOOLEANS[s.lower()]
     if kind == "list":
-        return [part.strip() for part in _text(value).split(separator) if part.strip()]
+        text = _text(value)
+        if text.count(separator) > 2 * MAX_LIST:  # counted before it is split: 30 MB of "ab;" held 500 MB
+            raise _Bad(f"a list of {text.count(separator) + 1:,} entries", f"at most {MAX_LIST:,} entries")
+        return [part.strip() for part in text.split(separator) if part.strip()]
     return _text(value)
 
 

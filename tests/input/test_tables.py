@@ -998,3 +998,23 @@ def test_a_cell_is_filled_as_its_trimmed_text_says(value: Any) -> None:
     from pnp.input.tables import _filled
 
     assert _filled(value) == bool(_text(value))
+
+
+def test_a_list_cell_of_too_many_entries_is_refused_before_it_is_split(mini: DataRootCopy) -> None:
+    """A list field holds at most 1,000 entries: a cell of 3,000 is refused at the cell (30 MB of
+    "ab;" once held 500 MB split), one of 1,001 by the field's limit."""
+    as_sheet(mini, "deck.csv")
+    head = "id,name,tags,source.designed\n"
+    mini.file("deck.csv").write_text(head + "sun-1,Sun," + "ab;" * 3_000 + ",test\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        mini.load()
+    (d,) = info.value.diagnostics
+    assert d.format() == ("card_data/mini/deck.csv:2:C (tags): a list of 3,001 entries "
+                          "(expected at most 1,000 entries; list field: Tags)"), d.format()
+    mini.file("deck.csv").write_text(head + "sun-1,Sun," + "ab;" * 1_001 + ",test\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        mini.load()
+    (d,) = info.value.diagnostics
+    assert d.expected == "at most 1000 items" and "C (tags)" in d.format()
+    mini.file("deck.csv").write_text(head + "sun-1,Sun," + "ab;" * 1_000 + ",test\n", encoding="utf-8")
+    assert len(mini.load().components[0].items[0].fields["tags"]) == 1_000

@@ -675,3 +675,27 @@ def test_every_bundled_text_on_the_sheets_is_well_under_its_cap() -> None:
         caps = dict(SHEET_TEXTS)
         for path, text in texts:
             assert text is None or len(text) <= caps[path] // 2, (game, path, text)
+
+
+def test_declarations_and_list_values_have_limits_checked_without_walking_them(mini: DataRootCopy) -> None:
+    """More than 1,000 fields, enum values or list entries is an error at the value; the
+    Python validator looks at one past the limit, not at every field (300,000 took 20 s once)."""
+    def edit(data: dict[str, Any]) -> None:
+        data["fields"].update({f"f{i}": {"type": "string", "description": "x"} for i in range(20_000)})
+        data["fields"]["suit"]["enum"] = [f"s{i}" for i in range(1_001)]
+    mini.edit("deck.json", edit)
+    got = [(json_path(d.path), d.message.split(" has ")[-1].split(" is ")[-1], d.expected) for d in errors(mini)]
+    assert got == [
+        ("$.fields", "too many properties", "at most 1000 keys: The fields an item may carry, by name (at most 1,000)"),
+        ("$.fields.suit.enum", "too long", "at most 1000 items: Allowed values (at most 1,000)"),
+    ]
+
+    def listed(data: dict[str, Any]) -> None:
+        data["fields"] = {"name": data["fields"]["name"], "tags": {"type": "list", "description": "Tags"}}
+        for item in data["items"]:
+            item.pop("suit", None), item.pop("power", None)
+        data["items"][0]["tags"] = [f"t{i}" for i in range(100_000)]
+    mini.edit("deck.json", listed)
+    (d,) = errors(mini)
+    assert json_path(d.path) == "$.items[0].tags" and d.message.endswith("is too long")
+    assert d.expected == "at most 1000 items"

@@ -185,6 +185,7 @@ class TemplateStore:
             colors.update(d.get("colors", {}))
             palettes.update(d.get("palettes", {}))
             for icon, spec in d.get("icons", {}).items():
+                diags.extend(_icon_strokes(doc, icon, spec))
                 # an SVG icon carries its file's absolute path (``file``), checked above
                 svg = files is not None and "svg" in spec
                 icons[icon] = {**spec, "file": str(files[f"{doc.display}\0{icon}"])} if svg else spec  # type: ignore[index]
@@ -238,6 +239,23 @@ class TemplateStore:
         return Template(name, tuple(chain), docs[0], size, frozen_map(colors), frozen_map(palettes),
                         frozen_map(resolved_styles), frozen_map(icons), tuple(elements),
                         frozen_map(light_colors), frozen_map(light_palettes))
+
+
+def _icon_strokes(doc: Doc, icon: str, spec: Mapping[str, Any]) -> list[Diagnostic]:
+    """An icon shape's ``stroke_width`` wider than its icon's viewbox: the stroke would paint far
+    beyond the icon's box, and PDFium's work grows with the square of the width (attack 15, F5:
+    300 units in a 1-unit viewbox, a 90 mm stroke from a 0.3 mm icon; the bundled icons' widest
+    is a fifth of their viewbox)."""
+    vb = spec.get("viewbox", [100, 100])
+    most = max(vb) if isinstance(vb, list) and vb and all(isinstance(v, int | float) for v in vb) else 100
+    return [doc.diag(("icons", icon, "shapes", i, "stroke_width"),
+                     f"icon {icon!r}: a stroke {sh['stroke_width']:g} units wide in a viewbox of {most:g}",
+                     expected=f"a stroke_width of at most the viewbox's larger side ({most:g} units)",
+                     hint="stroke_width is in viewbox units: a line a tenth of the icon wide is "
+                     f"{most / 10:g}")
+            for i, sh in enumerate(spec.get("shapes", []) if isinstance(spec.get("shapes"), list) else [])
+            if isinstance(sh, Mapping) and isinstance(sh.get("stroke_width"), int | float)
+            and sh["stroke_width"] > most]
 
 
 def _measures(doc: Doc, data: Mapping[str, Any], path: tuple[str | int, ...]) -> list[Diagnostic]:

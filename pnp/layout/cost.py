@@ -28,7 +28,9 @@ from pnp.errors import Diagnostic
 from pnp.input.model import Component, Game
 from pnp.input.templates import Element, Template
 from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
+from pnp.layout.paints import AREA_PT2, GROUPED, SEE_THROUGH, grouped, path_length
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Rect, Vector
+from pnp.layout.svg import art_area
 
 # Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
 # 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a short
@@ -62,15 +64,6 @@ DASHES_PER_SHAPE = 40
 # x characters), ~0.3 ns measured against a square's ~8.7 µs; 48 million a piece, legal, on 3,000
 # pieces took 40 s of check (attack 8, F2).
 REGEX_STEPS = 25_000
-# A filled shape counts one more for each AREA_PT2 of its box within the piece's trim (``area``),
-# SEE_THROUGH times as many when drawn with transparency: the rasteriser's work (an export, a
-# preview) grows with the pixels each shape covers. Measured (pdfium 4, one 63 x 88 mm page at
-# 300 dpi, 2,000 filled rectangles, CPU per rectangle): 1 mm² 0.1 µs, 10 x 10 mm 7 µs, 40 x 40 mm
-# 107 µs, 63 x 88 mm 406 µs (0.073 µs a mm²); with opacity 0.5: 0.4, 35, 530, 1,872 µs (4.6 to 5
-# times as much). So 120 mm² (8.7 µs) is a square's worth; a full card counts 46 more, 230 seen
-# through (attack 14, F7: 19,000 full-card rectangles at opacity 0.5 on one piece, 28 s to export).
-AREA_PT2 = 120 * (72 / 25.4) ** 2  # 120 mm² in pt²
-SEE_THROUGH = 5
 
 
 def weight(prims: list[Any]) -> int:
@@ -115,56 +108,38 @@ def stroke_length(p: Any) -> float:
     return 0.0
 
 
-def path_length(ops: Any) -> float:
-    """At least the length of a path's outline: its lines, its curves' control polygons, and the
-    line a close draws back to the start."""
-    length = 0.0
-    x = y = sx = sy = 0.0
-    for op, a in ops:
-        if op == "M":
-            x, y = sx, sy = a[-2], a[-1]
-            continue
-        if op == "Z":
-            length += math.hypot(sx - x, sy - y)
-            x, y = sx, sy
-            continue
-        for i in range(0, len(a) - 1, 2):
-            length += math.hypot(a[i] - x, a[i + 1] - y)
-            x, y = a[i], a[i + 1]
-    return length
-
-
 def area(prims: list[Any], w: float, h: float) -> int:
     """What ``prims`` count besides their ``weight`` for the area of their fills within a piece of
     ``w`` x ``h`` pt (trim): the part of each fill's box (an image's) inside the trim, in AREA_PT2,
     SEE_THROUGH times that for a fill drawn with transparency. Rounded down: a small shape counts
     its weight alone. A stroke counts the same way for the band it paints, its length (and caps)
     times its width (at most the piece's area; attack 15, F1: 1,900 lines 100 pt wide at opacity 0.5 took
-    13 s a piece to export, uncharged)."""
+    13 s a piece to export, uncharged). A shape both filled and stroked with transparency counts
+    GROUPED times its box grown by its stroke's width, however much of it the piece shows, instead
+    of its band (``grouped``). SVG art counts its own shapes so, at the size it is drawn
+    (``pnp.layout.svg.art_area``)."""
     n = 0.0
     for p in prims:
         c = p.__class__
         if c is Line or c is Rect or c is Ellipse or c is Path:
             paint = p.paint
             if paint.stroke is not None and paint.stroke_width > 0:
-                # its length and its caps (a short line of a wide stroke paints about width²:
-                # attack 15, F5, an icon's 1-unit line 300 units wide covering the card)
-                band = (stroke_length(p) + paint.stroke_width) * paint.stroke_width
-                if band > 0:
-                    clear = paint.opacity < 1 or len(paint.stroke) > 7
-                    n += min(band, w * h) / AREA_PT2 * (SEE_THROUGH if clear else 1)
-        if c is Rect or c is Ellipse:
+                clear = paint.opacity < 1 or len(paint.stroke) > 7 or len(paint.fill or "") > 7
+                if clear and paint.fill is not None and c is not Line:
+                    n += grouped(_box(p), paint.stroke_width)
+                else:
+                    # its length and its caps (a short line of a wide stroke paints about width²:
+                    # attack 15, F5, an icon's 1-unit line 300 units wide covering the card)
+                    band = (stroke_length(p) + paint.stroke_width) * paint.stroke_width
+                    if band > 0:
+                        n += min(band, w * h) / AREA_PT2 * (SEE_THROUGH if clear else 1)
+        if c is Rect or c is Ellipse or c is Path:
             if p.paint.fill is None:
                 continue
-            x0, y0, x1, y1 = p.x, p.y, p.x + p.w, p.y + p.h
-        elif c is Path:
-            if p.paint.fill is None:
+            box = _box(p)
+            if box is None:
                 continue
-            xs = [v for _, pts in p.ops for v in pts[0::2]]
-            ys = [v for _, pts in p.ops for v in pts[1::2]]
-            if not xs:
-                continue
-            x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
+            x0, y0, x1, y1 = box
         elif c is Image or c is Vector:
             pts = [(p.x, p.y), (p.x + p.w, p.y), (p.x, p.y + p.h), (p.x + p.w, p.y + p.h)]
             if p.matrix is not None:
@@ -172,6 +147,8 @@ def area(prims: list[Any], w: float, h: float) -> int:
                 pts = [(a * x + cc * y + e, b * x + d * y + f) for x, y in pts]
             x0, y0 = min(x for x, _ in pts), min(y for _, y in pts)
             x1, y1 = max(x for x, _ in pts), max(y for _, y in pts)
+            if c is Vector:
+                n += art_area(p, min(w * h, (x1 - x0) * (y1 - y0)))
         else:
             continue
         covered = max(0.0, min(x1, w) - max(x0, 0.0)) * max(0.0, min(y1, h) - max(y0, 0.0))
@@ -180,6 +157,16 @@ def area(prims: list[Any], w: float, h: float) -> int:
             clear = paint is not None and (paint.opacity < 1 or len(paint.fill or "") > 7)
             n += covered / AREA_PT2 * (SEE_THROUGH if clear else 1)
     return int(n)
+
+
+def _box(p: Any) -> tuple[float, float, float, float] | None:
+    """The box (x0, y0, x1, y1) of a Rect, Ellipse or Path (its points, curves' control points
+    included), None for a path without points."""
+    if p.__class__ is Path:
+        xs = [v for _, pts in p.ops for v in pts[0::2]]
+        ys = [v for _, pts in p.ops for v in pts[1::2]]
+        return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+    return p.x, p.y, p.x + p.w, p.y + p.h
 
 
 _LEAVES = frozenset(("rect", "circle", "hex", "polygon", "line", "image"))  # one primitive each
@@ -253,7 +240,10 @@ class Tally:
                 f"or repeat each time it is reached, count 1, a dashed stroke 1 more for each {DASHES_PER_SHAPE} "
                 f"dashes (its length over the dash's period), and a piece's patterns 1 for each {REGEX_STEPS} steps"
                 f"; a filled shape counts 1 more for each {AREA_PT2 / (72 / 25.4) ** 2:g} mm² it covers of its piece "
-                f"({SEE_THROUGH} times as many with transparency)")
+                f"({SEE_THROUGH} times as many with transparency), a stroke so for its band "
+                "((length + width) x width), "
+                f"a shape filled and stroked with transparency {GROUPED} for each {AREA_PT2 / (72 / 25.4) ** 2:g} mm² "
+                "of its box grown by its stroke's width, and the shapes of SVG art so at the size it is drawn")
 
 
 def least_cost(tpl: Template) -> list[tuple[Element, int]]:

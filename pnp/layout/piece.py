@@ -393,7 +393,8 @@ class _Painter:
             raise LayoutError(f"the pieces this command lays out draw more than {self.ctx.tally.limit} shapes together "
                               "(pnp's budget)", expected=self.ctx.tally.expected(), hint="fewer shapes on each piece "
                               "(`repeat` and `track` counts from the data, elements shown `when`; shorter dashed "
-                              "strokes or longer dashes), fewer distinct pieces, or fewer games at a time")
+                              "strokes or longer dashes; narrower or opaque strokes, in SVG art too), fewer "
+                              "distinct pieces, or fewer games at a time")
 
     def charge_matches(self) -> None:
         """LayoutError past REGEX_COST steps of patterns a piece; charged too, REGEX_STEPS a shape."""

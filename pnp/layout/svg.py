@@ -18,8 +18,8 @@ converted to outlines. After conversion a group whose transform is singular (``s
 its determinant).
 
 Size: over 500 lines because the checks made before svglib reads a file and the cost of drawing
-what it makes (``_work``: shapes, segments, dashes) sit beside the conversion they guard; the
-style sheet checks are pnp.layout.svg_css."""
+what it makes (``_work``: shapes, segments, dashes, the areas they paint) sit beside the
+conversion they guard; the style sheet checks are pnp.layout.svg_css."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-from pnp.layout.cost import path_length
+from pnp.layout.paints import AREA_PT2, SEE_THROUGH, grouped, path_length
 from pnp.layout.svg_css import MAX_PROPERTIES, CssError, check_css
 
 MAX_BYTES = 10 * 1024 * 1024  # 10 MB of SVG is far more than card art needs
@@ -352,12 +352,14 @@ MIN_DASH_PERIOD = 0.08 * 72 / 1200  # pt
 class ArtCost:
     """What drawing a checked file's art once costs, in shapes: ``shapes`` without its dashes,
     and its dashed strokes (``dashes``: the ones whose period, in the art's pt, is at least
-    ``periods[i]``), to count at the size it is drawn (``at``)."""
+    ``periods[i]``), to count at the size it is drawn (``at``); and the areas its shapes paint
+    (``areas``), to count where it is placed (``area``)."""
 
-    __slots__ = ("dashes", "periods", "shapes")
+    __slots__ = ("areas", "dashes", "periods", "shapes")
 
-    def __init__(self, shapes: int, strokes: list[tuple[float, int]]) -> None:
+    def __init__(self, shapes: int, strokes: list[tuple[float, int]], areas: ArtAreas | None = None) -> None:
         self.shapes = shapes
+        self.areas = areas or ArtAreas([], [], 0.0)
         strokes.sort(key=lambda t: -t[0])  # longest period first
         self.periods = [-t[0] for t in strokes]  # ascending, for bisect
         total, self.dashes = 0, []
@@ -374,6 +376,55 @@ class ArtCost:
         else:
             k = bisect.bisect_right(self.periods, -MIN_DASH_PERIOD / scale)  # periods >= the least drawn
         return self.shapes + (self.dashes[k - 1] // SVG_DASHES_PER_SHAPE if k else 0)
+
+
+class ArtAreas:
+    """The areas (the art's pt²) an art's shapes paint: each fill's box and each stroke's band
+    ((length + width) x width), opaque (``opaque``) or with transparency (``clear``), each at
+    most the art's own area; and the grown boxes of shapes both filled and stroked with
+    transparency (``grouped``, already in shapes at the art's size: ``pnp.layout.paints.grouped``)."""
+
+    __slots__ = ("clear", "grouped", "opaque")
+
+    def __init__(self, opaque: list[float], clear: list[float], grouped: float) -> None:
+        self.opaque, self.clear = _sums(opaque), _sums(clear)
+        self.grouped = grouped
+
+    def at(self, scale: float, cap: float) -> float:
+        """In shapes, drawn ``scale`` pt a pt of the art, each area at most ``cap`` pt² (what the
+        art covers of its piece): as ``pnp.layout.cost.area`` counts a template's shapes."""
+        s2 = scale * scale
+        return (_capped(self.opaque, s2, cap) + SEE_THROUGH * _capped(self.clear, s2, cap)) / AREA_PT2 + \
+            self.grouped * s2
+
+
+def _sums(areas: list[float]) -> tuple[list[float], list[float]]:
+    """``areas`` sorted, and the sums of their first 0, 1, 2, ... ."""
+    areas = sorted(areas)
+    sums = [0.0]
+    for a in areas:
+        sums.append(sums[-1] + a)
+    return areas, sums
+
+
+def _capped(sums: tuple[list[float], list[float]], s2: float, cap: float) -> float:
+    """The sum of min(area x ``s2``, ``cap``) over sorted areas and their running sums."""
+    areas, run = sums
+    if not areas or not s2 > 0:
+        return 0.0
+    k = bisect.bisect_right(areas, cap / s2)  # these are below the cap once scaled
+    return run[k] * s2 + (len(areas) - k) * cap
+
+
+def art_area(p: Any, cap: float) -> float:
+    """What the shapes of the SVG art a Vector ``p`` draws count for the areas they paint, at the
+    size it is drawn (its box, its matrix's stretch), each at most ``cap`` pt² (``ArtAreas``)."""
+    if not (p.art_w > 0 and p.art_h > 0):
+        return 0.0
+    scale = max(p.w / p.art_w, p.h / p.art_h)
+    if p.matrix is not None:
+        scale *= stretch(p.matrix)
+    return _cached(p.src, os.path.basename(p.src))[3].areas.at(abs(scale), cap)
 
 
 def stretch(m: Any) -> float:
@@ -393,6 +444,10 @@ def _work(drawing: Any) -> ArtCost:
 
     n = 0
     strokes: list[tuple[float, int]] = []  # (dash period in the art's pt, dashes) of each dashed stroke
+    opaque: list[float] = []  # the art's pt² each fill's box and each stroke's band paints
+    clear: list[float] = []  # (with transparency)
+    group = 0.0  # shapes of the grown boxes of the shapes filled and stroked with transparency
+    whole = float(getattr(drawing, "width", 0) or 0) * float(getattr(drawing, "height", 0) or 0)
     stack: list[tuple[Any, float]] = [(drawing, 1.0)]  # and how much the groups around it scale it, at most
     while stack:
         node, scale = stack.pop()
@@ -413,14 +468,52 @@ def _work(drawing: Any) -> ArtCost:
             period, count = _dashes(node)
             if count and math.isfinite(period * scale):
                 strokes.append((period * scale, count))
-    return ArtCost(n, strokes)
+        group += _paints(node, scale, whole, opaque, clear)
+    return ArtCost(n, strokes, ArtAreas(opaque, clear, group))
+
+
+def _see_through(node: Any, part: str) -> bool:
+    """Whether ``node``'s fill or stroke (``part``) is drawn with transparency."""
+    colour = getattr(node, part + "Color", None)
+    opacity = getattr(node, part + "Opacity", None)
+    alpha = getattr(colour, "alpha", 1)
+    return (isinstance(opacity, int | float) and opacity < 1) or (isinstance(alpha, int | float) and alpha < 1)
+
+
+def _paints(node: Any, scale: float, whole: float, opaque: list[float], clear: list[float]) -> float:
+    """Add the areas (the art's pt², at most ``whole``) ``node``'s fill box and stroke band paint,
+    ``scale`` pt of the art a unit of its own, to ``opaque`` or ``clear``; return what it counts
+    as a shape filled and stroked with transparency (``pnp.layout.paints.grouped``, at the art's
+    size), 0 for any other."""
+    from reportlab.graphics.shapes import Line
+
+    s2 = scale * scale
+    width = getattr(node, "strokeWidth", 0) or 0
+    stroked = getattr(node, "strokeColor", None) is not None and isinstance(width, int | float) and width > 0
+    filled = getattr(node, "fillColor", None) is not None and not isinstance(node, Line)
+    box = None
+    if filled or stroked:
+        try:
+            x0, y0, x1, y1 = (float(v) for v in node.getBounds())
+            box = (x0 * scale, y0 * scale, x1 * scale, y1 * scale)
+        except Exception:  # a shape reportlab cannot bound (no points) paints nothing
+            return 0.0
+    if filled and stroked and (_see_through(node, "fill") or _see_through(node, "stroke")):
+        return grouped(box, width * scale)
+    if filled and box is not None:
+        a = min(abs(box[2] - box[0]) * abs(box[3] - box[1]), whole)
+        (clear if _see_through(node, "fill") else opaque).append(a)
+    if stroked:
+        length = _outline(node)
+        band = (length + width) * width * s2
+        if band > 0 and math.isfinite(band):
+            (clear if _see_through(node, "stroke") else opaque).append(min(band, whole))
+    return 0.0
 
 
 def _dashes(node: Any) -> tuple[float, int]:
     """The period of a dashed shape's dash array (``_dash``'s) and the dashes its stroke is cut
     into: its outline's length (a curve's by its control polygon, at least its length) over it."""
-    from reportlab.graphics.shapes import Circle, Ellipse, Line, Path, Polygon, PolyLine, Rect, Wedge
-
     dash = node.strokeDashArray
     values = dash[1] if isinstance(dash, list | tuple) and len(dash) == 2 and isinstance(dash[1], list | tuple) \
         else dash
@@ -430,30 +523,37 @@ def _dashes(node: Any) -> tuple[float, int]:
     period = float(sum(values)) * (2 if len(values) % 2 else 1)
     if not period > 0:
         return 0.0, 0
-    if isinstance(node, Line):
-        length = math.hypot(node.x2 - node.x1, node.y2 - node.y1)
-    elif isinstance(node, Rect):
-        length = 2 * (abs(node.width) + abs(node.height))
-    elif isinstance(node, Circle):
-        length = 8 * abs(node.r)  # its square's outline: at least its own
-    elif isinstance(node, Ellipse):
-        length = 4 * (abs(node.rx) + abs(node.ry))
-    elif isinstance(node, Wedge):
-        length = 8 * abs(node.radius)
-    elif isinstance(node, Path):
-        length = _path_length(node.points, node.operators)
-    elif isinstance(node, PolyLine | Polygon):
-        pts = list(node.points)
-        closed = [("Z", ())] if isinstance(node, Polygon) else []
-        length = path_length([("M", pts[:2]), ("L", pts[2:]), *closed]) if len(pts) >= 2 else 0.0
-    else:
-        return 0.0, 0
+    length = _outline(node)
     count = length / period
     return period, int(min(count, 1e15)) if math.isfinite(count) else 0
 
 
+def _outline(node: Any) -> float:
+    """The length of a shape's outline (a curve's by its control polygon, at least its length;
+    0 for what has none)."""
+    from reportlab.graphics.shapes import Circle, Ellipse, Line, Path, Polygon, PolyLine, Rect, Wedge
+
+    if isinstance(node, Line):
+        return math.hypot(node.x2 - node.x1, node.y2 - node.y1)
+    if isinstance(node, Rect):
+        return 2 * (abs(node.width) + abs(node.height))
+    if isinstance(node, Circle):
+        return 8 * abs(node.r)  # its square's outline: at least its own
+    if isinstance(node, Ellipse):
+        return 4 * (abs(node.rx) + abs(node.ry))
+    if isinstance(node, Wedge):
+        return 8 * abs(node.radius)
+    if isinstance(node, Path):
+        return _path_length(node.points, node.operators)
+    if isinstance(node, PolyLine | Polygon):
+        pts = list(node.points)
+        closed = [("Z", ())] if isinstance(node, Polygon) else []
+        return path_length([("M", pts[:2]), ("L", pts[2:]), *closed]) if len(pts) >= 2 else 0.0
+    return 0.0
+
+
 def _path_length(points: list[float], operators: list[int]) -> float:
-    """``pnp.layout.cost.path_length`` of a reportlab path (operators: 0 move, 1 line, 2 curve,
+    """``pnp.layout.paints.path_length`` of a reportlab path (operators: 0 move, 1 line, 2 curve,
     3 close; a truncated last operator ends it)."""
     ops: list[tuple[str, Any]] = []
     i = 0

@@ -90,6 +90,16 @@ def _svg_css_cost(root: Path, scratch: Path) -> None:
     _art(root).with_suffix(".svg").write_text(f"{_SVG}<style>{rules}</style>{rects}</svg>")
 
 
+def _svg_wide_strokes(root: Path, scratch: Path) -> None:
+    """Attack 15, F4 (smaller): 2,000 lines corner to corner, 8 units wide in a 10-unit art, at
+    stroke-opacity 0.5, each painting the whole art, and 300 dots filled and stroked 8 wide at
+    fill-opacity 0.5 (PDFium draws each into a bitmap of its box grown by the stroke), 210 KB:
+    charged as the art's box alone before."""
+    line = '<line x1="0" y1="0" x2="10" y2="10" stroke="#f00" stroke-width="8" stroke-opacity="0.5"/>'
+    dot = '<circle cx="5" cy="5" r="1" fill="#000" fill-opacity="0.5" stroke="#f00" stroke-width="8"/>'
+    _art(root).with_suffix(".svg").write_text(_SVG + line * 2000 + dot * 300 + "</svg>")
+
+
 def _svg_css_bytes(root: Path, scratch: Path) -> None:
     """140 KB of trivial rules: 700,000 of them (9.8 MB) took 1.4 GB in svglib."""
     _art(root).with_suffix(".svg").write_text(_SVG + "<style>" + "rect{fill:red}" * 10_000 + "</style>"
@@ -419,6 +429,10 @@ CASES = [
     Case("size-below-floor", f"{GAME}:12:20", "$.components[0].size[1]", "number 2 is out of range"),
     Case("image-svg-css-cost", f"{CARD}:12:54", "$.elements[4].src",
          "SVG 'art/sun.svg' has a <style> whose 200 selectors would take up to", setup=_svg_css_cost),
+    Case("image-svg-wide-strokes", f"{CARD}:12:5", "$.elements[4]",
+         "the pieces this command lays out draw more than", setup=_svg_wide_strokes),
+    Case("icon-stroke-too-wide", f"{BASE}:10:120", "$.icons.sun-mark.shapes[0].stroke_width",
+         "icon 'sun-mark': a stroke 300 units wide in a viewbox of 100"),
     Case("image-svg-css-bytes", f"{CARD}:12:54", "$.elements[4].src",
          "SVG 'art/sun.svg' has 140,000 bytes of <style> text (line 1)", setup=_svg_css_bytes),
     Case("image-svg-path-malformed", f"{CARD}:12:54", "$.elements[4].src",

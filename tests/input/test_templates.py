@@ -352,3 +352,18 @@ def test_an_element_id_twice_in_one_template_is_an_error(tmp_path: Path) -> None
     write(tmp_path, "t/b", {"extends": "t/a2", "elements": [{"id": "x", "type": "rect", "box": [2, 2, 1, 1]}]})
     write(tmp_path, "t/a2", {"elements": [{"id": "x", "type": "rect", "box": [0, 0, 1, 1]}]})
     assert [e.data["box"] for e in TemplateStore(DataRoot(tmp_path)).get("t/b").elements] == [[2, 2, 1, 1]]
+
+
+def test_an_icon_stroke_wider_than_its_viewbox_is_refused(tmp_path: Path) -> None:
+    """Attack 15, F5: an icon's 1-unit line 300 units wide in a 1-unit viewbox, drawn in a 0.3 mm
+    box, is a 90 mm stroke over the whole card; 190 of them took 16 s to export as PNG. A stroke
+    wider than its viewbox's larger side is refused where it is written; as wide is taken."""
+    write(tmp_path, "t/base", {"icons": {
+        "blob": {"viewbox": [1, 1], "shapes": [{"polyline": [[0, 0], [1, 1]], "stroke": "#ff000080",
+                                                "stroke_width": 300}]},
+        "fat": {"viewbox": [100, 50], "shapes": [{"circle": [50, 25, 10], "stroke": "fg", "stroke_width": 100}]}}})
+    (d,) = store_error(TemplateStore(DataRoot(tmp_path)), "t/base")
+    assert (d.file, d.path) == ("templates/t/base.json", ("icons", "blob", "shapes", 0, "stroke_width"))
+    assert d.message == "icon 'blob': a stroke 300 units wide in a viewbox of 1"
+    assert d.expected == "a stroke_width of at most the viewbox's larger side (1 units)"
+    assert d.hint is not None and "viewbox units" in d.hint

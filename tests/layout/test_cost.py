@@ -354,3 +354,69 @@ def test_a_card_of_a_few_full_bleed_fills_is_well_within_the_budget(tmp_path: Pa
     assert 100 * (46 + 231) < s.tally.used < s.tally.limit // 5
     r = run_cli("build", "mini", "--data", tmp_path / "root", "--out", tmp_path / "out", "--jobs", "1")
     assert r.exit_code == 0, r.stderr
+
+
+def test_a_shape_filled_and_stroked_with_transparency_counts_its_grown_box() -> None:
+    """Attack 15, F5: PDFium draws a shape both filled and stroked with transparency into a bitmap
+    of its own, its box grown by the stroke's width, whatever the page shows (a 1 pt line 255 pt
+    wide: 24-28 ms a render at 300 dpi, 3 ms stroked only): it counts GROUPED for each AREA_PT2
+    of that box, not capped at the piece; stroked or filled alone it counts as before."""
+    from pnp.layout.cost import AREA_PT2, GROUPED, SEE_THROUGH, area
+    from pnp.layout.primitives import Line, Paint, Path, Rect
+    from pnp.units import MM
+
+    w, h = 63 * MM, 88 * MM
+    ops = (("M", (85.0, 125.0)), ("L", (86.0, 124.0)))  # an icon's polyline: filled (fg) and stroked
+    blob = Path(ops, Paint(fill="#000000", stroke="#ff000080", stroke_width=255))
+    assert area([blob], w, h) == int((1 + 510) * (1 + 510) / AREA_PT2 * GROUPED) > 100 * w * h / AREA_PT2
+    assert area([Path(ops, Paint(stroke="#ff000080", stroke_width=255))], w, h) == \
+        int(w * h / AREA_PT2 * SEE_THROUGH)  # stroked only: its band, at most the piece
+    assert area([Path(ops, Paint(fill="#000000", stroke="#ff0000", stroke_width=255))], w, h) == \
+        int(w * h / AREA_PT2)  # opaque: no bitmap of its own
+    framed = Rect(0, 0, w, h, Paint(fill="#2060a0", stroke="#000000", stroke_width=0.5, opacity=0.5))
+    assert area([framed], w, h) == int((w + 1) * (h + 1) / AREA_PT2 * GROUPED) + int(w * h / AREA_PT2 * SEE_THROUGH)
+    line = Line(0, 0, w, h, Paint(fill="#000000", stroke="#ff000080", stroke_width=1))  # a line is not filled
+    assert area([line], w, h) == int(((w * w + h * h) ** 0.5 + 1) / AREA_PT2 * SEE_THROUGH) == 1
+
+
+def svg_lines(n: int, width: float, opacity: str = ' stroke-opacity="0.5"', tag: str = "") -> str:
+    """SVG art of ``n`` lines corner to corner (attack 15, F4's make_svg.py, smaller), or of
+    ``n`` of the element ``tag``."""
+    one = tag or f'<line x1="0" y1="0" x2="635" y2="889" stroke="#ff0000" stroke-width="{width:g}"{opacity}/>'
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="635" height="889" viewBox="0 0 635 889">'
+            + one * n + "</svg>")
+
+
+ART = {"type": "image", "box": [0, 0, "w", "h"], "src": "art.svg", "fit": "stretch"}
+
+
+@pytest.mark.parametrize("art", [
+    svg_lines(1500, 400),  # F4: wide see-through strokes
+    svg_lines(1500, 0, tag='<rect width="635" height="889" fill="#ff0000" fill-opacity="0.5"/>'),  # fills
+    svg_lines(300, 0, tag='<circle cx="300" cy="400" r="5" fill="#000" stroke="#f00" stroke-width="300" '
+              'fill-opacity="0.5"/>'),  # filled and stroked with transparency: its grown box
+], ids=["clear-strokes", "clear-fills", "grouped"])
+def test_svg_art_counts_the_areas_its_shapes_paint(art: str, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 15, F4: SVG art of 5,000 lines corner to corner 400 units wide at stroke-opacity 0.5
+    (480 KB) took 12 s a piece to export as PNG, charged as its box alone. Each shape of the art
+    counts the area it paints at the size the art is drawn, as a template's shapes do: `check`,
+    `build` and `export png` refuse it with exit 2 at the image element, nothing written."""
+    root = game(tmp_path / "root", 1, ART)
+    (root / "card_data" / "mini" / "art.svg").write_text(art)
+    first, _ = refused_by_check(root, monkeypatch)
+    assert ": $.elements[1]: the pieces this command lays out draw more than" in first
+    assert "and the shapes of SVG art so at the size it is drawn" in first
+    for cmd in (["build", "mini"], ["export", "png", "mini", "deck"]):
+        r = run_cli(*cmd, "--out", tmp_path / "out", "--jobs", "1")
+        assert r.exit_code == 2 and "narrower or opaque strokes, in SVG art too" in r.stderr, r.stderr
+        assert not (tmp_path / "out").exists()
+
+
+def test_svg_art_of_thin_strokes_is_taken(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same 1,500 lines 1 unit wide, opaque: a few shapes' worth each, checked."""
+    root = game(tmp_path / "root", 1, ART)
+    (root / "card_data" / "mini" / "art.svg").write_text(svg_lines(1500, 1, opacity=""))
+    monkeypatch.chdir(root)
+    r = run_cli("check", "mini")
+    assert r.exit_code == 0, r.stderr

@@ -125,6 +125,24 @@ class Where:
         return DataError([Diagnostic(self.file, message, path, self.line(key), expected=expected)])
 
 
+MAX_KEY_PARTS = 32  # of a dotted key: `printers.office.bleed` has 3
+_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\\n]|\\.)*"|'[^'\n]*')"""
+# A key before `=` (at a line's start, or after `{` or `,` in an inline table) or in a [table] header.
+_KEY = re.compile(rf"(?:^|[{{,])[ \t]*\[?\[?[ \t]*({_PART}(?:[ \t]*\.[ \t]*{_PART})*)[ \t]*(?:=|\]\]?)", re.M)
+
+
+def _refuse_long_keys(text: str, shown: str) -> None:
+    """DataError for a dotted key of more than MAX_KEY_PARTS parts: tomllib keeps a path for each
+    prefix of a dotted key, so one of 20,000 parts (40 KB) took 1.6 GB (attack 16, F4)."""
+    for m in _KEY.finditer(text):
+        parts = len(re.findall(rf"{_PART}", m.group(1)))
+        if parts > MAX_KEY_PARTS:
+            line = text.count("\n", 0, m.start(1)) + 1
+            raise DataError([Diagnostic(shown, f"invalid TOML: a key of {parts:,} dotted parts", (), line,
+                                        expected=f"keys of at most {MAX_KEY_PARTS} parts, "
+                                        "as in printers.office.bleed")])
+
+
 def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
     """The named profile from the first config file that has a [printers] table holding it."""
     searched = paths or config_paths()
@@ -135,6 +153,7 @@ def load_profile(name: str, paths: list[Path] | None = None) -> Profile:
         try:
             raw = read_regular(path, MAX_CONFIG_BYTES)
             refuse_bom(raw, shown_path(path), "TOML")  # tomllib would say "Invalid statement"
+            _refuse_long_keys(raw.decode("utf-8"), shown_path(path))
             data = tomllib.loads(raw.decode("utf-8"))
         except NotRegular as exc:  # a named pipe would block the read; a folder, a device...
             what = (f"not a regular file: it is {file_kind(path)}" if exc.errno == errno.EINVAL

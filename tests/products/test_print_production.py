@@ -159,6 +159,10 @@ def test_unknown_printer_and_bad_profile_exit_2(tmp_path: Path, monkeypatch: pyt
     ("[printers.office]\nbleed = 1e300\n", "bleed 1e+300"),
     ("[printers.office]\nx = " + "[" * 5000 + "]" * 5000 + "\n", "invalid TOML: nested too deeply"),
     ("[printers.office]\nx = " + "{a=" * 5000 + "1" + "}" * 5000 + "\n", "invalid TOML: nested too deeply"),
+    # attack 16, F4: tomllib keeps a path per prefix of a dotted key (20,000 parts: 1.6 GB, exit 3)
+    ("[printers.office]\n" + "a." * 20_000 + "a = 1\n", "pnp.toml:2: $: invalid TOML: a key of 20,001 dotted parts"),
+    ("[printers.office]\nx = {" + "'a'." * 33 + "b = 1}\n", "invalid TOML: a key of 34 dotted parts"),
+    ("[" + "a." * 40 + "a]\n", "pnp.toml:1: $: invalid TOML: a key of 41 dotted parts (expected keys of at most 32"),
     # attack 9: Python's int() refuses more than 4,300 digits, float() overflows past 1e308 (exit 3)
     ("[printers.office]\nbleed = " + "9" * 5000 + "\n", "invalid TOML: a whole number of more than 4,300 digits"),
     ("[printers.office]\nback_offset = [" + "9" * 400 + ", 0]\n",
@@ -268,3 +272,15 @@ def test_a_printer_config_with_a_byte_order_mark_says_so(tmp_path: Path, monkeyp
     (tmp_path / "pnp.toml").write_bytes(b'[printers.office]\npaper = "a4"\n')  # saved again without it
     res = CliRunner().invoke(main, ["calibrate", "--printer", "office", "--out", str(tmp_path / "out")])
     assert res.exit_code == 0, res.output
+
+
+def test_keys_of_up_to_32_parts_and_dots_in_values_are_fine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "cfg"))
+    (tmp_path / "pnp.toml").write_text("# a.b.c." + "d." * 50 + "\n" + "x." * 31 + "y = 1\n"
+                                       'z = "' + "v." * 50 + '"\n'
+                                       '[printers."my.shop"]\nbleed = 2.5\nback_offset = [0.5, -0.25]\n')
+    from pnp.products.printers import load_profile
+
+    profile = load_profile("my.shop", [tmp_path / "pnp.toml"])
+    assert profile.back_offset == (0.5, -0.25)

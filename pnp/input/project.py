@@ -14,7 +14,7 @@ from pnp.errors import DataError, Diagnostic, did_you_mean, one_line
 from pnp.input import kinds, tables
 from pnp.input.load import NAME_MAX, PATH_MAX, Doc, file_kind, load_json, name_too_long, resolves_inside
 from pnp.input.model import Game, build_game
-from pnp.input.validate import item_validator, validate_doc, validate_value
+from pnp.input.validate import item_validator, validate_doc, validate_items
 
 GAME_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}\Z")  # \Z: "mini\n" is not a game id
 # Game ids that name an output folder another command writes by default (``--out`` is shared):
@@ -303,6 +303,7 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
             # the file is sound but for some items (`null` among them): the others are still
             # checked against the fields, so an item without an id is never passed on
             v = item_validator(doc.data["fields"], require_source)
+            todo = []
             for ii, item in enumerate(doc.data["items"]):
                 if ii in flagged:
                     continue
@@ -310,7 +311,8 @@ def load_game_partial(root: DataRoot, gid: str) -> tuple[Game | None, list[Diagn
                 if isinstance(series, dict) and isinstance(series.get("field"), str) and series["field"] not in item:
                     # The series supplies this field to every item it makes.
                     item = {**item, series["field"]: series.get("from")}
-                file_diags.extend(validate_value(doc, item, v, ("items", ii)))
+                todo.append((ii, item))
+            file_diags.extend(validate_items(doc, todo, v))
         diags.extend(file_diags)
         data_docs[c["id"]] = doc
         if len(diags) > before:  # the manifest entry or the data file as a whole is wrong: left out

@@ -36,7 +36,7 @@ from typing import Any
 from pnp.errors import DataError, Diagnostic, alternatives, short_repr
 from pnp.input.load import BAD_TEXT, Doc, too_large
 from pnp.input.sheetfiles import _INTEGER, MAX_COLUMNS, XLSX_LAST_ROW, _text, column_letter, read_rows
-from pnp.input.validate import MAX_LIST, item_validator, validate_value
+from pnp.input.validate import MAX_LIST, item_validator, validate_items
 
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".ods")
 WORKBOOK_SUFFIXES = (".xlsx", ".ods")
@@ -451,6 +451,7 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
     unreported = {f"missing required field {f!r}" for f in absent}
     v = item_validator(fields, require_source)
     found = diags + cell_diags
+    todo: list[tuple[int, Any]] = []
     for ii, item in enumerate(items):
         if "id" not in item and id_from is not None:
             if id_from not in item and (fields.get(id_from) or {}).get("required"):
@@ -462,8 +463,8 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
         series = item.get("series")
         if isinstance(series, dict) and isinstance(series.get("field"), str) and series["field"] not in item:
             item = {**item, series["field"]: series.get("from")}
-        found.extend(d for d in validate_value(doc, item, v, ("items", ii))
-                     if d.path not in bad_cells and d.message not in unreported)
+        todo.append((ii, item))
+    found.extend(d for d in validate_items(doc, todo, v) if d.path not in bad_cells and d.message not in unreported)
     if found:
         raise DataError(sorted(found, key=lambda d: (d.line or 0, d.col or 0)))
     return doc

@@ -296,6 +296,21 @@ def validate_value(doc: Doc, value: Any, v: Schema, prefix: tuple[str | int, ...
     return out
 
 
+def validate_items(doc: Doc, items: list[tuple[int, Any]], v: Schema) -> list[Diagnostic]:
+    """The problems of a data file's ``items`` ((index, item) pairs) against the item validator
+    ``v``: at most MAX_PROBLEMS explained, then one that says there are more (50,000 items with
+    an unknown field each took 24 s to explain, 1.6 s/MB)."""
+    out: list[Diagnostic] = []
+    for n, (ii, item) in enumerate(items):
+        if len(out) >= MAX_PROBLEMS:
+            if any(not v.fast.is_valid(rest) for _, rest in items[n:]):
+                out = [doc.diag(("items",), f"more than {MAX_PROBLEMS:,} problems in the items: the first "
+                                f"{MAX_PROBLEMS:,} are listed", hint="fix these and check again"), *out[:MAX_PROBLEMS]]
+            break
+        out.extend(validate_value(doc, item, v, ("items", ii)))
+    return out
+
+
 def _explain_all(doc: Doc, errs: list[ValidationError], prefix: tuple[str | int, ...],
                  root: dict[str, Any] | None, outer: str | None = None) -> list[Diagnostic]:
     """The words for ``errs``, in path order. A ``oneOf`` that the value passes more than once

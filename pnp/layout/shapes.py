@@ -210,6 +210,11 @@ def _checked_image(path: str, size: int, mtime_ns: int) -> tuple[int, int]:
     except (PILImage.DecompressionBombError, PILImage.DecompressionBombWarning):  # Pillow's own limits, at open
         raise ValueError(f"has more pixels than pnp's limit of {MAX_IMAGE_PIXELS} (checked before decoding)") from None
     except PILImage.UnidentifiedImageError:
+        with open(path, "rb") as f:  # Pillow says so of a PNG whose chunks after its header are damaged too
+            head = f.read(8)
+        if head == PNG_SIGNATURE:
+            raise ValueError("is a damaged PNG: it starts as one, but the decoder cannot read its chunks "
+                             "(save it again)") from None
         raise ValueError("is not a PNG or JPEG file") from None
     except (OSError, SyntaxError, EOFError, Warning, MemoryError) as exc:
         raise ValueError(f"cannot be decoded ({type(exc).__name__}: {exc})") from None

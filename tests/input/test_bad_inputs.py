@@ -152,6 +152,14 @@ def _header_bad_crc(root: Path, scratch: Path) -> None:
     _art(root).write_bytes(bytes(data))
 
 
+def _damaged_chunk_name(root: Path, scratch: Path) -> None:
+    """A valid PNG whose image data chunk's name is damaged: Pillow calls it no image at all
+    (attack 16: "is not a PNG or JPEG file")."""
+    data = _png(40, 30, zlib.compress(b"\x00" * 121 * 30))
+    at = data.index(b"IDAT")
+    _art(root).write_bytes(data[:at] + b"IDAX" + data[at + 4:])
+
+
 def _corrupt_stream(root: Path, scratch: Path) -> None:
     """Every chunk's CRC is right; the image data is not a zlib stream."""
     _art(root).write_bytes(_png(40, 30, b"\x78\x9c" + bytes(range(200))))
@@ -452,6 +460,9 @@ CASES = [
     Case("image-header-bad-crc", f"{CARD}:12:54", "$.elements[4].src",
          "image 'art/sun.png' cannot be read: it is a damaged PNG: its header chunk (IHDR) has a bad CRC",
          setup=_header_bad_crc),
+    Case("image-chunk-name-damaged", f"{CARD}:12:54", "$.elements[4].src",
+         "image 'art/sun.png' cannot be read: it is a damaged PNG: it starts as one, but the decoder cannot read "
+         "its chunks", setup=_damaged_chunk_name),
     Case("image-truncated-jpeg", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_truncated_jpeg),
     Case("image-fifo", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is not a regular file",
          setup=_fifo),

@@ -199,10 +199,10 @@ def held_problem(gc: GameCheck, plan: ComponentPlan, held: int) -> Diagnostic:
 
 
 def same_bytes(path: Path, data: bytes) -> bool:
-    """The file at ``path`` holds exactly ``data`` (a missing or unreadable file, or one that is
-    not a regular file, does not)."""
+    """The file at ``path`` holds exactly ``data`` (a missing or unreadable file, one that is not
+    a regular file, or a link, even to the same bytes, does not: it is replaced by a file)."""
     try:
-        return path.stat().st_size == len(data) and read_regular(path) == data
+        return not path.is_symlink() and path.stat().st_size == len(data) and read_regular(path) == data
     except OSError:
         return False
 

@@ -159,6 +159,8 @@ def load(folder: Path, root: DataRoot | None = None, game: str | None = None) ->
     """The record of the last build into ``folder``, or None (missing, unreadable, other format,
     seal broken: a cache is never trusted when in doubt). With ``root``, the file names the
     record keeps relative to the data root are shown as messages show paths."""
+    if os.path.islink(folder / CACHE_NAME):  # a record is a file pnp wrote there, never a link to one elsewhere
+        return None
     try:
         d = json.loads(read_regular(folder / CACHE_NAME, MAX_RECORD_BYTES).decode("utf-8"),
                        parse_constant=_no_constant)

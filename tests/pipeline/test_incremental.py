@@ -248,6 +248,25 @@ def test_a_damaged_record_is_ignored(golems: DataRootCopy, tmp_path: Path) -> No
     assert tree(out / "golems") == files
 
 
+def test_a_record_that_is_a_link_is_not_read_and_is_replaced(golems: DataRootCopy, tmp_path: Path) -> None:
+    """A build record that is a link to a file elsewhere (attack 16 borderline: it was read and
+    trusted, and left in place) is ignored: everything is checked again, and the new record is
+    a file of its own; the file the link named is untouched."""
+    out = tmp_path / "out"
+    assert golems.cli("build", "golems", "--out", out).exit_code == 0
+    record = out / "golems" / incremental.CACHE_NAME
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_bytes(record.read_bytes())
+    record.unlink()
+    record.symlink_to(elsewhere)
+    files = {k: v for k, v in tree(out / "golems").items() if k != incremental.CACHE_NAME}
+    r = golems.cli("build", "-v", "golems", "--out", out)
+    assert r.exit_code == 0, r.stderr
+    assert len(rendered(r.stdout)) == 10  # nothing trusted
+    assert not record.is_symlink() and record.read_bytes() == elsewhere.read_bytes()
+    assert {k: v for k, v in tree(out / "golems").items() if k != incremental.CACHE_NAME} == files
+
+
 def test_cached_warnings_are_repeated_and_strict_still_fails(mini: DataRootCopy, tmp_path: Path) -> None:
     """A build that warned (text too long) records its warnings: an up-to-date rebuild prints them
     again, and --strict fails on them without writing anything."""

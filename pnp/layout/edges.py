@@ -170,12 +170,10 @@ class _Shape:
         paint = p.paint  # type: ignore[union-attr]
         fill: tuple | None = None
         segs: list[Segment] | None = None
-        if (p.__class__ is Rect or p.__class__ is Ellipse) and (p.w < 0 or p.h < 0):  # type: ignore[union-attr]
-            return None, None, 0.0  # an empty box: covers nothing (``hit``)
         if paint.fill is not None and p.__class__ is not Line:
             if p.__class__ is Ellipse:
                 fill = ("ellipse", p.x + p.w / 2, p.y + p.h / 2, p.w / 2, p.h / 2)  # type: ignore[union-attr]
-            else:
+            elif not (p.__class__ is Rect and p.radius <= 0 and (p.w < 0 or p.h < 0)):  # type: ignore[union-attr]
                 fill = ("poly", self.polys, p.__class__ is Path and paint.fill_rule == "evenodd")
         if paint.stroke is not None and paint.stroke_width > 0:
             segs = [((p.x1, p.y1), (p.x2, p.y2))] if p.__class__ is Line else self.segs  # type: ignore[union-attr]
@@ -380,10 +378,12 @@ def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
                     covers[i].append((d, h))
             continue
         fill, segs, half = shape.along()
+        x0, y0, x1, y1 = shape.box  # what ``hit`` covers lies in it (a box inside out covers nothing)
         for j, runs in enumerate(marks(fill, segs, half, frame, depths, ts, reach)):
             for q0, q1, state in runs:
                 for i in range(q0 * nd + j, q1 * nd + j, nd):
-                    if h := state if state > 0 else shape.hit(*pts[i]):
+                    x, y = pts[i]
+                    if x0 <= x <= x1 and y0 <= y <= y1 and (h := state if state > 0 else shape.hit(x, y)):
                         covers[i].append((d, h))
     index: dict[tuple[tuple[int, int], ...], int] = {}
     which = [index.setdefault(tuple(c), len(index)) for c in covers]

@@ -121,11 +121,13 @@ def _seg_dist(x: float, y: float, a: tuple[float, float], b: tuple[float, float]
     return math.hypot(x - a[0] - t * dx, y - a[1] - t * dy)
 
 
+_ROUND = [(math.cos(2 * math.pi * i / 64), math.sin(2 * math.pi * i / 64)) for i in range(64)]  # an ellipse's 64-gon
+
+
 def _rect_polys(p: Rect | Ellipse) -> list[list[tuple[float, float]]]:
     if isinstance(p, Ellipse):
         cx, cy, rx, ry = p.x + p.w / 2, p.y + p.h / 2, p.w / 2, p.h / 2
-        return [[(cx + rx * math.cos(2 * math.pi * i / 64), cy + ry * math.sin(2 * math.pi * i / 64))
-                 for i in range(64)]]
+        return [[(cx + rx * c, cy + ry * s) for c, s in _ROUND]]
     r = min(p.radius, p.w / 2, p.h / 2)
     if r <= 0:
         return [[(p.x, p.y), (p.x + p.w, p.y), (p.x + p.w, p.y + p.h), (p.x, p.y + p.h)]]
@@ -157,27 +159,31 @@ class _Shape:
         return _rect_polys(p) if isinstance(p, Rect | Ellipse) else []
 
     @functools.cached_property
-    def segs(self) -> list[Segment]:
+    def closed(self) -> bool:
         p = self.p
-        closed = not isinstance(p, Path) or any(op == "Z" for op, _ in p.ops)
-        return [seg for poly in self.polys for seg in
-                (zip(poly, poly[1:] + poly[:1], strict=True) if closed else itertools.pairwise(poly))]
+        return not isinstance(p, Path) or any(op == "Z" for op, _ in p.ops)
 
-    def along(self) -> tuple[tuple | None, list[Segment] | None, float]:
+    @functools.cached_property
+    def segs(self) -> list[Segment]:
+        return [seg for poly in self.polys for seg in
+                (zip(poly, poly[1:] + poly[:1], strict=True) if self.closed else itertools.pairwise(poly))]
+
+    def along(self) -> tuple[tuple | None, tuple[list[list[tuple[float, float]]], bool] | None, float]:
         """What ``pnp.layout.spans.marks`` takes of the shape: its fill (polygons or an ellipse),
-        its stroke's segments and half width."""
+        the polylines its stroke follows (closed or not: its ``segs``) and the stroke's half width."""
         p = self.p
         paint = p.paint  # type: ignore[union-attr]
         fill: tuple | None = None
-        segs: list[Segment] | None = None
+        stroke: tuple[list[list[tuple[float, float]]], bool] | None = None
         if paint.fill is not None and p.__class__ is not Line:
             if p.__class__ is Ellipse:
                 fill = ("ellipse", p.x + p.w / 2, p.y + p.h / 2, p.w / 2, p.h / 2)  # type: ignore[union-attr]
             elif not (p.__class__ is Rect and p.radius <= 0 and (p.w < 0 or p.h < 0)):  # type: ignore[union-attr]
                 fill = ("poly", self.polys, p.__class__ is Path and paint.fill_rule == "evenodd")
         if paint.stroke is not None and paint.stroke_width > 0:
-            segs = [((p.x1, p.y1), (p.x2, p.y2))] if p.__class__ is Line else self.segs  # type: ignore[union-attr]
-        return fill, segs, paint.stroke_width / 2
+            stroke = (([[(p.x1, p.y1), (p.x2, p.y2)]], False) if p.__class__ is Line  # type: ignore[union-attr]
+                      else (self.polys, self.closed))
+        return fill, stroke, paint.stroke_width / 2
 
     def _inside(self, x: float, y: float) -> bool:
         p = self.p
@@ -377,9 +383,9 @@ def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
                 if x0 <= x <= x1 and y0 <= y <= y1:
                     covers[i].append((d, h))
             continue
-        fill, segs, half = shape.along()
+        fill, stroke, half = shape.along()
         x0, y0, x1, y1 = shape.box  # what ``hit`` covers lies in it (a box inside out covers nothing)
-        for j, runs in enumerate(marks(fill, segs, half, frame, depths, ts, reach)):
+        for j, runs in enumerate(marks(fill, stroke, half, frame, depths, ts, reach)):
             for q0, q1, state in runs:
                 for i in range(q0 * nd + j, q1 * nd + j, nd):
                     x, y = pts[i]

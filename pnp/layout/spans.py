@@ -143,45 +143,50 @@ def _capsule(tp: float, dp: float, tq: float, dq: float, r: float) -> Interval |
     return (lo, hi) if lo <= hi else None
 
 
-def _stroke(segs: Sequence[tuple[Point, Point]], half: float, frame: Frame, depths: Sequence[float],
+def _stroke(polys: Sequence[Sequence[Point]], closed: bool, half: float, frame: Frame, depths: Sequence[float],
             reach: float) -> list[tuple[list[Interval], list[Interval]]]:
     """For each line, the spans within ``half`` less a margin (``TOL`` of the coordinates) of a
-    segment (surely on the stroke), and those within ``half`` and the margin (where the point
-    test's distance could come out either way): each segment's capsule shrunk and grown."""
+    segment of the polylines (closed: polygons) (surely on the stroke), and those within ``half``
+    and the margin (where the point test's distance could come out either way): each segment's
+    capsule shrunk and grown."""
     ox, oy, ux, uy, nx, ny = frame
     out: list[tuple[list[Interval], list[Interval]]] = [([], []) for _ in depths]
-    for (ax, ay), (bx, by) in segs:
-        dp0 = (ax - ox) * nx + (ay - oy) * ny
-        dq0 = (bx - ox) * nx + (by - oy) * ny
-        tp = (ax - ox) * ux + (ay - oy) * uy
-        tq = (bx - ox) * ux + (by - oy) * uy
-        tol = TOL * (reach + half + max(abs(dp0), abs(dq0), abs(tp), abs(tq)))
-        if not math.isfinite(tol):
+    for poly in polys:
+        ts = [(x - ox) * ux + (y - oy) * uy for x, y in poly]
+        ds = [(x - ox) * nx + (y - oy) * ny for x, y in poly]
+        tol = TOL * (reach + half + max(max(ts), -min(ts), max(ds), -min(ds)))
+        if not math.isfinite(tol + sum(ts) + sum(ds)):
             for _, unsure in out:
                 unsure.append(ALL)
             continue
         far = half + tol
-        for j, depth in enumerate(depths):
-            dp, dq = dp0 - depth, dq0 - depth
-            if (dp > far and dq > far) or (dp < -far and dq < -far):
-                continue
-            outer = _capsule(tp, dp, tq, dq, far)
-            if outer is None:
-                continue
-            out[j][1].append(outer)
-            if half > tol and (span := _capsule(tp, dp, tq, dq, half - tol)) is not None:
-                out[j][0].append(span)
+        lo, hi = min(depths) - far, max(depths) + far
+        k0 = 0 if closed else 1
+        for k in range(k0, len(poly)):
+            tp, dp0, tq, dq0 = ts[k - 1], ds[k - 1], ts[k], ds[k]
+            if (dp0 > hi and dq0 > hi) or (dp0 < lo and dq0 < lo):
+                continue  # far from every line
+            for j, depth in enumerate(depths):
+                dp, dq = dp0 - depth, dq0 - depth
+                if (dp > far and dq > far) or (dp < -far and dq < -far):
+                    continue
+                outer = _capsule(tp, dp, tq, dq, far)
+                if outer is None:
+                    continue
+                out[j][1].append(outer)
+                if half > tol and (span := _capsule(tp, dp, tq, dq, half - tol)) is not None:
+                    out[j][0].append(span)
     return out
 
 
-def marks(fill: tuple | None, segs: Sequence[tuple[Point, Point]] | None, half: float, frame: Frame,
+def marks(fill: tuple | None, stroke: tuple[Sequence[Sequence[Point]], bool] | None, half: float, frame: Frame,
           depths: Sequence[float], ts: Sequence[float], reach: float) -> list[list[tuple[int, int, int]]]:
     """For each line of samples (``depths`` off the line of ``frame``: origin, unit direction,
     unit normal; the samples at ``ts`` along it, ascending), the samples the shape may cover:
     runs (first, last + 1 index in ``ts``, state), the state the ``hit`` bits (1 its fill, 2 its
-    stroke) or UNSURE. ``fill``: None,
-    ("poly", polygons, evenodd) or ("ellipse", cx, cy, rx, ry); ``segs``: the stroke's segments,
-    ``half`` half its width (None: no stroke); ``reach``: the size of the edge's coordinates."""
+    stroke) or UNSURE. ``fill``: None, ("poly", polygons, evenodd) or ("ellipse", cx, cy, rx,
+    ry); ``stroke``: the polylines its stroke follows and whether they are closed (None: no
+    stroke), ``half`` half its width; ``reach``: the size of the edge's coordinates."""
     lines = range(len(depths))
     if fill is None:
         fills: list[tuple[list[Interval], list[Interval]]] = [([], []) for _ in lines]
@@ -189,7 +194,7 @@ def marks(fill: tuple | None, segs: Sequence[tuple[Point, Point]] | None, half: 
         fills = _polygon_fill(fill[1], fill[2], frame, depths, reach)
     else:
         fills = [_ellipse_fill(fill[1], fill[2], fill[3], fill[4], frame, depth, reach) for depth in depths]
-    strokes = _stroke(segs, half, frame, depths, reach) if segs is not None else None
+    strokes = _stroke(stroke[0], stroke[1], half, frame, depths, reach) if stroke is not None else None
     left, right = bisect.bisect_left, bisect.bisect_right
     out: list[list[tuple[int, int, int]]] = []
     for j in lines:

@@ -52,6 +52,18 @@ SIDES = ("left", "bottom", "right", "top")
 # (their check: 3.3 s of CPU, measured); the cost grows with the square of the number of
 # distinct colours within a slab of L.
 EDGE_BUDGET = 10_000_000
+# Steps of sampling one sampler takes (shapes tested along an edge, the samples they cover, the
+# layers composited), each about as long as a colour comparison (0.4 to 0.6 µs measured): past its
+# budget, SAMPLE_BUDGET plus SAMPLE_PER_PIECE for each of the component's pieces, they draw too
+# many shapes along their edges to sample in bounded time (SamplingBudgetError, exit 2; the
+# bundled games take at most 14,000 a component). Shapes are charged to the shape budget by what
+# laying them out and drawing them costs; sampling one that lies along an edge costs more (attack
+# 15, F2), and a long stroke or a thin rectangle along an edge covers every sample of it.
+SAMPLE_BUDGET = 5_000_000  # about 2 s, as SHAPES_BASE (pnp.layout.cost) of laying out
+SAMPLE_PER_PIECE = 5_000  # more for each of the component's pieces (its items' fronts and backs)
+SHAPE_STEPS = 30  # a shape tested along an edge's lines of samples (pnp.layout.spans)
+VERTEX_STEPS = 3  # and each vertex of its outline
+COVER_STEPS = 3  # a sample a shape covers, and each layer composited at a sample
 # ΔE00 <= MATCH_DE implies |ΔL| <= MATCH_DE * SL, and SL (CIEDE2000's lightness weight) is at most
 # 1 + 0.015 * 50² / sqrt(20 + 50²) = 1.7471 for L between 0 and 100: two matching colours lie at
 # most 8.74 apart in L, so in the same or neighbouring slabs of L_SLAB (edge_classes' index)
@@ -337,18 +349,18 @@ def _meets(box: tuple[float, float, float, float], band: tuple[float, float, flo
     return box[0] <= band[2] and box[2] >= band[0] and box[1] <= band[3] and box[3] >= band[1]
 
 
-Hits = tuple[list[tuple[tuple[int, int], ...]], tuple[int, ...]]  # _hit_patterns: the patterns, each sample's
+Hits = tuple[list[tuple[tuple[int, int], ...]], tuple[int, ...], int]  # _hit_patterns: patterns, each sample's, steps
 
 
 def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
     """The distinct patterns of ``_Shape.hit`` along ``seg``, each the primitives of ``near`` that
     cover a sample as (index in ``near``, hit) in painter's order, and each sample's pattern (its
-    index), in the order ``EdgeSampler.profile`` samples. Primitives of one geometry are tested
-    once; a plain filled rectangle by its box alone (bisected along the edge), 19,000 full-card
-    rectangles on a piece cost 11 million tests, 7 s of `check` (attack 14, F7), where they now
-    cost one rectangle's; any other shape along each line of samples at once
-    (``pnp.layout.spans``), a sample tested on its own only within a hair of its outline (19,000
-    turned rectangles along an edge: attack 15, F2)."""
+    index), in the order ``EdgeSampler.profile`` samples, and the steps it took
+    (``SAMPLE_BUDGET``). Primitives of one geometry are tested once; a plain filled rectangle by
+    its box alone (bisected along the edge), 19,000 full-card rectangles on a piece cost 11
+    million tests, 7 s of `check` (attack 14, F7), where they now cost one rectangle's; any other
+    shape along each line of samples at once (``pnp.layout.spans``), a sample tested on its own
+    only within a hair of its outline (19,000 turned rectangles along an edge: attack 15, F2)."""
     ax, ay, ux, uy, nx, ny, ts = _frame(seg)
     pts = [(ax + ux * t + nx * depth * MM, ay + uy * t + ny * depth * MM) for t in ts for depth in DEPTHS_MM]
     nd = len(DEPTHS_MM)
@@ -361,6 +373,7 @@ def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
     for k, p in enumerate(near):
         members.setdefault(p, []).append(k)
     covers: list[list[tuple[int, int]]] = [[] for _ in pts]  # each sample: (distinct geometry, hit)
+    steps = len(members)
     everywhere: list[tuple[int, int]] = []  # plain rectangles over every sample
     xs, ys = [x for x, _ in pts], [y for _, y in pts]
     sx0, sy0, sx1, sy1 = min(xs, default=0.0), min(ys, default=0.0), max(xs, default=0.0), max(ys, default=0.0)
@@ -372,11 +385,10 @@ def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
             continue
         if plain or p.__class__ is Image or p.__class__ is Vector:
             x0, y0, x1, y1 = shape.box
-        if plain and x0 <= sx0 and sx1 <= x1 and y0 <= sy0 and sy1 <= y1:
-            everywhere.append((d, 1))
-            continue
-        if plain or p.__class__ is Image or p.__class__ is Vector:
             h = 1 if plain else 4
+            if x0 <= sx0 and sx1 <= x1 and y0 <= sy0 and sy1 <= y1:
+                everywhere.append((d, h))
+                continue
             for i in order[bisect.bisect_left(keys, x0 if axis == 0 else y0):
                            bisect.bisect_right(keys, x1 if axis == 0 else y1)]:
                 x, y = pts[i]
@@ -384,6 +396,8 @@ def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
                     covers[i].append((d, h))
             continue
         fill, stroke, half = shape.along()
+        steps += SHAPE_STEPS + VERTEX_STEPS * ((sum(map(len, fill[1])) if fill is not None and fill[0] == "poly" else 0)
+                                               + (sum(map(len, stroke[0])) if stroke is not None else 0))
         x0, y0, x1, y1 = shape.box  # what ``hit`` covers lies in it (a box inside out covers nothing)
         for j, runs in enumerate(marks(fill, stroke, half, frame, depths, ts, reach)):
             for q0, q1, state in runs:
@@ -395,7 +409,12 @@ def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
     which = [index.setdefault(tuple(c), len(index)) for c in covers]
     ks = list(members.values())
     patterns = [tuple(sorted((k, h) for d, h in (*everywhere, *c) for k in ks[d])) for c in index]
-    return patterns, tuple(which)
+    return patterns, tuple(which), steps + COVER_STEPS * sum(map(len, covers))
+
+
+def sampling_budget(pieces: int) -> int:
+    """The steps of sampling a component of ``pieces`` items may take (``SAMPLE_BUDGET``)."""
+    return SAMPLE_BUDGET + SAMPLE_PER_PIECE * pieces
 
 
 class EdgeBudgetError(ValueError):
@@ -406,14 +425,25 @@ class EdgeBudgetError(ValueError):
         self.budget = budget
 
 
-class EdgeSampler:
-    """Edge profiles of pieces, each distinct set of primitives near an edge sampled once; and the
-    comparisons of those profiles, counted against ``budget``."""
+class SamplingBudgetError(EdgeBudgetError):
+    """More steps than ``SAMPLE_BUDGET`` to sample one component's edges."""
 
-    def __init__(self, paper: str = PAPER, budget: int | None = None):
+    def __init__(self, budget: int):
+        ValueError.__init__(self, f"more than {budget:,} steps of edge sampling")
+        self.budget = budget
+
+
+class EdgeSampler:
+    """Edge profiles of pieces, each distinct set of primitives near an edge sampled once, its
+    steps counted against ``sampling``; and the comparisons of those profiles, counted against
+    ``budget``."""
+
+    def __init__(self, paper: str = PAPER, budget: int | None = None, sampling: float | None = None):
         self.paper = paper
         self.budget = EDGE_BUDGET if budget is None else budget
         self.spent = 0
+        self.sampling = SAMPLE_BUDGET if sampling is None else sampling  # steps of sampling (SAMPLE_BUDGET)
+        self.sampled = 0
         self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
         self._hits: dict[tuple[Segment, tuple[Primitive, ...]], Hits] = {}
         self._bands: dict[Segment, tuple[float, float, float, float]] = {}
@@ -448,7 +478,9 @@ class EdgeSampler:
             hits = self._hits.get(geo)
             if hits is None:
                 hits = self._hits[geo] = _hit_patterns(seg, geo[1])
-            patterns, which = hits
+                self.sample(hits[2])
+            patterns, which, _ = hits
+            self.sample(COVER_STEPS * sum(map(len, patterns)))
             colours = []
             for pattern in patterns:
                 colour = self.paper
@@ -458,6 +490,12 @@ class EdgeSampler:
             found = self._cache[key] = tuple(colours[k] for k in which)
         return found
 
+
+    def sample(self, n: int) -> None:
+        """Count ``n`` steps of sampling; SamplingBudgetError past ``sampling``."""
+        self.sampled += n
+        if self.sampled > self.sampling:
+            raise SamplingBudgetError(int(self.sampling))
 
     def spend(self, n: int) -> None:
         self.spent += n

@@ -408,3 +408,27 @@ def test_turned_shapes_along_an_edge_are_not_tested_sample_by_sample(monkeypatch
     monkeypatch.setattr(edges._Shape, "hit", real)
     assert got == _naive(lay, seg)
     assert sum(c != "#ffffff" for c in got) > len(got) / 2 and len(set(got)) > 20  # they do cover the edge
+
+
+def test_past_the_sampling_budget_the_edges_are_refused() -> None:
+    """Attack 15, F2's siblings: what sampling costs that the shape budget does not see (a shape
+    tested along an edge, each sample it covers, each layer composited) is counted against the
+    sampler's own budget: 2,000 lines lying along an edge, each covering all its samples, are
+    refused past it; one line along each edge is well within it."""
+    from pnp.layout.edges import SAMPLE_BUDGET, SamplingBudgetError, sampling_budget
+    from pnp.layout.primitives import Line
+
+    along = [Line(0.3 + 0.001 * i, 0, 0.3 + 0.001 * i, H, Paint(stroke=f"#{i % 256:02x}0000", stroke_width=1.0))
+             for i in range(2000)]
+    lay = piece(background("#ffffff"), *along)
+    s = EdgeSampler(sampling=200_000)
+    with pytest.raises(SamplingBudgetError, match="more than 200,000 steps of edge sampling"):
+        s.profile(lay, rect_sides(W, H)["left"])
+    s = EdgeSampler()
+    assert s.sampling == SAMPLE_BUDGET and sampling_budget(10) == SAMPLE_BUDGET + 10 * 5_000
+    s.profile(lay, rect_sides(W, H)["left"])
+    assert 200_000 < s.sampled < SAMPLE_BUDGET  # (2,000 x 87 samples x 2 lines, and their layers)
+    s = EdgeSampler()
+    for seg in rect_sides(W, H).values():
+        s.profile(piece(background("#ffffff"), *along[:1]), seg)
+    assert s.sampled < 2_000

@@ -19,8 +19,10 @@ differ by a few ΔE00 from place to place on a home printer; below 5 two strips 
 colour, above it as a seam.
 
 Size: over 500 lines because sampling, matching and grouping share one sampler: its profiles
-and memos, and the budget of colour comparisons (``EDGE_BUDGET``) that the matching and the
-grouping's index of L slabs (``edge_classes``) both spend from."""
+and memos, its budget of sampling steps (``SAMPLE_BUDGET``), and the budget of colour
+comparisons (``EDGE_BUDGET``) that the matching and the grouping's index of L slabs
+(``edge_classes``) both spend from. The geometry of testing a shape along a line of samples at
+once lives apart, in ``pnp.layout.spans``."""
 
 from __future__ import annotations
 

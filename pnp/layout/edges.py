@@ -19,8 +19,10 @@ differ by a few ΔE00 from place to place on a home printer; below 5 two strips 
 colour, above it as a seam.
 
 Size: over 500 lines because sampling, matching and grouping share one sampler: its profiles
-and memos, and the budget of colour comparisons (``EDGE_BUDGET``) that the matching and the
-grouping's index of L slabs (``edge_classes``) both spend from."""
+and memos, its budget of sampling steps (``SAMPLE_BUDGET``), and the budget of colour
+comparisons (``EDGE_BUDGET``) that the matching and the grouping's index of L slabs
+(``edge_classes``) both spend from. The geometry of testing a shape along a line of samples at
+once lives apart, in ``pnp.layout.spans``."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from msgspec import Struct
 from pnp.layout.colours import ciede2000, delta_e, hex_rgb, srgb_lab
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import PAPER, Ellipse, Image, Line, Path, Primitive, Rect, Text, Vector
+from pnp.layout.spans import marks
 from pnp.units import MM
 
 MISCUT_MM = 0.5  # how far a cut may miss its line (see the module docstring)
@@ -51,6 +54,18 @@ SIDES = ("left", "bottom", "right", "top")
 # (their check: 3.3 s of CPU, measured); the cost grows with the square of the number of
 # distinct colours within a slab of L.
 EDGE_BUDGET = 10_000_000
+# Steps of sampling one sampler takes (shapes tested along an edge, the samples they cover, the
+# layers composited), each about as long as a colour comparison (0.4 to 0.6 µs measured): past its
+# budget, SAMPLE_BUDGET plus SAMPLE_PER_PIECE for each of the component's pieces, they draw too
+# many shapes along their edges to sample in bounded time (SamplingBudgetError, exit 2; the
+# bundled games take at most 14,000 a component). Shapes are charged to the shape budget by what
+# laying them out and drawing them costs; sampling one that lies along an edge costs more (attack
+# 15, F2), and a long stroke or a thin rectangle along an edge covers every sample of it.
+SAMPLE_BUDGET = 5_000_000  # about 2 s, as SHAPES_BASE (pnp.layout.cost) of laying out
+SAMPLE_PER_PIECE = 5_000  # more for each of the component's pieces (its items' fronts and backs)
+SHAPE_STEPS = 30  # a shape tested along an edge's lines of samples (pnp.layout.spans)
+VERTEX_STEPS = 3  # and each vertex of its outline
+COVER_STEPS = 3  # a sample a shape covers, and each layer composited at a sample
 # ΔE00 <= MATCH_DE implies |ΔL| <= MATCH_DE * SL, and SL (CIEDE2000's lightness weight) is at most
 # 1 + 0.015 * 50² / sqrt(20 + 50²) = 1.7471 for L between 0 and 100: two matching colours lie at
 # most 8.74 apart in L, so in the same or neighbouring slabs of L_SLAB (edge_classes' index)
@@ -120,11 +135,13 @@ def _seg_dist(x: float, y: float, a: tuple[float, float], b: tuple[float, float]
     return math.hypot(x - a[0] - t * dx, y - a[1] - t * dy)
 
 
+_ROUND = [(math.cos(2 * math.pi * i / 64), math.sin(2 * math.pi * i / 64)) for i in range(64)]  # an ellipse's 64-gon
+
+
 def _rect_polys(p: Rect | Ellipse) -> list[list[tuple[float, float]]]:
     if isinstance(p, Ellipse):
         cx, cy, rx, ry = p.x + p.w / 2, p.y + p.h / 2, p.w / 2, p.h / 2
-        return [[(cx + rx * math.cos(2 * math.pi * i / 64), cy + ry * math.sin(2 * math.pi * i / 64))
-                 for i in range(64)]]
+        return [[(cx + rx * c, cy + ry * s) for c, s in _ROUND]]
     r = min(p.radius, p.w / 2, p.h / 2)
     if r <= 0:
         return [[(p.x, p.y), (p.x + p.w, p.y), (p.x + p.w, p.y + p.h), (p.x, p.y + p.h)]]
@@ -138,19 +155,49 @@ def _rect_polys(p: Rect | Ellipse) -> list[list[tuple[float, float]]]:
 
 
 class _Shape:
-    """One primitive, ready for point tests."""
+    """One primitive, ready for point tests (its box, outline and stroke's segments worked out
+    when first asked for)."""
 
     def __init__(self, p: Primitive):
         self.p = p
-        self.box = _box(p) or (0.0, 0.0, -1.0, -1.0)
-        self.polys: list[list[tuple[float, float]]] = []
+
+    @functools.cached_property
+    def box(self) -> tuple[float, float, float, float]:
+        return _box(self.p) or (0.0, 0.0, -1.0, -1.0)
+
+    @functools.cached_property
+    def polys(self) -> list[list[tuple[float, float]]]:
+        p = self.p
         if isinstance(p, Path):
-            self.polys = polygons(p)
-        elif isinstance(p, Rect | Ellipse):
-            self.polys = _rect_polys(p)
-        closed = not isinstance(p, Path) or any(op == "Z" for op, _ in p.ops)
-        self.segs = [seg for poly in self.polys for seg in
-                     (zip(poly, poly[1:] + poly[:1], strict=True) if closed else itertools.pairwise(poly))]
+            return polygons(p)
+        return _rect_polys(p) if isinstance(p, Rect | Ellipse) else []
+
+    @functools.cached_property
+    def closed(self) -> bool:
+        p = self.p
+        return not isinstance(p, Path) or any(op == "Z" for op, _ in p.ops)
+
+    @functools.cached_property
+    def segs(self) -> list[Segment]:
+        return [seg for poly in self.polys for seg in
+                (zip(poly, poly[1:] + poly[:1], strict=True) if self.closed else itertools.pairwise(poly))]
+
+    def along(self) -> tuple[tuple | None, tuple[list[list[tuple[float, float]]], bool] | None, float]:
+        """What ``pnp.layout.spans.marks`` takes of the shape: its fill (polygons or an ellipse),
+        the polylines its stroke follows (closed or not: its ``segs``) and the stroke's half width."""
+        p = self.p
+        paint = p.paint  # type: ignore[union-attr]
+        fill: tuple | None = None
+        stroke: tuple[list[list[tuple[float, float]]], bool] | None = None
+        if paint.fill is not None and p.__class__ is not Line:
+            if p.__class__ is Ellipse:
+                fill = ("ellipse", p.x + p.w / 2, p.y + p.h / 2, p.w / 2, p.h / 2)  # type: ignore[union-attr]
+            elif not (p.__class__ is Rect and p.radius <= 0 and (p.w < 0 or p.h < 0)):  # type: ignore[union-attr]
+                fill = ("poly", self.polys, p.__class__ is Path and paint.fill_rule == "evenodd")
+        if paint.stroke is not None and paint.stroke_width > 0:
+            stroke = (([[(p.x1, p.y1), (p.x2, p.y2)]], False) if p.__class__ is Line  # type: ignore[union-attr]
+                      else (self.polys, self.closed))
+        return fill, stroke, paint.stroke_width / 2
 
     def _inside(self, x: float, y: float) -> bool:
         p = self.p
@@ -253,8 +300,8 @@ def _box(p: Primitive) -> tuple[float, float, float, float] | None:
     if isinstance(p, Line):
         half = p.paint.stroke_width / 2
         return (min(p.x1, p.x2) - half, min(p.y1, p.y2) - half, max(p.x1, p.x2) + half, max(p.y1, p.y2) + half)
-    xs = [v for _, pts in p.ops for v in pts[0::2]]
-    ys = [v for _, pts in p.ops for v in pts[1::2]]
+    flat = [v for _, pts in p.ops for v in pts]  # every op's points are (x, y) pairs
+    xs, ys = flat[0::2], flat[1::2]
     if not xs:
         return None
     half = p.paint.stroke_width / 2 if p.paint.stroke else 0.0
@@ -271,10 +318,11 @@ def rect_sides(w: float, h: float) -> dict[str, Segment]:
             "right": ((w, 0.0), (w, h)), "top": ((w, h), (0.0, h))}
 
 
-def _positions(seg: Segment) -> list[tuple[float, float, float, float]]:
-    """(x, y, inward nx, ny) at every sample position along the edge, in a canonical order
-    (left to right, bottom to top, worked out from that end so that two edges along one line give
-    the same points), ``MISCUT_MM`` clear of its ends (the corners)."""
+def _frame(seg: Segment) -> tuple[float, float, float, float, float, float, list[float]]:
+    """The edge's canonical start (x, y) and direction (ux, uy) (left to right, bottom to top,
+    so that two edges along one line give the same points), its inward normal (nx, ny), and how
+    far along it each sample position lies: every ``STEP_MM``, ``MISCUT_MM`` clear of its ends
+    (the corners)."""
     (ax, ay), (bx, by) = seg
     length = math.hypot(bx - ax, by - ay)
     nx, ny = -(by - ay) / length, (bx - ax) / length  # the piece is on the left
@@ -283,11 +331,14 @@ def _positions(seg: Segment) -> list[tuple[float, float, float, float]]:
     ux, uy = (bx - ax) / length, (by - ay) / length
     end = MISCUT_MM * MM
     n = max(1, int((length - 2 * end) / (STEP_MM * MM) + 1e-6))
-    out = []
-    for i in range(n):
-        t = end + (length - 2 * end) * (i + 0.5) / n
-        out.append((ax + ux * t, ay + uy * t, nx, ny))
-    return out
+    return ax, ay, ux, uy, nx, ny, [end + (length - 2 * end) * (i + 0.5) / n for i in range(n)]
+
+
+def _positions(seg: Segment) -> list[tuple[float, float, float, float]]:
+    """(x, y, inward nx, ny) at every sample position along the edge, in a canonical order
+    (``_frame``)."""
+    ax, ay, ux, uy, nx, ny, ts = _frame(seg)
+    return [(ax + ux * t, ay + uy * t, nx, ny) for t in ts]
 
 
 def _band(seg: Segment) -> tuple[float, float, float, float]:
@@ -300,47 +351,72 @@ def _meets(box: tuple[float, float, float, float], band: tuple[float, float, flo
     return box[0] <= band[2] and box[2] >= band[0] and box[1] <= band[3] and box[3] >= band[1]
 
 
-Hits = tuple[list[tuple[tuple[int, int], ...]], tuple[int, ...]]  # _hit_patterns: the patterns, each sample's
+Hits = tuple[list[tuple[tuple[int, int], ...]], tuple[int, ...], int]  # _hit_patterns: patterns, each sample's, steps
 
 
 def _hit_patterns(seg: Segment, near: tuple[Primitive, ...]) -> Hits:
     """The distinct patterns of ``_Shape.hit`` along ``seg``, each the primitives of ``near`` that
     cover a sample as (index in ``near``, hit) in painter's order, and each sample's pattern (its
-    index), in the order ``EdgeSampler.profile`` samples. Primitives of one geometry are tested
-    once, each only at the samples within its box (bisected along the edge), and a plain filled
-    rectangle by its box alone: 19,000 full-card rectangles on a piece cost 11 million tests, 7 s
-    of `check` (attack 14, F7), where they now cost one rectangle's."""
-    pts = [(x + nx * depth * MM, y + ny * depth * MM) for x, y, nx, ny in _positions(seg) for depth in DEPTHS_MM]
-    (ax, ay), (bx, by) = seg
-    axis = 0 if abs(bx - ax) >= abs(by - ay) else 1  # the samples spread along this axis
+    index), in the order ``EdgeSampler.profile`` samples, and the steps it took
+    (``SAMPLE_BUDGET``). Primitives of one geometry are tested once; a plain filled rectangle by
+    its box alone (bisected along the edge), 19,000 full-card rectangles on a piece cost 11
+    million tests, 7 s of `check` (attack 14, F7), where they now cost one rectangle's; any other
+    shape along each line of samples at once (``pnp.layout.spans``), a sample tested on its own
+    only within a hair of its outline (19,000 turned rectangles along an edge: attack 15, F2)."""
+    ax, ay, ux, uy, nx, ny, ts = _frame(seg)
+    pts = [(ax + ux * t + nx * depth * MM, ay + uy * t + ny * depth * MM) for t in ts for depth in DEPTHS_MM]
+    nd = len(DEPTHS_MM)
+    frame, depths = (ax, ay, ux, uy, nx, ny), [depth * MM for depth in DEPTHS_MM]
+    reach = max(abs(ax), abs(ay), abs(ax + ux * ts[-1]), abs(ay + uy * ts[-1])) + max(DEPTHS_MM) * MM
+    axis = 0 if abs(ux) >= abs(uy) else 1  # the samples spread along this axis
     order = sorted(range(len(pts)), key=lambda i: pts[i][axis])
     keys = [pts[i][axis] for i in order]
     members: dict[Primitive, list[int]] = {}  # each distinct geometry -> its indexes in near
     for k, p in enumerate(near):
         members.setdefault(p, []).append(k)
     covers: list[list[tuple[int, int]]] = [[] for _ in pts]  # each sample: (distinct geometry, hit)
+    steps = len(members)
     everywhere: list[tuple[int, int]] = []  # plain rectangles over every sample
     xs, ys = [x for x, _ in pts], [y for _, y in pts]
     sx0, sy0, sx1, sy1 = min(xs, default=0.0), min(ys, default=0.0), max(xs, default=0.0), max(ys, default=0.0)
     for d, p in enumerate(members):
         shape = _Shape(p)
-        x0, y0, x1, y1 = shape.box
         plain = (p.__class__ is Rect and p.radius <= 0  # type: ignore[union-attr]
                  and (p.paint.stroke is None or p.paint.stroke_width <= 0))  # type: ignore[union-attr]
         if plain and p.paint.fill is None:  # type: ignore[union-attr]
             continue
-        if plain and x0 <= sx0 and sx1 <= x1 and y0 <= sy0 and sy1 <= y1:
-            everywhere.append((d, 1))
+        if plain or p.__class__ is Image or p.__class__ is Vector:
+            x0, y0, x1, y1 = shape.box
+            h = 1 if plain else 4
+            if x0 <= sx0 and sx1 <= x1 and y0 <= sy0 and sy1 <= y1:
+                everywhere.append((d, h))
+                continue
+            for i in order[bisect.bisect_left(keys, x0 if axis == 0 else y0):
+                           bisect.bisect_right(keys, x1 if axis == 0 else y1)]:
+                x, y = pts[i]
+                if x0 <= x <= x1 and y0 <= y <= y1:
+                    covers[i].append((d, h))
             continue
-        for i in order[bisect.bisect_left(keys, shape.box[axis]):bisect.bisect_right(keys, shape.box[axis + 2])]:
-            x, y = pts[i]
-            if x0 <= x <= x1 and y0 <= y <= y1 and (h := 1 if plain else shape.hit(x, y)):
-                covers[i].append((d, h))
+        fill, stroke, half = shape.along()
+        steps += SHAPE_STEPS + VERTEX_STEPS * ((sum(map(len, fill[1])) if fill is not None and fill[0] == "poly" else 0)
+                                               + (sum(map(len, stroke[0])) if stroke is not None else 0))
+        x0, y0, x1, y1 = shape.box  # what ``hit`` covers lies in it (a box inside out covers nothing)
+        for j, runs in enumerate(marks(fill, stroke, half, frame, depths, ts, reach)):
+            for q0, q1, state in runs:
+                for i in range(q0 * nd + j, q1 * nd + j, nd):
+                    x, y = pts[i]
+                    if x0 <= x <= x1 and y0 <= y <= y1 and (h := state if state > 0 else shape.hit(x, y)):
+                        covers[i].append((d, h))
     index: dict[tuple[tuple[int, int], ...], int] = {}
     which = [index.setdefault(tuple(c), len(index)) for c in covers]
     ks = list(members.values())
     patterns = [tuple(sorted((k, h) for d, h in (*everywhere, *c) for k in ks[d])) for c in index]
-    return patterns, tuple(which)
+    return patterns, tuple(which), steps + COVER_STEPS * sum(map(len, covers))
+
+
+def sampling_budget(pieces: int) -> int:
+    """The steps of sampling a component of ``pieces`` items may take (``SAMPLE_BUDGET``)."""
+    return SAMPLE_BUDGET + SAMPLE_PER_PIECE * pieces
 
 
 class EdgeBudgetError(ValueError):
@@ -351,25 +427,41 @@ class EdgeBudgetError(ValueError):
         self.budget = budget
 
 
-class EdgeSampler:
-    """Edge profiles of pieces, each distinct set of primitives near an edge sampled once; and the
-    comparisons of those profiles, counted against ``budget``."""
+class SamplingBudgetError(EdgeBudgetError):
+    """More steps than ``SAMPLE_BUDGET`` to sample one component's edges."""
 
-    def __init__(self, paper: str = PAPER, budget: int | None = None):
+    def __init__(self, budget: int):
+        ValueError.__init__(self, f"more than {budget:,} steps of edge sampling")
+        self.budget = budget
+
+
+class EdgeSampler:
+    """Edge profiles of pieces, each distinct set of primitives near an edge sampled once, its
+    steps counted against ``sampling``; and the comparisons of those profiles, counted against
+    ``budget``."""
+
+    def __init__(self, paper: str = PAPER, budget: int | None = None, sampling: float | None = None):
         self.paper = paper
         self.budget = EDGE_BUDGET if budget is None else budget
         self.spent = 0
+        self.sampling = SAMPLE_BUDGET if sampling is None else sampling  # steps of sampling (SAMPLE_BUDGET)
+        self.sampled = 0
         self._cache: dict[tuple[Segment, tuple[Primitive, ...]], Profile] = {}
         self._hits: dict[tuple[Segment, tuple[Primitive, ...]], Hits] = {}
         self._bands: dict[Segment, tuple[float, float, float, float]] = {}
-        self._last: tuple[PieceLayout | None, list[tuple[tuple[float, float, float, float], Primitive]]] = (None, [])
+        # the last few layouts asked for (a piece's front and back alternate), by identity
+        self._last: dict[int, tuple[PieceLayout, list[tuple[tuple[float, float, float, float], Primitive]]]] = {}
 
     def _boxes(self, lay: PieceLayout) -> list[tuple[tuple[float, float, float, float], Primitive]]:
-        """The drawn primitives of ``lay`` with their boxes (kept for the last layout asked for:
-        its four edges are sampled one after the other)."""
-        if self._last[0] is not lay:
-            self._last = (lay, [(b, p) for p in lay.primitives if (b := _box(p)) is not None])
-        return self._last[1]
+        """The drawn primitives of ``lay`` with their boxes (kept for the last 8 layouts asked for:
+        a layout's four edges are sampled one after the other, a piece's front and back in turn,
+        and the classes sample again what the matching sampled)."""
+        got = self._last.get(id(lay))
+        if got is None or got[0] is not lay:
+            if len(self._last) >= 8:
+                del self._last[next(iter(self._last))]
+            got = self._last[id(lay)] = (lay, [(b, p) for p in lay.primitives if (b := _box(p)) is not None])
+        return got[1]
 
     def profile(self, lay: PieceLayout, seg: Segment) -> Profile:
         """Colours along ``seg`` (see ``rect_sides``) just inside the trim, position by position
@@ -388,7 +480,9 @@ class EdgeSampler:
             hits = self._hits.get(geo)
             if hits is None:
                 hits = self._hits[geo] = _hit_patterns(seg, geo[1])
-            patterns, which = hits
+                self.sample(hits[2])
+            patterns, which, _ = hits
+            self.sample(COVER_STEPS * sum(map(len, patterns)))
             colours = []
             for pattern in patterns:
                 colour = self.paper
@@ -398,6 +492,12 @@ class EdgeSampler:
             found = self._cache[key] = tuple(colours[k] for k in which)
         return found
 
+
+    def sample(self, n: int) -> None:
+        """Count ``n`` steps of sampling; SamplingBudgetError past ``sampling``."""
+        self.sampled += n
+        if self.sampled > self.sampling:
+            raise SamplingBudgetError(int(self.sampling))
 
     def spend(self, n: int) -> None:
         self.spent += n

@@ -32,7 +32,14 @@ from pnp.input.conditions import fields_read
 from pnp.input.model import Component, Game, Item
 from pnp.input.templates import Element, Template, TemplateStore
 from pnp.layout.cost import floor_problem, input_files
-from pnp.layout.edges import EdgeBudgetError, EdgeSampler, edge_classes, edge_match
+from pnp.layout.edges import (
+    EdgeBudgetError,
+    EdgeSampler,
+    SamplingBudgetError,
+    edge_classes,
+    edge_match,
+    sampling_budget,
+)
 from pnp.layout.fields import BUILTINS, FILTERS, REPEAT_VARS, TRACK_VARS, Env, LayoutError, field_refs
 from pnp.layout.piece import Context, PieceLayout, layout_piece
 from pnp.plan.options import BuildOptions, sheet_for
@@ -425,9 +432,16 @@ def plan_component(s: Session, game: Game, comp: Component, opts: BuildOptions,
         try:
             sheet, blocks = matching_edges(comp, piece, sheet, laid, backs, firsts)
         except EdgeBudgetError as e:
-            msg = (f"component {comp.id}: its {len(comp.items)} items' edges, in too many different colours, "
-                   f"take {e} to find which pieces may share a cut line")
-            expected = "fewer distinct edge colours (a shared border colour), or --bleed 0 (no shared cut lines judged)"
+            if isinstance(e, SamplingBudgetError):  # shapes along the edges (attack 15, F2)
+                msg = (f"component {comp.id}: its {len(comp.items)} items draw so many shapes along their edges "
+                       f"that their edge colours take {e} to find which pieces may share a cut line")
+                expected = ("fewer shapes reaching within 0.5 mm of the trim (one background shape under the edge), "
+                            "or --bleed 0 (no shared cut lines judged)")
+            else:
+                msg = (f"component {comp.id}: its {len(comp.items)} items' edges, in too many different colours, "
+                       f"take {e} to find which pieces may share a cut line")
+                expected = ("fewer distinct edge colours (a shared border colour), or --bleed 0 (no shared cut "
+                            "lines judged)")
             raise DataError([manifest.diag(("components", ci), msg, expected=expected)
                              if manifest else Diagnostic(comp.id, msg, expected=expected)]) from None
     else:
@@ -466,7 +480,7 @@ def matching_edges(comp: Component, piece: PieceSpec, sheet: SheetOptions, front
         return sheet, ()
     back_of = [backs[i] for i in firsts] if backs else []
     sides = [fronts] + ([back_of] if sheet.duplex != "none" else [])
-    sampler = EdgeSampler()
+    sampler = EdgeSampler(sampling=sampling_budget(len(comp.items)))
     m = edge_match(sides, hexagon=hexes, sampler=sampler)
     if m.lr and m.tb and m.hexes:
         return sheet, ()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import math
 from collections.abc import Callable, Sequence
 
 from msgspec import Struct, field
@@ -131,7 +132,7 @@ def ganged_file(s: Session, game: Game, plans: Sequence[ComponentPlan], opts: Bu
     # one budget of colour comparisons for the whole file (each component's pieces were judged
     # within it by the plan, and check refuses what is past that): a pool judged once it is spent
     # is imposed as if its edges did not match, never refused (check has said yes by now)
-    lays = _Lays(fronts, backs, EdgeSampler(budget=EDGE_BUDGET))
+    lays = _Lays(fronts, backs, EdgeSampler(budget=EDGE_BUDGET, sampling=math.inf))  # sampled by the plans
     versions = hashlib.sha256(" ".join(data_version(s.root, s.store, game, p.component) for p in chosen).encode())
     found: tuple[int, tuple[bool, bool, bool]] | None = None
     # each stock on its own sheets, or mixed; short lines of one colour sharing a line, or not; a

@@ -303,3 +303,132 @@ def test_shapes_of_one_geometry_are_tested_once(monkeypatch: pytest.MonkeyPatch)
     for c in ["#204060"] * 19_000 + ["#ff0000"] * 5:
         colour = edges._over(colour, c, 0.5)
     assert all(set(v) == {colour} for v in p.values())
+
+
+def _star(cx: float, cy: float, r1: float, r2: float, n: int, turn: float) -> tuple:
+    import math
+
+    pts = [(cx + (r1 if i % 2 == 0 else r2) * math.cos(turn + math.pi * i / n),
+            cy + (r1 if i % 2 == 0 else r2) * math.sin(turn + math.pi * i / n)) for i in range(2 * n)]
+    return (("M", pts[0]), *(("L", p) for p in pts[1:]), ("Z", ()))
+
+
+def _hostile_shapes(rng, count: int) -> list:
+    """Turned rectangles, rounded rectangles and ellipses, stars (both fill rules), open and
+    closed stroked paths, lines, ellipses and rectangles, near the edges and across them, many
+    of them with an outline exactly on a line of samples or a vertex exactly on a sample."""
+    from pnp.layout.edges import _frame
+    from pnp.layout.primitives import Ellipse, Line
+    from pnp.layout.turn import turn
+
+    on = [d * MM for d in DEPTHS_MM]  # a left edge's lines of samples: x = depth
+    ys = _frame(rect_sides(W, H)["left"])[6]  # and its samples' y
+    out: list = []
+    for _ in range(count):
+        exact = rng.random() < 0.4
+        x = rng.choice(on) if exact else rng.uniform(-B, 3 * MM)
+        y = rng.choice(ys) if exact else rng.uniform(-B, H)
+        w, h = rng.choice([0.0, 0.3, 1, 5, 20]) * MM, rng.choice([0.0, 0.3, 1, 5, 70]) * MM
+        half = rng.choice([0.25, 1.0, 2.0])
+        paint = Paint(fill=rng.choice([None, "#aa0000", "#00aa0080"]), stroke=rng.choice([None, "#000000"]),
+                      stroke_width=2 * half, opacity=rng.choice([1.0, 0.5]),
+                      fill_rule=rng.choice(["nonzero", "evenodd"]))
+        kind = rng.randrange(8)
+        if kind == 0:
+            out += turn([Rect(x, y, w, h, paint)], rng.choice([1, 7.66, 45, 90, 180, 233.5]), x, y)
+        elif kind == 1:
+            out += turn([Rect(x, y, w, h, paint, radius=rng.choice([0.5, 2]) * MM)], rng.uniform(0, 360), x, y)
+        elif kind == 2:
+            out += turn([Ellipse(x - w / 2, y, w, h, paint)], rng.choice([0, 1, 30]), x, y)
+        elif kind == 3:
+            out.append(Path(_star(x, y, w + 1, h / 3 + 1, rng.choice([5, 7]), rng.uniform(0, 6.3)), paint))
+        elif kind == 4:
+            ops = (("M", (x, y)), ("L", (x + w, y + h)), ("C", (x, y + h, x - w, y, x, y - h)))
+            out.append(Path(ops + ((("Z", ()),) if rng.random() < 0.5 else ()), paint))
+        elif kind == 5:  # along a line of samples, half the stroke's width off it, or across
+            x2 = x + (0.0 if exact else rng.uniform(-1, 1) * MM)
+            out.append(Line(x + (half if exact else 0), y, x2 + (half if exact else 0), y + h,
+                            Paint(stroke="#0000aa", stroke_width=2 * half)))
+        elif kind == 6:  # an upright ellipse touching a line of samples, or crossing it
+            out.append(Ellipse(x - (w if exact else w / 2), y, w, h, paint))
+        else:  # an upright rectangle with a stroke, its side on a line of samples
+            out.append(Rect(x, y, w * rng.choice([1, -1]), h, paint))
+    return out
+
+
+def test_turned_and_curved_shapes_are_sampled_as_testing_every_sample() -> None:
+    """Attack 15, F2: shapes other than upright rectangles are tested along each line of samples
+    at once (pnp.layout.spans), a sample on its own only within a hair of an outline. The colours
+    are those of testing every primitive at every sample, outlines exactly on samples included."""
+    import random
+
+    from pnp.layout.primitives import Ellipse
+
+    rng = random.Random(15)
+    far = [Path((("M", (-1e300, 10.0)), ("L", (5.0, 20.0)), ("L", (5.0, 1e300)), ("Z", ())), Paint(fill="#123456")),
+           Path((("M", (-float("inf"), 10.0)), ("L", (5.0, 60.0)), ("L", (5.0, 80.0))), Paint(stroke="#654321")),
+           Ellipse(-1e-3, 30.0, 1e-9, 1e3, Paint(fill="#0000ff", stroke="#ff0000", stroke_width=1e-9)),
+           Ellipse(-1e12, 90.0, 2e12 + 0.15 * MM, 20.0, Paint(fill="#00ff00"))]
+    for _ in range(3):
+        lay = piece(background("#f0e0c0"), *_hostile_shapes(rng, 250), *far)
+        s = EdgeSampler()
+        for seg in (*rect_sides(W, H).values(), *hex_sides(W, H)):
+            assert s.profile(lay, seg) == _naive(lay, seg)
+
+
+def test_turned_shapes_along_an_edge_are_not_tested_sample_by_sample(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 15, F2: 19,000 turned rectangles along a card's edge were point-tested at every
+    sample they might cover (3 s of a build). Turned rectangles, stars, circles and stroked
+    circles that cover a quarter of a side's samples each are now point-tested nowhere (no
+    outline within the margin of a sample), and sampled as testing every sample does."""
+    import pnp.layout.edges as edges
+    from pnp.layout.primitives import Ellipse
+    from pnp.layout.turn import turn
+
+    tested = []
+    real = edges._Shape.hit
+
+    def counted(self, x, y):
+        tested.append((x, y))
+        return real(self, x, y)
+    prims: list = [background("#ffffff")]
+    for k in range(40):
+        x, y = -3 * MM + 0.011 * k, 0.7 * k
+        fill = Paint(fill=f"#{k * 6:02x}8040")
+        prims += turn([Rect(x, y, 9 * MM, 15 * MM, fill)], 1 + 0.37 * k, x + 4.5 * MM, y + 7.5 * MM)
+        prims.append(Path(_star(0.013 * k, 20 * MM + y, 5 * MM, 2 * MM, 7, 0.01 * k), fill))
+        prims.append(Ellipse(-3 * MM + 0.017 * k, 30 * MM + y, 9 * MM, 15 * MM, fill))
+        prims.append(Ellipse(-3 * MM + 0.019 * k, 40 * MM + y, 9 * MM, 15 * MM,
+                             Paint(fill="#204060", stroke="#000000", stroke_width=1.0)))
+    lay = piece(*prims)
+    seg = rect_sides(W, H)["left"]
+    monkeypatch.setattr(edges._Shape, "hit", counted)
+    got = EdgeSampler().profile(lay, seg)
+    assert tested == []
+    monkeypatch.setattr(edges._Shape, "hit", real)
+    assert got == _naive(lay, seg)
+    assert sum(c != "#ffffff" for c in got) > len(got) / 2 and len(set(got)) > 20  # they do cover the edge
+
+
+def test_past_the_sampling_budget_the_edges_are_refused() -> None:
+    """Attack 15, F2's siblings: what sampling costs that the shape budget does not see (a shape
+    tested along an edge, each sample it covers, each layer composited) is counted against the
+    sampler's own budget: 2,000 lines lying along an edge, each covering all its samples, are
+    refused past it; one line along each edge is well within it."""
+    from pnp.layout.edges import SAMPLE_BUDGET, SamplingBudgetError, sampling_budget
+    from pnp.layout.primitives import Line
+
+    along = [Line(0.3 + 0.001 * i, 0, 0.3 + 0.001 * i, H, Paint(stroke=f"#{i % 256:02x}0000", stroke_width=1.0))
+             for i in range(2000)]
+    lay = piece(background("#ffffff"), *along)
+    s = EdgeSampler(sampling=200_000)
+    with pytest.raises(SamplingBudgetError, match="more than 200,000 steps of edge sampling"):
+        s.profile(lay, rect_sides(W, H)["left"])
+    s = EdgeSampler()
+    assert s.sampling == SAMPLE_BUDGET and sampling_budget(10) == SAMPLE_BUDGET + 10 * 5_000
+    s.profile(lay, rect_sides(W, H)["left"])
+    assert 200_000 < s.sampled < SAMPLE_BUDGET  # (2,000 x 87 samples x 2 lines, and their layers)
+    s = EdgeSampler()
+    for seg in rect_sides(W, H).values():
+        s.profile(piece(background("#ffffff"), *along[:1]), seg)
+    assert s.sampled < 2_000

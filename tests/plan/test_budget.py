@@ -177,3 +177,29 @@ def test_the_images_of_all_games_are_held_to_a_command_budget(monkeypatch: pytes
     assert e.value.key == "src" and "brings the image files of the games this command lays out (2) to 101 " \
         "pixels together, more than pnp's budget of 100 a command" in e.value.message
     assert "a few at a time" in (e.value.hint or "") and "/z.png" not in b
+
+
+def test_shapes_along_the_edges_past_the_sampling_budget_are_refused(mini: DataRootCopy, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 15, F2: sampling the edges costs more for a shape along an edge than the shape
+    budget charges for it (2 KB of template took 3 s to sample). Past the sampler's budget
+    (SAMPLE_BUDGET, plus SAMPLE_PER_PIECE a piece), check and build exit 2 naming the component
+    and the way out, and write nothing; with no bleed the edges are not sampled."""
+    from pnp.layout import edges
+
+    monkeypatch.setattr(edges, "SAMPLE_BUDGET", 100_000)
+    monkeypatch.setattr(edges, "SAMPLE_PER_PIECE", 0)
+    assert run_cli("check", "mini").exit_code in (0, 1)  # the cards as they are: well within it
+    lines = {"type": "repeat", "count": 300, "step": [0.001, 0], "elements": [
+        {"type": "line", "from": [0.1, 0], "to": [0.1, 63], "stroke": "#000000", "stroke_width": 1}]}
+    mini.edit("templates/mini/card.json", lambda t: t["elements"].append(lines))
+    for cmd in (("check", "mini"), ("build", "mini", "--out", tmp_path / "out")):
+        r = run_cli(*cmd)
+        assert r.exit_code == 2, (cmd, r.stderr)
+        assert_no_traceback(r)
+        assert ("card_data/mini/game.json:7:5: $.components[0]: component deck: its 3 items draw so many shapes "
+                "along their edges that their edge colours take more than 100,000 steps of edge sampling to find "
+                "which pieces may share a cut line (expected fewer shapes reaching within 0.5 mm of the trim (one "
+                "background shape under the edge), or --bleed 0 (no shared cut lines judged))") in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+    assert run_cli("check", "mini", "--bleed", "0").exit_code in (0, 1)

@@ -1,5 +1,9 @@
 """Exports for other services: one PNG per distinct item and side (print-on-demand), and Tabletop
-Simulator deck sheets with their JSON."""
+Simulator deck sheets with their JSON.
+
+Size: over 500 lines because both exports share what they check before anything is rendered (each
+image's pixels, the command's pixel budget, the shapes each image holds: ``pnp.render.pixels``) and
+their all-or-nothing file set; the TTS saved object is ``pnp.products.tts_save``."""
 
 from __future__ import annotations
 

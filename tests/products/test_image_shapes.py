@@ -64,7 +64,7 @@ def test_an_image_holding_more_shapes_than_the_cap_is_refused_before_rendering(
     line = next(ln for ln in r.stderr.splitlines() if "SVG art" in ln)
     assert re.match(re.escape(str(root / "card_data/art/deck.json")) + r":\d+:\d+: \$\.items\[0\]: ", line), line
     assert (f"{what} draws SVG art '{root / 'card_data/art/img/a.svg'}' ({SQUARES} shapes) {times} times: "
-            f"{held} shapes in all, more than `pnp {command[-1] if command[0] != 'export' else 'export ' + command[1]}` "
+            f"{held} shapes in all, more than `pnp {' '.join(command)}` "
             f"may hold at once to render one image (expected at most {held - 1} shapes in one rendered image, "
             "SVG art's counted each time it is drawn: PDFium holds about 500 bytes a shape); draw the art fewer "
             "times on a piece (a smaller `repeat` count, fewer inline `{icon:...}` in the text)") in line

@@ -85,6 +85,12 @@ def svg_work(path: str, scale: float | None = None) -> int:
     return _cached(path, os.path.basename(path))[3].at(scale)
 
 
+def svg_shapes(path: str) -> int:
+    """The shapes of the checked file's art (``_work``) without its dashes: what a rasteriser
+    holds each time it draws the art (``pnp.render.pixels.held``)."""
+    return _cached(path, os.path.basename(path))[3].shapes
+
+
 _ART: OrderedDict[tuple[str, int, int], tuple[Any, float, float, ArtCost]] = OrderedDict()  # the last 64 read
 
 

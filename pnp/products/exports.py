@@ -1,5 +1,9 @@
 """Exports for other services: one PNG per distinct item and side (print-on-demand), and Tabletop
-Simulator deck sheets with their JSON."""
+Simulator deck sheets with their JSON.
+
+Size: over 500 lines because both exports share what they check before anything is rendered (each
+image's pixels, the command's pixel budget, the shapes each image holds: ``pnp.render.pixels``) and
+their all-or-nothing file set; the TTS saved object is ``pnp.products.tts_save``."""
 
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ from pnp.products.workers import can_fork, image_jobs, run_pool
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
-from pnp.render.pixels import ArtWork, art_work, check_total
+from pnp.render.pixels import ArtWork, art_work, check_held, check_total
 from pnp.render.write import FileSet, check_real_folders, remove_leftovers
 from pnp.units import MM
 
@@ -130,7 +134,10 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                 name = f"{ds[slot.piece].item.id}-{page.side}.png"
             names.setdefault(slot.piece, {})[page.side] = name
             images.append((i, folder / name))
-            art += art_work([ds[slot.piece].front if page.side == "front" else ds[slot.piece].back])
+            lay = ds[slot.piece].front if page.side == "front" else ds[slot.piece].back
+            art += art_work([lay])
+            check_held(gc.game, [ds[slot.piece].item], "pnp export png",
+                       f"the {page.side} of item {ds[slot.piece].item.id!r} of component {plan.component.id}", [lay])
         comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
     # the fronts laid out: with the image files and SVG art each image draws
     check_total(gc.game.id, "pnp export png", sum(counts), total_at(dpi), dpi, at, more, art, max_pixels)
@@ -366,6 +373,8 @@ def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
     dss = {id(p): distinct(p) for p in decks}
     art = sum((_tts_art(dss[id(p)], geometry[id(p)]) for p in decks), ArtWork())
     check_total(gc.game.id, "pnp export tts", images, pixels, dpi, total_at, more, art, max_pixels)
+    for p in decks:  # each sheet within what PDFium may hold to render it
+        _tts_held(gc, p, dss[id(p)], geometry[id(p)].uniform)
     done: list[Exported] = []
     skipped: list[Component] = []
     with FileSet() as fs:
@@ -387,6 +396,25 @@ def _tts_art(ds: Sequence[Distinct], g: _TtsGeometry) -> ArtWork:
     if g.uniform:
         return fronts + art_work([ds[0].back]) * (len(g.grids) + 1)
     return fronts + art_work(d.back for d in ds)
+
+
+def _tts_held(gc: GameCheck, plan: ComponentPlan, ds: Sequence[Distinct], uniform: bool) -> None:
+    """DataError when one of a component's sheets would hold more shapes than PDFium may to
+    render it (``pnp.render.pixels.check_held``): its faces and the hidden one, as
+    ``_export_tts_component`` draws them."""
+    cid = plan.component.id
+    first = ds[0]
+    if uniform:
+        check_held(gc.game, [first.item], "pnp export tts", f"the back image of component {cid}", [first.back])
+    for n, i in enumerate(range(0, len(ds), TTS_PER_SHEET), start=1):
+        chunk = ds[i:i + TTS_PER_SHEET]
+        items = [*(d.item for d in chunk), first.item]
+        hidden = first.back if uniform else None  # or a title face: a few shapes
+        check_held(gc.game, items, "pnp export tts", f"Tabletop Simulator sheet {n} of component {cid}",
+                   [*(d.front for d in chunk), hidden])
+        if not uniform:
+            check_held(gc.game, items, "pnp export tts", f"Tabletop Simulator back sheet {n} of component {cid}",
+                       [*(d.back for d in chunk), None])
 
 
 TTS_PER_SHEET = TTS_MAX_COLS * TTS_MAX_ROWS - 1  # the last slot is the hidden face

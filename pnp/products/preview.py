@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pnp.impose.sheet import Paper
-from pnp.input.model import Component
+from pnp.input.model import Component, Item
 from pnp.layout.fonts import UI_BOLD, UI_FONT
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Paint, Primitive, Rect
@@ -30,7 +30,7 @@ from pnp.products.images import (
     select_plans,
 )
 from pnp.qa.check import GameCheck
-from pnp.render.pixels import art_work, check_total
+from pnp.render.pixels import art_work, check_held, check_total
 from pnp.render.write import check_real_folders, write_atomic
 from pnp.units import MM
 
@@ -67,16 +67,20 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     pw, ph = comp.size[0] * MM, comp.size[1] * MM
     m, g, cap, top = (v * MM for v in (PREVIEW_MARGIN, PREVIEW_GAP, PREVIEW_CAPTION, PREVIEW_TITLE))
     cells: list[tuple[PieceLayout, str]] = []
+    owners: list[Item] = []  # the item each cell is drawn for (the first of a shared back's)
     if item is not None:
         d = select_item(plan, item)
         cells.append((d.front, "front"))
         if d.back is not None:
             cells.append((d.back, "back"))
+        owners = [d.item] * len(cells)
         cols = len(cells)
         title = f"{game.title} — {comp.title} — {d.item.id}" + (f" (x{d.item.copies})" if d.item.copies > 1 else "")
     else:
         ds = distinct(plan)
         cells = [(d.front, d.item.id + (f"  x{d.item.copies}" if d.item.copies > 1 else "")) for d in ds]
+        owners = [d.item for d in ds]
+        firsts: dict[str, Item] = {d.item.id: d.item for d in ds}
         users: dict[tuple[Primitive, ...], tuple[PieceLayout, list[str]]] = {}  # by what the back draws
         for d in ds:
             if d.back is not None:
@@ -84,6 +88,7 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
         for b, ids in users.values():
             more = f" +{len(ids) - 1}" if len(ids) > 1 else ""
             cells.append((b, "back" if len(users) == 1 else f"back of {ids[0]}{more}"))
+            owners.append(firsts[ids[0]])
         cols = _contact_cols(len(cells), pw + g, ph + cap + g)
         title = f"{game.title} — {comp.title}: {comp.pieces} pieces, {len(ds)} distinct"
     # one folder a game, and an item's picture in its component's folder: `deck scout` and the
@@ -114,6 +119,8 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     check_pixels(size, f"{game.id}/{comp.id}")
     check_total(game.id, "pnp preview", 1, size[0] * size[1], dpi, lambda d: px(width / MM, d) * px(height / MM, d),
                 None, art_work(lay for lay, _ in cells))  # the image files and SVG art each cell draws
+    check_held(game, owners, "pnp preview", f"the preview of component {comp.id}"
+               + (f", item {item!r}" if item else ""), [lay for lay, _ in cells])
     with _pdf(data) as doc:
         # a big board at a high --dpi: rendered in bands, memory bounded
         png = (banded_png(doc, 0, size, dpi) if size[0] * size[1] > BAND_PIXELS

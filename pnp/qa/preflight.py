@@ -62,7 +62,7 @@ from pnp.qa.figures import EXTREMES, ComponentPreflight, Extreme, Thresholds, Wa
 from pnp.qa.miscut import Seam, find_seams
 from pnp.qa.rasters import COVERAGE_DPI, Budget, edge_art, measuring_cost, page_coverage
 from pnp.render.component import render_component
-from pnp.render.pixels import NO_ART, ArtWork, art_work
+from pnp.render.pixels import NO_ART, ArtWork, Held, art_work, held, too_many
 from pnp.units import MM
 
 TOLERANCE_MM = 0.05  # how far outside the safe zone still counts as on it
@@ -246,7 +246,7 @@ class Collector:
         # with ``measure`` (pnp preflight), what each front draws of image files and SVG art, by
         # item, and each back, by its identity: what rendering the pages to measure them costs
         # (and what of it comes near the trim, ``edge_art``)
-        self.arts: dict[str | int, tuple[ArtWork, ArtWork]] | None = {} if measure else None
+        self.arts: dict[str | int, tuple[ArtWork, ArtWork, Held]] | None = {} if measure else None
         self._names: Callable[[int], str] | None = None
         self._roles: dict[str | None, str | None] = {}
         self._metrics: dict[tuple[str, float], tuple[Any, float, float]] = {}
@@ -358,7 +358,7 @@ class Collector:
     def walk(self, lay: PieceLayout, item: str, side: str) -> None:
         t = self.t
         if self.arts is not None:
-            self.arts[item if side == "front" else id(lay)] = (art_work([lay]), edge_art(lay))
+            self.arts[item if side == "front" else id(lay)] = (art_work([lay]), edge_art(lay), held([lay]))
         prims_all = lay.primitives
         spans: list[tuple[Element | None, int]] = list(lay.sources)
         if sum(n for _, n in spans) != len(prims_all):
@@ -472,11 +472,28 @@ class Collector:
             if back is None:
                 return NO_ART
             if id(back) not in arts:
-                arts[id(back)] = (art_work([back]), edge_art(back))
+                arts[id(back)] = (art_work([back]), edge_art(back), held([back]))
             return arts[id(back)][edge]
         if self._names is None:
             self._names = item_names(plan)
-        return arts.get(self._names(slot.piece), (NO_ART, NO_ART))[edge]
+        return arts.get(self._names(slot.piece), (NO_ART, NO_ART, Held()))[edge]
+
+    def held_of(self, page: Page) -> Held:
+        """What PDFium holds to rasterise ``page`` (``pnp.render.pixels.held``), whole or a strip of
+        it: it parses the whole page either way."""
+        arts, plan = self.arts, self.plan
+        assert arts is not None, "a Collector made with measure=True"
+        out = Held()
+        for slot in page.slots:
+            if page.side == "back":
+                self.art_of(page, slot)  # measured once
+                back = plan.backs[slot.piece]
+                out += arts[id(back)][2] if back is not None else Held()
+            else:
+                if self._names is None:
+                    self._names = item_names(plan)
+                out += arts.get(self._names(slot.piece), (NO_ART, NO_ART, Held()))[2]
+        return out
 
     # -- the component -----------------------------------------------------------------
     def finish(self, data: bytes | None = None) -> tuple[ComponentPreflight, list[Diagnostic]]:
@@ -755,13 +772,17 @@ def preflight_game(session: Session, gc: GameCheck, coverage: bool = True, dpi: 
         data, _ = render_component(session, gc.game, plan, gc.opts)
         c, found = col.finish(data)
         pages = pages_for(plan)
-        over = budget.take(measuring_cost(pages, [_page_size(p, plan) for p in pages], col.art_of, coverage,
-                                          bool(plan.sheet.crop_marks), dpi))
+        worst = max((col.held_of(p) for p in pages), key=lambda h: h.shapes, default=Held())
+        over = too_many("pnp preflight", f"a sheet of component {plan.component.id}", worst)  # one render's memory
+        if over is None:  # and the command's time
+            spent = budget.take(measuring_cost(pages, [_page_size(p, plan) for p in pages], col.art_of, coverage,
+                                               bool(plan.sheet.crop_marks), dpi))
+            if spent is not None:
+                over = (spent[0], "the pages' measuring renders within the command's pixel budget", spent[1])
         if over is not None:  # measured without them: the rest of the report stands
             what = "ink coverage and shared cut lines" if coverage else "shared cut lines"
             found.append(component_warning(gc.game, plan.component, f"component {plan.component.id}: {what} "
-                                           f"not measured: {over[0]}", "the pages' measuring renders within "
-                                           "the command's pixel budget", over[1]))
+                                           f"not measured: {over[0]}", over[1], over[2]))
             c = replace(c, warnings=c.warnings + 1)
         else:
             if coverage:

@@ -2,20 +2,26 @@
 `pnp preview`, `pnp serve`'s pictures, `pnp preflight`'s measuring renders): the pixels it
 renders plus what drawing them costs PDFium besides (``ArtWork``: the image files and SVG art
 drawn, once per drawing), held to MAX_COMMAND_PIXELS (or the user's ``--max-megapixels``) before
-anything is rendered. docs/performance.md#pixel-budget has the measurements."""
+anything is rendered. docs/performance.md#pixel-budget has the measurements.
+
+And what PDFium holds to rasterise one image (``held``: the shapes of the pieces it shows, SVG
+art's every time it is drawn), held to MAX_IMAGE_SHAPES before that image is rendered
+(``too_many``): the pixel budget bounds a command's time, this one image's memory."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from msgspec import Struct
 
 from pnp.errors import DataError, Diagnostic, counted
+from pnp.input.model import Game, Item
+from pnp.input.project import shown_path
 from pnp.layout.piece import PieceLayout
-from pnp.layout.primitives import Image, Primitive, Vector
+from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
 from pnp.layout.shapes import image_size
-from pnp.layout.svg import stretch, svg_work
+from pnp.layout.svg import SEGMENTS_PER_SHAPE, stretch, svg_shapes, svg_work
 
 # One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
 # preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
@@ -31,6 +37,15 @@ DECODED_PER_PIXEL = 4
 # of about 2 µs, 1.6 to 2 for a square or a short path): one counts as this many rendered pixels.
 PIXELS_PER_SHAPE = 100
 MIN_DPI = 36  # the lowest --dpi the export commands take
+# The shapes PDFium may hold to rasterise one image (``held``). pnp draws an SVG file as one form
+# XObject, in the PDF once, but PDFium parses a form again for every time a page draws it and
+# holds every shape it parsed until the page is closed. Measured (bench/bench_form_uses.py,
+# pypdfium2, one 63 x 88 mm page at 300 dpi, peak RSS over an empty page's): 510-525 bytes a
+# see-through rectangle drawn, whether 5,000 x 20 or 100 x 4,000 times (a 30-segment path 810
+# bytes, counted 6 shapes); a form of 5,000 rectangles drawn 400 times on a card took 1.4 GB and
+# aborted in PDFium under a 1.5 GB limit (attack 16, F5). At this many shapes an image holds about
+# 130 MB, two export workers 260 MB; a bundled game's image holds at most 1,000 or so.
+MAX_IMAGE_SHAPES = 250_000
 
 
 class ArtWork(Struct, frozen=True):
@@ -75,6 +90,84 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
                 scale *= stretch(p.matrix)
             shapes += svg_work(p.src, scale)  # its dashes as drawn (pnp.layout.svg.ArtCost)
     return ArtWork(decoded, shapes)
+
+
+class Held(Struct, frozen=True):
+    """What PDFium holds to rasterise an image (``held``): ``shapes`` in all, ``art``: each SVG
+    file drawn -> (times drawn, its shapes), and ``most``: the index of the layout holding most."""
+
+    shapes: int = 0
+    art: dict[str, tuple[int, int]] = {}
+    most: int = 0
+
+    def __add__(self, other: Held) -> Held:
+        """Both on one image (``most``: this one's)."""
+        art = dict(self.art)
+        for src, (times, each) in other.art.items():
+            art[src] = (art.get(src, (0, each))[0] + times, each)
+        return Held(self.shapes + other.shapes, art, self.most)
+
+
+def held(layouts: Iterable[PieceLayout | None]) -> Held:
+    """The shapes PDFium holds to rasterise one image of ``layouts`` (None: an empty slot): each
+    shape a piece draws 1 (a path 1 more for every SEGMENTS_PER_SHAPE segments), and SVG art its
+    shapes (``pnp.layout.svg.svg_shapes``, dashes aside: they cost time, not memory) each time it
+    is drawn. Image files and text are left out: their cost is the pixel budget's."""
+    total, best, most = 0, -1, 0
+    art: dict[str, tuple[int, int]] = {}
+    for k, lay in enumerate(layouts):
+        if lay is None:
+            continue
+        n = 0
+        for p in lay.primitives:
+            c = p.__class__
+            if c is Vector:
+                each = svg_shapes(p.src)  # type: ignore[union-attr]
+                times, _ = art.get(p.src, (0, each))  # type: ignore[union-attr]
+                art[p.src] = (times + 1, each)  # type: ignore[union-attr]
+                n += each
+            elif c is Path:
+                n += 1 + len(p.ops) // SEGMENTS_PER_SHAPE  # type: ignore[union-attr]
+            elif c is Rect or c is Ellipse or c is Line:
+                n += 1
+        total += n
+        if n > best:
+            best, most = n, k
+    return Held(total, art, most)
+
+
+def too_many(command: str, what: str, h: Held) -> tuple[str, str, str] | None:
+    """(message, expected, hint) when the image ``what`` names (``held``: ``h``) would hold more
+    than MAX_IMAGE_SHAPES shapes for ``command`` to render it, naming the SVG art drawn most."""
+    if h.shapes <= MAX_IMAGE_SHAPES:
+        return None
+    expected = (f"at most {MAX_IMAGE_SHAPES} shapes in one rendered image, SVG art's counted each time it is drawn"
+                ": PDFium holds about 500 bytes a shape")
+    if not h.art:
+        return (f"{what} draws {counted(h.shapes, 'shape')}, more than `{command}` may hold at once to render "
+                "one image", expected, "fewer shapes on each piece (smaller `repeat` counts)")
+    src, (times, each) = max(h.art.items(), key=lambda kv: (kv[1][0] * kv[1][1], kv[0]))
+    return (f"{what} draws SVG art {shown_path(src)!r} ({counted(each, 'shape')}) {counted(times, 'time')}: "
+            f"{counted(h.shapes, 'shape')} in all, more than `{command}` may hold at once to render one image",
+            expected, "draw the art fewer times on a piece (a smaller `repeat` count, fewer inline `{icon:...}` in "
+            "the text), simplify it (fewer shapes), or export it as a PNG and draw that")
+
+
+def check_held(game: Game, items: Sequence[Item | None], command: str, what: str,
+               layouts: Sequence[PieceLayout | None]) -> None:
+    """DataError, before the image is rendered, when one image of ``layouts`` (``items[k]``
+    drew ``layouts[k]``) would hold more than MAX_IMAGE_SHAPES shapes (``too_many``): at the
+    item, in its data file, whose piece holds most."""
+    h = held(layouts)
+    problem = too_many(command, what, h)
+    if problem is None:
+        return
+    msg, expected, hint = problem
+    item = items[h.most] if h.most < len(items) else None
+    doc = game.doc_for(item.origin[0]) if item is not None else None
+    if item is None or doc is None:
+        raise DataError([Diagnostic(game.id, msg, expected=expected, hint=hint)])
+    raise DataError([doc.diag(item.origin[1], msg, expected=expected, hint=hint)])
 
 
 def over_budget(command: str, images: int, total: int, art: ArtWork, limit: int,

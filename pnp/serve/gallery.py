@@ -31,7 +31,7 @@ from pnp.layout.fonts import UI_FONT, FontBook
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image
 from pnp.pipeline.watch import CHECK_JSON, Watch
-from pnp.plan.component import ComponentPlan
+from pnp.plan.component import ComponentPlan, pages_for
 from pnp.plan.digest import file_digest, fonts_digest
 from pnp.plan.options import output_folder
 from pnp.plan.session import Session
@@ -40,7 +40,7 @@ from pnp.qa.check import GameCheck
 from pnp.qa.figures import ComponentPreflight
 from pnp.qa.rules import Outcome
 from pnp.render.draw import DocInfo, render
-from pnp.render.pixels import art_work, check_total
+from pnp.render.pixels import Held, art_work, check_held, check_total, held, too_many
 from pnp.units import MM
 
 PIECE_DPI = 110  # a poker card is 275 x 385 px: sharp at the gallery's size, quick to make
@@ -120,24 +120,29 @@ class GameView:
         self.rendered = 0
         rec = self.watch.record
         planned = []
+        owners: dict[Key, tuple[Item, str, str, PieceLayout]] = {}  # side to rasterise -> its item, side, component
         for plan in gc.plans:
             ds = distinct(plan)
             keyed = [[(side, lay, _key(lay, salt)) for side, lay in (("front", d.front), ("back", d.back))
                       if lay is not None] for d in ds]
             todo: dict[Key, PieceLayout] = {}  # sides drawn as never before: rasterised below
-            for _, lay, k in (x for xs in keyed for x in xs):
-                if k in sides or k in todo or any(k in t for *_, t in planned):
-                    continue
-                old = self._sides.get(k)
-                if old is not None:
-                    sides[k], pngs[old[0]] = old, self.pngs[old[0]]
-                else:
-                    todo[k] = lay
+            for d, xs in zip(ds, keyed, strict=True):
+                for side, lay, k in xs:
+                    if k in sides or k in todo or any(k in t for *_, t in planned):
+                        continue
+                    old = self._sides.get(k)
+                    if old is not None:
+                        sides[k], pngs[old[0]] = old, self.pngs[old[0]]
+                    else:
+                        todo[k] = lay
+                        owners[k] = (d.item, side, plan.component.id, lay)
             planned.append((plan, ds, keyed, todo))
         try:  # the sides to rasterise within the exports' pixel budget, or the last good pictures stay
             new = [lay for *_, todo in planned for lay in todo.values()]
             check_total(self.id, "pnp serve", len(new), sum(_size(lay)[0] * _size(lay)[1] for lay in new),
                         PIECE_DPI, None, "fewer distinct pieces", art_work(new))
+            for item, side, cid, lay in owners.values():  # each within what PDFium may hold to render it
+                check_held(gc.game, [item], "pnp serve", f"the {side} of item {item.id!r} of component {cid}", [lay])
         except DataError as exc:
             with self.lock:
                 self.errors, self.version = tuple(exc.diagnostics), self.version + 1
@@ -250,6 +255,8 @@ class GameView:
             return None
         if hashlib.sha256(data).hexdigest() != view.pdf_sha:
             return None  # rewritten since: the page asks again with the new hash
+        if too_many("pnp serve", "a sheet", _sheet_held(view, page)) is not None:
+            return None  # more shapes than PDFium may hold to render it: the sheet's PDF is linked beside
         with RENDER_LOCK:
             doc = pdfium.PdfDocument(data)
             try:
@@ -263,6 +270,17 @@ class GameView:
         with self.lock:
             self.sheets[key] = png
         return png
+
+
+def _sheet_held(view: ComponentView, page: int) -> Held:
+    """What PDFium holds to render page ``page`` (1-based) of the component's PDF
+    (``pnp.render.pixels.held``): the pieces the plan puts on it, or the most any page of the plan
+    holds when the PDF's pages are not the plan's."""
+    plan = view.plan
+    pages = pages_for(plan)
+    chosen = [pages[page - 1]] if len(pages) == view.pages else pages
+    return max((held([plan.fronts[s.piece] if p.side == "front" else plan.backs[s.piece] for s in p.slots])
+                for p in chosen), key=lambda h: h.shapes, default=Held())
 
 
 def _key(lay: PieceLayout, salt: str) -> Key:

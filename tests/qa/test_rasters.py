@@ -88,3 +88,29 @@ def test_the_bundled_games_are_measured_within_the_default_budget() -> None:
     r = run_cli("preflight")
     assert r.exit_code == 0, r.stderr
     assert "not measured" not in r.stderr and r.stdout.count("ink coverage:") == 5
+
+
+def test_a_sheet_holding_more_shapes_than_the_cap_is_not_measured(mini: DataRootCopy,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 16, F5: PDFium parses SVG art again for every time a page draws it, and holds every
+    shape, whatever part of the page it renders. A sheet whose pieces hold more than
+    MAX_IMAGE_SHAPES together is not rasterised (each front draws 3,000 squares: a sheet of
+    several is past a cap of 6,000), and the component is reported unmeasured, naming the art and
+    how often the fullest sheet draws it; exit 0, the other figures stand."""
+    from pnp.render import pixels
+
+    with_art(mini, [5, 20, 30, 20], svg=True)
+    gc = check(mini.root, "mini", BuildOptions(bleed_mm=0), Session(mini.root))
+    most = max(len(p.slots) for p in gc.plans[0].pages if p.side == "front")
+    assert most > 2
+    monkeypatch.setattr(pixels, "MAX_IMAGE_SHAPES", 6000)
+    r = run_cli("preflight", "mini", "--bleed", "0")
+    assert r.exit_code == 0, r.stderr
+    assert (f"component deck: ink coverage and shared cut lines not measured: a sheet of component deck draws SVG "
+            f"art 'card_data/mini/img/a.svg' (3000 shapes) {most} times: ") in r.stderr, r.stderr
+    assert ("more than `pnp preflight` may hold at once to render one image (expected at most 6000 shapes in one "
+            "rendered image") in r.stderr
+    assert "ink coverage:" not in r.stdout and "smallest text:" in r.stdout
+    monkeypatch.setattr(pixels, "MAX_IMAGE_SHAPES", 250_000)
+    r = run_cli("preflight", "mini", "--bleed", "0")
+    assert "not measured" not in r.stderr and "ink coverage:" in r.stdout

@@ -548,3 +548,36 @@ def test_pieces_over_the_pixel_budget_show_the_message_not_pictures(mini: DataRo
                                          for src in distinct_sides)
     finally:
         server.close()
+
+
+def test_pieces_and_sheets_past_the_shape_cap_are_not_rasterised(mini: DataRootCopy, tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack 16, F5: PDFium holds every shape an image draws (SVG art's each time), ~500 bytes
+    each. A piece side past MAX_IMAGE_SHAPES shows the message instead of pictures; a sheet
+    picture past it is not rendered (404), and is once the sheet fits."""
+    from pnp.render import pixels
+    from pnp.serve.gallery import _sheet_held
+
+    monkeypatch.setattr(pixels, "MAX_IMAGE_SHAPES", 0)
+    view = GameView(api.watch("mini", data=mini.path, out=tmp_path / "out", jobs=1))
+    server = serve([view], port=0, interval=3600, log=lambda line: None)
+    try:
+        page = html.unescape(text(server, "/game/mini"))
+        assert "Nothing could be rendered yet." in page and "<figure" not in page
+        assert re.search(r"card_data/mini/deck\.json:\d+:\d+: \$\.items\[0\]: the front of item 'sun-1' of component "
+                         r"deck draws \d+ shapes, more than `pnp serve` may hold at once to render one image", page)
+        monkeypatch.setattr(pixels, "MAX_IMAGE_SHAPES", 250_000)
+        mini.replace("deck.json", '"name": "Joker"', '"name": "Jester"')
+        assert server.poll()
+        assert len(IMG.findall(text(server, "/game/mini"))) == 6
+        deck = view.component("deck")
+        assert deck is not None and deck.pages == 2
+        sheet = _sheet_held(deck, 1).shapes
+        assert sheet > max(_sheet_held(deck, 2).shapes, 0)  # the fronts' page holds more than the backs'
+        monkeypatch.setattr(pixels, "MAX_IMAGE_SHAPES", sheet - 1)
+        assert view.sheet_png("deck", 1) is None
+        assert view.sheet_png("deck", 2) is not None
+        monkeypatch.setattr(pixels, "MAX_IMAGE_SHAPES", sheet)
+        assert view.sheet_png("deck", 1) is not None
+    finally:
+        server.close()

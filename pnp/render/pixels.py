@@ -18,6 +18,8 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.model import Game, Item
 from pnp.input.project import shown_path
+from pnp.layout.cost import area
+from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
 from pnp.layout.shapes import image_size
@@ -37,6 +39,13 @@ DECODED_PER_PIXEL = 4
 # of about 2 µs, 1.6 to 2 for a square or a short path): one counts as this many rendered pixels.
 PIXELS_PER_SHAPE = 100
 MIN_DPI = 36  # the lowest --dpi the export commands take
+# And it paints each fill and stroke over the pixels it covers, at the --dpi: the layout's area
+# charge (``pnp.layout.cost.area``: AREA_PT2 units, see-through ones SEE_THROUGH times) is calibrated
+# at 300 dpi, but at 1,200 dpi a pixel of a piece is 16 of them. Measured (export png, 3 cards, one
+# core): 800 opaque full-card rectangles a card at 1,200 dpi 27 s, 300 see-through ones 31 s:
+# 0.9 and 0.56 ns a weighted painted pixel, against 25 ns a rendered one; this many weighted
+# painted pixels count as one rendered pixel (attack 16 note: the area charge was not dpi-aware).
+PAINTED_PER_PIXEL = 25
 # The shapes PDFium may hold to rasterise one image (``held``). pnp draws an SVG file as one form
 # XObject, in the PDF once, but PDFium parses a form again for every time a page draws it and
 # holds every shape it parsed until the page is closed. Measured (bench/bench_form_uses.py,
@@ -50,21 +59,31 @@ MAX_IMAGE_SHAPES = 250_000
 
 class ArtWork(Struct, frozen=True):
     """What rendering images costs beyond their own pixels: the pixels of the image files they
-    draw (``decoded``) and the shapes of the SVG art they draw (``shapes``), once per drawing."""
+    draw (``decoded``) and the shapes of the SVG art they draw (``shapes``), once per drawing; and
+    the area their fills and strokes paint (``painted``: ``pnp.layout.cost.area`` units)."""
 
     decoded: int = 0
     shapes: int = 0
+    painted: int = 0
 
     def __add__(self, other: ArtWork) -> ArtWork:
-        return ArtWork(self.decoded + other.decoded, self.shapes + other.shapes)
+        return ArtWork(self.decoded + other.decoded, self.shapes + other.shapes, self.painted + other.painted)
 
     def __mul__(self, times: int) -> ArtWork:
-        return ArtWork(self.decoded * times, self.shapes * times)
+        return ArtWork(self.decoded * times, self.shapes * times, self.painted * times)
 
     @property
     def counted(self) -> int:
-        """In rendered pixels: what the budget adds for it."""
+        """In rendered pixels: what the budget adds for the files and the SVG shapes."""
         return self.decoded // DECODED_PER_PIXEL + self.shapes * PIXELS_PER_SHAPE
+
+    def painted_at(self, dpi: float) -> int:
+        """The weighted pixels the fills and strokes paint at ``dpi``."""
+        return int(self.painted * AREA_PT2 * (dpi / 72) ** 2)
+
+    def at(self, dpi: float) -> int:
+        """In rendered pixels at ``dpi``: what the budget adds for it, painting included."""
+        return self.counted + self.painted_at(dpi) // PAINTED_PER_PIXEL
 
 
 NO_ART = ArtWork()
@@ -74,7 +93,9 @@ def art_work(layouts: Iterable[PieceLayout | None]) -> ArtWork:
     """The image files and SVG art ``layouts`` draw, once per drawing (what PDFium decodes and
     draws to render them), from the files' headers (``pnp.layout.shapes.image_size``) and the
     checked art (``pnp.layout.svg.svg_work``), both read when the layout was made."""
-    return prim_art(p for lay in layouts if lay is not None for p in lay.primitives)
+    laid = [lay for lay in layouts if lay is not None]
+    art = prim_art(p for lay in laid for p in lay.primitives)
+    return ArtWork(art.decoded, art.shapes, sum(area(list(lay.primitives), lay.width, lay.height) for lay in laid))
 
 
 def prim_art(prims: Iterable[Primitive]) -> ArtWork:
@@ -171,20 +192,28 @@ def check_held(game: Game, items: Sequence[Item | None], command: str, what: str
 
 
 def over_budget(command: str, images: int, total: int, art: ArtWork, limit: int,
-                ways: Iterable[str | None] = ()) -> tuple[str, str]:
+                ways: Iterable[str | None] = (), dpi: float | None = None) -> tuple[str, str]:
     """(message, hint) for ``images`` of ``total`` pixels drawing ``art`` beyond ``limit``:
-    what it comes to, and how to fit (``ways`` first; then the art, then raising the limit)."""
-    files = art.counted
+    what it comes to, and how to fit (``ways`` first; then the art, then raising the limit).
+    With ``dpi``, the painting of fills and strokes counts too (``ArtWork.at``)."""
+    files = art.at(dpi) if dpi is not None else art.counted
+    painted = art.painted_at(dpi) if dpi is not None else 0
+    painted = painted if painted // PAINTED_PER_PIXEL else 0  # named where it counts
     needed = -(-(total + files) // 1_000_000)  # megapixels, rounded up
     hint = [*ways,
             "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if art.decoded else None,
             "simplify the SVG art (fewer shapes, nodes and dashes), or export it as a PNG" if art.shapes else None,
+            "fewer or smaller fills and strokes, opaque rather than see-through" if painted // PAINTED_PER_PIXEL
+            > limit // 10 else None,
             f"if the time is worth it (about {needed * NS_PER_PIXEL // 1000} s of CPU), raise the limit with "
             f"--max-megapixels {needed}"]
     said = " and ".join(w for w in (f"decode {art.decoded} pixels of image files" if art.decoded else "",
-                                    f"draw {art.shapes} shapes of SVG art" if art.shapes else "") if w)
+                                    f"draw {art.shapes} shapes of SVG art" if art.shapes else "",
+                                    f"paint {painted} pixels of fills and strokes (see-through ones "
+                                    f"{SEE_THROUGH} times)" if painted else "") if w)
     counts = ", ".join(w for w in (f"a file's pixel 1 in {DECODED_PER_PIXEL}" if art.decoded else "",
-                                   f"a shape as {PIXELS_PER_SHAPE} pixels" if art.shapes else "") if w)
+                                   f"a shape as {PIXELS_PER_SHAPE} pixels" if art.shapes else "",
+                                   f"a painted pixel 1 in {PAINTED_PER_PIXEL}" if painted else "") if w)
     drawn = f" and {said} for them (counted {counts}: {total + files} together)" if files else ""
     return (f"`{command}` would render {counted(images, 'image')} of {total} pixels together "
             f"({total // 1_000_000} million){drawn}, more than pnp's limit of {limit} pixels "
@@ -196,17 +225,16 @@ def check_total(where: str, command: str, images: int, total: int, dpi: float,
                 limit: int | None = None) -> None:
     """DataError, before anything is rendered or written, when the ``images`` one command would
     render come to more than MAX_COMMAND_PIXELS pixels (``total``) together, with the ``art``
-    they draw (image files and SVG art, ``ArtWork.counted``). ``total_at(d)``: the rendered
+    they draw (image files, SVG art and painting at the dpi, ``ArtWork.at``). ``total_at(d)``: the rendered
     pixels at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi is not the
     user's to lower: a shop sets it); ``other``: what else the user can do; ``limit``: the
     budget (None: MAX_COMMAND_PIXELS; the user may raise it, ``--max-megapixels``)."""
     limit = MAX_COMMAND_PIXELS if limit is None else limit
-    files = art.counted
-    if total + files <= limit:
+    if total + art.at(dpi) <= limit:
         return
-    fits = _dpi_that_fits(dpi, lambda d: total_at(d) + files, limit) if total_at is not None else None
+    fits = _dpi_that_fits(dpi, lambda d: total_at(d) + art.at(d), limit) if total_at is not None else None
     msg, hint = over_budget(command, images, total, art, limit,
-                            [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other])
+                            [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other], dpi)
     raise DataError([Diagnostic(where, msg, expected=f"at most {limit} pixels in one command", hint=hint)])
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -684,6 +685,8 @@ def test_the_pixel_budget_counts_what_the_export_renders(tmp_path: Path, monkeyp
     TTS exports go through, one pixel below it they are refused, and the old files stay as they were."""
     from pnp.render import pixels
 
+    monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+
     root = write_game(tmp_path / "root", "few", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
                                                              for n in ("ash", "birch", "cedar")])
     for kind, dpi in (("png", "100"), ("tts", "80")):
@@ -713,6 +716,8 @@ def test_tts_over_the_pixel_budget_names_a_dpi_that_fits(tmp_path: Path, monkeyp
     165 dpi) and the back; the message names the highest --dpi whose sheets fit the limit."""
     from pnp.products.exports import _tts_geometry
     from pnp.render import pixels
+
+    monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
 
     items = [{"id": f"c{i}", "name": f"C{i}", "source": {"designed": "t"}} for i in range(75)]
     root = write_game(tmp_path / "root", "many", [63, 88], items)
@@ -786,6 +791,8 @@ def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path
     those the command runs, one pixel less and it is refused, naming the art."""
     from pnp.render import pixels
 
+    monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+
     args, rendered = _exported_with_art(tmp_path, command, "a.png", lambda path: Image.new(
         "RGB", (1000, 1000), "#806040").save(path))
     assert pixels.DECODED_PER_PIXEL == 4
@@ -811,6 +818,8 @@ def test_the_pixel_budget_counts_the_svg_art_each_image_draws(tmp_path: Path, mo
     drawn, each counted as PIXELS_PER_SHAPE pixels; at exactly that the command runs, one
     pixel less and it is refused, saying what to simplify."""
     from pnp.render import pixels
+
+    monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
 
     shapes = "".join(f'<rect x="{i % 30}" y="{i // 30}" width="1" height="1"/>' for i in range(500))
     shapes += "".join(f'<circle cx="{i}" cy="20" r="0.5"/>' for i in range(100))
@@ -840,6 +849,8 @@ def test_the_pixel_budget_counts_the_dashes_of_svg_art_as_drawn(tmp_path: Path, 
     from pnp.layout.svg import SVG_DASHES_PER_SHAPE
     from pnp.render import pixels
 
+    monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+
     line = '<line x1="0" y1="{y}" x2="1000" y2="{y}" stroke="#000" stroke-width="0.2" stroke-dasharray="{d}"/>'
     body = "".join(line.format(y=i, d="0.5") for i in range(10))
     body += "".join(line.format(y=20 + i, d="0.0000152587890625") for i in range(10))
@@ -866,3 +877,39 @@ def test_a_base_url_that_is_not_http_is_refused_before_anything(tmp_path: Path, 
     assert r.exit_code == 2, r.stdout + r.stderr
     assert "--base-url: $: " in r.stderr and "is not an http:// or https:// URL" in r.stderr
     assert "\x1b" not in r.stderr and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])
+def test_the_pixel_budget_counts_painting_at_the_export_dpi(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            command: tuple[str, ...]) -> None:
+    """A fill or stroke is painted over every pixel it covers at the --dpi: 300 see-through
+    full-card rectangles a card, within the layout's shape budget (calibrated at 300 dpi), took
+    31 s to export at 1,200 dpi. The budget counts the painting at the command's dpi: 20 such
+    rectangles on three cards export at 100 dpi within a 30-million-pixel budget, and are
+    refused at 600 dpi, naming the painting and a dpi that fits."""
+    from pnp.layout.paints import AREA_PT2
+    from pnp.render import pixels
+
+    root = write_game(tmp_path / "root", "wash", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                              for n in ("ash", "birch", "cedar")])
+    front = root / "templates" / "wash" / "front.json"
+    tpl = load(front)
+    tpl["elements"].append({"type": "repeat", "count": 20, "step": [0, 0], "elements": [
+        {"type": "rect", "box": [0, 0, "w", "h"], "fill": "#ff0000", "opacity": 0.5}]})
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    args = [*command, "--data", root, "wash", *(["deck"] if command == ("preview",) else [])]
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", 30_000_000)
+    ok(*args, "--out", tmp_path / "low", "--dpi", "100")
+    r = run(*args, "--out", tmp_path / "high", "--dpi", "600")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    m = re.search(r"and paint (\d+) pixels of fills and strokes \(see-through ones 5 times\) for them "
+                  r"\(counted a painted pixel 1 in 25: \d+ together\)", r.stderr)
+    assert m, r.stderr
+    # the painting is the layouts' area charge at 600 dpi: at least 20 full-card see-through
+    # rectangles on each of three fronts
+    card = 63.5 * 88.9 * (72 / 25.4) ** 2  # poker-us, pt²
+    assert int(m.group(1)) >= 3 * 20 * int(card / AREA_PT2 * 5) * AREA_PT2 * (600 / 72) ** 2 * 0.99
+    assert "fewer or smaller fills and strokes, opaque rather than see-through" in r.stderr
+    fits = re.search(r"--dpi (\d+) fits", r.stderr)
+    assert (fits and 100 <= int(fits.group(1)) < 600) or command == ("preview",), r.stderr
+    assert not (tmp_path / "high").exists()

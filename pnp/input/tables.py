@@ -14,12 +14,15 @@ Without an ``id`` column, the entry's ``id_from`` names the field ids are made f
 (``Fire Bolt`` -> ``fire-bolt``); the entry's ``source`` is the source of rows without one.
 
 The readers, which give a sheet's rows one at a time (a sheet is never held whole), are in
-``pnp.input.sheetfiles``; the rows are made items here as they come: a blank row is passed over,
-and the row after the MAX_ROWS-th item is the last one read. The text the items hold together is
-at most MAX_SHEET_TEXT characters, a cell's counted in each row that holds it (an XLSX shared
-string or an ODS repeated row is one text in the file, many in the items); a text cell of more
-than _READ_ONCE characters is converted once, every row holding it sharing the one value; and a
-repeated ODS row (given again as the same list) with its id cell filled is refused at once.
+``pnp.input.sheetfiles`` (a workbook cell whose text trims to nothing comes as None, an empty
+cell); the rows are made items here as they come: a blank row is passed over, and the row after
+the MAX_ROWS-th item is the last one read. The text a sheet's cells hold together is at most
+MAX_SHEET_TEXT characters, every cell read counted in full (spaces too, before it is trimmed or
+looked at) in each row that holds it (an XLSX shared string or an ODS repeated row is one text in
+the file, many in the rows); a text cell of more than _READ_ONCE characters is converted once,
+every row holding it sharing the one value. A repeated ODS row (given again as the same list)
+costs nothing more when its first made no item, and is refused at once when it made one: with its
+id cell filled the ids would be the same, empty there would be none.
 
 Size: over 500 lines because it holds the sheet convention both ways (cells -> items with the
 messages naming each cell, items -> cells for ``pnp export data``) and the bounds of reading."""
@@ -164,14 +167,27 @@ class _Bad(ValueError):
         self.message, self.expected, self.hint, self.control = message, expected, hint, control
 
 
-def _too_much_text(shown: str, row: int, col: int, name: str) -> Diagnostic:
-    """The cell whose text takes the sheet's past MAX_SHEET_TEXT."""
+def _row_text(raw: Sequence[Any]) -> int:
+    """The characters of the text cells of a row, untrimmed (spaces count: they are read too)."""
+    return sum([len(c) for c in raw if c.__class__ is str])
+
+
+def _too_much_text(shown: str, row: int, raw: Sequence[Any], over: int, headers: Sequence[str]) -> DataError:
+    """The error for the cell of ``raw`` (sheet row ``row``) whose text takes the sheet's past
+    MAX_SHEET_TEXT: the text before the row is ``over`` characters short of the limit's end."""
+    col = len(raw)
+    for i, c in enumerate(raw, 1):  # the column that passes it
+        over += len(c) if c.__class__ is str else 0
+        if over > MAX_SHEET_TEXT:
+            col = i
+            break
+    name = headers[col - 1] if col <= len(headers) else ""
     mi = f"{MAX_SHEET_TEXT // 2**20} Mi, " if MAX_SHEET_TEXT % 2**20 == 0 else ""
-    return Diagnostic(shown, f"the sheet's cells hold more than {MAX_SHEET_TEXT} characters of text in all, up to "
-                      "this cell", (), row, col, f"at most {MAX_SHEET_TEXT} characters ({mi}as much as the "
-                      "largest sheet file holds), a shared string or a repeated row's text counted in "
-                      "each cell that holds it", "split the sheet, or shorten its longest texts",
-                      cell=f"{column_letter(col)} ({name})")
+    return DataError([Diagnostic(shown, f"the sheet's cells hold more than {MAX_SHEET_TEXT} characters of text in "
+                                 "all, up to this cell", (), row, col, f"at most {MAX_SHEET_TEXT} characters ({mi}as "
+                                 "much as the largest sheet file holds), a shared string or a repeated row's text "
+                                 "counted in each cell that holds it", "split the sheet, or shorten its longest texts",
+                                 cell=column_letter(col) + (f" ({name})" if name else ""))])
 
 
 def _filled(value: Any) -> bool:
@@ -285,7 +301,11 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
     kinds = _column_kinds(fields)
     diags: list[Diagnostic] = []
     rows = iter(rows)
-    header = [_text(h) for h in next(rows, None) or []]
+    first = next(rows, None) or []
+    text = _row_text(first)  # the characters of text the rows read so far hold, counted before any is trimmed
+    if text > MAX_SHEET_TEXT:
+        raise _too_much_text(shown, 1, first, 0, ())
+    header = [_text(h) for h in first]
     while header and not header[-1]:
         header.pop()
     headers = tuple(header)
@@ -333,13 +353,17 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
                 for col in unnamed if col in filled]
 
     def note_unnamed(raw: Sequence[Any]) -> None:
-        filled.update(col for col in unnamed if col not in filled and len(raw) >= col and _filled(raw[col - 1]))
+        if len(raw) >= unnamed[0]:  # a blank row is passed over at once, however many unnamed columns
+            filled.update(col for col in unnamed if col not in filled and len(raw) >= col and _filled(raw[col - 1]))
 
     id_from = entry.get("id_from")
     if unnamed and (("id" not in seen and id_from is None) or (id_from is not None and id_from not in seen)):
         # the header's problems are all said at once: which unnamed columns hold cells
+        previous = None
         for n, raw in enumerate(rows, 2):
-            note_unnamed(raw)
+            if raw is not previous:  # a repeated ODS row is the same row again: nothing new
+                note_unnamed(raw)
+            previous = raw
             if len(filled) == len(unnamed) or n > XLSX_LAST_ROW:
                 break
         diags = sorted(diags + unnamed_filled(), key=lambda d: d.col or 0)
@@ -360,21 +384,34 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
     cell_diags: list[Diagnostic] = []
     width = len(headers)
     # A long text cell converted once (a shared string or a repeated row's cell is one str read
-    # again: its trimmed copy, checked once, is every row's), and the text the rows hold counted.
+    # again: its trimmed copy, checked once, is every row's), and the text the rows hold counted,
+    # every cell's in full as it is read, before any of it is trimmed or looked at.
     once: dict[tuple[str, str, Any], tuple[Any, _Bad | None]] = {}
-    text = 0
     previous: Sequence[Any] | None = None
+    chars = 0  # the text of the previous row
+    made = False  # whether the previous row made an item
     id_cols = [c for c in (seen.get("id"), seen.get(id_from) if isinstance(id_from, str) else None) if c]
     for r, raw in enumerate(rows, 2):
-        if raw is previous and any(c <= len(raw) and _filled(raw[c - 1]) for c in id_cols):
-            # an ODS row repeated (table:number-rows-repeated) is the same row again: its id too
-            col = next(c for c in id_cols if c <= len(raw) and _filled(raw[c - 1]))
+        again = raw is previous  # an ODS row repeated (table:number-rows-repeated): the same row again
+        named = next((c for c in id_cols if c <= len(raw) and _filled(raw[c - 1])), None) if again else None
+        if named is not None or (again and made):
+            col = named or id_cols[0]
+            why = ("its id cell too: the items' ids would be the same" if named is not None else
+                   "and has no id: each repeat would be an item without one")
             raise DataError([Diagnostic(shown, f"the row repeats row {r - 1} (a repeated row, "
-                                        "table:number-rows-repeated), its id cell too: the items' ids would be "
-                                        "the same", (), r, col, "each item in a row of its own, with its own id",
+                                        f"table:number-rows-repeated), {why}", (), r, col,
+                                        "each item in a row of its own, with its own id",
                                         "save the sheet with an id of its own in each row",
                                         cell=f"{column_letter(col)} ({headers[col - 1]})")])
+        if not again:
+            chars = _row_text(raw)
+        if text + chars > MAX_SHEET_TEXT:
+            raise _too_much_text(shown, r, raw, text, headers)
+        text += chars
         previous = raw
+        if again:
+            continue  # a repeated row (ODS) that made no item makes none again: passed over at once
+        made = False
         if not any(raw) and 0 not in raw:  # every cell "" or None (0 and False are values): a blank row
             continue
         if unnamed:
@@ -399,10 +436,6 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
             path_parts: tuple[str | int, ...] = ("items", ii, *name.split(".", 1))
             spec = fields.get(name) if isinstance(fields.get(name), Mapping) else {}
             separator = spec.get("separator", DEFAULT_SEPARATOR)
-            if value.__class__ is str:
-                text += len(value)
-                if text > MAX_SHEET_TEXT:
-                    raise DataError([_too_much_text(shown, r, seen[name], name)])
             if value.__class__ is str and len(value) > _READ_ONCE:
                 key = (value, kinds[name], separator)
                 done = once.get(key)
@@ -428,6 +461,7 @@ def items_from_rows(rows: Iterable[Sequence[Any]], shown: str, path: Path, entry
             item["source"] = default_source
         items.append(item)
         row_numbers.append(r)
+        made = True
     diags = sorted(diags + unnamed_filled(), key=lambda d: d.col or 0)
     doc_data = {"component": entry["id"], "fields": fields, "items": items}
     doc = SheetDoc(shown, path, doc_data, "", headers=headers, rows=tuple(row_numbers))

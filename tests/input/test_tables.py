@@ -721,16 +721,16 @@ def _xlsx_cells(mini: DataRootCopy, cells: str, strings: int = 1) -> None:
     _xlsx_shared(mini, f'<row r="2">{cells}</row>', ["s"] * strings)
 
 
-def _xlsx_shared(mini: DataRootCopy, rows: str, strings: list[str]) -> None:
-    """deck.xlsx: a header row (id, name, power, source.designed), then ``rows`` (XML), with a
-    shared string table of ``strings``."""
-    members = _xlsx_members(mini, "power")
+def _xlsx_shared(mini: DataRootCopy, rows: str, strings: list[str], column: str = "power", raw: bool = False) -> None:
+    """deck.xlsx: a header row (id, name, ``column``, source.designed), then ``rows`` (XML), with a
+    shared string table of ``strings`` (each an ``<si>`` element's XML if ``raw``)."""
+    members = _xlsx_members(mini, column)
     sheet = members["xl/worksheets/sheet1.xml"].decode()
     start, end = sheet.index('<row r="2"'), sheet.index("</sheetData>")
     members["xl/worksheets/sheet1.xml"] = (sheet[:start] + rows + sheet[end:]).encode()
     members["xl/sharedStrings.xml"] = (
         '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">'
-        + "".join(f'<si><t xml:space="preserve">{s}</t></si>' for s in strings) + "</sst>").encode()
+        + "".join(s if raw else f'<si><t xml:space="preserve">{s}</t></si>' for s in strings) + "</sst>").encode()
     rels = members["xl/_rels/workbook.xml.rels"].decode()  # openpyxl writes inline strings: the table added
     members["xl/_rels/workbook.xml.rels"] = rels.replace("</Relationships>", (
         '<Relationship Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" '
@@ -948,12 +948,12 @@ def test_the_text_a_sheets_cells_hold_together_is_bounded(mini: DataRootCopy, ki
     if kind == "xlsx":
         _xlsx_shared(mini, _shared_rows(100), [long, "d"])
         row = 21  # 19 rows of 1,000 characters, an id and 'd' before: 19,000 and 76; this row's 1,000 pass
-    elif kind == "ods":  # a row repeated, its id cell empty (each row's missing id is a problem of its own)
+    elif kind == "ods":  # (a repeated row's text: tests/input/test_sheet_text.py)
         as_sheet(mini, "deck.ods")
         header = "<table:table-row>" + "".join(_cell(h) for h in ("id", "name", "source.designed"))
-        ods(mini.file("deck.ods"), header + '</table:table-row><table:table-row table:number-rows-repeated="100">'
-            + "<table:table-cell/>" + _cell(long) + _cell("d") + "</table:table-row>")
-        row = 21  # 19 rows of 1,001 before
+        ods(mini.file("deck.ods"), header + "</table:table-row>" + "".join(
+            f"<table:table-row>{_cell(f'a{r}')}{_cell(long)}{_cell('d')}</table:table-row>" for r in range(2, 102)))
+        row = 21  # as in the XLSX
     else:  # a CSV holds no more than its file: the same limit, met with distinct texts
         as_sheet(mini, "deck.csv")
         mini.file("deck.csv").write_text("id,name,source.designed\n" + "".join(

@@ -170,6 +170,18 @@ def mini(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> DataRootCopy:
     return DataRootCopy(root, "mini")
 
 
+def json_paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every value in the JSON value ``value`` (``()`` for itself), depth first."""
+    out = [at]
+    if isinstance(value, dict):
+        for k, x in value.items():
+            out += json_paths(x, (*at, k))
+    elif isinstance(value, list):
+        for i, x in enumerate(value):
+            out += json_paths(x, (*at, i))
+    return out
+
+
 def diag_lines(text: str) -> list[str]:
     """The diagnostic lines (``file:line:col: $...``) of an error output."""
     return [ln for ln in text.splitlines() if ": $" in ln]

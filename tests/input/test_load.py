@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import TEST_DATA, DataRootCopy, assert_no_traceback, diag_lines, run_cli
+from conftest import TEST_DATA, DataRootCopy, assert_no_traceback, diag_lines, json_paths, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -261,15 +261,6 @@ _JSON = st.recursive(_SCALARS, lambda kids: st.lists(kids, max_size=4) | st.dict
                                                                                           max_size=4), max_leaves=20)
 
 
-def _paths(value: object, at: tuple = ()) -> list[tuple]:
-    out = [at]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*at, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            out += _paths(v, (*at, i))
-    return out
 
 
 def _get(value: object, parts: tuple) -> object:
@@ -285,7 +276,7 @@ def test_locate_any_value_in_any_layout(value: object, indent: int | None, ascii
     doc = Doc("x.json", Path("x.json"), value, text)
     lines = text.split("\n")
     decoder = json.JSONDecoder()
-    for parts in _paths(value):
+    for parts in json_paths(value):
         line, col = doc.locate(parts)
         assert line is not None and col is not None
         offset = sum(len(s) + 1 for s in lines[:line - 1]) + col - 1

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import REPO, DataRootCopy, assert_no_traceback, diag_lines
+from conftest import REPO, DataRootCopy, assert_no_traceback, diag_lines, json_paths
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
@@ -505,15 +505,6 @@ values = st.recursive(st.sampled_from(SCALARS) | st.integers(-3, 3) | st.text("a
                                                                                max_size=4), max_leaves=12)
 
 
-def _paths(v: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    out = [at]
-    if isinstance(v, dict):
-        for k, x in v.items():
-            out += _paths(x, (*at, k))
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            out += _paths(x, (*at, i))
-    return out
 
 
 @st.composite
@@ -522,7 +513,7 @@ def mutated(draw: st.DrawFn, data: Any) -> Any:
     removed or repeated."""
     data = copy.deepcopy(data)
     for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(_paths(data)))
+        path = draw(st.sampled_from(json_paths(data)))
         parent = data
         for p in path[:-1]:
             parent = parent[p]
@@ -555,7 +546,7 @@ def _diagnosed(value: Any, v: Any) -> None:
     for d in diags:
         assert d.message and d.file == "mutated.json"
         assert "valid under" not in d.message, d  # jsonschema's union words, which print the schema
-        assert d.path in _paths(value) or d.path[:-1] in _paths(value)  # a value, or a key of an object
+        assert d.path in json_paths(value) or d.path[:-1] in json_paths(value)  # a value, or a key of an object
 
 
 @PROPERTY

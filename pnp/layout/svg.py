@@ -342,6 +342,12 @@ def _dash(dash: Any) -> Any:
 # PDFium parses for every drawing): a filled rectangle or a short path 1.6-2.0 µs, a circle or a
 # stroked shape about 4, a path 0.3 µs more a segment (40 segments: 16 µs).
 SEGMENTS_PER_SHAPE = 6
+# And a stroke one more for each 1/STROKE_SHAPES_PER_SIDE of the art's side it runs (its outline's
+# length over the square root of the art's area): PDFium strokes a path at 10-16 µs for each length
+# of the art's side, about the same at 36 and at 300 dpi (attack 17, F1: one 1 MB path of 54,000
+# arcs, or of 76,000 lines corner to corner, opaque and 1 unit wide, took 0.9-1.4 s a drawing, 213 s
+# for a preflight of 100 cards; it counted 18,000 shapes, 45 ms).
+STROKE_SHAPES_PER_SIDE = 5
 # And a dashed stroke one more for each this many dashes (its length over the dash's period):
 # PDFium cuts the whole outline into dashes however little of it shows: 132 ns a dash measured
 # (svglib's butt-capped lines, 100 lines of 10,000 pt dashed 0.1 in a card's art, 0.66 s a render
@@ -356,15 +362,18 @@ MIN_DASH_PERIOD = 0.08 * 72 / 1200  # pt
 
 
 class ArtCost:
-    """What drawing a checked file's art once costs, in shapes: ``shapes`` without its dashes,
-    and its dashed strokes (``dashes``: the ones whose period, in the art's pt, is at least
+    """What drawing a checked file's art once costs, in shapes: ``shapes`` without its dashes (what
+    a rasteriser holds), ``runs`` for the lengths its strokes run, and its dashed strokes
+    (``dashes``: the ones whose period, in the art's pt, is at least
     ``periods[i]``), to count at the size it is drawn (``at``); and the areas its shapes paint
     (``areas``), to count where it is placed (``area``)."""
 
-    __slots__ = ("areas", "dashes", "periods", "shapes")
+    __slots__ = ("areas", "dashes", "periods", "runs", "shapes")
 
-    def __init__(self, shapes: int, strokes: list[tuple[float, int]], areas: ArtAreas | None = None) -> None:
+    def __init__(self, shapes: int, strokes: list[tuple[float, int]], areas: ArtAreas | None = None,
+                 runs: int = 0) -> None:
         self.shapes = shapes
+        self.runs = runs
         self.areas = areas or ArtAreas([], [], 0.0)
         strokes.sort(key=lambda t: -t[0])  # longest period first
         self.periods = [-t[0] for t in strokes]  # ascending, for bisect
@@ -376,12 +385,12 @@ class ArtCost:
     def at(self, scale: float | None) -> int:
         """The shapes of one drawing ``scale`` pt a pt of the art (None: counting every dash)."""
         if not self.dashes:
-            return self.shapes
+            return self.shapes + self.runs
         if scale is None or not scale > 0:
             k = len(self.dashes)
         else:
             k = bisect.bisect_right(self.periods, -MIN_DASH_PERIOD / scale)  # periods >= the least drawn
-        return self.shapes + (self.dashes[k - 1] // SVG_DASHES_PER_SHAPE if k else 0)
+        return self.shapes + self.runs + (self.dashes[k - 1] // SVG_DASHES_PER_SHAPE if k else 0)
 
 
 class ArtAreas:
@@ -444,11 +453,12 @@ def stretch(m: Any) -> float:
 def _work(drawing: Any) -> ArtCost:
     """The shapes drawing ``drawing`` once counts: each shape 1, a circle, an ellipse, a rounded
     rectangle or a stroked shape 2, one more for every SEGMENTS_PER_SHAPE segments of a
-    path, polygon or polyline (groups only hold them), and for every SVG_DASHES_PER_SHAPE dashes of
+    path, polygon or polyline (groups only hold them), STROKE_SHAPES_PER_SIDE more for each length
+    of the art's side a stroke runs, and for every SVG_DASHES_PER_SHAPE dashes of
     a dashed stroke, counted at the size the art is drawn (``ArtCost``)."""
     from reportlab.graphics.shapes import Circle, Ellipse, Path, Polygon, PolyLine, Rect, Wedge
 
-    n = 0
+    n = runs = 0  # runs: the strokes' lengths, in STROKE_SHAPES_PER_SIDE shapes a side (time, not memory)
     strokes: list[tuple[float, int]] = []  # (dash period in the art's pt, dashes) of each dashed stroke
     opaque: list[float] = []  # the art's pt² each fill's box and each stroke's band paints
     clear: list[float] = []  # (with transparency)
@@ -470,12 +480,15 @@ def _work(drawing: Any) -> ArtCost:
             n += len(node.operators) // SEGMENTS_PER_SHAPE
         elif isinstance(node, PolyLine | Polygon):
             n += len(node.points) // 2 // SEGMENTS_PER_SHAPE
+        if stroked and whole > 0:
+            run = _outline(node) * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE
+            runs += int(run) if math.isfinite(run) else 0
         if stroked and getattr(node, "strokeDashArray", None) is not None:
             period, count = _dashes(node)
             if count and math.isfinite(period * scale):
                 strokes.append((period * scale, count))
         group += _paints(node, scale, whole, opaque, clear)
-    return ArtCost(n, strokes, ArtAreas(opaque, clear, group))
+    return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs)
 
 
 def _see_through(node: Any, part: str) -> bool:

@@ -14,7 +14,7 @@ from test_layout import item, make_game
 from pnp.layout.cost import DASHES_PER_SHAPE, weight
 from pnp.layout.primitives import Ellipse, Line, Paint, Rect
 from pnp.layout.primitives import Path as PathPrim
-from pnp.layout.svg import MIN_DASH_PERIOD, SVG_DASHES_PER_SHAPE, svg_art, svg_work
+from pnp.layout.svg import MIN_DASH_PERIOD, STROKE_SHAPES_PER_SIDE, SVG_DASHES_PER_SHAPE, svg_art, svg_shapes, svg_work
 
 DASHED = Paint(stroke="#000000", stroke_width=0.3, dash=(0.1, 0.1))
 # attack 14, F3: 1,000 lines of 4 m, each dashed [0.1, 0.1] pt, on a 63 mm card: 13 s of CPU a piece
@@ -90,17 +90,32 @@ def _svg(path: Path, body: str) -> str:
 def test_svg_dashes_count_where_the_rasteriser_dashes_them(tmp_path: Path) -> None:
     """Each dashed stroke counts its dashes (length over period, an odd dash list repeated),
     SVG_DASHES_PER_SHAPE a shape, where its period drawn is at least MIN_DASH_PERIOD pt (PDFium
-    strokes a finer dash solid), its groups' transforms counted."""
+    strokes a finer dash solid), its groups' transforms counted. (Each 1,000-unit line in the
+    100-unit art also runs 10 of the art's sides: STROKE_SHAPES_PER_SIDE shapes each.)"""
+    run = 10 * STROKE_SHAPES_PER_SIDE
     assert SVG_DASHES_PER_SHAPE == 20 and 0.004 < MIN_DASH_PERIOD < 0.005
     solid = _svg(tmp_path / "solid.svg", '<line x1="0" y1="5" x2="1000" y2="5" stroke="#000" stroke-width="1"/>')
-    assert svg_work(solid) == svg_work(solid, 1.0) == 2  # a stroked shape
+    assert svg_work(solid) == svg_work(solid, 1.0) == 2 + run  # a stroked shape
     dashed = _svg(tmp_path / "dashed.svg",
                   '<line x1="0" y1="5" x2="1000" y2="5" stroke="#000" stroke-width="1" stroke-dasharray="0.5"/>')
-    assert svg_work(dashed, 1.0) == svg_work(dashed) == 2 + 1000 // 20  # period 1: 1,000 dashes
-    assert svg_work(dashed, 0.004) == 2  # drawn at 0.004 pt a unit: a period of 0.004 pt, solid to PDFium
+    assert svg_work(dashed, 1.0) == svg_work(dashed) == 2 + run + 1000 // 20  # period 1: 1,000 dashes
+    assert svg_work(dashed, 0.004) == 2 + run  # drawn at 0.004 pt a unit: a period of 0.004 pt, solid to PDFium
     fine = _svg(tmp_path / "fine.svg", '<g transform="scale(1000)"><line x1="0" y1="0.005" x2="1" y2="0.005" '
                 'stroke="#000" stroke-width="0.001" stroke-dasharray="0.0000152587890625"/></g>')  # 2**-16
-    assert svg_work(fine, 1.0) == 2 + 32_768 // 20  # a period of 2**-15 x 750 = 0.023 pt a unit: dashed
-    assert svg_work(fine, 0.1) == 2 and svg_work(fine) == 2 + 32_768 // 20
+    assert svg_work(fine, 1.0) == 2 + run + 32_768 // 20  # a period of 2**-15 x 750 = 0.023 pt a unit: dashed
+    assert svg_work(fine, 0.1) == 2 + run and svg_work(fine) == 2 + run + 32_768 // 20
     unstroked = _svg(tmp_path / "unstroked.svg", '<rect x="0" y="0" width="100" height="100" stroke-dasharray="0.1"/>')
     assert svg_work(unstroked, 1.0) == 1
+
+
+def test_svg_strokes_count_the_lengths_they_run(tmp_path: Path) -> None:
+    """PDFium strokes a path at 10-16 µs for each length of the art's side it runs, at any dpi
+    (attack 17, F1: one path of 54,000 arcs took 0.9-1.4 s a drawing and counted 45 ms): a
+    stroke counts STROKE_SHAPES_PER_SIDE shapes for each side's length, in the time a drawing
+    costs (``svg_work``), not in what a rasteriser holds (``svg_shapes``); a fill runs nothing."""
+    zigzag = "".join(" L100 100 L0 0" for _ in range(500))  # 1,000 diagonals of 141 units
+    stroked = _svg(tmp_path / "zig.svg", f'<path d="M0 0{zigzag}" stroke="#000" stroke-width="1" fill="none"/>')
+    runs = int(1000 * 100 * 2 ** 0.5 / 100 * STROKE_SHAPES_PER_SIDE)
+    assert svg_work(stroked, 1.0) == svg_work(stroked) == svg_shapes(stroked) + runs
+    filled = _svg(tmp_path / "fill.svg", f'<path d="M0 0{zigzag}" fill="#000"/>')
+    assert svg_work(filled, 1.0) == svg_shapes(filled)  # no stroke, no runs

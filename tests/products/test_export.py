@@ -846,7 +846,7 @@ def test_the_pixel_budget_counts_the_dashes_of_svg_art_as_drawn(tmp_path: Path, 
     SVG_DASHES_PER_SHAPE a shape, where the art is drawn large enough that PDFium dashes it.
     Ten lines of 1,000 units dashed 0.5 (1,000 dashes each) count 500 shapes a drawing; ten
     dashed 2**-16 (32 million dashes each) are drawn solid at a 20 mm box, and count as lines."""
-    from pnp.layout.svg import SVG_DASHES_PER_SHAPE
+    from pnp.layout.svg import STROKE_SHAPES_PER_SIDE, SVG_DASHES_PER_SHAPE
     from pnp.render import pixels
 
     monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
@@ -856,7 +856,8 @@ def test_the_pixel_budget_counts_the_dashes_of_svg_art_as_drawn(tmp_path: Path, 
     body += "".join(line.format(y=20 + i, d="0.0000152587890625") for i in range(10))
     args, rendered = _exported_with_art(tmp_path, command, "a.svg", lambda path: path.write_text(
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 30">{body}</svg>', encoding="utf-8"))
-    shapes = 3 * (20 * 2 + 10 * 1000 // SVG_DASHES_PER_SHAPE)
+    runs = int(1000 / math.sqrt(100 * 30) * STROKE_SHAPES_PER_SIDE)  # each line runs 18 of the art's sides
+    shapes = 3 * (20 * (2 + runs) + 10 * 1000 // SVG_DASHES_PER_SHAPE)
     counted = shapes * pixels.PIXELS_PER_SHAPE
     monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", rendered + counted)
     ok(*args, "--out", tmp_path / "again")

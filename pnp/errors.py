@@ -79,7 +79,7 @@ def shown_lines(diags: Sequence[Diagnostic | str], full: str) -> list[str]:
     file with 200,000 unknown keys is fixed from its first lines, not by scrolling through them."""
     lines = [d if isinstance(d, str) else d.format() for d in diags[:MAX_SHOWN]]
     if len(diags) > MAX_SHOWN:
-        lines.append(f"... and {len(diags) - MAX_SHOWN} more (`{full}` lists them all)")
+        lines.append(f"... and {len(diags) - MAX_SHOWN} more (`{full}` lists every one reported)")
     return lines
 
 

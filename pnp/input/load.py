@@ -450,7 +450,9 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
     except json.JSONDecodeError as exc:
         raise DataError([_syntax_error(shown, text, exc)]) from None
     doc = Doc(shown, path, data, text)
-    if _BAD_ESCAPE.search(text):  # cheap: raw, JSON strings cannot hold them; only a \u escape can
+    # cheap: JSON strings cannot hold C0 controls raw, only as a \u escape; DEL and C1 (U+007F-U+009F,
+    # which some terminals read as escape sequences: attack 17) they can
+    if _BAD_ESCAPE.search(text) or _RAW_C1.search(text):
         bad = _bad_strings(data)
         if bad:
             raise DataError([doc.diag(p, f"text holds {what}", expected="printable Unicode text",
@@ -463,6 +465,7 @@ def parse_json(raw: bytes, path: Path, shown: str) -> Doc:
 # in a message or a title it would drive the terminal: ESC starts escape sequences).
 _BAD_ESCAPE = re.compile(r"\\u(?:[dD][89a-fA-F]|00[01][0-9a-fA-F]|007[fF]|00[89][0-9a-fA-F])")
 _BAD = re.compile("[\ud800-\udfff\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_RAW_C1 = re.compile("[\x7f-\x9f]")
 BAD_TEXT = _BAD  # the same check for text read from elsewhere (a sheet's cells)
 
 

@@ -153,7 +153,7 @@ def test_check_text_shows_the_first_hundred_problems(mini: DataRootCopy) -> None
     assert r.exit_code == 2
     lines = diag_lines(r.stderr)
     assert len(lines) == 100 and "extra0" in lines[0]
-    assert "... and 150 more (`pnp check --format json --data .` lists them all)" in r.stderr
+    assert "... and 150 more (`pnp check --format json --data .` lists every one reported)" in r.stderr
     assert "mini: 250 input problems" in r.stderr
     assert len(json.loads(mini.check("--json").stdout)["games"][0]["errors"]) == 250
 

@@ -340,3 +340,13 @@ def test_five_thousand_bad_items_are_reported_as_the_first_thousand(mini: DataRo
     assert errors[0]["message"] == "more than 1,000 problems in the items: the first 1,000 are listed"
     assert errors[0]["path"] == "$.items"
     assert [e["path"] for e in errors[1:3]] == ["$.items[3].nme", "$.items[4].nme"]
+
+
+@pytest.mark.parametrize("char", ["\x7f", "\x85", "\x9b"])
+def test_raw_del_and_c1_controls_are_refused_like_escaped_ones(char: str) -> None:
+    """JSON strings may hold DEL and C1 controls raw (C0 only as \\u escapes): U+009B is the
+    8-bit CSI some terminals act on; it passed with a "not in font" warning (attack 17)."""
+    (d,) = parse_error(f'{{"title": "Mini {char}31m"}}'.encode())
+    assert d.message == f"text holds the control character U+{ord(char):04X}" and d.path == ("title",)
+    (d,) = parse_error(f'{{"title": "Mini \\u{ord(char):04x}31m"}}'.encode())
+    assert d.message == f"text holds the control character U+{ord(char):04X}"

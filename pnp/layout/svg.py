@@ -664,7 +664,9 @@ def _foreign_url(attrs: str, style: str | bool) -> str | None:
     """The first reference to another file in ``attrs`` (the values of an element's attributes)
     or in ``style`` (a <style>'s text): a CSS ``url()`` that is not ``#id``, or an ``@import``;
     None when there is none. svglib leaves them alone, but the art must not point outside itself."""
-    for text in (attrs, style or ""):
+    texts = [_css_unescaped(t) if "\\" in t else t for t in (attrs, style or "")]
+    attrs, style = texts[0], style and texts[1]
+    for text in texts:
         if "url(" in text.lower():
             foreign = [t for t in _url_targets(text) if not t.startswith("#")]
             if foreign:
@@ -672,6 +674,21 @@ def _foreign_url(attrs: str, style: str | bool) -> str | None:
     if style and "@import" in style.lower():
         return style[style.lower().index("@import"):].split(";")[0].strip()
     return None
+
+
+_CSS_ESCAPE = re.compile(r"\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?|\\(.)", re.S)
+
+
+def _css_unescaped(text: str) -> str:
+    """``text`` with its CSS escapes read (``u\\72l(`` is ``url(``, ``@\\69mport`` is ``@import``:
+    attack 17 borderline), so that the references it spells are seen."""
+    def read(m: re.Match[str]) -> str:
+        if m.group(1) is None:
+            return m.group(2)
+        code = int(m.group(1), 16)
+        return chr(code) if 0 < code <= 0x10FFFF else "\ufffd"
+
+    return _CSS_ESCAPE.sub(read, text)
 
 
 MAX_NUMBER = 1e7  # a coordinate, size, width or transform entry: 3.5 km in points; a PDF writer stops at ~1e21

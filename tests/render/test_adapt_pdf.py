@@ -185,6 +185,13 @@ def test_svg_cover_is_clipped_to_its_box(tmp_path: Path) -> None:
     ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><style>@import 'other.css';</style>"
      "<rect width='5' height='5'/></svg>",
      "SVG 'art.svg' refers to another file (\"@import 'other.css'\" on line 1)", "embed the referenced art"),
+    # attack 17, borderline: CSS escapes spelling url( and @import passed the check
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><style>rect{fill:u\\72l(/etc/passwd)}</style>"
+     "<rect width='5' height='5'/></svg>",
+     "SVG 'art.svg' refers to another file ('/etc/passwd' on line 1)", "embed the referenced art"),
+    ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><style>@\\69 mport 'x.css';</style>"
+     "<rect width='5' height='5'/></svg>",
+     "SVG 'art.svg' refers to another file (\"@import 'x.css'\" on line 1)", "embed the referenced art"),
     ("<svg xmlns='http://www.w3.org/2000/svg' width='10' height='10'><rect width='5'</svg>",
      "SVG 'art.svg' cannot be read: ", "open it in an SVG editor"),
     ("<?xml version='1.0'?><!DOCTYPE svg [<!ENTITY a 'aaaa'>]><svg xmlns='http://www.w3.org/2000/svg' "

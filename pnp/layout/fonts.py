@@ -192,9 +192,12 @@ def _register(name: str, path: str) -> None:
     except FontError:
         raise
     except TTFError as exc:
+        with open(path, "rb") as f:  # the CFF advice only for a CFF font (attack 17 borderline)
+            cff = f.read(4) == b"OTTO"
         raise FontError(f"font {name!r} ({shown_path(path)}) is not a usable TrueType font: {exc}",
                         expected="a .ttf with TrueType outlines",
-                        hint="replace the file; CFF (PostScript-outline) .otf fonts cannot be embedded") from None
+                        hint="CFF (PostScript-outline) .otf fonts cannot be embedded: use the font's .ttf" if cff
+                        else "replace the file (a fresh download or another copy)") from None
     except AttributeError as exc:
         if "MissingTTFName" not in str(exc):
             raise FontError(f"font {name!r} ({shown_path(path)}) cannot be read: {exc}",

@@ -194,3 +194,22 @@ def test_a_font_with_impossible_metrics_is_refused_as_damaged(tmp_path: Path, ta
             fonts._register(f"Damaged-{table.decode().strip('/')}", str(font))
     finally:
         fonts._register.cache_clear()
+
+
+def test_a_truetype_font_reportlab_refuses_gets_no_cff_advice(tmp_path: Path) -> None:
+    """A .ttf whose metrics count is 0 is "not a usable TrueType font": the advice is to replace
+    it, not the CFF .otf one (attack 17 borderline); a CFF font (OTTO) still gets that."""
+    from pnp.layout import fonts
+
+    raw = bytearray((FONTS / "Lato-Bold.ttf").read_bytes())
+    at, _ = _table(bytes(raw), b"hhea")
+    raw[at + 34:at + 36] = b"\x00\x00"  # numberOfHMetrics 0
+    font = tmp_path / "Zero.ttf"
+    font.write_bytes(bytes(raw))
+    try:
+        with pytest.raises(fonts.FontError) as info:
+            fonts._register("Zero-Metrics", str(font))
+        assert "not a usable TrueType font" in str(info.value)
+        assert info.value.hint == "replace the file (a fresh download or another copy)"
+    finally:
+        fonts._register.cache_clear()

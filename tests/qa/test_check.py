@@ -346,6 +346,14 @@ def test_float_sums_compare_within_a_tolerance_and_counts_exactly(mini: DataRoot
     assert (out["big-counts"].passed, out["big-counts"].actual) == (False, "100000000000000001 = 100000000000000000")
 
 
+def test_a_long_sum_is_described_by_its_first_terms(mini: DataRootCopy) -> None:
+    """A sum of 100,000 terms printed a 1.5 MB description (attack 17): the first 12 and a count."""
+    mini.edit("game.json", lambda m: m["rulebook"].append(_equal_rule("long", {"sum": [1] * 1_000}, 1_000)))
+    out = {o.rule.id: o for o in report(mini).outcomes}
+    assert out["long"].passed
+    assert out["long"].expected == "all equal: (" + " + ".join(["1"] * 12) + " + ... 988 more) = 1000"
+
+
 def test_a_failed_rule_never_shows_two_values_that_look_equal(mini: DataRootCopy) -> None:
     """Rounded to six digits, 1.0000001 and 1 both read "1": a failure then shows every digit."""
     mini.edit("game.json", lambda m: m["rulebook"].append(_equal_rule("near", {"sum": [1.0000001]}, 1, 2)))

@@ -346,8 +346,14 @@ SEGMENTS_PER_SHAPE = 6
 # length over the square root of the art's area): PDFium strokes a path at 10-16 µs for each length
 # of the art's side, about the same at 36 and at 300 dpi (attack 17, F1: one 1 MB path of 54,000
 # arcs, or of 76,000 lines corner to corner, opaque and 1 unit wide, took 0.9-1.4 s a drawing, 213 s
-# for a preflight of 100 cards; it counted 18,000 shapes, 45 ms).
+# for a preflight of 100 cards; it counted 18,000 shapes, 45 ms). A fill as much again for its
+# outline, whose edges the rasteriser walks row by row (attack 18, F1: one filled path of 120,000
+# random edges, 0.65 s a drawing, counted 20,000 shapes).
 STROKE_SHAPES_PER_SIDE = 5
+# And a stroked path or polyline this many for each vertex: PDFium builds a join at every one
+# (attack 18, F1: 120,000 segments of 0.14 units stroked 3 wide with round joins, about 4 µs a
+# vertex under load, 0.5-0.75 s a drawing; they counted 20,000 shapes).
+STROKED_VERTEX_SHAPES = 3
 # And a dashed stroke one more for each this many dashes (its length over the dash's period):
 # PDFium cuts the whole outline into dashes however little of it shows: 132 ns a dash measured
 # (svglib's butt-capped lines, 100 lines of 10,000 pt dashed 0.1 in a card's art, 0.66 s a render
@@ -454,9 +460,9 @@ def _work(drawing: Any) -> ArtCost:
     """The shapes drawing ``drawing`` once counts: each shape 1, a circle, an ellipse, a rounded
     rectangle or a stroked shape 2, one more for every SEGMENTS_PER_SHAPE segments of a
     path, polygon or polyline (groups only hold them), STROKE_SHAPES_PER_SIDE more for each length
-    of the art's side a stroke runs, and for every SVG_DASHES_PER_SHAPE dashes of
+    of the art's side a stroke or a fill's outline runs, and for every SVG_DASHES_PER_SHAPE dashes of
     a dashed stroke, counted at the size the art is drawn (``ArtCost``)."""
-    from reportlab.graphics.shapes import Circle, Ellipse, Path, Polygon, PolyLine, Rect, Wedge
+    from reportlab.graphics.shapes import Circle, Ellipse, Line, Path, Polygon, PolyLine, Rect, Wedge
 
     n = runs = 0  # runs: the strokes' lengths, in STROKE_SHAPES_PER_SIDE shapes a side (time, not memory)
     strokes: list[tuple[float, int]] = []  # (dash period in the art's pt, dashes) of each dashed stroke
@@ -480,8 +486,12 @@ def _work(drawing: Any) -> ArtCost:
             n += len(node.operators) // SEGMENTS_PER_SHAPE
         elif isinstance(node, PolyLine | Polygon):
             n += len(node.points) // 2 // SEGMENTS_PER_SHAPE
-        if stroked and whole > 0:
-            run = _outline(node) * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE
+        if stroked and isinstance(node, Path | PolyLine | Polygon):  # a join at every vertex (time only)
+            vertices = len(node.operators) if isinstance(node, Path) else len(node.points) // 2
+            runs += vertices * STROKED_VERTEX_SHAPES
+        filled = getattr(node, "fillColor", None) is not None and not isinstance(node, Line)
+        if (stroked or filled) and whole > 0:  # a fill's outline too: the rasteriser walks its edges
+            run = _outline(node) * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE * (stroked + filled)
             runs += int(run) if math.isfinite(run) else 0
         if stroked and getattr(node, "strokeDashArray", None) is not None:
             period, count = _dashes(node)

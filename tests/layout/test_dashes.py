@@ -14,7 +14,15 @@ from test_layout import item, make_game
 from pnp.layout.cost import DASHES_PER_SHAPE, weight
 from pnp.layout.primitives import Ellipse, Line, Paint, Rect
 from pnp.layout.primitives import Path as PathPrim
-from pnp.layout.svg import MIN_DASH_PERIOD, STROKE_SHAPES_PER_SIDE, SVG_DASHES_PER_SHAPE, svg_art, svg_shapes, svg_work
+from pnp.layout.svg import (
+    MIN_DASH_PERIOD,
+    STROKE_SHAPES_PER_SIDE,
+    STROKED_VERTEX_SHAPES,
+    SVG_DASHES_PER_SHAPE,
+    svg_art,
+    svg_shapes,
+    svg_work,
+)
 
 DASHED = Paint(stroke="#000000", stroke_width=0.3, dash=(0.1, 0.1))
 # attack 14, F3: 1,000 lines of 4 m, each dashed [0.1, 0.1] pt, on a 63 mm card: 13 s of CPU a piece
@@ -105,17 +113,32 @@ def test_svg_dashes_count_where_the_rasteriser_dashes_them(tmp_path: Path) -> No
     assert svg_work(fine, 1.0) == 2 + run + 32_768 // 20  # a period of 2**-15 x 750 = 0.023 pt a unit: dashed
     assert svg_work(fine, 0.1) == 2 + run and svg_work(fine) == 2 + run + 32_768 // 20
     unstroked = _svg(tmp_path / "unstroked.svg", '<rect x="0" y="0" width="100" height="100" stroke-dasharray="0.1"/>')
-    assert svg_work(unstroked, 1.0) == 1
+    assert svg_work(unstroked, 1.0) == 1 + 4 * STROKE_SHAPES_PER_SIDE  # no dashes; its fill's outline runs 4 sides
 
 
 def test_svg_strokes_count_the_lengths_they_run(tmp_path: Path) -> None:
     """PDFium strokes a path at 10-16 µs for each length of the art's side it runs, at any dpi
     (attack 17, F1: one path of 54,000 arcs took 0.9-1.4 s a drawing and counted 45 ms): a
     stroke counts STROKE_SHAPES_PER_SIDE shapes for each side's length, in the time a drawing
-    costs (``svg_work``), not in what a rasteriser holds (``svg_shapes``); a fill runs nothing."""
+    costs (``svg_work``), not in what a rasteriser holds (``svg_shapes``); a fill's outline as much."""
     zigzag = "".join(" L100 100 L0 0" for _ in range(500))  # 1,000 diagonals of 141 units
     stroked = _svg(tmp_path / "zig.svg", f'<path d="M0 0{zigzag}" stroke="#000" stroke-width="1" fill="none"/>')
     runs = int(1000 * 100 * 2 ** 0.5 / 100 * STROKE_SHAPES_PER_SIDE)
-    assert svg_work(stroked, 1.0) == svg_work(stroked) == svg_shapes(stroked) + runs
+    joins = 1001 * STROKED_VERTEX_SHAPES  # and a join at each vertex (the move and 1,000 lines)
+    assert svg_work(stroked, 1.0) == svg_work(stroked) == svg_shapes(stroked) + runs + joins
     filled = _svg(tmp_path / "fill.svg", f'<path d="M0 0{zigzag}" fill="#000"/>')
-    assert svg_work(filled, 1.0) == svg_shapes(filled)  # no stroke, no runs
+    assert svg_work(filled, 1.0) - svg_shapes(filled) == runs  # its outline (attack 18, F1: 120,000 edges)
+    both = _svg(tmp_path / "both.svg", f'<path d="M0 0{zigzag}" fill="#000" stroke="#000" stroke-width="1"/>')
+    assert svg_work(both, 1.0) - svg_shapes(both) >= 2 * runs + joins  # filled and stroked: both
+
+
+def test_a_stroked_path_counts_a_join_at_every_vertex(tmp_path: Path) -> None:
+    """PDFium builds a join at every vertex of a stroke (attack 18, F1: 120,000 segments of 0.14
+    units stroked 3 wide with round joins, ~0.6 s a drawing, counted 20,000 shapes): each vertex
+    counts STROKED_VERTEX_SHAPES in the time a drawing costs; the same path filled does not."""
+    tiny = "l.1 .1 l-.1 -.1 " * 500  # 1,000 vertices, 141 units of outline in all
+    stroked = _svg(tmp_path / "s.svg", f'<path d="M50 50 {tiny}" fill="none" stroke="#000" stroke-width="3"/>')
+    joins = svg_work(stroked, 1.0) - svg_shapes(stroked) - int(1000 * 0.1 * 2 ** 0.5 / 100 * STROKE_SHAPES_PER_SIDE)
+    assert joins == 1001 * STROKED_VERTEX_SHAPES  # the move and 1,000 lines
+    filled = _svg(tmp_path / "f.svg", f'<path d="M50 50 {tiny}" fill="#000"/>')
+    assert svg_work(filled, 1.0) - svg_shapes(filled) < 1001

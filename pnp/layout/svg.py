@@ -85,6 +85,12 @@ def svg_work(path: str, scale: float | None = None) -> int:
     return _cached(path, os.path.basename(path))[3].at(scale)
 
 
+def svg_gradient(path: str) -> float:
+    """The area (the art's pt², drawn at 1 pt a pt) the checked file's gradients fill: PDFium
+    shades it pixel by pixel each time it draws the art (``pnp.render.pixels``)."""
+    return _cached(path, os.path.basename(path))[3].gradient
+
+
 def svg_shapes(path: str) -> int:
     """The shapes of the checked file's art (``_work``) without its dashes: what a rasteriser
     holds each time it draws the art (``pnp.render.pixels.held``)."""
@@ -374,12 +380,13 @@ class ArtCost:
     ``periods[i]``), to count at the size it is drawn (``at``); and the areas its shapes paint
     (``areas``), to count where it is placed (``area``)."""
 
-    __slots__ = ("areas", "dashes", "periods", "runs", "shapes")
+    __slots__ = ("areas", "dashes", "gradient", "periods", "runs", "shapes")
 
     def __init__(self, shapes: int, strokes: list[tuple[float, int]], areas: ArtAreas | None = None,
-                 runs: int = 0) -> None:
+                 runs: int = 0, gradient: float = 0.0) -> None:
         self.shapes = shapes
         self.runs = runs
+        self.gradient = gradient  # the art's pt² gradients fill (``svg_gradient``)
         self.areas = areas or ArtAreas([], [], 0.0)
         strokes.sort(key=lambda t: -t[0])  # longest period first
         self.periods = [-t[0] for t in strokes]  # ascending, for bisect
@@ -464,6 +471,7 @@ def _work(drawing: Any) -> ArtCost:
     a dashed stroke, counted at the size the art is drawn (``ArtCost``)."""
     from reportlab.graphics.shapes import Circle, Ellipse, Line, Path, Polygon, PolyLine, Rect, Wedge
 
+    gradient = 0.0  # the art's pt² that gradients fill (svglib: a group of the gradient and its clip shape)
     n = runs = 0  # runs: the strokes' lengths, in STROKE_SHAPES_PER_SIDE shapes a side (time, not memory)
     strokes: list[tuple[float, int]] = []  # (dash period in the art's pt, dashes) of each dashed stroke
     opaque: list[float] = []  # the art's pt² each fill's box and each stroke's band paints
@@ -478,6 +486,8 @@ def _work(drawing: Any) -> ArtCost:
             if isinstance(t, list | tuple) and len(t) == 6:
                 scale *= stretch(t)
             stack.extend((k, scale) for k in node.contents)
+            if any(type(k).__name__.endswith("GradientShape") for k in node.contents):
+                gradient += _gradient_area(node.contents, scale, whole)
             continue  # a group: what it holds counts
         curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
         stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0
@@ -498,7 +508,22 @@ def _work(drawing: Any) -> ArtCost:
             if count and math.isfinite(period * scale):
                 strokes.append((period * scale, count))
         group += _paints(node, scale, whole, opaque, clear)
-    return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs)
+    return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient)
+
+
+def _gradient_area(kids: list[Any], scale: float, whole: float) -> float:
+    """The art's pt² a gradient fills: the box of the shapes beside it in its group (the clip
+    svglib draws it in), at most the art's area."""
+    area = 0.0
+    for k in kids:
+        if type(k).__name__.endswith("GradientShape"):
+            continue
+        try:
+            x0, y0, x1, y1 = (float(v) for v in k.getBounds())
+        except Exception:  # a shape reportlab cannot bound paints nothing
+            continue
+        area += abs(x1 - x0) * abs(y1 - y0) * scale * scale
+    return min(area, whole) if math.isfinite(area) else whole
 
 
 def _see_through(node: Any, part: str) -> bool:

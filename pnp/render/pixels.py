@@ -23,7 +23,7 @@ from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
 from pnp.layout.shapes import image_size
-from pnp.layout.svg import SEGMENTS_PER_SHAPE, stretch, svg_shapes, svg_work
+from pnp.layout.svg import SEGMENTS_PER_SHAPE, stretch, svg_gradient, svg_shapes, svg_work
 
 # One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
 # preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
@@ -46,6 +46,11 @@ MIN_DPI = 36  # the lowest --dpi the export commands take
 # 0.9 and 0.56 ns a weighted painted pixel, against 25 ns a rendered one; this many weighted
 # painted pixels count as one rendered pixel (attack 16 note: the area charge was not dpi-aware).
 PAINTED_PER_PIXEL = 25
+# A gradient in SVG art is shaded pixel by pixel: 300 card-sized rectangles of a two-stop radial
+# gradient took 6 s a drawing at 300 dpi, 25 times the same with solid fills (attack 19, F1); its
+# area counts this many times an opaque fill's, in the painting above (the pixel budget only: a
+# build draws it as a PDF shading).
+GRADIENT_WEIGHT = 25
 # The shapes PDFium may hold to rasterise one image (``held``). pnp draws an SVG file as one form
 # XObject, in the PDF once, but PDFium parses a form again for every time a page draws it and
 # holds every shape it parsed until the page is closed. Measured (bench/bench_form_uses.py,
@@ -95,12 +100,13 @@ def art_work(layouts: Iterable[PieceLayout | None]) -> ArtWork:
     checked art (``pnp.layout.svg.svg_work``), both read when the layout was made."""
     laid = [lay for lay in layouts if lay is not None]
     art = prim_art(p for lay in laid for p in lay.primitives)
-    return ArtWork(art.decoded, art.shapes, sum(area(list(lay.primitives), lay.width, lay.height) for lay in laid))
+    return ArtWork(art.decoded, art.shapes,
+                   art.painted + sum(area(list(lay.primitives), lay.width, lay.height) for lay in laid))
 
 
 def prim_art(prims: Iterable[Primitive]) -> ArtWork:
-    """``art_work`` of some primitives."""
-    decoded = shapes = 0
+    """``art_work`` of some primitives (``painted``: the gradients of their SVG art)."""
+    decoded = shapes = painted = 0
     for p in prims:
         if isinstance(p, Image):
             w, h = image_size(p.src)
@@ -110,7 +116,10 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             if scale is not None and p.matrix is not None:  # a turned element: at most its largest stretch
                 scale *= stretch(p.matrix)
             shapes += svg_work(p.src, scale)  # its dashes as drawn (pnp.layout.svg.ArtCost)
-    return ArtWork(decoded, shapes)
+            shaded = svg_gradient(p.src) * (scale or 1.0) ** 2
+            if shaded > 0 and math.isfinite(shaded):
+                painted += int(shaded / AREA_PT2 * GRADIENT_WEIGHT)
+    return ArtWork(decoded, shapes, painted)
 
 
 class Held(Struct, frozen=True):

@@ -500,14 +500,15 @@ def _work(drawing: Any) -> ArtCost:
             vertices = len(node.operators) if isinstance(node, Path) else len(node.points) // 2
             runs += vertices * STROKED_VERTEX_SHAPES
         filled = getattr(node, "fillColor", None) is not None and not isinstance(node, Line)
+        length = _outline(node) if stroked or filled else 0.0  # once: a 1 MB path takes a while
         if (stroked or filled) and whole > 0:  # a fill's outline too: the rasteriser walks its edges
-            run = _outline(node) * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE * (stroked + filled)
+            run = length * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE * (stroked + filled)
             runs += int(run) if math.isfinite(run) else 0
         if stroked and getattr(node, "strokeDashArray", None) is not None:
-            period, count = _dashes(node)
+            period, count = _dashes(node, length)
             if count and math.isfinite(period * scale):
                 strokes.append((period * scale, count))
-        group += _paints(node, scale, whole, opaque, clear)
+        group += _paints(node, scale, whole, opaque, clear, length)
     return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient)
 
 
@@ -534,9 +535,10 @@ def _see_through(node: Any, part: str) -> bool:
     return (isinstance(opacity, int | float) and opacity < 1) or (isinstance(alpha, int | float) and alpha < 1)
 
 
-def _paints(node: Any, scale: float, whole: float, opaque: list[float], clear: list[float]) -> float:
-    """Add the areas (the art's pt², at most ``whole``) ``node``'s fill box and stroke band paint,
-    ``scale`` pt of the art a unit of its own, to ``opaque`` or ``clear``; return what it counts
+def _paints(node: Any, scale: float, whole: float, opaque: list[float], clear: list[float], length: float) -> float:
+    """Add the areas (the art's pt², at most ``whole``) ``node``'s fill box and stroke band (its
+    outline ``length`` long) paint, ``scale`` pt of the art a unit of its own, to ``opaque`` or
+    ``clear``; return what it counts
     as a shape filled and stroked with transparency (``pnp.layout.paints.grouped``, at the art's
     size), 0 for any other."""
     from reportlab.graphics.shapes import Line
@@ -558,14 +560,13 @@ def _paints(node: Any, scale: float, whole: float, opaque: list[float], clear: l
         a = min(abs(box[2] - box[0]) * abs(box[3] - box[1]), whole)
         (clear if _see_through(node, "fill") else opaque).append(a)
     if stroked:
-        length = _outline(node)
         band = (length + width) * width * s2
         if band > 0 and math.isfinite(band):
             (clear if _see_through(node, "stroke") else opaque).append(min(band, whole))
     return 0.0
 
 
-def _dashes(node: Any) -> tuple[float, int]:
+def _dashes(node: Any, length: float) -> tuple[float, int]:
     """The period of a dashed shape's dash array (``_dash``'s) and the dashes its stroke is cut
     into: its outline's length (a curve's by its control polygon, at least its length) over it."""
     dash = node.strokeDashArray
@@ -577,7 +578,6 @@ def _dashes(node: Any) -> tuple[float, int]:
     period = float(sum(values)) * (2 if len(values) % 2 else 1)
     if not period > 0:
         return 0.0, 0
-    length = _outline(node)
     count = length / period
     return period, int(min(count, 1e15)) if math.isfinite(count) else 0
 

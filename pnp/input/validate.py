@@ -291,9 +291,14 @@ def validate_value(doc: Doc, value: Any, v: Schema, prefix: tuple[str | int, ...
     out = sorted(_dedupe(out), key=lambda d: (d.line or 0, d.col or 0))
     if len(errs) > MAX_PROBLEMS or len(out) > MAX_PROBLEMS:
         out = out[:MAX_PROBLEMS]
-        out.append(doc.diag(prefix, f"more than {MAX_PROBLEMS:,} problems here: the first {MAX_PROBLEMS:,} are listed",
-                            hint="fix these and check again"))
+        out.append(_more_than_listed(doc, prefix, "here"))
     return out
+
+
+def _more_than_listed(doc: Doc, at: tuple[str | int, ...], where: str) -> Diagnostic:
+    """The problem that says more than MAX_PROBLEMS were found ``where`` and the first are listed."""
+    return doc.diag(at, f"more than {MAX_PROBLEMS:,} problems {where}: the first {MAX_PROBLEMS:,} are listed",
+                    hint="fix these and check again")
 
 
 def validate_items(doc: Doc, items: list[tuple[int, Any]], v: Schema) -> list[Diagnostic]:
@@ -304,8 +309,7 @@ def validate_items(doc: Doc, items: list[tuple[int, Any]], v: Schema) -> list[Di
     for n, (ii, item) in enumerate(items):
         if len(out) >= MAX_PROBLEMS:
             if any(not v.fast.is_valid(rest) for _, rest in items[n:]):
-                out = [doc.diag(("items",), f"more than {MAX_PROBLEMS:,} problems in the items: the first "
-                                f"{MAX_PROBLEMS:,} are listed", hint="fix these and check again"), *out[:MAX_PROBLEMS]]
+                out = [_more_than_listed(doc, ("items",), "in the items"), *out[:MAX_PROBLEMS]]
             break
         out.extend(validate_value(doc, item, v, ("items", ii)))
     return out

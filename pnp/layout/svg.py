@@ -447,12 +447,19 @@ def _capped(sums: tuple[list[float], list[float]], s2: float, cap: float) -> flo
 def art_area(p: Any, cap: float) -> float:
     """What the shapes of the SVG art a Vector ``p`` draws count for the areas they paint, at the
     size it is drawn (its box, its matrix's stretch), each at most ``cap`` pt² (``ArtAreas``)."""
-    if not (p.art_w > 0 and p.art_h > 0):
+    scale = drawn_scale(p)
+    if scale is None:
         return 0.0
-    scale = max(p.w / p.art_w, p.h / p.art_h)
-    if p.matrix is not None:
-        scale *= stretch(p.matrix)
     return _cached(p.src, os.path.basename(p.src))[3].areas.at(abs(scale), cap)
+
+
+def drawn_scale(p: Any) -> float | None:
+    """The pt a Vector ``p`` draws for a pt of its art (its box; a turned element at most its
+    matrix's largest stretch), or None for art of no size."""
+    if not (p.art_w > 0 and p.art_h > 0):
+        return None
+    scale = max(p.w / p.art_w, p.h / p.art_h)
+    return scale * stretch(p.matrix) if p.matrix is not None else scale
 
 
 def stretch(m: Any) -> float:

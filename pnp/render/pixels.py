@@ -23,7 +23,7 @@ from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
 from pnp.layout.shapes import image_size
-from pnp.layout.svg import SEGMENTS_PER_SHAPE, stretch, svg_gradient, svg_shapes, svg_work
+from pnp.layout.svg import SEGMENTS_PER_SHAPE, drawn_scale, svg_gradient, svg_shapes, svg_work
 
 # One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
 # preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
@@ -112,9 +112,7 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             w, h = image_size(p.src)
             decoded += w * h
         elif isinstance(p, Vector):
-            scale = max(p.w / p.art_w, p.h / p.art_h) if p.art_w > 0 and p.art_h > 0 else None
-            if scale is not None and p.matrix is not None:  # a turned element: at most its largest stretch
-                scale *= stretch(p.matrix)
+            scale = drawn_scale(p)
             shapes += svg_work(p.src, scale)  # its dashes as drawn (pnp.layout.svg.ArtCost)
             shaded = svg_gradient(p.src) * (scale or 1.0) ** 2
             if shaded > 0 and math.isfinite(shaded):

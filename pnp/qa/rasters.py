@@ -2,7 +2,9 @@
 pixel budget (``pnp.render.pixels``): ink coverage (every page at ``COVERAGE_DPI``) and shared cut
 lines (``pnp.qa.miscut``: a strip along each, at its DPI). Each render draws the pieces it covers,
 so PDFium decodes their image files and draws their SVG art every time: a 62 KB PNG of 49
-million pixels on 1,000 cards made `pnp preflight` take 50 s of CPU at 20 dpi (attack 6, F4).
+million pixels on 1,000 cards made `pnp preflight` take 50 s of CPU at 20 dpi (attack 6, F4); and
+it paints their fills and gradients at the render's dpi: 300 card-sized gradient rectangles on 30
+cards, 33 s in the 600-dpi strips (attack 19, F1).
 A component whose measuring renders would pass what is left of the budget is not measured, and
 says so (``Budget.take``)."""
 
@@ -18,7 +20,7 @@ from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image, Vector
 from pnp.qa.miscut import DPI as MISCUT_DPI
 from pnp.qa.miscut import STRIP_PAD, lines_of
-from pnp.render.pixels import MAX_COMMAND_PIXELS, NO_ART, ArtWork, over_budget, prim_art
+from pnp.render.pixels import MAX_COMMAND_PIXELS, NO_ART, PAINTED_PER_PIXEL, ArtWork, over_budget, prim_art
 
 COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
 
@@ -46,18 +48,21 @@ def page_coverage(pdf: bytes, dpi: float = COVERAGE_DPI) -> list[float]:
 
 
 class Cost(Struct, frozen=True):
-    """What measuring renders: ``images`` renders of ``pixels`` pixels together, drawing ``art``."""
+    """What measuring renders: ``images`` renders of ``pixels`` pixels together, drawing ``art``
+    and painting ``painted`` weighted pixels (``ArtWork.painted_at`` each render's dpi)."""
 
     images: int = 0
     pixels: int = 0
     art: ArtWork = NO_ART
+    painted: int = 0
 
     def __add__(self, other: Cost) -> Cost:
-        return Cost(self.images + other.images, self.pixels + other.pixels, self.art + other.art)
+        return Cost(self.images + other.images, self.pixels + other.pixels, self.art + other.art,
+                    self.painted + other.painted)
 
     @property
     def counted(self) -> int:
-        return self.pixels + self.art.counted
+        return self.pixels + self.art.counted + self.painted // PAINTED_PER_PIXEL
 
 
 def measuring_cost(pages: Sequence[Page], sizes: Sequence[tuple[float, float]],
@@ -68,7 +73,7 @@ def measuring_cost(pages: Sequence[Page], sizes: Sequence[tuple[float, float]],
     cut line (as ``pnp.qa.miscut`` crops it). A render draws every piece it covers: the whole
     page's (``art_of(page, slot, False)``), and for a strip the art of the two pieces that comes
     near their trim (``art_of(page, slot, True)``: PDFium skips what lies outside the strip)."""
-    images = pixels = 0
+    images = pixels = painted = 0
     art = NO_ART
     pad = STRIP_PAD
     scale = MISCUT_DPI / 72
@@ -78,24 +83,36 @@ def measuring_cost(pages: Sequence[Page], sizes: Sequence[tuple[float, float]],
             images += 1
             pixels += math.ceil(w * dpi / 72) * math.ceil(h * dpi / 72)
             for slot in page.slots:
-                art += art_of(page, slot, False)
+                drawn = art_of(page, slot, False)
+                art += drawn
+                painted += drawn.painted_at(dpi)
         for a, b, ((x0, y0), (x1, y1)) in found:
             images += 1
             pixels += math.ceil((abs(x1 - x0) + 2 * pad) * scale) * math.ceil((abs(y1 - y0) + 2 * pad) * scale)
-            art += art_of(page, page.slots[a], True) + art_of(page, page.slots[b], True)
-    return Cost(images, pixels, art)
+            drawn = art_of(page, page.slots[a], True) + art_of(page, page.slots[b], True)
+            art += drawn
+            painted += drawn.painted_at(MISCUT_DPI)
+    return Cost(images, pixels, art, painted)
 
 
 def edge_art(lay: PieceLayout) -> ArtWork:
     """``art_work`` of the image files and SVG art of ``lay`` whose box comes within a miscut
     strip's reach of the trim (any side: a piece may be turned on the page); art drawn through a
-    matrix counts wherever it is."""
+    matrix counts wherever it is. PDFium decodes a file and parses the art whole for a strip, but
+    paints only the strip's pixels: a box's painting counts the share of it a band twice the
+    reach wide along one of its sides can hold (all of it, drawn through a matrix)."""
     reach = STRIP_PAD
     w, h = lay.width, lay.height
-    near = [p for p in lay.primitives if isinstance(p, Image | Vector) and (
-        getattr(p, "matrix", None) is not None or p.x <= reach or p.y <= reach
-        or p.x + p.w >= w - reach or p.y + p.h >= h - reach)]
-    return prim_art(near)
+    out = NO_ART
+    for p in lay.primitives:
+        if not isinstance(p, Image | Vector):
+            continue
+        turned = getattr(p, "matrix", None) is not None
+        if turned or p.x <= reach or p.y <= reach or p.x + p.w >= w - reach or p.y + p.h >= h - reach:
+            drawn = prim_art([p])
+            share = 1.0 if turned else min(1.0, 2 * reach / max(min(p.w, p.h), 1e-9))
+            out += ArtWork(drawn.decoded, drawn.shapes, math.ceil(drawn.painted * share))
+    return out
 
 
 class Budget:
@@ -111,6 +128,7 @@ class Budget:
         and say so: (message, hint) in the words of the other rasterising commands."""
         total = self.spent + cost
         if total.counted > self.limit:
-            return over_budget("pnp preflight", total.images, total.pixels, total.art, self.limit)
+            return over_budget("pnp preflight", total.images, total.pixels, total.art, self.limit,
+                               painted=total.painted)
         self.spent = total
         return None

@@ -199,12 +199,12 @@ def check_held(game: Game, items: Sequence[Item | None], command: str, what: str
 
 
 def over_budget(command: str, images: int, total: int, art: ArtWork, limit: int,
-                ways: Iterable[str | None] = (), dpi: float | None = None) -> tuple[str, str]:
+                ways: Iterable[str | None] = (), painted: int = 0) -> tuple[str, str]:
     """(message, hint) for ``images`` of ``total`` pixels drawing ``art`` beyond ``limit``:
     what it comes to, and how to fit (``ways`` first; then the art, then raising the limit).
-    With ``dpi``, the painting of fills and strokes counts too (``ArtWork.at``)."""
-    files = art.at(dpi) if dpi is not None else art.counted
-    painted = art.painted_at(dpi) if dpi is not None else 0
+    ``painted``: the weighted pixels its fills and strokes paint at the renders' dpi
+    (``ArtWork.painted_at``), counted too."""
+    files = art.counted + painted // PAINTED_PER_PIXEL
     painted = painted if painted // PAINTED_PER_PIXEL else 0  # named where it counts
     needed = -(-(total + files) // 1_000_000)  # megapixels, rounded up
     hint = [*ways,
@@ -241,7 +241,8 @@ def check_total(where: str, command: str, images: int, total: int, dpi: float,
         return
     fits = _dpi_that_fits(dpi, lambda d: total_at(d) + art.at(d), limit) if total_at is not None else None
     msg, hint = over_budget(command, images, total, art, limit,
-                            [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other], dpi)
+                            [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other],
+                            art.painted_at(dpi))
     raise DataError([Diagnostic(where, msg, expected=f"at most {limit} pixels in one command", hint=hint)])
 
 

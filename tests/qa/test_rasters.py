@@ -114,3 +114,46 @@ def test_a_sheet_holding_more_shapes_than_the_cap_is_not_measured(mini: DataRoot
     monkeypatch.setattr(pixels, "MAX_IMAGE_SHAPES", 250_000)
     r = run_cli("preflight", "mini", "--bleed", "0")
     assert "not measured" not in r.stderr and "ink coverage:" in r.stdout
+
+
+def test_measuring_renders_count_the_gradients_they_shade(mini: DataRootCopy) -> None:
+    """Attack 19, F1: 300 card-sized rectangles of a radial gradient on 30 cards made `pnp
+    preflight` take 35 s, 33 of them in the 600-dpi strips along shared cut lines: PDFium shades
+    a gradient pixel by pixel at each render's dpi, over the pixels of the render it covers. The
+    budget counts it as the exports do (GRADIENT_WEIGHT times an opaque fill's area, at the dpi):
+    each front whole at COVERAGE_DPI, and in a strip the band of the art a strip can cover (twice
+    STRIP_PAD wide along a side, at the strip's dpi). Against the same art in a solid colour, the
+    gradients add exactly that; at the megapixels the message names, the component is measured."""
+    from pnp.qa.miscut import DPI, STRIP_PAD
+    from pnp.qa.rasters import COVERAGE_DPI
+    from pnp.render.pixels import GRADIENT_WEIGHT
+
+    box = [0, 0, 44, 63]  # mm: the whole card, drawn in both strips along each of its shared edges
+    with_art(mini, box, svg=True)
+    fronts, lines = placed(mini, 0)
+    assert lines > 0
+    grad = ('<defs><radialGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+            '</radialGradient></defs>')
+    painted = {}
+    for fill in ("#0f0", "url(#g)"):
+        rects = "".join(f'<rect width="44" height="63" fill="{fill}"/>' for _ in range(20))
+        (mini.root.path / "card_data" / "mini" / "img" / "a.svg").write_text(
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 44 63">{grad}{rects}</svg>', encoding="utf-8")
+        r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
+        assert r.exit_code == 0, r.stderr
+        m = re.search(r"not measured: .* and paint (\d+) pixels of fills and strokes", r.stderr)
+        painted[fill] = int(m.group(1)) if m else 0
+    mm = 72 / 25.4
+    shaded = 20 * box[2] * mm * box[3] * mm * GRADIENT_WEIGHT  # pt² a drawing, weighted
+    band = 2 * STRIP_PAD / (min(box[2], box[3]) * mm)
+    expected = shaded * (fronts * (COVERAGE_DPI / 72) ** 2 + 2 * lines * band * (DPI / 72) ** 2)
+    assert abs(painted["url(#g)"] - painted["#0f0"] - expected) < 0.01 * expected, (painted, expected)
+    whole = shaded * 2 * lines * (DPI / 72) ** 2  # had the strips counted the art whole
+    assert painted["url(#g)"] < whole / 5
+    r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
+    assert "opaque rather than see-through" in r.stderr or "simplify the SVG art" in r.stderr
+    needed = re.search(r"raise the limit with --max-megapixels (\d+)", r.stderr)
+    assert needed is not None, r.stderr
+    r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", needed.group(1))
+    assert r.exit_code == 0 and "not measured" not in r.stderr, r.stderr
+    assert "shared cut lines (0.5 mm miscut)" in r.stdout

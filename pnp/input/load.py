@@ -216,13 +216,9 @@ def _depth(data: Any) -> int:
     return deepest
 
 
-def _line_col(text: str, pos: int) -> tuple[int, int]:
-    return text.count("\n", 0, pos) + 1, pos - (text.rfind("\n", 0, pos) + 1) + 1
-
-
 def _line_cols(text: str, positions: list[int]) -> dict[int, tuple[int, int]]:
-    """``_line_col`` of many positions in one pass over ``text`` (a file with 100,000 duplicate
-    keys or NaNs is reported in time linear in its size, not quadratic)."""
+    """(line, column) of each of ``positions`` in ``text``, in one pass over it (a file with
+    100,000 duplicate keys or NaNs is reported in time linear in its size, not quadratic)."""
     out: dict[int, tuple[int, int]] = {}
     line, start, at = 1, 0, 0  # the line holding offset `at` starts at offset `start`
     for pos in sorted(set(positions)):
@@ -506,7 +502,7 @@ def _syntax_error(shown: str, text: str, exc: json.JSONDecodeError) -> Diagnosti
     if bracket in ("]", "}") and before.endswith(","):
         # Point at the comma itself, not at the bracket after it.
         return Diagnostic(shown, f"invalid JSON: trailing comma before '{bracket}'", (),
-                          *_line_col(text, comma), "no comma after the last item", "remove the comma")
+                          *_line_cols(text, [comma])[comma], "no comma after the last item", "remove the comma")
     msg = exc.msg.removesuffix(" at")
     if msg == "Invalid control character" and text[exc.pos] in "\r\n":
         msg = "unterminated string (a line break inside a string)"

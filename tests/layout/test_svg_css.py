@@ -118,13 +118,26 @@ def test_the_steps_weigh_what_cssselect2_walks(tmp_path: Path) -> None:
     ("M 0 0 L 1", "<path d=...> on line 2 has 1 number(s) after 'L', which takes them 2 at a time"),
     ("M0 0 C 1 2 3", "has 3 number(s) after 'C', which takes them 6 at a time"),
     ("M 0 0 X 1", "has 'X' where a path command or a number belongs"),
+    # svglib drew these, skipping what it could not read (attack 19: `L nan nan` passed unsaid)
+    ("M 0 0 L nan nan L 5 5", "has 'n' where a path command or a number belongs"),
+    ("M0 0 L1 1 Z 5 5", "has 2 number(s) after 'Z', which takes none"),
+    ("M0 0 L1 1 2", "has 3 number(s) after 'L', which takes them 2 at a time"),
+    ("M0 0 L1e 2", "has 'e' where a path command or a number belongs"),
 ])
 def test_malformed_path_data_is_named(d: str, said: str, tmp_path: Path) -> None:
     """svglib's own words were "range() arg 3 must not be zero" or "Path.lineTo() missing 1
-    required positional argument"."""
+    required positional argument", or it drew the art skipping what it could not read."""
     err = _refused(_write(tmp_path, f'<g>\n<path d="{d}"/></g>'))
     assert err.message == f"SVG 'art/a.svg' cannot be drawn: {said}" or said in err.message, err.message
     assert "range()" not in err.message and "positional" not in err.message
+
+
+def test_well_formed_path_data_is_drawn(tmp_path: Path) -> None:
+    """Numbers run together as SVG allows (signs and dots start a new one), exponents, commas,
+    implicit commands after M, arcs with packed flags, and points pairs."""
+    d = "M10-5.5.5.7L1e1,2E-1 3 4H5V6C1 2 3 4 5 6 7 8 9 10 11 12S1 2 3 4Q1 2 3 4T5 6a1 1 0 0110 10zm1 1z"
+    art = _write(tmp_path, f'<path d="{d}" fill="#f00"/><polyline points=" 1,2 3 4 " stroke="#00f"/>')
+    assert svg_art(art, "a.svg")[0] > 0
 
 
 def test_a_style_attribute_svglib_cannot_split_is_named(tmp_path: Path) -> None:

@@ -365,6 +365,11 @@ STROKE_SHAPES_PER_SIDE = 5
 # (attack 18, F1: 120,000 segments of 0.14 units stroked 3 wide with round joins, about 4 µs a
 # vertex under load, 0.5-0.75 s a drawing; they counted 20,000 shapes).
 STROKED_VERTEX_SHAPES = 3
+# And each shape a gradient fills this many, plus one a stop: PDFium sets up a shading for each,
+# whatever its size (3,000 half-unit rectangles of a two-stop radial gradient on a card took 78 ms a
+# drawing at 36 and at 300 dpi, the same in a solid colour 5-15 ms; 1,000 of three stops 28 ms, of
+# eight 34 ms: 26-34 µs a gradient fill, against 2.5 µs a shape; they counted 2 shapes each).
+GRADIENT_SHAPES = 10
 # And a dashed stroke one more for each this many dashes (its length over the dash's period):
 # PDFium cuts the whole outline into dashes however little of it shows: 132 ns a dash measured
 # (svglib's butt-capped lines, 100 lines of 10,000 pt dashed 0.1 in a card's art, 0.66 s a render
@@ -479,8 +484,9 @@ def _work(drawing: Any) -> ArtCost:
     """The shapes drawing ``drawing`` once counts: each shape 1, a circle, an ellipse, a rounded
     rectangle or a stroked shape 2, one more for every SEGMENTS_PER_SHAPE segments of a
     path, polygon or polyline (groups only hold them), STROKE_SHAPES_PER_SIDE more for each length
-    of the art's side a stroke or a fill's outline runs, and for every SVG_DASHES_PER_SHAPE dashes of
-    a dashed stroke, counted at the size the art is drawn (``ArtCost``)."""
+    of the art's side a stroke or a fill's outline runs, GRADIENT_SHAPES and one a stop more for
+    each shape a gradient fills, and for every SVG_DASHES_PER_SHAPE dashes of a dashed stroke,
+    counted at the size the art is drawn (``ArtCost``)."""
     from reportlab.graphics.shapes import Circle, Ellipse, Line, Path, Polygon, PolyLine, Rect, Wedge
 
     gradient = 0.0  # the art's pt² that gradients fill (svglib: a group of the gradient and its clip shape)
@@ -498,8 +504,10 @@ def _work(drawing: Any) -> ArtCost:
             if isinstance(t, list | tuple) and len(t) == 6:
                 scale *= stretch(t)
             stack.extend((k, scale) for k in node.contents)
-            if any(type(k).__name__.endswith("GradientShape") for k in node.contents):
+            shaded = [k for k in node.contents if type(k).__name__.endswith("GradientShape")]
+            if shaded:
                 gradient += _gradient_area(node.contents, scale, whole)
+                runs += sum(GRADIENT_SHAPES + len(getattr(k, "_positions", None) or ()) for k in shaded)
             continue  # a group: what it holds counts
         curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
         stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0

@@ -17,6 +17,8 @@ import os
 import re
 from pathlib import Path
 
+import msgspec
+
 from pnp.errors import DataError, Diagnostic
 from pnp.input.project import GAME_ID, MANIFEST, DataRoot, physical_path, reserved_game_id
 from pnp.input.validate import schema_bytes
@@ -163,8 +165,8 @@ def scaffold(root: Path, gid: str, sheet: bool = False, size: str = "poker") -> 
                                     expected="lowercase letters, digits and hyphens, at most 64, "
                                     "starting with a letter or digit")])
     reserved = reserved_game_id(gid)
-    if reserved is not None:
-        raise DataError([reserved])
+    if reserved is not None:  # no folder to rename yet
+        raise DataError([msgspec.structs.replace(reserved, hint=f"choose another id, e.g. {gid}-game")])
     game_dir, tpl_dir = DataRoot(root).card_data / gid, DataRoot(root).templates / gid
     shared = " (the templates every game shares)" if gid == "shared" else ""
     for d, taken in ((game_dir, f"game {gid!r} already exists here"),

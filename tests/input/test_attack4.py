@@ -287,6 +287,7 @@ def test_pnp_new_refuses_reserved_game_ids(tmp_path: Path, gid: str) -> None:
     assert r.exit_code == 2, r.stdout + r.stderr
     assert_no_traceback(r)
     assert f"game id {gid!r} is reserved" in r.stderr
+    assert f"choose another id, e.g. {gid}-game" in r.stderr  # there is no folder to rename yet
     assert not (tmp_path / "proj" / "card_data" / gid).exists()
 
 

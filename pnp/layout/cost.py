@@ -108,6 +108,26 @@ def stroke_length(p: Any) -> float:
     return 0.0
 
 
+def edges(prims: list[Any]) -> float:
+    """The length (pt) of the edges ``prims`` give the rasteriser: a fill's outline once, a
+    stroke's twice (its two sides), each as ``stroke_length`` measures it, and a stroked path's
+    joins (a round one's outline at each point). PDFium builds cells
+    along every edge at the dpi: they cost in proportion to their length in pixels
+    (``pnp.render.pixels.EDGE_WEIGHT``), however thin the stroke."""
+    n = 0.0
+    for p in prims:
+        c = p.__class__
+        if c is Line or c is Rect or c is Ellipse or c is Path:
+            paint = p.paint
+            sides = (2 if paint.stroke is not None and paint.stroke_width > 0 else 0) + \
+                (1 if paint.fill is not None and c is not Line else 0)
+            if sides:
+                n += stroke_length(p) * sides
+            if c is Path and sides >= 2:  # a join at every vertex: its outline, a round one's at most
+                n += len(p.ops) * math.pi * paint.stroke_width
+    return n if math.isfinite(n) else 0.0
+
+
 def area(prims: list[Any], w: float, h: float) -> int:
     """What ``prims`` count besides their ``weight`` for the area of their fills within a piece of
     ``w`` x ``h`` pt (trim): the part of each fill's box (an image's) inside the trim, in AREA_PT2,

@@ -91,6 +91,14 @@ def svg_gradient(path: str) -> float:
     return _cached(path, os.path.basename(path))[3].gradient
 
 
+def svg_edges(path: str) -> float:
+    """The length (the art's pt, drawn at 1 pt a pt) of the edges the checked file's shapes give
+    the rasteriser: a fill's outline once, a stroke's twice (its two sides). PDFium builds cells
+    along every edge at the dpi, so they cost in proportion to their length in pixels
+    (``pnp.render.pixels.EDGE_WEIGHT``)."""
+    return _cached(path, os.path.basename(path))[3].edges
+
+
 def svg_shapes(path: str) -> int:
     """The shapes of the checked file's art (``_work``) without its dashes: what a rasteriser
     holds each time it draws the art (``pnp.render.pixels.held``)."""
@@ -390,13 +398,14 @@ class ArtCost:
     ``periods[i]``), to count at the size it is drawn (``at``); and the areas its shapes paint
     (``areas``), to count where it is placed (``area``)."""
 
-    __slots__ = ("areas", "dashes", "gradient", "periods", "runs", "shapes")
+    __slots__ = ("areas", "dashes", "edges", "gradient", "periods", "runs", "shapes")
 
     def __init__(self, shapes: int, strokes: list[tuple[float, int]], areas: ArtAreas | None = None,
-                 runs: int = 0, gradient: float = 0.0) -> None:
+                 runs: int = 0, gradient: float = 0.0, edges: float = 0.0) -> None:
         self.shapes = shapes
         self.runs = runs
         self.gradient = gradient  # the art's pt² gradients fill (``svg_gradient``)
+        self.edges = edges  # the art's pt of edges its fills and strokes give (``svg_edges``)
         self.areas = areas or ArtAreas([], [], 0.0)
         strokes.sort(key=lambda t: -t[0])  # longest period first
         self.periods = [-t[0] for t in strokes]  # ascending, for bisect
@@ -490,6 +499,7 @@ def _work(drawing: Any) -> ArtCost:
     from reportlab.graphics.shapes import Circle, Ellipse, Line, Path, Polygon, PolyLine, Rect, Wedge
 
     gradient = 0.0  # the art's pt² that gradients fill (svglib: a group of the gradient and its clip shape)
+    edges = 0.0  # the art's pt of edges: a fill's outline, a stroke's both sides
     n = runs = 0  # runs: the strokes' lengths, in STROKE_SHAPES_PER_SIDE shapes a side (time, not memory)
     strokes: list[tuple[float, int]] = []  # (dash period in the art's pt, dashes) of each dashed stroke
     opaque: list[float] = []  # the art's pt² each fill's box and each stroke's band paints
@@ -508,6 +518,8 @@ def _work(drawing: Any) -> ArtCost:
             if shaded:
                 gradient += _gradient_area(node.contents, scale, whole)
                 runs += sum(GRADIENT_SHAPES + len(getattr(k, "_positions", None) or ()) for k in shaded)
+                clip = sum(_outline(k) for k in node.contents if k not in shaded) * scale  # the clip's edges
+                edges += clip if math.isfinite(clip) else 0.0
             continue  # a group: what it holds counts
         curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
         stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0
@@ -519,17 +531,21 @@ def _work(drawing: Any) -> ArtCost:
         if stroked and isinstance(node, Path | PolyLine | Polygon):  # a join at every vertex (time only)
             vertices = len(node.operators) if isinstance(node, Path) else len(node.points) // 2
             runs += vertices * STROKED_VERTEX_SHAPES
+            join = vertices * math.pi * float(node.strokeWidth) * scale  # its outline, a round one at most
+            edges += join if math.isfinite(join) else 0.0
         filled = getattr(node, "fillColor", None) is not None and not isinstance(node, Line)
         length = _outline(node) if stroked or filled else 0.0  # once: a 1 MB path takes a while
         if (stroked or filled) and whole > 0:  # a fill's outline too: the rasteriser walks its edges
             run = length * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE * (stroked + filled)
             runs += int(run) if math.isfinite(run) else 0
+            edge = length * scale * (2 * stroked + filled)
+            edges += edge if math.isfinite(edge) else 0.0
         if stroked and getattr(node, "strokeDashArray", None) is not None:
             period, count = _dashes(node, length)
             if count and math.isfinite(period * scale):
                 strokes.append((period * scale, count))
         group += _paints(node, scale, whole, opaque, clear, length)
-    return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient)
+    return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient, edges)
 
 
 def _gradient_area(kids: list[Any], scale: float, whole: float) -> float:

@@ -111,7 +111,8 @@ def edge_art(lay: PieceLayout) -> ArtWork:
         if turned or p.x <= reach or p.y <= reach or p.x + p.w >= w - reach or p.y + p.h >= h - reach:
             drawn = prim_art([p])
             share = 1.0 if turned else min(1.0, 2 * reach / max(min(p.w, p.h), 1e-9))
-            out += ArtWork(drawn.decoded, drawn.shapes, math.ceil(drawn.painted * share))
+            out += ArtWork(drawn.decoded, drawn.shapes, math.ceil(drawn.painted * share),
+                           math.ceil(drawn.edged * share))
     return out
 
 

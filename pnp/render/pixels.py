@@ -18,12 +18,12 @@ from msgspec import Struct
 from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.model import Game, Item
 from pnp.input.project import shown_path
-from pnp.layout.cost import area
+from pnp.layout.cost import area, edges
 from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
 from pnp.layout.shapes import image_size
-from pnp.layout.svg import SEGMENTS_PER_SHAPE, drawn_scale, svg_gradient, svg_shapes, svg_work
+from pnp.layout.svg import SEGMENTS_PER_SHAPE, drawn_scale, svg_edges, svg_gradient, svg_shapes, svg_work
 
 # One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
 # preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
@@ -51,6 +51,14 @@ PAINTED_PER_PIXEL = 25
 # area counts this many times an opaque fill's, in the painting above (the pixel budget only: a
 # build draws it as a PDF shading).
 GRADIENT_WEIGHT = 25
+# And it builds cells along every edge a fill or stroke gives its rasteriser (a fill's outline, a
+# stroke's two sides), at the dpi, however thin the stroke: a pixel of edge counts this many
+# weighted painted pixels. Measured (python bench/bench_art_cost.py): 1,000 random segments
+# stroked 0.3 mm wide, 173 ms a card at 600 dpi (92 ns a pixel of edge), 1,000 lines stroked corner
+# to corner over each other 171-194 ms at 300 dpi; a filled path of 20,000 random edges 453 ms at
+# 300 dpi (48 ns); 2,000 near-vertical lines 0.025 mm apart, stroked 0.3 mm wide (attack 20, F1),
+# 628 ms at 300 dpi (157 ns a pixel of edge), counted 0.07 s; where the painted area counted 2-40 ms.
+EDGE_WEIGHT = 150
 # The shapes PDFium may hold to rasterise one image (``held``). pnp draws an SVG file as one form
 # XObject, in the PDF once, but PDFium parses a form again for every time a page draws it and
 # holds every shape it parsed until the page is closed. Measured (bench/bench_form_uses.py,
@@ -70,12 +78,14 @@ class ArtWork(Struct, frozen=True):
     decoded: int = 0
     shapes: int = 0
     painted: int = 0
+    edged: int = 0  # pt of the edges its fills and strokes give the rasteriser (``pnp.layout.cost.edges``)
 
     def __add__(self, other: ArtWork) -> ArtWork:
-        return ArtWork(self.decoded + other.decoded, self.shapes + other.shapes, self.painted + other.painted)
+        return ArtWork(self.decoded + other.decoded, self.shapes + other.shapes, self.painted + other.painted,
+                       self.edged + other.edged)
 
     def __mul__(self, times: int) -> ArtWork:
-        return ArtWork(self.decoded * times, self.shapes * times, self.painted * times)
+        return ArtWork(self.decoded * times, self.shapes * times, self.painted * times, self.edged * times)
 
     @property
     def counted(self) -> int:
@@ -83,8 +93,9 @@ class ArtWork(Struct, frozen=True):
         return self.decoded // DECODED_PER_PIXEL + self.shapes * PIXELS_PER_SHAPE
 
     def painted_at(self, dpi: float) -> int:
-        """The weighted pixels the fills and strokes paint at ``dpi``."""
-        return int(self.painted * AREA_PT2 * (dpi / 72) ** 2)
+        """The weighted pixels the fills and strokes paint at ``dpi``: their areas, and their edges
+        (EDGE_WEIGHT a pixel of edge)."""
+        return int(self.painted * AREA_PT2 * (dpi / 72) ** 2 + self.edged * (dpi / 72) * EDGE_WEIGHT)
 
     def at(self, dpi: float) -> int:
         """In rendered pixels at ``dpi``: what the budget adds for it, painting included."""
@@ -101,12 +112,13 @@ def art_work(layouts: Iterable[PieceLayout | None]) -> ArtWork:
     laid = [lay for lay in layouts if lay is not None]
     art = prim_art(p for lay in laid for p in lay.primitives)
     return ArtWork(art.decoded, art.shapes,
-                   art.painted + sum(area(list(lay.primitives), lay.width, lay.height) for lay in laid))
+                   art.painted + sum(area(list(lay.primitives), lay.width, lay.height) for lay in laid),
+                   art.edged + int(sum(edges(lay.primitives) for lay in laid)))
 
 
 def prim_art(prims: Iterable[Primitive]) -> ArtWork:
     """``art_work`` of some primitives (``painted``: the gradients of their SVG art)."""
-    decoded = shapes = painted = 0
+    decoded = shapes = painted = edged = 0
     for p in prims:
         if isinstance(p, Image):
             w, h = image_size(p.src)
@@ -117,7 +129,10 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             shaded = svg_gradient(p.src) * (scale or 1.0) ** 2
             if shaded > 0 and math.isfinite(shaded):
                 painted += int(shaded / AREA_PT2 * GRADIENT_WEIGHT)
-    return ArtWork(decoded, shapes, painted)
+            edge = svg_edges(p.src) * (scale or 1.0)
+            if edge > 0 and math.isfinite(edge):
+                edged += int(edge)
+    return ArtWork(decoded, shapes, painted, edged)
 
 
 class Held(Struct, frozen=True):

@@ -5,6 +5,7 @@ SVG art's dashed strokes to the pixel budget as drawn (pnp.layout.svg.ArtCost)."
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -163,3 +164,41 @@ def test_a_gradient_fill_counts_its_shading(tmp_path: Path, stops: int) -> None:
         shaded = _svg(tmp_path / f"{name}.svg", defs + rects(fill))
         extra = (svg_work(shaded, 1.0) - svg_shapes(shaded)) - (svg_work(solid, 1.0) - svg_shapes(solid))
         assert extra == 300 * (GRADIENT_SHAPES + stops), (fill, extra)
+
+
+def test_svg_edges_are_a_fills_outline_and_a_strokes_two_sides(tmp_path: Path) -> None:
+    """PDFium builds cells along every edge its rasteriser is given, at the dpi, however thin the
+    stroke (1,000 random segments stroked 0.3 mm wide: 173 ms a card at 600 dpi, where the area
+    they paint counted a few ms): ``svg_edges`` is a fill's outline once, a stroke's twice, and a
+    round join's outline at every vertex of a stroked path, in the art's pt."""
+    from pnp.layout.svg import svg_edges
+
+    zigzag = "".join(" L100 100 L0 0" for _ in range(500))  # 1,000 diagonals
+    filled = _svg(tmp_path / "fill.svg", f'<path d="M0 0{zigzag}" fill="#000"/>')
+    unit = svg_art(filled, "fill.svg")[0] / 100  # pt a unit (svglib reads the file's 100 px as 75 pt)
+    diagonals = 1000 * 100 * 2 ** 0.5 * unit
+    assert svg_edges(filled) == pytest.approx(diagonals)
+    stroked = _svg(tmp_path / "s.svg", f'<path d="M0 0{zigzag}" fill="none" stroke="#000" stroke-width="0.5"/>')
+    joins = 1001 * math.pi * 0.5 * unit  # the move and 1,000 lines
+    assert svg_edges(stroked) == pytest.approx(2 * diagonals + joins)
+    rects = _svg(tmp_path / "r.svg", "".join('<rect x="1" y="1" width="10" height="5" fill="#f00"/>' for _ in range(7)))
+    assert svg_edges(rects) == pytest.approx(7 * 30 * unit)
+
+
+def test_template_edges_count_at_the_export_dpi(tmp_path: Path) -> None:
+    """A template's thin strokes cost their edges too (1,000 lines 0.3 mm wide down a card: about
+    65 ms a card at 300 dpi, where their area counted 4 ms): ``pnp.layout.cost.edges`` is a
+    stroke's two sides and a fill's outline, and the budget counts them at the dpi
+    (``ArtWork.painted_at``: EDGE_WEIGHT weighted painted pixels a pixel of edge)."""
+    from pnp.layout.cost import edges
+    from pnp.render.pixels import EDGE_WEIGHT, ArtWork
+
+    thin = Paint(stroke="#000000", stroke_width=0.85)
+    lines = [Line(i * 0.17, 0, i * 0.17 + 17, 249, thin) for i in range(1000)]
+    length = 1000 * math.hypot(17, 249)
+    assert edges(lines) == pytest.approx(2 * length)
+    assert edges([Rect(0, 0, 10, 20, Paint(fill="#ff0000"))]) == pytest.approx(60)
+    assert edges([Rect(0, 0, 10, 20, Paint(fill="#ff0000", stroke="#000000", stroke_width=1))]) == pytest.approx(180)
+    art = ArtWork(edged=int(edges(lines)))
+    assert abs(art.painted_at(300) - 2 * length * 300 / 72 * EDGE_WEIGHT) <= 300 / 72 * EDGE_WEIGHT + 1
+    assert art.painted_at(600) == pytest.approx(2 * art.painted_at(300), rel=1e-6)  # linear in the dpi

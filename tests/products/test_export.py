@@ -916,6 +916,34 @@ def test_the_pixel_budget_counts_painting_at_the_export_dpi(tmp_path: Path, monk
     assert not (tmp_path / "high").exists()
 
 
+def test_the_pixel_budget_counts_the_edges_of_thin_strokes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """PDFium builds cells along both sides of a stroke at the dpi, however thin: 1,000 lines
+    0.3 mm wide down a card took about 65 ms a card at 300 dpi, where the area they paint counted
+    4 ms. The budget counts a pixel of edge EDGE_WEIGHT painted pixels: such lines on three cards
+    export at 100 dpi within a 30-million-pixel budget and are refused at 600 dpi (they passed
+    it, counted by their area alone), naming the painting and a dpi that fits."""
+    from pnp.render import pixels
+
+    root = write_game(tmp_path / "root", "thin", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
+                                                              for n in ("ash", "birch", "cedar")])
+    front = root / "templates" / "thin" / "front.json"
+    tpl = load(front)
+    tpl["elements"].append({"type": "repeat", "count": 1000, "step": [0.06, 0], "elements": [
+        {"type": "line", "from": [0, 0], "to": [6, 88], "stroke": "#000000", "stroke_width": 0.85}]})
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    monkeypatch.setattr(pixels, "MAX_COMMAND_PIXELS", 30_000_000)
+    ok("export", "png", "--data", root, "thin", "--out", tmp_path / "low", "--dpi", "100")
+    r = run("export", "png", "--data", root, "thin", "--out", tmp_path / "high", "--dpi", "600")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    m = re.search(r"and paint (\d+) pixels of fills and strokes", r.stderr)
+    assert m, r.stderr
+    edge = 2 * 1000 * math.hypot(6, 88) * 72 / 25.4  # pt: both sides of each line
+    assert int(m.group(1)) >= 3 * edge * 600 / 72 * pixels.EDGE_WEIGHT * 0.99
+    fits = re.search(r"--dpi (\d+) fits", r.stderr)
+    assert fits and 100 <= int(fits.group(1)) < 600, r.stderr
+    assert not (tmp_path / "high").exists()
+
+
 def test_the_pixel_budget_counts_the_gradients_svg_art_shades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """PDFium shades a gradient pixel by pixel each time it draws the art: 300 card-sized
     rectangles of a radial gradient took 6 s a drawing (attack 19, F1: 194 s for 30 cards, 17 KB
@@ -939,5 +967,9 @@ def test_the_pixel_budget_counts_the_gradients_svg_art_shades(tmp_path: Path, mo
         assert m, str(info.value)
         painted[name] = int(m.group(1))
         assert not (tmp_path / name / "out").exists()
-    # the cards' own background is painted in both; the gradients add 25 times their area
-    assert painted["grad"] - painted["solid"] > 0.9 * (pixels.GRADIENT_WEIGHT - 1) * (painted["solid"] // 2)
+    # the cards' own painting and the rectangles' edges are in both; on each of the three fronts the
+    # gradients add 25 times the area of the 20 rectangles (the art's 20 mm box each, at 40 dpi)
+    # where a solid fill counts it once
+    box = 3 * 20 * (20 * 72 / 25.4 * 40 / 72) ** 2  # pixels
+    extra = painted["grad"] - painted["solid"]
+    assert 0.95 * box * (pixels.GRADIENT_WEIGHT - 1) < extra < 1.05 * box * pixels.GRADIENT_WEIGHT, extra

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import SplitResult, unquote, urlsplit
 
 from pnp.serve import pages
 from pnp.serve.gallery import GameView
@@ -247,11 +247,17 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                     self._send(HTTPStatus.BAD_REQUEST, b"pnp serve: a request needs one Host header\n",
                                "text/plain; charset=utf-8")
                     return
-                if not self._host_ok():
+                try:
+                    target = urlsplit(self.path)
+                except ValueError:  # unbalanced brackets in a host, `GET http://[/` (attack 20, F4)
+                    self._send(HTTPStatus.BAD_REQUEST, b"pnp serve: the request's target is no URL\n",
+                               "text/plain; charset=utf-8")
+                    return
+                if not self._host_ok(target):
                     self._send(HTTPStatus.MISDIRECTED_REQUEST, b"pnp serve answers to localhost only\n",
                                "text/plain; charset=utf-8")
                     return
-                self._route(unquote(urlsplit(self.path).path))
+                self._route(unquote(target.path))
             except (BrokenPipeError, ConnectionResetError):
                 pass
             except Exception as exc:
@@ -261,16 +267,15 @@ def _handler(server: Server) -> type[BaseHTTPRequestHandler]:
                     self._send(HTTPStatus.INTERNAL_SERVER_ERROR, b"internal error (see the terminal)\n",
                                "text/plain; charset=utf-8")
 
-        def _host_ok(self) -> bool:
+        def _host_ok(self, target: SplitResult) -> bool:
             """Whether the Host header names this machine, for a server on a loopback address
             (one on another address was asked to be seen by others; an HTTP/1.0 request without
             the header came from no browser)."""
             host = self.headers.get("Host")
             if not server.loopback:
                 return True
-            # a request in absolute form (GET http://name/...) names its host there, before the
-            # Host header (RFC 9112, 3.2.2): that name must be this machine's too
-            target = urlsplit(self.path)
+            # a request in absolute form (GET http://name/...) names its host there (``target``),
+            # before the Host header (RFC 9112, 3.2.2): that name must be this machine's too
             names = [h for h in (host, target.netloc if target.scheme else None) if h is not None]
 
             def local(h: str) -> bool:  # NAME or NAME:PORT, and nothing more (attack 12, B1: "NAME:1 evil")

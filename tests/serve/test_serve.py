@@ -182,6 +182,9 @@ def test_a_loopback_server_answers_only_to_local_host_names(served: tuple[Server
     for target in ("http://evil.example/", f"http://evil.example:{port}/", "http://localhost@evil.example/"):
         assert _get_as(server, f"127.0.0.1:{port}", target=target) == 421, target
     assert _get_as(server, f"127.0.0.1:{port}", target=f"http://localhost:{port}/") == 200
+    # a target that is no URL is the client's error, not an internal one (attack 20, F4: 500)
+    for target in ("http://[/", "http://a]b/", "http://[::1/", "http://\x1b[31mevil/"):
+        assert _get_as(server, f"127.0.0.1:{port}", target=target) == 400, target
 
 
 def _capped(mini: DataRootCopy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap: int,

@@ -1,5 +1,5 @@
 """How well the pixel budget's cost model of SVG art (pnp.render.pixels.ArtWork, from
-pnp.layout.svg.ArtCost and the painting) predicts what PDFium takes to draw it: for each kind of
+pnp.layout.svg_cost.ArtCost and the painting) predicts what PDFium takes to draw it: for each kind of
 art, a letter sheet of nine 63 x 88 mm cards each drawing the art over the whole card, rendered at
 a dpi with pypdfium2 in this process (CPU, the least of ``--rounds``), less the same sheet drawing
 a one-rectangle art; against what `pnp export png` at that dpi counts for the art of those nine

@@ -23,7 +23,8 @@ from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
 from pnp.layout.shapes import image_size
-from pnp.layout.svg import SEGMENTS_PER_SHAPE, drawn_scale, svg_edges, svg_gradient, svg_shapes, svg_work
+from pnp.layout.svg import svg_edges, svg_gradient, svg_shapes, svg_work
+from pnp.layout.svg_cost import SEGMENTS_PER_SHAPE, drawn_scale
 
 # One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
 # preview): counted from the plan (images x pixels at the --dpi) and refused before anything is
@@ -125,7 +126,7 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             decoded += w * h
         elif isinstance(p, Vector):
             scale = drawn_scale(p)
-            shapes += svg_work(p.src, scale)  # its dashes as drawn (pnp.layout.svg.ArtCost)
+            shapes += svg_work(p.src, scale)  # its dashes as drawn (pnp.layout.svg_cost.ArtCost)
             shaded = svg_gradient(p.src) * (scale or 1.0) ** 2
             if shaded > 0 and math.isfinite(shaded):
                 painted += int(shaded / AREA_PT2 * GRADIENT_WEIGHT)

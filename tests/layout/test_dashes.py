@@ -1,7 +1,7 @@
 """Dashed strokes cost their dashes (attack 14, F3): PDFium cuts a dashed stroke into dashes each
 time it draws it, even where the piece clips it away, so a template's dashed line is charged to
 the shape budget by its length over the dash's period (pnp.layout.cost.DASHES_PER_SHAPE), and
-SVG art's dashed strokes to the pixel budget as drawn (pnp.layout.svg.ArtCost)."""
+SVG art's dashed strokes to the pixel budget as drawn (pnp.layout.svg_cost.ArtCost)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,8 @@ from test_layout import item, make_game
 from pnp.layout.cost import DASHES_PER_SHAPE, weight
 from pnp.layout.primitives import Ellipse, Line, Paint, Rect
 from pnp.layout.primitives import Path as PathPrim
-from pnp.layout.svg import (
-    MIN_DASH_PERIOD,
-    STROKE_SHAPES_PER_SIDE,
-    STROKED_VERTEX_SHAPES,
-    SVG_DASHES_PER_SHAPE,
-    svg_art,
-    svg_shapes,
-    svg_work,
-)
+from pnp.layout.svg import svg_art, svg_shapes, svg_work
+from pnp.layout.svg_cost import MIN_DASH_PERIOD, STROKE_SHAPES_PER_SIDE, STROKED_VERTEX_SHAPES, SVG_DASHES_PER_SHAPE
 
 DASHED = Paint(stroke="#000000", stroke_width=0.3, dash=(0.1, 0.1))
 # attack 14, F3: 1,000 lines of 4 m, each dashed [0.1, 0.1] pt, on a 63 mm card: 13 s of CPU a piece
@@ -152,7 +145,7 @@ def test_a_gradient_fill_counts_its_shading(tmp_path: Path, stops: int) -> None:
     they counted 2 shapes, 5 µs): each counts GRADIENT_SHAPES and one a stop more in the time a
     drawing costs (``svg_work``), not in what a rasteriser holds (``svg_shapes``); the same
     rectangles in a solid colour count nothing more."""
-    from pnp.layout.svg import GRADIENT_SHAPES
+    from pnp.layout.svg_cost import GRADIENT_SHAPES
 
     grad = "".join(f'<stop offset="{i / (stops - 1)}" stop-color="{("#00f", "#f00")[i % 2]}"/>' for i in range(stops))
     defs = f'<defs><radialGradient id="g">{grad}</radialGradient><linearGradient id="h">{grad}</linearGradient></defs>'

@@ -846,7 +846,7 @@ def test_the_pixel_budget_counts_the_dashes_of_svg_art_as_drawn(tmp_path: Path, 
     SVG_DASHES_PER_SHAPE a shape, where the art is drawn large enough that PDFium dashes it.
     Ten lines of 1,000 units dashed 0.5 (1,000 dashes each) count 500 shapes a drawing; ten
     dashed 2**-16 (32 million dashes each) are drawn solid at a 20 mm box, and count as lines."""
-    from pnp.layout.svg import STROKE_SHAPES_PER_SIDE, SVG_DASHES_PER_SHAPE
+    from pnp.layout.svg_cost import STROKE_SHAPES_PER_SIDE, SVG_DASHES_PER_SHAPE
     from pnp.render import pixels
 
     monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test

@@ -99,6 +99,13 @@ def svg_edges(path: str) -> float:
     return _cached(path, os.path.basename(path))[3].edges
 
 
+def svg_band(path: str, side: int, depth: float) -> tuple[float, float]:
+    """The gradient area (pt²) and the edges (pt) of the checked file's art within ``depth`` pt
+    (drawn at 1 pt a pt) of its side ``side`` (0 left, 1 right, 2 bottom, 3 top): what a strip
+    along that side draws of them (``pnp.layout.svg_cost.ArtCost.band``)."""
+    return _cached(path, os.path.basename(path))[3].band(side, depth)
+
+
 def svg_shapes(path: str) -> int:
     """The shapes of the checked file's art (``art_cost``) without its dashes: what a rasteriser
     holds each time it draws the art (``pnp.render.pixels.held``)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from array import array
 from typing import Any
 
 from pnp.layout.paints import AREA_PT2, SEE_THROUGH, grouped, path_length
@@ -53,16 +54,22 @@ class ArtCost:
     a rasteriser holds), ``runs`` for the lengths its strokes run, and its dashed strokes
     (``dashes``: the ones whose period, in the art's pt, is at least
     ``periods[i]``), to count at the size it is drawn (``at``); and the areas its shapes paint
-    (``areas``), to count where it is placed (``area``)."""
+    (``areas``), to count where it is placed (``area``); where its gradients and edges lie
+    (``parts``), to count what a strip along one side draws of them (``band``)."""
 
-    __slots__ = ("areas", "dashes", "edges", "gradient", "periods", "runs", "shapes")
+    __slots__ = ("areas", "bands", "dashes", "edges", "gradient", "parts", "periods", "runs", "shapes", "size")
 
     def __init__(self, shapes: int, strokes: list[tuple[float, int]], areas: ArtAreas | None = None,
-                 runs: int = 0, gradient: float = 0.0, edges: float = 0.0) -> None:
+                 runs: int = 0, gradient: float = 0.0, edges: float = 0.0, parts: array[float] | None = None,
+                 size: tuple[float, float] = (0.0, 0.0)) -> None:
         self.shapes = shapes
         self.runs = runs
         self.gradient = gradient  # the art's pt² gradients fill (``svg_gradient``)
         self.edges = edges  # the art's pt of edges its fills and strokes give (``svg_edges``)
+        # each shape's box in the drawing's pt (x0, y0, x1, y1), its gradient area and its edges
+        self.parts = parts if parts is not None else array("d")
+        self.size = size  # the drawing's width and height
+        self.bands: dict[tuple[int, float], tuple[float, float]] = {}
         self.areas = areas or ArtAreas([], [], 0.0)
         strokes.sort(key=lambda t: -t[0])  # longest period first
         self.periods = [-t[0] for t in strokes]  # ascending, for bisect
@@ -80,6 +87,32 @@ class ArtCost:
         else:
             k = bisect.bisect_right(self.periods, -MIN_DASH_PERIOD / scale)  # periods >= the least drawn
         return self.shapes + self.runs + (self.dashes[k - 1] // SVG_DASHES_PER_SHAPE if k else 0)
+
+
+    def band(self, side: int, depth: float) -> tuple[float, float]:
+        """The gradient area (pt²) and the edges (pt) of the art within ``depth`` pt of its side
+        ``side`` (0 left, 1 right, 2 bottom, 3 top), each shape's share as much as its box lies
+        there (spread evenly over it)."""
+        key = (side, round(depth, 3))
+        hit = self.bands.get(key)
+        if hit is not None:
+            return hit
+        w, h = self.size
+        lo, hi = ((0.0, depth), (w - depth, w), (0.0, depth), (h - depth, h))[side]
+        k = 0 if side < 2 else 1  # the box's x0 (x1: + 2) or y0 (y1)
+        parts = self.parts
+        shaded = edged = 0.0
+        for i in range(0, len(parts), 6):
+            a, b = parts[i + k], parts[i + k + 2]
+            inside = min(b, hi) - max(a, lo)
+            if inside < 0 or (inside == 0 and b > a):
+                continue
+            share = inside / (b - a) if b > a else 1.0
+            shaded += parts[i + 4] * share
+            edged += parts[i + 5] * share
+        if len(self.bands) < 64:
+            self.bands[key] = (shaded, edged)
+        return shaded, edged
 
 
 class ArtAreas:
@@ -153,21 +186,28 @@ def art_cost(drawing: Any) -> ArtCost:
     opaque: list[float] = []  # the art's pt² each fill's box and each stroke's band paints
     clear: list[float] = []  # (with transparency)
     group = 0.0  # shapes of the grown boxes of the shapes filled and stroked with transparency
-    whole = float(getattr(drawing, "width", 0) or 0) * float(getattr(drawing, "height", 0) or 0)
-    stack: list[tuple[Any, float]] = [(drawing, 1.0)]  # and how much the groups around it scale it, at most
+    size = (float(getattr(drawing, "width", 0) or 0), float(getattr(drawing, "height", 0) or 0))
+    whole = size[0] * size[1]
+    parts = array("d")  # where the gradients and edges lie (``ArtCost.band``)
+    # each node, how much the groups around it scale it (at most) and their matrix
+    stack: list[tuple[Any, float, tuple[float, ...]]] = [(drawing, 1.0, (1.0, 0.0, 0.0, 1.0, 0.0, 0.0))]
     while stack:
-        node, scale = stack.pop()
+        node, scale, m = stack.pop()
         if isinstance(getattr(node, "contents", None), list):
             t = getattr(node, "transform", None)
             if isinstance(t, list | tuple) and len(t) == 6:
                 scale *= stretch(t)
-            stack.extend((k, scale) for k in node.contents)
+                m = _then(m, t)
+            stack.extend((k, scale, m) for k in node.contents)
             shaded = [k for k in node.contents if type(k).__name__.endswith("GradientShape")]
             if shaded:
-                gradient += _gradient_area(node.contents, scale, whole)
+                area = _gradient_area(node.contents, scale, whole)
+                gradient += area
                 runs += sum(GRADIENT_SHAPES + len(getattr(k, "_positions", None) or ()) for k in shaded)
                 clip = sum(_outline(k) for k in node.contents if k not in shaded) * scale  # the clip's edges
-                edges += clip if math.isfinite(clip) else 0.0
+                clip = clip if math.isfinite(clip) else 0.0
+                edges += clip
+                _part(parts, [k for k in node.contents if k not in shaded], m, area, clip, size)
             continue  # a group: what it holds counts
         curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
         stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0
@@ -176,24 +216,56 @@ def art_cost(drawing: Any) -> ArtCost:
             n += len(node.operators) // SEGMENTS_PER_SHAPE
         elif isinstance(node, PolyLine | Polygon):
             n += len(node.points) // 2 // SEGMENTS_PER_SHAPE
+        edge = 0.0  # the edges it gives the rasteriser
         if stroked and isinstance(node, Path | PolyLine | Polygon):  # a join at every vertex (time only)
             vertices = len(node.operators) if isinstance(node, Path) else len(node.points) // 2
             runs += vertices * STROKED_VERTEX_SHAPES
-            join = vertices * math.pi * float(node.strokeWidth) * scale  # its outline, a round one at most
-            edges += join if math.isfinite(join) else 0.0
+            edge = vertices * math.pi * float(node.strokeWidth) * scale  # their outlines, a round one's at most
         filled = getattr(node, "fillColor", None) is not None and not isinstance(node, Line)
         length = _outline(node) if stroked or filled else 0.0  # once: a 1 MB path takes a while
         if (stroked or filled) and whole > 0:  # a fill's outline too: the rasteriser walks its edges
             run = length * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE * (stroked + filled)
             runs += int(run) if math.isfinite(run) else 0
-            edge = length * scale * (2 * stroked + filled)
-            edges += edge if math.isfinite(edge) else 0.0
+            edge += length * scale * (2 * stroked + filled)
+        if edge > 0 and math.isfinite(edge):
+            edges += edge
+            _part(parts, [node], m, 0.0, edge, size)
         if stroked and getattr(node, "strokeDashArray", None) is not None:
             period, count = _dashes(node, length)
             if count and math.isfinite(period * scale):
                 strokes.append((period * scale, count))
         group += _paints(node, scale, whole, opaque, clear, length)
-    return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient, edges)
+    return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient, edges, parts, size)
+
+
+def _then(m: tuple[float, ...], t: Any) -> tuple[float, ...]:
+    """The affine matrix that applies ``t`` (a group's transform), then ``m``."""
+    a, b, c, d, e, f = m
+    ta, tb, tc, td, te, tf = (float(v) for v in t)
+    return (a * ta + c * tb, b * ta + d * tb, a * tc + c * td, b * tc + d * td,
+            a * te + c * tf + e, b * te + d * tf + f)
+
+
+def _part(parts: array[float], shapes: list[Any], m: tuple[float, ...], shaded: float, edged: float,
+          size: tuple[float, float]) -> None:
+    """Add to ``parts`` the box (in the drawing's pt, through ``m``) of ``shapes`` with the
+    gradient area and edges they hold; a box reportlab cannot give is the whole drawing's."""
+    xs: list[float] = []
+    ys: list[float] = []
+    a, b, c, d, e, f = m
+    for k in shapes:
+        try:
+            x0, y0, x1, y1 = (float(v) for v in k.getBounds())
+        except Exception:
+            x0, y0, x1, y1 = 0.0, 0.0, size[0], size[1]
+            a, b, c, d, e, f = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
+        for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
+            xs.append(a * x + c * y + e)
+            ys.append(b * x + d * y + f)
+    if xs and all(math.isfinite(v) for v in (*xs, *ys)):
+        parts.extend((min(xs), min(ys), max(xs), max(ys), shaded, edged))
+    elif shaded or edged:
+        parts.extend((0.0, 0.0, size[0], size[1], shaded, edged))
 
 
 def _gradient_area(kids: list[Any], scale: float, whole: float) -> float:

@@ -16,11 +16,21 @@ from collections.abc import Callable, Sequence
 from msgspec import Struct
 
 from pnp.impose.sheet import Page, Slot
+from pnp.layout.paints import AREA_PT2
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image, Vector
+from pnp.layout.svg import svg_band
 from pnp.qa.miscut import DPI as MISCUT_DPI
 from pnp.qa.miscut import STRIP_PAD, lines_of
-from pnp.render.pixels import MAX_COMMAND_PIXELS, NO_ART, PAINTED_PER_PIXEL, ArtWork, over_budget, prim_art
+from pnp.render.pixels import (
+    GRADIENT_WEIGHT,
+    MAX_COMMAND_PIXELS,
+    NO_ART,
+    PAINTED_PER_PIXEL,
+    ArtWork,
+    over_budget,
+    prim_art,
+)
 
 COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
 
@@ -99,8 +109,9 @@ def edge_art(lay: PieceLayout) -> ArtWork:
     """``art_work`` of the image files and SVG art of ``lay`` whose box comes within a miscut
     strip's reach of the trim (any side: a piece may be turned on the page); art drawn through a
     matrix counts wherever it is. PDFium decodes a file and parses the art whole for a strip, but
-    paints only the strip's pixels: a box's painting counts the share of it a band twice the
-    reach wide along one of its sides can hold (all of it, drawn through a matrix)."""
+    paints and rasterises only what lies in it: SVG art's gradients and edges count as much of
+    them as lies within the strip's reach of the trim, along whichever side holds most
+    (``strip_share``); all of them, drawn through a matrix."""
     reach = STRIP_PAD
     w, h = lay.width, lay.height
     out = NO_ART
@@ -110,10 +121,30 @@ def edge_art(lay: PieceLayout) -> ArtWork:
         turned = getattr(p, "matrix", None) is not None
         if turned or p.x <= reach or p.y <= reach or p.x + p.w >= w - reach or p.y + p.h >= h - reach:
             drawn = prim_art([p])
-            share = 1.0 if turned else min(1.0, 2 * reach / max(min(p.w, p.h), 1e-9))
-            out += ArtWork(drawn.decoded, drawn.shapes, math.ceil(drawn.painted * share),
-                           math.ceil(drawn.edged * share))
+            if isinstance(p, Vector) and not turned:
+                drawn = ArtWork(drawn.decoded, drawn.shapes, *strip_share(p, w, h, reach))
+            out += drawn
     return out
+
+
+def strip_share(p: Vector, w: float, h: float, reach: float) -> tuple[int, int]:
+    """(painted, edged), as ``prim_art`` counts them, of what the SVG art ``p`` (not turned) has
+    within ``reach`` of the trim of a ``w`` x ``h`` pt piece, along the side that holds most: a
+    strip along one side renders it. Which of the art's sides faces which of the piece's is
+    not assumed (the art's y runs up, the piece's may run down): each side of the piece takes
+    the larger of the two art sides on its axis."""
+    if not (p.art_w > 0 and p.art_h > 0 and p.w > 0 and p.h > 0):
+        return 0, 0
+    sx, sy = p.w / p.art_w, p.h / p.art_h  # pt on the piece a pt of the art
+    shaded = edged = 0.0
+    for depth, sides in (((reach - p.x) / sx, (0, 1)), ((p.x + p.w - (w - reach)) / sx, (0, 1)),
+                         ((reach - p.y) / sy, (2, 3)), ((p.y + p.h - (h - reach)) / sy, (2, 3))):
+        if depth > 0:
+            for side in sides:
+                g, e = svg_band(p.src, side, depth)
+                shaded, edged = max(shaded, g), max(edged, e * max(sx, sy))
+    painted = shaded * sx * sy / AREA_PT2 * GRADIENT_WEIGHT
+    return (int(painted) if math.isfinite(painted) else 0), (int(edged) if math.isfinite(edged) else 0)
 
 
 class Budget:

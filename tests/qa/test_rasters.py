@@ -120,10 +120,11 @@ def test_measuring_renders_count_the_gradients_they_shade(mini: DataRootCopy) ->
     """Attack 19, F1: 300 card-sized rectangles of a radial gradient on 30 cards made `pnp
     preflight` take 35 s, 33 of them in the 600-dpi strips along shared cut lines: PDFium shades
     a gradient pixel by pixel at each render's dpi, over the pixels of the render it covers. The
-    budget counts it as the exports do (GRADIENT_WEIGHT times an opaque fill's area, at the dpi):
-    each front whole at COVERAGE_DPI, and in a strip the band of the art a strip can cover (twice
-    STRIP_PAD wide along a side, at the strip's dpi). Against the same art in a solid colour, the
-    gradients add exactly that; at the megapixels the message names, the component is measured."""
+    budget counts it as the exports do (GRADIENT_WEIGHT times an opaque fill's area, at the
+    dpi): each front whole at COVERAGE_DPI, and in a strip the part of the art within the
+    strip's reach of the trim (STRIP_PAD), along the side that holds most, at the strip's dpi.
+    Against the same art in a solid colour, the gradients add exactly that; at the megapixels the
+    message names, the component is measured."""
     from pnp.qa.miscut import DPI, STRIP_PAD
     from pnp.qa.rasters import COVERAGE_DPI
     from pnp.render.pixels import GRADIENT_WEIGHT
@@ -145,7 +146,7 @@ def test_measuring_renders_count_the_gradients_they_shade(mini: DataRootCopy) ->
         painted[fill] = int(m.group(1)) if m else 0
     mm = 72 / 25.4
     shaded = 20 * box[2] * mm * box[3] * mm * GRADIENT_WEIGHT  # pt² a drawing, weighted
-    band = 2 * STRIP_PAD / (min(box[2], box[3]) * mm)
+    band = STRIP_PAD / (min(box[2], box[3]) * mm)  # the art within reach of the trim, along a long side
     expected = shaded * (fronts * (COVERAGE_DPI / 72) ** 2 + 2 * lines * band * (DPI / 72) ** 2)
     assert abs(painted["url(#g)"] - painted["#0f0"] - expected) < 0.01 * expected, (painted, expected)
     whole = shaded * 2 * lines * (DPI / 72) ** 2  # had the strips counted the art whole
@@ -157,3 +158,31 @@ def test_measuring_renders_count_the_gradients_they_shade(mini: DataRootCopy) ->
     r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", needed.group(1))
     assert r.exit_code == 0 and "not measured" not in r.stderr, r.stderr
     assert "shared cut lines (0.5 mm miscut)" in r.stdout
+
+
+def test_a_strip_counts_the_art_near_the_trim_where_it_lies(mini: DataRootCopy) -> None:
+    """Gradients in a band along one side of the card all lie in the strips along that side
+    (300 gradient rectangles 1.2 mm tall along the top edge, on 30 cards: preflight took 2.3
+    times its count when a strip counted the art's gradients by the share of the art box it
+    covers). A strip counts what lies within its reach of the trim, along the side that holds
+    most: all 20 rectangles 1 mm tall at the top, at the strip's dpi, in every strip."""
+    from pnp.qa.miscut import DPI
+    from pnp.qa.rasters import COVERAGE_DPI
+    from pnp.render.pixels import GRADIENT_WEIGHT
+
+    with_art(mini, [0, 0, 44, 63], svg=True)
+    fronts, lines = placed(mini, 0)
+    grad = ('<defs><radialGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+            '</radialGradient></defs>')
+    painted = {}
+    for fill in ("#0f0", "url(#g)"):
+        rects = "".join(f'<rect width="44" height="1" fill="{fill}"/>' for _ in range(20))
+        (mini.root.path / "card_data" / "mini" / "img" / "a.svg").write_text(
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 44 63">{grad}{rects}</svg>', encoding="utf-8")
+        r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
+        m = re.search(r"not measured: .* and paint (\d+) pixels of fills and strokes", r.stderr)
+        painted[fill] = int(m.group(1)) if m else 0
+    mm = 72 / 25.4
+    shaded = 20 * 44 * mm * 1 * mm * GRADIENT_WEIGHT  # pt² a drawing, weighted
+    expected = shaded * (fronts * (COVERAGE_DPI / 72) ** 2 + 2 * lines * (DPI / 72) ** 2)
+    assert abs(painted["url(#g)"] - painted["#0f0"] - expected) < 0.01 * expected, (painted, expected)

@@ -226,8 +226,8 @@ def over_budget(command: str, images: int, total: int, art: ArtWork, limit: int,
     hint = [*ways,
             "scale the art to the resolution it prints at (300 ppi at its size on the piece)" if art.decoded else None,
             "simplify the SVG art (fewer shapes, nodes and dashes), or export it as a PNG" if art.shapes else None,
-            "fewer or smaller fills and strokes, opaque rather than see-through" if painted // PAINTED_PER_PIXEL
-            > limit // 10 else None,
+            "fewer or smaller fills and strokes (shorter outlines), opaque rather than see-through"
+            if painted // PAINTED_PER_PIXEL > limit // 10 else None,
             f"if the time is worth it (about {needed * NS_PER_PIXEL // 1000} s of CPU), raise the limit with "
             f"--max-megapixels {needed}"]
     said = " and ".join(w for w in (f"decode {art.decoded} pixels of image files" if art.decoded else "",

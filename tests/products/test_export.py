@@ -910,7 +910,7 @@ def test_the_pixel_budget_counts_painting_at_the_export_dpi(tmp_path: Path, monk
     # rectangles on each of three fronts
     card = 63.5 * 88.9 * (72 / 25.4) ** 2  # poker-us, pt²
     assert int(m.group(1)) >= 3 * 20 * int(card / AREA_PT2 * 5) * AREA_PT2 * (600 / 72) ** 2 * 0.99
-    assert "fewer or smaller fills and strokes, opaque rather than see-through" in r.stderr
+    assert "fewer or smaller fills and strokes (shorter outlines), opaque rather than see-through" in r.stderr
     fits = re.search(r"--dpi (\d+) fits", r.stderr)
     assert (fits and 100 <= int(fits.group(1)) < 600) or command == ("preview",), r.stderr
     assert not (tmp_path / "high").exists()

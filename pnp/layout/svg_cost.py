@@ -46,6 +46,7 @@ GRADIENT_SHAPES = 10
 # 0.1 drawn a few cm wide are solid lines to PDFium at any dpi; drawn where each dash is visible,
 # 4 m of such lines is 13 s a piece (attack 14, F3).
 SVG_DASHES_PER_SHAPE = 20
+PART_POINTS = 64  # a long path's pieces kept apart for where its edges lie (``_path_parts``)
 MIN_DASH_PERIOD = 0.08 * 72 / 1200  # pt
 
 
@@ -229,7 +230,10 @@ def art_cost(drawing: Any) -> ArtCost:
             edge += length * scale * (2 * stroked + filled)
         if edge > 0 and math.isfinite(edge):
             edges += edge
-            _part(parts, [node], m, 0.0, edge, size)
+            if isinstance(node, Path | PolyLine | Polygon) and len(node.points) > 2 * PART_POINTS:
+                _path_parts(parts, node.points, m, edge)  # a long path lies where its pieces do
+            else:
+                _part(parts, [node], m, 0.0, edge, size)
         if stroked and getattr(node, "strokeDashArray", None) is not None:
             period, count = _dashes(node, length)
             if count and math.isfinite(period * scale):
@@ -244,6 +248,24 @@ def _then(m: tuple[float, ...], t: Any) -> tuple[float, ...]:
     ta, tb, tc, td, te, tf = (float(v) for v in t)
     return (a * ta + c * tb, b * ta + d * tb, a * tc + c * td, b * tc + d * td,
             a * te + c * tf + e, b * te + d * tf + f)
+
+
+def _path_parts(parts: array[float], points: list[float], m: tuple[float, ...], edged: float) -> None:
+    """Add to ``parts`` a long path's pieces of PART_POINTS points (through ``m``) as boxes of
+    their own, its edges ``edged`` shared as their lengths (the control polygon's) are: one box
+    for a path of 80,000 segments along a card's top edge and one point at its foot would spread
+    them over the whole card."""
+    a, b, c, d, e, f = m
+    xs = [a * x + c * y + e for x, y in zip(points[0::2], points[1::2], strict=False)]
+    ys = [b * x + d * y + f for x, y in zip(points[0::2], points[1::2], strict=False)]
+    if not all(math.isfinite(v) for v in (*xs, *ys)):
+        return
+    steps = [math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i]) for i in range(len(xs) - 1)]
+    total = sum(steps)
+    for i in range(0, len(xs) - 1, PART_POINTS):
+        cx, cy = xs[i:i + PART_POINTS + 1], ys[i:i + PART_POINTS + 1]  # a piece and the next one's first point
+        share = sum(steps[i:i + PART_POINTS]) / total if total > 0 else (len(cx) - 1) / (len(xs) - 1)
+        parts.extend((min(cx), min(cy), max(cx), max(cy), 0.0, edged * share))
 
 
 def _part(parts: array[float], shapes: list[Any], m: tuple[float, ...], shaded: float, edged: float,

@@ -186,3 +186,22 @@ def test_a_strip_counts_the_art_near_the_trim_where_it_lies(mini: DataRootCopy) 
     shaded = 20 * 44 * mm * 1 * mm * GRADIENT_WEIGHT  # pt² a drawing, weighted
     expected = shaded * (fronts * (COVERAGE_DPI / 72) ** 2 + 2 * lines * (DPI / 72) ** 2)
     assert abs(painted["url(#g)"] - painted["#0f0"] - expected) < 0.01 * expected, (painted, expected)
+
+
+def test_a_long_path_counts_its_edges_where_its_pieces_lie(mini: DataRootCopy) -> None:
+    """One path's box says little about where its length lies: 2,000 strokes zigzagging within
+    1 mm of the top edge, then one line to the foot of the card, has the whole card as its box.
+    Its pieces of PART_POINTS points are placed one by one, so a strip along the top counts about
+    what it counts for the zigzag alone (not a 63rd of it, the box's share)."""
+    with_art(mini, [0, 0, 44, 63], svg=True)
+    zigzag = " ".join(f"L{i * 0.022:.3f} {i % 2}" for i in range(1, 2001))
+    painted = {}
+    for name, tail in (("alone", ""), ("with a foot", " L44 63")):
+        (mini.root.path / "card_data" / "mini" / "img" / "a.svg").write_text(
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 44 63"><path d="M0 0 {zigzag}{tail}" '
+            'fill="none" stroke="#000" stroke-width="0.1"/></svg>', encoding="utf-8")
+        r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
+        m = re.search(r"not measured: .* and paint (\d+) pixels of fills and strokes", r.stderr)
+        assert m is not None, r.stderr
+        painted[name] = int(m.group(1))
+    assert 0.9 < painted["with a foot"] / painted["alone"] < 1.2, painted

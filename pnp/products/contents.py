@@ -106,9 +106,7 @@ def _kind_text(comp: Component) -> str:
 Cell = tuple[float, float, bool, Sequence[tuple[str, Style]]]  # x, width, wrap, stacked lines
 
 
-# A text far longer than its column (hostile but within the caps: a 200-character title of one
-# word, a paragraph naming 200 such titles) is drawn at its full size, wrapped, its over-long words
-# broken between letters; the box it is laid out in is this tall.
+# The box a text too long for its column is laid out in, wrapped (``_Sheet.text``): this tall.
 _TALL = 1e6
 
 
@@ -123,10 +121,7 @@ def _break_words(fonts: FontBook, text: str, st: Style, width: float) -> str:
         pieces: list[str] = []
         start, used = 0, 0.0
         for i, ch in enumerate(word):
-            w = table.get(ch)
-            if w is None:
-                w = fonts.width(ch, st.font, st.size)
-            w += st.tracking
+            w = (table.get(ch) or fonts.width(ch, st.font, st.size)) + st.tracking
             if used + w > width - 0.5 and i > start:  # 0.5 pt to spare: a sum of letters, not the word
                 pieces.append(word[start:i])
                 start, used = i, 0.0

@@ -116,6 +116,26 @@ def test_a_sheet_holding_more_shapes_than_the_cap_is_not_measured(mini: DataRoot
     assert "not measured" not in r.stderr and "ink coverage:" in r.stdout
 
 
+GRADIENT = ('<defs><radialGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
+            '</radialGradient></defs>')
+
+
+def painted_by_fill(mini: DataRootCopy, rect: str) -> dict[str, int]:
+    """The painting `pnp preflight --bleed 0` names past a 1-megapixel budget when every front
+    draws 20 rectangles ``rect`` (attributes) in a 44 x 63 art, in a solid colour and in a
+    radial gradient."""
+    painted = {}
+    for fill in ("#0f0", "url(#g)"):
+        rects = "".join(f'<rect {rect} fill="{fill}"/>' for _ in range(20))
+        (mini.root.path / "card_data" / "mini" / "img" / "a.svg").write_text(
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 44 63">{GRADIENT}{rects}</svg>', encoding="utf-8")
+        r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
+        assert r.exit_code == 0, r.stderr
+        m = re.search(r"not measured: .* and paint (\d+) pixels of fills and strokes", r.stderr)
+        painted[fill] = int(m.group(1)) if m else 0
+    return painted
+
+
 def test_measuring_renders_count_the_gradients_they_shade(mini: DataRootCopy) -> None:
     """Attack 19, F1: 300 card-sized rectangles of a radial gradient on 30 cards made `pnp
     preflight` take 35 s, 33 of them in the 600-dpi strips along shared cut lines: PDFium shades
@@ -133,17 +153,7 @@ def test_measuring_renders_count_the_gradients_they_shade(mini: DataRootCopy) ->
     with_art(mini, box, svg=True)
     fronts, lines = placed(mini, 0)
     assert lines > 0
-    grad = ('<defs><radialGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
-            '</radialGradient></defs>')
-    painted = {}
-    for fill in ("#0f0", "url(#g)"):
-        rects = "".join(f'<rect width="44" height="63" fill="{fill}"/>' for _ in range(20))
-        (mini.root.path / "card_data" / "mini" / "img" / "a.svg").write_text(
-            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 44 63">{grad}{rects}</svg>', encoding="utf-8")
-        r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
-        assert r.exit_code == 0, r.stderr
-        m = re.search(r"not measured: .* and paint (\d+) pixels of fills and strokes", r.stderr)
-        painted[fill] = int(m.group(1)) if m else 0
+    painted = painted_by_fill(mini, 'width="44" height="63"')
     mm = 72 / 25.4
     shaded = 20 * box[2] * mm * box[3] * mm * GRADIENT_WEIGHT  # pt² a drawing, weighted
     band = STRIP_PAD / (min(box[2], box[3]) * mm)  # the art within reach of the trim, along a long side
@@ -172,16 +182,7 @@ def test_a_strip_counts_the_art_near_the_trim_where_it_lies(mini: DataRootCopy) 
 
     with_art(mini, [0, 0, 44, 63], svg=True)
     fronts, lines = placed(mini, 0)
-    grad = ('<defs><radialGradient id="g"><stop offset="0" stop-color="#f00"/><stop offset="1" stop-color="#00f"/>'
-            '</radialGradient></defs>')
-    painted = {}
-    for fill in ("#0f0", "url(#g)"):
-        rects = "".join(f'<rect width="44" height="1" fill="{fill}"/>' for _ in range(20))
-        (mini.root.path / "card_data" / "mini" / "img" / "a.svg").write_text(
-            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 44 63">{grad}{rects}</svg>', encoding="utf-8")
-        r = run_cli("preflight", "mini", "--bleed", "0", "--max-megapixels", "1")
-        m = re.search(r"not measured: .* and paint (\d+) pixels of fills and strokes", r.stderr)
-        painted[fill] = int(m.group(1)) if m else 0
+    painted = painted_by_fill(mini, 'width="44" height="1"')
     mm = 72 / 25.4
     shaded = 20 * 44 * mm * 1 * mm * GRADIENT_WEIGHT  # pt² a drawing, weighted
     expected = shaded * (fronts * (COVERAGE_DPI / 72) ** 2 + 2 * lines * (DPI / 72) ** 2)

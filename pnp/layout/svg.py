@@ -275,6 +275,9 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
                 if path_chars[0] > MAX_PATH_CHARS:
                     raise SvgError(f"SVG {shown!r} has more than {MAX_PATH_CHARS} characters of path data",
                                    hint="simplify the paths (fewer nodes), or export the art as a PNG")
+        if name == "image":  # svglib draws no raster image (`href="#a"` failed inside reportlab: attack 21, F4)
+            raise SvgError(f"SVG {shown!r} has an <image> (line {node.sourceline}): SVG art is drawn as vectors only",
+                           hint="use an image element for the raster image, and SVG for vector art only")
     bad_path = _bad_path(root)  # svglib skips what it cannot read: `L nan nan` drew as if it were not there
     if bad_path is not None:
         raise SvgError(f"SVG {shown!r} cannot be drawn: {bad_path}",

@@ -592,7 +592,11 @@ def test_svg_with_an_embedded_raster_or_huge_paths_is_refused_at_check(tmp_path:
                                  'xlink:href="data:image/png;base64,iVBORw0KGgo="/></svg>')
     (art / "big.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><path d="M0 0'
                                  + " L1 1" * 250_000 + '"/></svg>')
-    for name, said in (("emb.svg", "embeds a raster image"), ("big.svg", "characters of path data")):
+    # an <image> naming an element of the file passed check, then build exited 3 (attack 21, F4)
+    (art / "ref.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10">\n'
+                                 '<image href="#a" width="5" height="5"/></svg>')
+    for name, said in (("emb.svg", "embeds a raster image"), ("big.svg", "characters of path data"),
+                       ("ref.svg", "has an <image> (line 2): SVG art is drawn as vectors only")):
         _image_at(root, f"art/{name}")
         r = run_cli("check", "--data", root, "mini", cwd=root)
         assert r.exit_code == 2 and said in r.stderr and "Traceback" not in r.output, r.output

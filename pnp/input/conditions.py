@@ -52,6 +52,7 @@ REGEX_SYNTAX = ("RE2 syntax (Python's; backreferences and lookaround only withou
                 "or alternatives)")
 MAX_REPLACED = 100_000  # characters a text may grow to by its `replace` rewrites
 REGEX_BUDGET = 10**7  # backtracking steps allowed to a pattern RE2 cannot run
+MAX_REPETITIONS = 64  # counted, at most: past it no text of a character is within REGEX_BUDGET
 # RE2 is linear in the text, but the factor is the compiled program's size when its DFA runs out of
 # memory and it falls back to the NFA: counted repetitions (``(?:.{0,1000}){1}`` seven times, 127
 # characters) compile to 62,005 instructions and took 1.6 s CPU on one 19,000-character text. So a
@@ -204,8 +205,10 @@ def replacement_literals(repl: str) -> str:
 
 def _repetitions(parsed: Any, inside_repeat: bool = False) -> int:
     """How many repetitions (a count with a choice: ``*``, ``+``, ``{2,5}``, and ``?`` too, whose
-    n in a row backtrack 2**n ways) the parsed pattern holds; ValueError for one inside a repeated
-    group, or for alternatives."""
+    n in a row backtrack 2**n ways) the parsed pattern holds, a group repeated a fixed count of
+    times holding that many copies of its own (``(a?){26}`` is 26 of them in a row: attack 21,
+    F3), at most MAX_REPETITIONS; ValueError for one inside a repeated group, or for
+    alternatives."""
     from re import _constants as c
 
     n = 0
@@ -217,7 +220,7 @@ def _repetitions(parsed: Any, inside_repeat: bool = False) -> int:
                     raise ValueError("a repetition inside a repeated group")
                 n += 1 + _repetitions(sub, True)
             else:
-                n += _repetitions(sub, inside_repeat)
+                n += lo * _repetitions(sub, inside_repeat)
         elif op is c.BRANCH:
             # Alternatives in a row multiply the ways to backtrack ((a|a)(a|a)... : 2**n), which
             # the budget below does not count: none at all in a pattern RE2 cannot run.
@@ -230,7 +233,7 @@ def _repetitions(parsed: Any, inside_repeat: bool = False) -> int:
             n += sum(_repetitions(b, inside_repeat) for b in av[1:] if b is not None)
         elif op is c.ATOMIC_GROUP:
             n += _repetitions(av, inside_repeat)
-    return n
+    return min(n, MAX_REPETITIONS)
 
 
 _NAMED_GROUP = re.compile(r"\(\?P?<(\w+)>")

@@ -618,6 +618,21 @@ def test_alternatives_in_a_row_beside_a_lookahead_cannot_hang() -> None:
     assert time.perf_counter() - t < 1
 
 
+@pytest.mark.parametrize("pattern", ["(?=(a?){26}a{26})", "(?=((a?){5}){6})a", "(?<=x)(?:a?b?){13}c"])
+def test_a_fixed_count_of_a_choice_beside_a_lookahead_is_counted(pattern: str) -> None:
+    """(?=(a?){26}a{26}) on 26 a's took 36 s of check, time doubling with each a (attack 21, F3):
+    a group repeated a fixed number of times holds that many choices in a row, so it counts that
+    many repetitions, and the pattern is refused on such a text before it runs; on a text of no
+    character it still runs."""
+    from pnp.input.conditions import regex
+
+    compiled = regex(pattern)
+    assert compiled._repeats is not None and compiled._repeats >= 25
+    with pytest.raises(ValueError, match="would take more than 10000000 steps"):
+        compiled.fullmatch("a" * 26)
+    assert compiled.fullmatch("") is False  # runs, and does not match
+
+
 def test_replace_rules_that_double_a_text_stop_at_the_text_limit(tmp_path: Path) -> None:
     """13 `replace` rules each doubling the text, on four elements: check took 168 s before. The
     text stops growing either at the text limit or, first, at the patterns' cost budget (`(.)`

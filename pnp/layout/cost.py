@@ -31,6 +31,7 @@ from pnp.layout.fields import REPEAT_VARS, TRACK_VARS, _compiled
 from pnp.layout.paints import AREA_PT2, GROUPED, SEE_THROUGH, grouped, path_length
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Rect, Vector
 from pnp.layout.svg import art_area
+from pnp.layout.svg_cost import DASH_END_WIDTHS
 
 # Measured (docs/performance.md, "Shape budget"): a build lays out and draws a rectangle in about
 # 7 to 10 µs (check: 3 to 4 µs, and it holds every front: about 100 bytes a rectangle), a short
@@ -125,6 +126,8 @@ def edges(prims: list[Any]) -> float:
                 n += stroke_length(p) * sides
             if c is Path and sides >= 2:  # a join at every vertex: its outline, a round one's at most
                 n += len(p.ops) * math.pi * paint.stroke_width
+            if paint.dash is not None and sides >= 2:  # each dash's ends, a width each, and its caps
+                n += dashes(p) * DASH_END_WIDTHS * paint.stroke_width  # (attack 21, F2: 16-200 times)
     return n if math.isfinite(n) else 0.0
 
 

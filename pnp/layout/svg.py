@@ -91,12 +91,13 @@ def svg_gradient(path: str) -> float:
     return _cached(path, os.path.basename(path))[3].gradient
 
 
-def svg_edges(path: str) -> float:
+def svg_edges(path: str, scale: float | None = None) -> float:
     """The length (the art's pt, drawn at 1 pt a pt) of the edges the checked file's shapes give
-    the rasteriser: a fill's outline once, a stroke's twice (its two sides). PDFium builds cells
-    along every edge at the dpi, so they cost in proportion to their length in pixels
-    (``pnp.render.pixels.EDGE_WEIGHT``)."""
-    return _cached(path, os.path.basename(path))[3].edges
+    the rasteriser drawn ``scale`` pt a pt of the art: a fill's outline once, a stroke's twice
+    (its two sides), the ends of a dashed stroke's dashes where they are drawn as dashes. PDFium
+    builds cells along every edge at the dpi, so they cost in proportion to their length in
+    pixels (``pnp.render.pixels.EDGE_WEIGHT``)."""
+    return _cached(path, os.path.basename(path))[3].edges_at(scale)
 
 
 def svg_band(path: str, side: int, depth: float) -> tuple[float, float]:

@@ -46,6 +46,7 @@ GRADIENT_SHAPES = 10
 # 0.1 drawn a few cm wide are solid lines to PDFium at any dpi; drawn where each dash is visible,
 # 4 m of such lines is 13 s a piece (attack 14, F3).
 SVG_DASHES_PER_SHAPE = 20
+DASH_END_WIDTHS = 4  # the edges of a dash's ends, in stroke widths: 2 butt, 4 square, pi round
 PART_POINTS = 64  # a long path's pieces kept apart for where its edges lie (``_path_parts``)
 MIN_DASH_PERIOD = 0.08 * 72 / 1200  # pt
 
@@ -58,9 +59,10 @@ class ArtCost:
     (``areas``), to count where it is placed (``area``); where its gradients and edges lie
     (``parts``), to count what a strip along one side draws of them (``band``)."""
 
-    __slots__ = ("areas", "bands", "dashes", "edges", "gradient", "parts", "periods", "runs", "shapes", "size")
+    __slots__ = ("areas", "bands", "dash_edges", "dashes", "edges", "gradient", "parts", "periods", "runs", "shapes",
+                 "size")
 
-    def __init__(self, shapes: int, strokes: list[tuple[float, int]], areas: ArtAreas | None = None,
+    def __init__(self, shapes: int, strokes: list[tuple[float, int, float]], areas: ArtAreas | None = None,
                  runs: int = 0, gradient: float = 0.0, edges: float = 0.0, parts: array[float] | None = None,
                  size: tuple[float, float] = (0.0, 0.0)) -> None:
         self.shapes = shapes
@@ -75,9 +77,21 @@ class ArtCost:
         strokes.sort(key=lambda t: -t[0])  # longest period first
         self.periods = [-t[0] for t in strokes]  # ascending, for bisect
         total, self.dashes = 0, []
-        for _, n in strokes:
+        ends, self.dash_edges = 0.0, []  # the edges of the dashes' ends, in the same order
+        for _, n, e in strokes:
             total += n
             self.dashes.append(total)
+            ends += e
+            self.dash_edges.append(ends)
+
+    def edges_at(self, scale: float | None) -> float:
+        """The edges (the art's pt) of one drawing ``scale`` pt a pt of the art: ``edges``, and the
+        ends of each dash of the dashed strokes drawn as dashes (None: all of them)."""
+        if not self.dash_edges:
+            return self.edges
+        k = len(self.dash_edges) if scale is None or not scale > 0 else \
+            bisect.bisect_right(self.periods, -MIN_DASH_PERIOD / scale)
+        return self.edges + (self.dash_edges[k - 1] if k else 0.0)
 
     def at(self, scale: float | None) -> int:
         """The shapes of one drawing ``scale`` pt a pt of the art (None: counting every dash)."""
@@ -183,7 +197,7 @@ def art_cost(drawing: Any) -> ArtCost:
     gradient = 0.0  # the art's pt² that gradients fill (svglib: a group of the gradient and its clip shape)
     edges = 0.0  # the art's pt of edges: a fill's outline, a stroke's both sides
     n = runs = 0  # runs: the strokes' lengths, in STROKE_SHAPES_PER_SIDE shapes a side (time, not memory)
-    strokes: list[tuple[float, int]] = []  # (dash period in the art's pt, dashes) of each dashed stroke
+    strokes: list[tuple[float, int, float]] = []  # (dash period in the art's pt, dashes, their ends' edges)
     opaque: list[float] = []  # the art's pt² each fill's box and each stroke's band paints
     clear: list[float] = []  # (with transparency)
     group = 0.0  # shapes of the grown boxes of the shapes filled and stroked with transparency
@@ -236,8 +250,12 @@ def art_cost(drawing: Any) -> ArtCost:
                 _part(parts, [node], m, 0.0, edge, size)
         if stroked and getattr(node, "strokeDashArray", None) is not None:
             period, count = _dashes(node, length)
-            if count and math.isfinite(period * scale):
-                strokes.append((period * scale, count))
+            # each dash's two ends, a width each (and a cap's: a round one's outline at most 4 widths
+            # in all; attack 21, F1: dashes of round caps 60 units wide, 8-18 times their count)
+            ends = count * DASH_END_WIDTHS * float(node.strokeWidth) * scale
+            if count and math.isfinite(period * scale) and math.isfinite(ends):
+                strokes.append((period * scale, count, ends))
+                _part(parts, [node], m, 0.0, ends, size)
         group += _paints(node, scale, whole, opaque, clear, length)
     return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient, edges, parts, size)
 

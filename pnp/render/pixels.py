@@ -130,7 +130,7 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             shaded = svg_gradient(p.src) * (scale or 1.0) ** 2
             if shaded > 0 and math.isfinite(shaded):
                 painted += int(shaded / AREA_PT2 * GRADIENT_WEIGHT)
-            edge = svg_edges(p.src) * (scale or 1.0)
+            edge = svg_edges(p.src, scale) * (scale or 1.0)
             if edge > 0 and math.isfinite(edge):
                 edged += int(edge)
     return ArtWork(decoded, shapes, painted, edged)

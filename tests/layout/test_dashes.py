@@ -195,3 +195,24 @@ def test_template_edges_count_at_the_export_dpi(tmp_path: Path) -> None:
     art = ArtWork(edged=int(edges(lines)))
     assert abs(art.painted_at(300) - 2 * length * 300 / 72 * EDGE_WEIGHT) <= 300 / 72 * EDGE_WEIGHT + 1
     assert art.painted_at(600) == pytest.approx(2 * art.painted_at(300), rel=1e-6)  # linear in the dpi
+
+
+def test_a_dashs_ends_count_as_edges(tmp_path: Path) -> None:
+    """Each dash of a wide stroke has two ends a width long, and caps (attack 21: SVG dashes of
+    round caps 60 units wide cost 8-18 times their count, template lines 100 pt wide dashed
+    [0.1, 0.1] 16-200 times): a dash adds DASH_END_WIDTHS widths of edge, where it is drawn as a
+    dash (a period under MIN_DASH_PERIOD as drawn is a solid line to PDFium)."""
+    from pnp.layout.cost import dashes, edges
+    from pnp.layout.svg import svg_edges
+    from pnp.layout.svg_cost import DASH_END_WIDTHS
+
+    wide = Paint(stroke="#000000", stroke_width=100, dash=(0.1, 0.1))
+    line = Line(0, 0, 300, 400, wide)
+    assert dashes(line) == 2500
+    assert edges([line]) == pytest.approx(2 * 500 + 2500 * DASH_END_WIDTHS * 100)
+    art = _svg(tmp_path / "d.svg", '<path d="M0 50 L100 50" fill="none" stroke="#000" stroke-width="20" '
+               'stroke-dasharray="1 1" stroke-linecap="round"/>')
+    unit = svg_art(art, "d.svg")[0] / 100
+    sides = 2 * 100 * unit + 2 * math.pi * 20 * unit  # and a join at each of its two points
+    assert svg_edges(art, 1.0) == pytest.approx(sides + 50 * DASH_END_WIDTHS * 20 * unit)
+    assert svg_edges(art, MIN_DASH_PERIOD / 10) == pytest.approx(sides)  # drawn so small the dashes are solid

@@ -219,7 +219,7 @@ def art_cost(drawing: Any) -> ArtCost:
                 area = _gradient_area(node.contents, scale, whole)
                 gradient += area
                 runs += sum(GRADIENT_SHAPES + len(getattr(k, "_positions", None) or ()) for k in shaded)
-                clip = sum(_outline(k) for k in node.contents if k not in shaded) * scale  # the clip's edges
+                clip = sum(_seen(k, _outline(k), scale, m, size) for k in node.contents if k not in shaded)  # its clip
                 clip = clip if math.isfinite(clip) else 0.0
                 edges += clip
                 _part(parts, [k for k in node.contents if k not in shaded], m, area, clip, size)
@@ -241,7 +241,7 @@ def art_cost(drawing: Any) -> ArtCost:
         if (stroked or filled) and whole > 0:  # a fill's outline too: the rasteriser walks its edges
             run = length * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE * (stroked + filled)
             runs += int(run) if math.isfinite(run) else 0
-            edge += length * scale * (2 * stroked + filled)
+            edge += _seen(node, length, scale, m, size) * (2 * stroked + filled)
         if edge > 0 and math.isfinite(edge):
             edges += edge
             if isinstance(node, Path | PolyLine | Polygon) and len(node.points) > 2 * PART_POINTS:
@@ -258,6 +258,88 @@ def art_cost(drawing: Any) -> ArtCost:
                 _part(parts, [node], m, 0.0, ends, size)
         group += _paints(node, scale, whole, opaque, clear, length)
     return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient, edges, parts, size)
+
+
+def _seen(node: Any, length: float, scale: float, m: tuple[float, ...], size: tuple[float, float]) -> float:
+    """The length (the drawing's pt) of ``node``'s outline (``length`` in its own units, ``scale``
+    the most its groups stretch it) that lies within the drawing's box: the art is a form whose
+    box clips it, and PDFium's rasteriser clips each edge to it before building cells (a stray
+    point at 1e6 units counted its whole way there: attack 21). A shape inside the box: all of it;
+    else its outline through ``m`` (a curve by its control polygon, a circle, an ellipse or a
+    rectangle by its box's) clipped segment by segment."""
+    from reportlab.graphics.shapes import Line, Path, Polygon, PolyLine
+
+    w, h = size
+    a, b, c, d, e, f = m
+    try:
+        x0, y0, x1, y1 = (float(v) for v in node.getBounds())
+    except Exception:
+        return length * scale
+    xs = [a * x + c * y + e for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+    ys = [b * x + d * y + f for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+    if min(xs) >= 0 and min(ys) >= 0 and max(xs) <= w and max(ys) <= h:
+        return length * scale
+    if isinstance(node, Line):
+        polygons = [[node.x1, node.y1, node.x2, node.y2]]
+    elif isinstance(node, Path):
+        polygons = _subpaths(node.points, node.operators)
+    elif isinstance(node, PolyLine | Polygon):
+        pts = list(node.points)
+        polygons = [pts + pts[:2] if isinstance(node, Polygon) else pts]
+    else:
+        polygons = [[x0, y0, x1, y0, x1, y1, x0, y1, x0, y0]]
+    seen = 0.0
+    for pts in polygons:
+        px = [a * x + c * y + e for x, y in zip(pts[0::2], pts[1::2], strict=False)]
+        py = [b * x + d * y + f for x, y in zip(pts[0::2], pts[1::2], strict=False)]
+        for i in range(len(px) - 1):
+            seen += _clipped(px[i], py[i], px[i + 1], py[i + 1], w, h)
+    return seen if math.isfinite(seen) else length * scale
+
+
+def _subpaths(points: list[float], operators: list[int]) -> list[list[float]]:
+    """A reportlab path's subpaths as point lists (a curve by its control points; a closed one
+    back to its start)."""
+    out: list[list[float]] = []
+    cur: list[float] = []
+    i = 0
+    for op in operators:
+        k = 0 if op == 3 else 6 if op == 2 else 2
+        if i + k > len(points):
+            break
+        if op == 0:
+            cur = list(points[i:i + 2])
+            out.append(cur)
+        elif op == 3:
+            cur.extend(cur[:2])
+        else:
+            if not cur:
+                cur = [0.0, 0.0]
+                out.append(cur)
+            cur.extend(points[i:i + k])
+        i += k
+    return out
+
+
+def _clipped(x0: float, y0: float, x1: float, y1: float, w: float, h: float) -> float:
+    """The length of the segment (x0, y0)-(x1, y1) inside the box 0..w x 0..h (Liang-Barsky)."""
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0), (dx, w - x0), (-dy, y0), (dy, h - y0)):
+        if p == 0:
+            if q < 0:
+                return 0.0
+            continue
+        r = q / p
+        if p < 0:
+            if r > t1:
+                return 0.0
+            t0 = max(t0, r)
+        else:
+            if r < t0:
+                return 0.0
+            t1 = min(t1, r)
+    return (t1 - t0) * math.hypot(dx, dy)
 
 
 def _then(m: tuple[float, ...], t: Any) -> tuple[float, ...]:

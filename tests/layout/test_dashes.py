@@ -216,3 +216,20 @@ def test_a_dashs_ends_count_as_edges(tmp_path: Path) -> None:
     sides = 2 * 100 * unit + 2 * math.pi * 20 * unit  # and a join at each of its two points
     assert svg_edges(art, 1.0) == pytest.approx(sides + 50 * DASH_END_WIDTHS * 20 * unit)
     assert svg_edges(art, MIN_DASH_PERIOD / 10) == pytest.approx(sides)  # drawn so small the dashes are solid
+
+
+def test_svg_edges_outside_the_art_are_not_counted(tmp_path: Path) -> None:
+    """The art is a form whose box clips it, and the rasteriser clips each edge to the box before
+    it builds cells: a stray point at 1e6 units counted its whole way there (attack 21: art with
+    far-off points counted 10^5 times what it took). An edge counts the part of it in the box."""
+    from pnp.layout.svg import svg_edges
+
+    square = _svg(tmp_path / "in.svg", '<path d="M10 10 L90 10 L90 90 L10 90 Z" fill="#000"/>')
+    unit = svg_art(square, "in.svg")[0] / 100
+    assert svg_edges(square) == pytest.approx(320 * unit)
+    stray = _svg(tmp_path / "out.svg", '<path d="M10 10 L90 10 L1000000 90 L10 90 Z" fill="#000"/>')
+    # top 80, to the box's right side 10, back along the bottom from it 90, up the left 80
+    assert svg_edges(stray) == pytest.approx((80 + 10.0003 + 90 + 80) * unit, rel=1e-4)
+    out = _svg(tmp_path / "half.svg", '<circle cx="100" cy="50" r="20" fill="#000"/>'
+               '<line x1="-50" y1="50" x2="150" y2="50" stroke="#000"/>')
+    assert svg_edges(out) == pytest.approx((80 + 2 * 100) * unit)  # half the circle's box; the line's part, 2 sides

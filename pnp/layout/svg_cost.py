@@ -245,7 +245,7 @@ def art_cost(drawing: Any) -> ArtCost:
         if edge > 0 and math.isfinite(edge):
             edges += edge
             if isinstance(node, Path | PolyLine | Polygon) and len(node.points) > 2 * PART_POINTS:
-                _path_parts(parts, node.points, m, edge)  # a long path lies where its pieces do
+                _path_parts(parts, node.points, m, edge, size)  # a long path lies where its pieces do
             else:
                 _part(parts, [node], m, 0.0, edge, size)
         if stroked and getattr(node, "strokeDashArray", None) is not None:
@@ -350,17 +350,18 @@ def _then(m: tuple[float, ...], t: Any) -> tuple[float, ...]:
             a * te + c * tf + e, b * te + d * tf + f)
 
 
-def _path_parts(parts: array[float], points: list[float], m: tuple[float, ...], edged: float) -> None:
+def _path_parts(parts: array[float], points: list[float], m: tuple[float, ...], edged: float,
+                size: tuple[float, float]) -> None:
     """Add to ``parts`` a long path's pieces of PART_POINTS points (through ``m``) as boxes of
-    their own, its edges ``edged`` shared as their lengths (the control polygon's) are: one box
-    for a path of 80,000 segments along a card's top edge and one point at its foot would spread
-    them over the whole card."""
+    their own, its edges ``edged`` shared as their lengths within the drawing's box (the control
+    polygon's) are: one box for a path of 80,000 segments along a card's top edge and one point
+    at its foot would spread them over the whole card."""
     a, b, c, d, e, f = m
     xs = [a * x + c * y + e for x, y in zip(points[0::2], points[1::2], strict=False)]
     ys = [b * x + d * y + f for x, y in zip(points[0::2], points[1::2], strict=False)]
     if not all(math.isfinite(v) for v in (*xs, *ys)):
         return
-    steps = [math.hypot(xs[i + 1] - xs[i], ys[i + 1] - ys[i]) for i in range(len(xs) - 1)]
+    steps = [_clipped(xs[i], ys[i], xs[i + 1], ys[i + 1], *size) for i in range(len(xs) - 1)]
     total = sum(steps)
     for i in range(0, len(xs) - 1, PART_POINTS):
         cx, cy = xs[i:i + PART_POINTS + 1], ys[i:i + PART_POINTS + 1]  # a piece and the next one's first point

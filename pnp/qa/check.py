@@ -8,11 +8,11 @@ from pathlib import Path
 
 from msgspec import Struct, field
 
-from pnp.errors import DataError, Diagnostic
+from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.load import NAME_MAX, PATH_MAX, NotRegular, file_kind, name_too_long, read_regular
 from pnp.input.model import Game
 from pnp.input.project import DataRoot, load_game_partial, shown_path
-from pnp.layout.fonts import UI_FONT, FontError
+from pnp.layout.fonts import UI_BOLD, UI_FONT, FontBook, FontError
 from pnp.plan.budget import component_pages_problems
 from pnp.plan.component import ComponentPlan, LazyPieces, plan_component
 from pnp.plan.options import BuildOptions
@@ -79,6 +79,7 @@ def check(root: DataRoot, gid: str, opts: BuildOptions | None = None, session: S
     report = check_game(game, s.store, s.tally)
     warnings.extend(rule_warnings(game))
     warnings.extend(device_name_warnings(game))
+    warnings.extend(label_glyph_warnings(game, s.fonts))
     if document is None:
         status = (f"document {game.document['file']} not found (in the game folder or PNP_DOCUMENTS): "
                   "quotes not checked against it")
@@ -198,4 +199,31 @@ def device_name_warnings(game: Game) -> list[Diagnostic]:
                                           "created or copied there", component, ("id",),
                                           expected="an id Windows can use as a file name",
                                           hint="rename it if the files may go to Windows", severity="warning"))
+    return out
+
+
+def label_glyph_warnings(game: Game, fonts: FontBook) -> list[Diagnostic]:
+    """A warning for each text of the manifest that the contents sheet and the sheets' labels
+    print in pnp's own fonts (UI_FONT, UI_BOLD) with characters those fonts lack: they would
+    print as nothing (a title in Japanese left a blank row on the contents sheet, the checklist
+    of the parts, with no word: attack 22, F3). The pieces' own texts are checked as they are
+    laid out (``pnp.layout.piece``)."""
+    texts: list[tuple[str, str | None, tuple[str | int, ...]]] = [
+        (game.title, None, ("title",)), (game.subtitle, None, ("subtitle",)), (game.designer, None, ("designer",)),
+        *((c.title, c.id, ("title",)) for c in game.components),
+        *(t for i, n in enumerate(game.not_printed)
+          for t in ((n.name, None, ("not_printed", i, "name")), (n.quantity, None, ("not_printed", i, "quantity")))),
+        (str((game.document or {}).get("title") or ""), None, ("document", "title"))]
+    out = []
+    for text, component, path in texts:
+        missing = sorted(fonts.missing(UI_FONT, text) | fonts.missing(UI_BOLD, text))
+        if missing:
+            shown = ", ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            out.append(game.manifest_diag(
+                f"this text has {counted(len(missing), 'character')} pnp's label fonts ({UI_FONT}, {UI_BOLD}) "
+                f"lack ({shown}{more}): they would print as nothing on the contents sheet and the sheets' labels",
+                component, path, expected=f"characters that {UI_FONT} and {UI_BOLD} have",
+                hint=f"write it with other characters, or put fonts that have them in the data root's fonts/ "
+                f"folder as {UI_FONT} and {UI_BOLD}", severity="warning"))
     return out

@@ -397,3 +397,28 @@ def test_a_component_id_windows_keeps_for_a_device_builds_with_a_warning(mini: D
     assert (f"$.components[0].id: component id '{cid}' is a device name on Windows: {cid}.pdf cannot be created "
             "or copied there (expected an id Windows can use as a file name)") in r.stderr
     assert "device name" not in run_cli("check", "golems").stderr
+
+
+def test_texts_the_label_fonts_lack_are_warned_of(mini: DataRootCopy) -> None:
+    """The contents sheet and the sheets' labels print the manifest's titles and not-printed
+    entries in pnp's own fonts: a Japanese title left a blank row on the contents sheet with no
+    word (attack 22, F3). Each such text is a warning naming its JSON path and the characters
+    (exit 0; with --strict, 2); the bundled games have none."""
+    from conftest import run_cli
+
+    game = mini.read("game.json")
+    game["components"][0]["title"] = "魔法の大釜"
+    game["not_printed"] = [{"name": "Dice", "quantity": "２個", "source": {"designed": "t"}}]
+    mini.write("game.json", game)
+    r = run_cli("check", "mini")
+    assert r.exit_code == 0, r.stderr
+    assert ("$.components[0].title: this text has 5 characters pnp's label fonts (Lato-Regular, Lato-Bold) lack "
+            "('の' (U+306E), '大' (U+5927), '法' (U+6CD5), '釜' (U+91DC), '魔' (U+9B54)): they would print as "
+            "nothing on the contents sheet and the sheets' labels") in r.stderr
+    assert "$.not_printed[0].quantity: this text has 2 characters" in r.stderr
+    assert "$.not_printed[0].name" not in r.stderr
+    assert run_cli("check", "mini", "--strict").exit_code == 2
+    from pnp.input.project import bundled_root
+
+    bundled = run_cli("check", "--data", bundled_root())
+    assert bundled.exit_code == 0 and "label fonts" not in bundled.stderr, bundled.stderr

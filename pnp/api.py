@@ -430,9 +430,10 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
 
 
 def preview(game: str, component: str, item: str | None = None, *, data: Data = None,
-            out: str | os.PathLike[str] = "out", dpi: float = 150) -> PreviewReport:
+            out: str | os.PathLike[str] = "out", dpi: float = 150, max_pixels: int | None = None) -> PreviewReport:
     """``out/preview/<game>/<component>/<item>.png``: one item, front and back side by side, or
-    without ``item`` a contact sheet of every distinct item of ``component``, ``.../<component>.png``."""
+    without ``item`` a contact sheet of every distinct item of ``component``, ``.../<component>.png``.
+    ``max_pixels``: the picture's pixel budget, as ``export_png``'s."""
     out = physical_path(out)
     try:
         session, gc = _for_export(data, game, DEFAULT_BLEED_MM)
@@ -441,7 +442,7 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
     try:
         check_output(session.root, [Path(out) / "preview"])
         with output_lock(Path(out)):
-            return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi))
+            return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi, max_pixels))
     except DataError as exc:
         return PreviewReport(gc, errors=tuple(exc.diagnostics))
 

@@ -772,9 +772,11 @@ def export_data_cmd(game: str, component: str, fmt: str, out: str, data: str | N
 @click.argument("item", required=False, shell_complete=complete_items)
 @click.option("--dpi", type=Integer(36, 600), default=150, show_default=True)
 @out_option("writes DIR/preview/<game>/<component>[/<item>].png")
+@max_megapixels_option
 @data_option
 @guarded
-def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str, data: str | None) -> None:
+def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str, max_megapixels: int | None,
+                data: str | None) -> None:
     """A PNG of one ITEM of COMPONENT (front and back side by side) or, without ITEM, a contact
     sheet of every distinct item, for a designer iterating on data. Prints the file's path.
     Rulebook violations are reported but do not stop a preview.
@@ -784,7 +786,8 @@ def preview_cmd(game: str, component: str, item: str | None, dpi: int, out: str,
       pnp preview golems golem-deck
       pnp preview golems golem-deck flesh --dpi 300
     """
-    report = api.preview(game, component, item, data=data_root(data), out=out, dpi=dpi)
+    report = api.preview(game, component, item, data=data_root(data), out=out, dpi=dpi,
+                         max_pixels=megapixels(max_megapixels))
     checked_for_export(report, allow_violations=True)
     echo(str(report.path))
 

@@ -58,10 +58,10 @@ def _caption(tl: TextLayout, text: str, x: float, y: float, w: float, h: float, 
 
 
 def preview(session: Session, gc: GameCheck, out: Path, component: str, item: str | None = None,
-            dpi: float = 150) -> Path:
+            dpi: float = 150, max_pixels: int | None = None) -> Path:
     """``out/preview/<game>/<component>/<item>.png``: one item's front and back side by side, or
     without ``item`` a contact sheet of every distinct item (and each distinct back), ``.../<component>.png``;
-    at the trim."""
+    at the trim. ``max_pixels``: the picture's pixel budget (``pnp.render.pixels.check_total``)."""
     plan = select_plans(gc, component)[0]
     comp, game, fonts = plan.component, gc.game, session.fonts
     pw, ph = comp.size[0] * MM, comp.size[1] * MM
@@ -118,7 +118,7 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
     size = (px(width / MM, dpi), px(height / MM, dpi))
     check_pixels(size, f"{game.id}/{comp.id}")
     check_total(game.id, "pnp preview", 1, size[0] * size[1], dpi, lambda d: px(width / MM, d) * px(height / MM, d),
-                None, art_work(lay for lay, _ in cells))  # the image files and SVG art each cell draws
+                None, art_work(lay for lay, _ in cells), max_pixels)  # the files and SVG art each cell draws
     check_held(game, owners, "pnp preview", f"the preview of component {comp.id}"
                + (f", item {item!r}" if item else ""), [lay for lay, _ in cells])
     with _pdf(data) as doc:

@@ -914,6 +914,9 @@ def test_the_pixel_budget_counts_painting_at_the_export_dpi(tmp_path: Path, monk
     fits = re.search(r"--dpi (\d+) fits", r.stderr)
     assert (fits and 100 <= int(fits.group(1)) < 600) or command == ("preview",), r.stderr
     assert not (tmp_path / "high").exists()
+    needed = re.search(r"raise the limit with --max-megapixels (\d+)", r.stderr)  # every command takes it
+    assert needed is not None, r.stderr
+    ok(*args, "--out", tmp_path / "high", "--dpi", "600", "--max-megapixels", needed.group(1))
 
 
 def test_the_pixel_budget_counts_the_edges_of_thin_strokes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -129,7 +129,7 @@ def _break_words(fonts: FontBook, text: str, st: Style, width: float) -> str:
         pieces.append(word[start:])
         return " ".join(pieces)
 
-    return re.sub(r"\S+", cut, text)
+    return re.sub(r"[^ \t\n]+", cut, text)  # a word as the wrapping sees one: a no-break space joins (attack 23)
 
 
 class _Sheet:

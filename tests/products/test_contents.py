@@ -148,19 +148,21 @@ def test_the_assembly_page_goes_on_over_more_pages(tmp_path: Path) -> None:
     assert f"Bleed3mmofartbeyondeverycutedge({''.join(bleeds.split())})Cutting" in printed  # whole, in order
 
 
-@pytest.mark.parametrize("word", [True, False], ids=["one-word", "words"])
-def test_long_titles_stay_in_their_column(tmp_path: Path, word: bool) -> None:
+@pytest.mark.parametrize("word", ["one-word", "words", "no-break"])
+def test_long_titles_stay_in_their_column(tmp_path: Path, word: str) -> None:
     """200-character titles on every other component, of one word or of many, and not_printed
     names and quantities of ~380 characters: a word too wide for its column shrank to 60 % and
     still ran over the next columns and off the page (x up to 1,119 pt). Now each text is wrapped
-    in its column at its size, a word too long for it broken between letters."""
+    in its column at its size, a word too long for it broken between letters; words joined by
+    no-break spaces are one word to the wrapping, and broken as one (attack 23, F1)."""
     def title(i: int) -> str:
         if i % 2 == 0:
             return f"Card {i}"
-        return "W" * 200 if word else (f"Component {i} with a much longer title " * 6)[:200]
+        many = (f"Component {i} with a much longer title " * 6)[:200]
+        return {"one-word": "W" * 200, "words": many, "no-break": many.replace(" ", "\u00a0")}[word]
 
     def name(i: int) -> str:
-        return f"Thing{i} " + "M" * (300 if word else 10) + " x" * 30
+        return f"Thing{i} " + "M" * (300 if word == "one-word" else 10) + " x" * 30
 
     pages = _contents(tmp_path, title, 12, name, copies=4)
     _inside_the_page(pages)

@@ -233,6 +233,9 @@ def _past_float(v: float, raw: str) -> bool:
     return math.isinf(v) and raw.strip().lstrip("+-").lower() not in ("inf", "infinity")
 
 
+MAX_CELL_ELEMENTS = 10_000  # in one worksheet cell: its value, an inline string's rich-text runs
+
+
 class _CellFault(Exception):
     """A worksheet cell openpyxl cannot read: where it is and what is wrong."""
 
@@ -284,13 +287,24 @@ def _xlsx_parser(shown: str) -> type:
             mode uses the rows only)."""
             stack: list[Element] = []
             cells: list[dict[str, Any]] = []
-            in_cell = 0
+            in_cell = held = 0  # held: the elements of the cell being read, kept until it ends
             for event, el in iterparse(self.source, events=("start", "end")):
                 tag = el.tag
                 if event == "start":
                     stack.append(el)
+                    if in_cell:
+                        held += 1
+                        if held > MAX_CELL_ELEMENTS:  # 4.3 million rich-text runs held 2 GB (attack 23, F4)
+                            cell = next(e for e in stack if e.tag == CELL_TAG)
+                            row, col = self.row_counter, self.col_counter + 1
+                            with suppress(Exception):
+                                row, col = coordinate_to_tuple(cell.get("r") or "")
+                            raise _CellFault(row, col, f"the cell holds more than {MAX_CELL_ELEMENTS} elements "
+                                             "(rich-text runs)", "a cell of text in at most "
+                                             f"{MAX_CELL_ELEMENTS} runs, as a spreadsheet program saves it")
                     if tag == CELL_TAG:
                         in_cell += 1
+                        held = 0 if in_cell == 1 else held
                     elif tag == ROW_TAG and not in_cell:
                         number = el.get("r")
                         if number is None:

@@ -540,6 +540,34 @@ def test_xlsx_rows_outside_the_declared_dimension_are_read(mini: DataRootCopy) -
     assert [(i.id, i.fields["name"]) for i in deck.items] == [("a", "A"), ("b", "B"), ("c", "C"), ("z", "Zed")]
 
 
+def test_an_xlsx_cell_of_too_many_rich_text_runs_is_an_input_error(mini: DataRootCopy) -> None:
+    """A cell's elements are held until it ends: an inline string of 4.3 million rich-text runs
+    (a 5.6 MB workbook) held 2 GB and took 32 s before check refused it (attack 23, F4). Past
+    MAX_CELL_ELEMENTS the cell is refused as it is read, naming it; a few runs are one text."""
+    from openpyxl import Workbook
+
+    from pnp.input.sheetfiles import MAX_CELL_ELEMENTS
+
+    wb = Workbook()
+    for row in (["id", "name", "source.designed"], ["a", "A", "d"]):
+        wb.active.append(row)
+    wb.save(mini.file("deck.xlsx"))
+    as_sheet(mini, "deck.xlsx")
+    runs = "".join(f"<r><t>{ch}</t></r>" for ch in "Zed")
+    _with_dimension(mini.file("deck.xlsx"), "A1:C3", f'<row r="3"><c r="A3" t="inlineStr"><is><t>z</t></is></c>'
+                    f'<c r="B3" t="inlineStr"><is>{runs}</is></c><c r="C3" t="inlineStr"><is><t>d</t></is></c></row>')
+    assert [(i.id, i.fields["name"]) for i in mini.load().components[0].items] == [("a", "A"), ("z", "Zed")]
+    wb.save(mini.file("deck.xlsx"))
+    runs = "<r><t>x</t></r>" * (MAX_CELL_ELEMENTS // 2 + 1)
+    _with_dimension(mini.file("deck.xlsx"), "A1:C3", f'<row r="3"><c r="B3" t="inlineStr"><is>{runs}</is></c></row>')
+    with pytest.raises(DataError) as exc:
+        mini.load()
+    assert [d.format() for d in exc.value.diagnostics] == [
+        f"card_data/mini/deck.xlsx:3:B (name): the cell holds more than {MAX_CELL_ELEMENTS} elements (rich-text "
+        f"runs) (expected a cell of text in at most {MAX_CELL_ELEMENTS} runs, as a spreadsheet program saves it); "
+        "save the workbook again from a spreadsheet program, or export the sheet as CSV"]
+
+
 def test_xlsx_value_past_the_last_column_or_row_is_an_input_error(mini: DataRootCopy) -> None:
     from openpyxl import Workbook
 

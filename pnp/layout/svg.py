@@ -79,32 +79,11 @@ def svg_drawing(path: str) -> Any:
     return _cached(path, os.path.basename(path))[0]
 
 
-def svg_work(path: str, scale: float | None = None) -> int:
-    """What drawing the checked file's art once costs a rasteriser, in shapes (``art_cost``), drawn
-    ``scale`` pt a pt of the art (None: every dash counted, however small)."""
-    return _cached(path, os.path.basename(path))[3].at(scale)
-
-
-def svg_gradient(path: str) -> float:
-    """The area (the art's pt², drawn at 1 pt a pt) the checked file's gradients fill: PDFium
-    shades it pixel by pixel each time it draws the art (``pnp.render.pixels``)."""
-    return _cached(path, os.path.basename(path))[3].gradient
-
-
-def svg_edges(path: str, scale: float | None = None) -> float:
-    """The length (the art's pt, drawn at 1 pt a pt) of the edges the checked file's shapes give
-    the rasteriser drawn ``scale`` pt a pt of the art: a fill's outline once, a stroke's twice
-    (its two sides), the ends of a dashed stroke's dashes where they are drawn as dashes. PDFium
-    builds cells along every edge at the dpi, so they cost in proportion to their length in
-    pixels (``pnp.render.pixels.EDGE_WEIGHT``)."""
-    return _cached(path, os.path.basename(path))[3].edges_at(scale)
-
-
-def svg_band(path: str, side: int, depth: float) -> tuple[float, float]:
-    """The gradient area (pt²) and the edges (pt) of the checked file's art within ``depth`` pt
-    (drawn at 1 pt a pt) of its side ``side`` (0 left, 1 right, 2 bottom, 3 top): what a strip
-    along that side draws of them (``pnp.layout.svg_cost.ArtCost.band``)."""
-    return _cached(path, os.path.basename(path))[3].band(side, depth)
+def svg_cost(path: str) -> ArtCost:
+    """What drawing the checked file's art costs (``pnp.layout.svg_cost.ArtCost``), read once:
+    its shapes at a scale (``at``), the area its gradients fill (``gradient``), its edges
+    (``edges_at``) and what a strip along one side holds of them (``band``)."""
+    return _cached(path, os.path.basename(path))[3]
 
 
 def svg_shapes(path: str) -> int:
@@ -232,6 +211,7 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
     count = 0
     empty = []  # text elements without text (editors leave them): dropped, so svglib never looks up a font
     path_chars = [0]  # path data read so far
+    bad_path: str | None = None  # what is wrong in the first malformed path data
     for node in root.iter():
         if not isinstance(node.tag, str):
             continue  # processing instructions
@@ -276,11 +256,12 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
                 if path_chars[0] > MAX_PATH_CHARS:
                     raise SvgError(f"SVG {shown!r} has more than {MAX_PATH_CHARS} characters of path data",
                                    hint="simplify the paths (fewer nodes), or export the art as a PNG")
+                if bad_path is None:  # the first, said once the whole file passed the checks above
+                    bad_path = _path_problem(node, etree.QName(attr).localname, value)
         if name == "image":  # svglib draws no raster image (`href="#a"` failed inside reportlab: attack 21, F4)
             raise SvgError(f"SVG {shown!r} has an <image> (line {node.sourceline}): SVG art is drawn as vectors only",
                            hint="use an image element for the raster image, and SVG for vector art only")
-    bad_path = _bad_path(root)  # svglib skips what it cannot read: `L nan nan` drew as if it were not there
-    if bad_path is not None:
+    if bad_path is not None:  # svglib skips what it cannot read: `L nan nan` drew as if it were not there
         raise SvgError(f"SVG {shown!r} cannot be drawn: {bad_path}",
                        expected="path data of commands, each with its count of numbers",
                        hint="open it in an SVG editor and save it as plain SVG")
@@ -301,7 +282,7 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
     except MemoryError:
         raise  # not the file's fault as such: the command says it ran out of memory
     except Exception as exc:  # svglib raises what its parsing meets; any of it means the file is unusable
-        bad = _bad_path(root) or _bad_style(root)  # say where, not "range() arg 3 must not be zero"
+        bad = _bad_style(root)  # say where, not "too many values to unpack" (bad path data is refused above)
         raise SvgError(f"SVG {shown!r} cannot be drawn: {bad or exc}",
                        hint="open it in an SVG editor and save it as plain SVG") from None
     finally:
@@ -380,7 +361,7 @@ PATH_ARGS = {"m": 2, "l": 2, "h": 1, "v": 1, "c": 6, "s": 4, "q": 4, "t": 2, "a"
 _PATH_TOKEN = re.compile(r"([A-Za-z])|([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)|[\s,]+|(.)")
 _NUM = r"(?:[\s,]*+[+-]?+(?:\d++\.?+\d*+|\.\d++)(?:[eE][+-]?+\d++)?+)"  # possessive: no backtracking
 # Well-formed path data, each command with its count of numbers, in one pass of the regex engine
-# (``_bad_path`` walks it token by token, in Python, to say what is wrong: 0.16 s for a megabyte).
+# (``_path_problem`` walks it token by token, in Python, to say what is wrong: 0.16 s for a megabyte).
 _PATH_FINE = re.compile(r"(?:[\s,]*+(?:[MmLlTt](?:N{2})++|[HhVv]N++|[Cc](?:N{6})++|[SsQq](?:N{4})++|[Aa]N*+|[Zz]))*+"
                         r"[\s,]*+".replace("N", _NUM))
 _POINTS_FINE = re.compile(r"(?:N{2})*+[\s,]*+".replace("N", _NUM))
@@ -391,41 +372,36 @@ def _path_fine(value: str, points: bool) -> bool:
     return (_POINTS_FINE if points else _PATH_FINE).fullmatch(value) is not None
 
 
-def _bad_path(root: Any) -> str | None:
-    """What is wrong in the first malformed path data of the SVG tree ``root`` (``d`` of a
-    ``<path>``, ``points`` of a polyline or polygon) and where, or None: a command with a count
-    of numbers it cannot take (``L`` takes them two at a time, ``Z`` none), a letter that is
-    no command, a character that is no part of a number."""
+def _path_problem(el: Any, name: str, value: str) -> str | None:
+    """What is wrong in the path data ``value`` (``name``: ``d`` of a ``<path>``, ``points`` of a
+    polyline or polygon) of the element ``el`` and where, or None: a command with a count of
+    numbers it cannot take (``L`` takes them two at a time, ``Z`` none), a letter that is no
+    command, a character that is no part of a number."""
     from lxml import etree
 
-    for el in root.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for attr, value in el.attrib.items():
-            name = etree.QName(attr).localname
-            if name not in ("d", "points") or _path_fine(value, name == "points"):
-                continue
-            where = f"<{etree.QName(el).localname} {name}=...> on line {el.sourceline}"
-            runs: list[tuple[str, int]] = [("points" if name == "points" else "", 0)]
-            for m in _PATH_TOKEN.finditer(value):
-                letter, number, other = m.groups()
-                if other is not None or (letter is not None and (name == "points" or letter.lower() not in PATH_ARGS)):
-                    return f"{where} has {(letter or other)!r} where a path command or a number belongs"
-                if letter is not None:
-                    runs.append((letter, 0))
-                elif number is not None:
-                    runs[-1] = (runs[-1][0], runs[-1][1] + 1)
-            for cmd, n in runs:
-                if cmd == "points" and n % 2:
-                    return f"{where} has an odd count of numbers ({n}): points are x,y pairs"
-                if cmd == "" and n:
-                    return f"{where} starts with numbers, not a command (M)"
-                arity = PATH_ARGS.get(cmd.lower(), 0)
-                if cmd.lower() == "z" and n:
-                    return f"{where} has {n} number(s) after {cmd!r}, which takes none"
-                if cmd.lower() not in ("", "z", "a", "points") and (n == 0 or n % arity):
-                    return (f"{where} has {n} number(s) after {cmd!r}, which takes them {arity} at a time"
-                            if n else f"{where} has {cmd!r} without its {arity} numbers")
+    if _path_fine(value, name == "points"):
+        return None
+    where = f"<{etree.QName(el).localname} {name}=...> on line {el.sourceline}"
+    runs: list[tuple[str, int]] = [("points" if name == "points" else "", 0)]
+    for m in _PATH_TOKEN.finditer(value):
+        letter, number, other = m.groups()
+        if other is not None or (letter is not None and (name == "points" or letter.lower() not in PATH_ARGS)):
+            return f"{where} has {(letter or other)!r} where a path command or a number belongs"
+        if letter is not None:
+            runs.append((letter, 0))
+        elif number is not None:
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+    for cmd, n in runs:
+        if cmd == "points" and n % 2:
+            return f"{where} has an odd count of numbers ({n}): points are x,y pairs"
+        if cmd == "" and n:
+            return f"{where} starts with numbers, not a command (M)"
+        arity = PATH_ARGS.get(cmd.lower(), 0)
+        if cmd.lower() == "z" and n:
+            return f"{where} has {n} number(s) after {cmd!r}, which takes none"
+        if cmd.lower() not in ("", "z", "a", "points") and (n == 0 or n % arity):
+            return (f"{where} has {n} number(s) after {cmd!r}, which takes them {arity} at a time"
+                    if n else f"{where} has {cmd!r} without its {arity} numbers")
     return None
 
 

@@ -71,8 +71,8 @@ class ArtCost:
                  size: tuple[float, float] = (0.0, 0.0)) -> None:
         self.shapes = shapes
         self.runs = runs
-        self.gradient = gradient  # the art's pt² gradients fill (``svg_gradient``)
-        self.edges = edges  # the art's pt of edges its fills and strokes give (``svg_edges``)
+        self.gradient = gradient  # the art's pt² gradients fill (drawn at 1 pt a pt)
+        self.edges = edges  # the art's pt of edges its fills and strokes give, dashes' ends aside
         # each shape's box in the drawing's pt (x0, y0, x1, y1), its gradient area and its edges
         self.parts = parts if parts is not None else array("d")
         self.size = size  # the drawing's width and height

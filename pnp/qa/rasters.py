@@ -19,7 +19,7 @@ from pnp.impose.sheet import Page, Slot
 from pnp.layout.paints import AREA_PT2
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Image, Vector
-from pnp.layout.svg import svg_band
+from pnp.layout.svg import svg_cost
 from pnp.qa.miscut import DPI as MISCUT_DPI
 from pnp.qa.miscut import STRIP_PAD, lines_of
 from pnp.render.pixels import (
@@ -136,12 +136,13 @@ def strip_share(p: Vector, w: float, h: float, reach: float) -> tuple[int, int]:
     if not (p.art_w > 0 and p.art_h > 0 and p.w > 0 and p.h > 0):
         return 0, 0
     sx, sy = p.w / p.art_w, p.h / p.art_h  # pt on the piece a pt of the art
+    cost = svg_cost(p.src)
     shaded = edged = 0.0
     for depth, sides in (((reach - p.x) / sx, (0, 1)), ((p.x + p.w - (w - reach)) / sx, (0, 1)),
                          ((reach - p.y) / sy, (2, 3)), ((p.y + p.h - (h - reach)) / sy, (2, 3))):
         if depth > 0:
             for side in sides:
-                g, e = svg_band(p.src, side, depth)
+                g, e = cost.band(side, depth)
                 shaded, edged = max(shaded, g), max(edged, e * max(sx, sy))
     painted = shaded * sx * sy / AREA_PT2 * GRADIENT_WEIGHT
     return (int(painted) if math.isfinite(painted) else 0), (int(edged) if math.isfinite(edged) else 0)

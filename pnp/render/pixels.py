@@ -23,7 +23,7 @@ from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
 from pnp.layout.shapes import image_size
-from pnp.layout.svg import svg_edges, svg_gradient, svg_shapes, svg_work
+from pnp.layout.svg import svg_cost, svg_shapes
 from pnp.layout.svg_cost import SEGMENTS_PER_SHAPE, drawn_scale
 
 # One command's raster images together (``pnp export png``, ``pnp export tts``, a PNG shop, a
@@ -36,7 +36,7 @@ NS_PER_PIXEL = 25  # CPU a rendered pixel costs, about (card-sized images: 21-29
 # PDFium decodes an image file again each time a page draws it (1-6 ns a pixel of the file, PNG to
 # JPEG): a file's pixels count this many to one rendered pixel, for every time a rendered image draws it.
 DECODED_PER_PIXEL = 4
-# And it parses and draws SVG art's shapes again each time (``pnp.layout.svg.svg_work``: shapes
+# And it parses and draws SVG art's shapes again each time (``pnp.layout.svg_cost.ArtCost.at``: shapes
 # of about 2 µs, 1.6 to 2 for a square or a short path): one counts as this many rendered pixels.
 PIXELS_PER_SHAPE = 100
 MIN_DPI = 36  # the lowest --dpi the export commands take
@@ -109,7 +109,7 @@ NO_ART = ArtWork()
 def art_work(layouts: Iterable[PieceLayout | None]) -> ArtWork:
     """The image files and SVG art ``layouts`` draw, once per drawing (what PDFium decodes and
     draws to render them), from the files' headers (``pnp.layout.shapes.image_size``) and the
-    checked art (``pnp.layout.svg.svg_work``), both read when the layout was made."""
+    checked art (``pnp.layout.svg.svg_cost``), both read when the layout was made."""
     laid = [lay for lay in layouts if lay is not None]
     art = prim_art(p for lay in laid for p in lay.primitives)
     return ArtWork(art.decoded, art.shapes,
@@ -126,11 +126,12 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             decoded += w * h
         elif isinstance(p, Vector):
             scale = drawn_scale(p)
-            shapes += svg_work(p.src, scale)  # its dashes as drawn (pnp.layout.svg_cost.ArtCost)
-            shaded = svg_gradient(p.src) * (scale or 1.0) ** 2
+            cost = svg_cost(p.src)
+            shapes += cost.at(scale)  # its dashes as drawn
+            shaded = cost.gradient * (scale or 1.0) ** 2
             if shaded > 0 and math.isfinite(shaded):
                 painted += int(shaded / AREA_PT2 * GRADIENT_WEIGHT)
-            edge = svg_edges(p.src, scale) * (scale or 1.0)
+            edge = cost.edges_at(scale) * (scale or 1.0)
             if edge > 0 and math.isfinite(edge):
                 edged += int(edge)
     return ArtWork(decoded, shapes, painted, edged)

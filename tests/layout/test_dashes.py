@@ -15,7 +15,7 @@ from test_layout import item, make_game
 from pnp.layout.cost import DASHES_PER_SHAPE, weight
 from pnp.layout.primitives import Ellipse, Line, Paint, Rect
 from pnp.layout.primitives import Path as PathPrim
-from pnp.layout.svg import svg_art, svg_shapes, svg_work
+from pnp.layout.svg import svg_art, svg_cost, svg_shapes
 from pnp.layout.svg_cost import MIN_DASH_PERIOD, STROKE_SHAPES_PER_SIDE, STROKED_VERTEX_SHAPES, SVG_DASHES_PER_SHAPE
 
 DASHED = Paint(stroke="#000000", stroke_width=0.3, dash=(0.1, 0.1))
@@ -97,33 +97,33 @@ def test_svg_dashes_count_where_the_rasteriser_dashes_them(tmp_path: Path) -> No
     run = 10 * STROKE_SHAPES_PER_SIDE
     assert SVG_DASHES_PER_SHAPE == 20 and 0.004 < MIN_DASH_PERIOD < 0.005
     solid = _svg(tmp_path / "solid.svg", '<line x1="0" y1="5" x2="1000" y2="5" stroke="#000" stroke-width="1"/>')
-    assert svg_work(solid) == svg_work(solid, 1.0) == 2 + run  # a stroked shape
+    assert svg_cost(solid).at(None) == svg_cost(solid).at(1.0) == 2 + run  # a stroked shape
     dashed = _svg(tmp_path / "dashed.svg",
                   '<line x1="0" y1="5" x2="1000" y2="5" stroke="#000" stroke-width="1" stroke-dasharray="0.5"/>')
-    assert svg_work(dashed, 1.0) == svg_work(dashed) == 2 + run + 1000 // 20  # period 1: 1,000 dashes
-    assert svg_work(dashed, 0.004) == 2 + run  # drawn at 0.004 pt a unit: a period of 0.004 pt, solid to PDFium
+    assert svg_cost(dashed).at(1.0) == svg_cost(dashed).at(None) == 2 + run + 1000 // 20  # period 1: 1,000 dashes
+    assert svg_cost(dashed).at(0.004) == 2 + run  # drawn at 0.004 pt a unit: a period of 0.004 pt, solid to PDFium
     fine = _svg(tmp_path / "fine.svg", '<g transform="scale(1000)"><line x1="0" y1="0.005" x2="1" y2="0.005" '
                 'stroke="#000" stroke-width="0.001" stroke-dasharray="0.0000152587890625"/></g>')  # 2**-16
-    assert svg_work(fine, 1.0) == 2 + run + 32_768 // 20  # a period of 2**-15 x 750 = 0.023 pt a unit: dashed
-    assert svg_work(fine, 0.1) == 2 + run and svg_work(fine) == 2 + run + 32_768 // 20
+    assert svg_cost(fine).at(1.0) == 2 + run + 32_768 // 20  # a period of 2**-15 x 750 = 0.023 pt a unit: dashed
+    assert svg_cost(fine).at(0.1) == 2 + run and svg_cost(fine).at(None) == 2 + run + 32_768 // 20
     unstroked = _svg(tmp_path / "unstroked.svg", '<rect x="0" y="0" width="100" height="100" stroke-dasharray="0.1"/>')
-    assert svg_work(unstroked, 1.0) == 1 + 4 * STROKE_SHAPES_PER_SIDE  # no dashes; its fill's outline runs 4 sides
+    assert svg_cost(unstroked).at(1.0) == 1 + 4 * STROKE_SHAPES_PER_SIDE  # no dashes; its fill's outline runs 4 sides
 
 
 def test_svg_strokes_count_the_lengths_they_run(tmp_path: Path) -> None:
     """PDFium strokes a path at 10-16 µs for each length of the art's side it runs, at any dpi
     (attack 17, F1: one path of 54,000 arcs took 0.9-1.4 s a drawing and counted 45 ms): a
     stroke counts STROKE_SHAPES_PER_SIDE shapes for each side's length, in the time a drawing
-    costs (``svg_work``), not in what a rasteriser holds (``svg_shapes``); a fill's outline as much."""
+    costs (``ArtCost.at``), not in what a rasteriser holds (``svg_shapes``); a fill's outline as much."""
     zigzag = "".join(" L100 100 L0 0" for _ in range(500))  # 1,000 diagonals of 141 units
     stroked = _svg(tmp_path / "zig.svg", f'<path d="M0 0{zigzag}" stroke="#000" stroke-width="1" fill="none"/>')
     runs = int(1000 * 100 * 2 ** 0.5 / 100 * STROKE_SHAPES_PER_SIDE)
     joins = 1001 * STROKED_VERTEX_SHAPES  # and a join at each vertex (the move and 1,000 lines)
-    assert svg_work(stroked, 1.0) == svg_work(stroked) == svg_shapes(stroked) + runs + joins
+    assert svg_cost(stroked).at(1.0) == svg_cost(stroked).at(None) == svg_shapes(stroked) + runs + joins
     filled = _svg(tmp_path / "fill.svg", f'<path d="M0 0{zigzag}" fill="#000"/>')
-    assert svg_work(filled, 1.0) - svg_shapes(filled) == runs  # its outline (attack 18, F1: 120,000 edges)
+    assert svg_cost(filled).at(1.0) - svg_shapes(filled) == runs  # its outline (attack 18, F1: 120,000 edges)
     both = _svg(tmp_path / "both.svg", f'<path d="M0 0{zigzag}" fill="#000" stroke="#000" stroke-width="1"/>')
-    assert svg_work(both, 1.0) - svg_shapes(both) >= 2 * runs + joins  # filled and stroked: both
+    assert svg_cost(both).at(1.0) - svg_shapes(both) >= 2 * runs + joins  # filled and stroked: both
 
 
 def test_a_stroked_path_counts_a_join_at_every_vertex(tmp_path: Path) -> None:
@@ -132,10 +132,10 @@ def test_a_stroked_path_counts_a_join_at_every_vertex(tmp_path: Path) -> None:
     counts STROKED_VERTEX_SHAPES in the time a drawing costs; the same path filled does not."""
     tiny = "l.1 .1 l-.1 -.1 " * 500  # 1,000 vertices, 141 units of outline in all
     stroked = _svg(tmp_path / "s.svg", f'<path d="M50 50 {tiny}" fill="none" stroke="#000" stroke-width="3"/>')
-    joins = svg_work(stroked, 1.0) - svg_shapes(stroked) - int(1000 * 0.1 * 2 ** 0.5 / 100 * STROKE_SHAPES_PER_SIDE)
+    joins = svg_cost(stroked).at(1.0) - svg_shapes(stroked) - int(1000 * 0.1 * 2 ** 0.5 / 100 * STROKE_SHAPES_PER_SIDE)
     assert joins == 1001 * STROKED_VERTEX_SHAPES  # the move and 1,000 lines
     filled = _svg(tmp_path / "f.svg", f'<path d="M50 50 {tiny}" fill="#000"/>')
-    assert svg_work(filled, 1.0) - svg_shapes(filled) < 1001
+    assert svg_cost(filled).at(1.0) - svg_shapes(filled) < 1001
 
 
 @pytest.mark.parametrize("stops", [2, 8])
@@ -143,7 +143,7 @@ def test_a_gradient_fill_counts_its_shading(tmp_path: Path, stops: int) -> None:
     """PDFium sets up a shading for every shape a gradient fills, whatever its size (3,000
     half-unit rectangles of a radial gradient: 78 ms a drawing at any dpi, 26-34 µs a fill, where
     they counted 2 shapes, 5 µs): each counts GRADIENT_SHAPES and one a stop more in the time a
-    drawing costs (``svg_work``), not in what a rasteriser holds (``svg_shapes``); the same
+    drawing costs (``ArtCost.at``), not in what a rasteriser holds (``svg_shapes``); the same
     rectangles in a solid colour count nothing more."""
     from pnp.layout.svg_cost import GRADIENT_SHAPES
 
@@ -155,27 +155,26 @@ def test_a_gradient_fill_counts_its_shading(tmp_path: Path, stops: int) -> None:
     solid = _svg(tmp_path / "solid.svg", defs + rects("#0f0"))
     for name, fill in (("radial", "url(#g)"), ("linear", "url(#h)")):
         shaded = _svg(tmp_path / f"{name}.svg", defs + rects(fill))
-        extra = (svg_work(shaded, 1.0) - svg_shapes(shaded)) - (svg_work(solid, 1.0) - svg_shapes(solid))
+        extra = (svg_cost(shaded).at(1.0) - svg_shapes(shaded)) - (svg_cost(solid).at(1.0) - svg_shapes(solid))
         assert extra == 300 * (GRADIENT_SHAPES + stops), (fill, extra)
 
 
 def test_svg_edges_are_a_fills_outline_and_a_strokes_two_sides(tmp_path: Path) -> None:
     """PDFium builds cells along every edge its rasteriser is given, at the dpi, however thin the
     stroke (1,000 random segments stroked 0.3 mm wide: 173 ms a card at 600 dpi, where the area
-    they paint counted a few ms): ``svg_edges`` is a fill's outline once, a stroke's twice, and a
+    they paint counted a few ms): ``ArtCost.edges_at`` is a fill's outline once, a stroke's twice, and a
     round join's outline at every vertex of a stroked path, in the art's pt."""
-    from pnp.layout.svg import svg_edges
 
     zigzag = "".join(" L100 100 L0 0" for _ in range(500))  # 1,000 diagonals
     filled = _svg(tmp_path / "fill.svg", f'<path d="M0 0{zigzag}" fill="#000"/>')
     unit = svg_art(filled, "fill.svg")[0] / 100  # pt a unit (svglib reads the file's 100 px as 75 pt)
     diagonals = 1000 * 100 * 2 ** 0.5 * unit
-    assert svg_edges(filled) == pytest.approx(diagonals)
+    assert svg_cost(filled).edges_at(None) == pytest.approx(diagonals)
     stroked = _svg(tmp_path / "s.svg", f'<path d="M0 0{zigzag}" fill="none" stroke="#000" stroke-width="0.5"/>')
     joins = 1001 * math.pi * 0.5 * unit  # the move and 1,000 lines
-    assert svg_edges(stroked) == pytest.approx(2 * diagonals + joins)
+    assert svg_cost(stroked).edges_at(None) == pytest.approx(2 * diagonals + joins)
     rects = _svg(tmp_path / "r.svg", "".join('<rect x="1" y="1" width="10" height="5" fill="#f00"/>' for _ in range(7)))
-    assert svg_edges(rects) == pytest.approx(7 * 30 * unit)
+    assert svg_cost(rects).edges_at(None) == pytest.approx(7 * 30 * unit)
 
 
 def test_template_edges_count_at_the_export_dpi(tmp_path: Path) -> None:
@@ -203,7 +202,6 @@ def test_a_dashs_ends_count_as_edges(tmp_path: Path) -> None:
     [0.1, 0.1] 16-200 times): a dash adds DASH_END_WIDTHS widths of edge, where it is drawn as a
     dash (a period under MIN_DASH_PERIOD as drawn is a solid line to PDFium)."""
     from pnp.layout.cost import dashes, edges
-    from pnp.layout.svg import svg_edges
     from pnp.layout.svg_cost import DASH_END_WIDTHS
 
     wide = Paint(stroke="#000000", stroke_width=100, dash=(0.1, 0.1))
@@ -214,25 +212,25 @@ def test_a_dashs_ends_count_as_edges(tmp_path: Path) -> None:
                'stroke-dasharray="1 1" stroke-linecap="round"/>')
     unit = svg_art(art, "d.svg")[0] / 100
     sides = 2 * 100 * unit + 2 * math.pi * 20 * unit  # and a join at each of its two points
-    assert svg_edges(art, 1.0) == pytest.approx(sides + 50 * DASH_END_WIDTHS * 20 * unit)
-    assert svg_edges(art, MIN_DASH_PERIOD / 10) == pytest.approx(sides)  # drawn so small the dashes are solid
+    assert svg_cost(art).edges_at(1.0) == pytest.approx(sides + 50 * DASH_END_WIDTHS * 20 * unit)
+    assert svg_cost(art).edges_at(MIN_DASH_PERIOD / 10) == pytest.approx(sides)  # drawn so small the dashes are solid
 
 
 def test_svg_edges_outside_the_art_are_not_counted(tmp_path: Path) -> None:
     """The art is a form whose box clips it, and the rasteriser clips each edge to the box before
     it builds cells: a stray point at 1e6 units counted its whole way there (attack 21: art with
     far-off points counted 10^5 times what it took). An edge counts the part of it in the box."""
-    from pnp.layout.svg import svg_edges
 
     square = _svg(tmp_path / "in.svg", '<path d="M10 10 L90 10 L90 90 L10 90 Z" fill="#000"/>')
     unit = svg_art(square, "in.svg")[0] / 100
-    assert svg_edges(square) == pytest.approx(320 * unit)
+    assert svg_cost(square).edges_at(None) == pytest.approx(320 * unit)
     stray = _svg(tmp_path / "out.svg", '<path d="M10 10 L90 10 L1000000 90 L10 90 Z" fill="#000"/>')
     # top 80, to the box's right side 10, back along the bottom from it 90, up the left 80
-    assert svg_edges(stray) == pytest.approx((80 + 10.0003 + 90 + 80) * unit, rel=1e-4)
+    assert svg_cost(stray).edges_at(None) == pytest.approx((80 + 10.0003 + 90 + 80) * unit, rel=1e-4)
     out = _svg(tmp_path / "half.svg", '<circle cx="100" cy="50" r="20" fill="#000"/>'
                '<line x1="-50" y1="50" x2="150" y2="50" stroke="#000"/>')
-    assert svg_edges(out) == pytest.approx((80 + 2 * 100) * unit)  # half the circle's box; the line's part, 2 sides
+    # half the circle's box; the line's part, 2 sides
+    assert svg_cost(out).edges_at(None) == pytest.approx((80 + 2 * 100) * unit)
 
 
 def test_a_dash_array_of_many_entries_counts_every_dash(tmp_path: Path) -> None:
@@ -244,11 +242,11 @@ def test_a_dash_array_of_many_entries_counts_every_dash(tmp_path: Path) -> None:
                 f'stroke-dasharray="{" ".join(["0.01"] * 1000)}"/>')
     odd = _svg(tmp_path / "odd.svg", '<path d="M0 50 L100 50" fill="none" stroke="#000" stroke-width="3" '
                'stroke-dasharray="1 2 3"/>')  # repeats to 1 2 3 1 2 3: 3 dashes a period of 12
-    from pnp.layout.svg import svg_edges
     from pnp.layout.svg_cost import DASH_END_WIDTHS
 
     unit = svg_art(one, "one.svg")[0] / 100
     end = DASH_END_WIDTHS * 3 * unit  # a dash's ends
     # 100 units: 10 periods of 500 dashes against 10 of one; each dash counted by its ends
-    assert svg_edges(many, 1.0) - svg_edges(one, 1.0) == pytest.approx((5000 - 10) * end, rel=1e-3)
-    assert svg_edges(odd, 1.0) - svg_edges(one, 1.0) == pytest.approx((int(100 / 12 * 3) - 10) * end, rel=1e-3)
+    base = svg_cost(one).edges_at(1.0)
+    assert svg_cost(many).edges_at(1.0) - base == pytest.approx((5000 - 10) * end, rel=1e-3)
+    assert svg_cost(odd).edges_at(1.0) - base == pytest.approx((int(100 / 12 * 3) - 10) * end, rel=1e-3)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import math
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 from pnp.layout.paints import AREA_PT2, SEE_THROUGH, grouped, path_length
@@ -51,6 +52,7 @@ GRADIENT_SHAPES = 10
 # 4 m of such lines is 13 s a piece (attack 14, F3).
 SVG_DASHES_PER_SHAPE = 20
 DASH_END_WIDTHS = 4  # the edges of a dash's ends, in stroke widths: 2 butt, 4 square, pi round
+_IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)  # an affine matrix (a, b, c, d, e, f) that moves nothing
 PART_POINTS = 64  # a long path's pieces kept apart for where its edges lie (``_path_parts``)
 MIN_DASH_PERIOD = 0.08 * 72 / 1200  # pt
 
@@ -209,7 +211,7 @@ def art_cost(drawing: Any) -> ArtCost:
     whole = size[0] * size[1]
     parts = array("d")  # where the gradients and edges lie (``ArtCost.band``)
     # each node, how much the groups around it scale it (at most) and their matrix
-    stack: list[tuple[Any, float, tuple[float, ...]]] = [(drawing, 1.0, (1.0, 0.0, 0.0, 1.0, 0.0, 0.0))]
+    stack: list[tuple[Any, float, tuple[float, ...]]] = [(drawing, 1.0, _IDENTITY)]
     while stack:
         node, scale, m = stack.pop()
         if isinstance(getattr(node, "contents", None), list):
@@ -220,13 +222,14 @@ def art_cost(drawing: Any) -> ArtCost:
             stack.extend((k, scale, m) for k in node.contents)
             shaded = [k for k in node.contents if type(k).__name__.endswith("GradientShape")]
             if shaded:
-                area = _gradient_area(node.contents, scale, whole)
+                clips = [k for k in node.contents if k not in shaded]  # the shapes svglib clips it to
+                area = _gradient_area(clips, scale, whole)
                 gradient += area
                 runs += sum(GRADIENT_SHAPES + len(getattr(k, "_positions", None) or ()) for k in shaded)
-                clip = sum(_seen(k, _outline(k), scale, m, size) for k in node.contents if k not in shaded)  # its clip
+                clip = sum(_seen(k, _outline(k), scale, m, size) for k in clips)
                 clip = clip if math.isfinite(clip) else 0.0
                 edges += clip
-                _part(parts, [k for k in node.contents if k not in shaded], m, area, clip, size)
+                _part(parts, clips, m, area, clip, size)
             continue  # a group: what it holds counts
         curved = isinstance(node, Circle | Ellipse | Wedge) or (isinstance(node, Rect) and (node.rx or node.ry))
         stroked = getattr(node, "strokeColor", None) is not None and (getattr(node, "strokeWidth", 0) or 0) > 0
@@ -246,12 +249,8 @@ def art_cost(drawing: Any) -> ArtCost:
             run = length * scale / math.sqrt(whole) * STROKE_SHAPES_PER_SIDE * (stroked + filled)
             runs += int(run) if math.isfinite(run) else 0
             edge += _seen(node, length, scale, m, size) * (2 * stroked + filled)
-        if edge > 0 and math.isfinite(edge):
-            edges += edge
-            if isinstance(node, Path | PolyLine | Polygon) and len(node.points) > 2 * PART_POINTS:
-                _path_parts(parts, node.points, m, edge, size)  # a long path lies where its pieces do
-            else:
-                _part(parts, [node], m, 0.0, edge, size)
+        edge = edge if math.isfinite(edge) else 0.0
+        edges += edge
         if stroked and getattr(node, "strokeDashArray", None) is not None:
             period, count = _dashes(node, length)
             # each dash's two ends, a width each (and a cap's: a round one's outline at most 4 widths
@@ -259,7 +258,12 @@ def art_cost(drawing: Any) -> ArtCost:
             ends = count * DASH_END_WIDTHS * float(node.strokeWidth) * scale
             if count and math.isfinite(period * scale) and math.isfinite(ends):
                 strokes.append((period * scale, count, ends))
-                _part(parts, [node], m, 0.0, ends, size)
+                edge += ends  # where it lies, for the strips (``edges_at`` counts them as drawn)
+        if edge > 0:
+            if isinstance(node, Path | PolyLine | Polygon) and len(node.points) > 2 * PART_POINTS:
+                _path_parts(parts, node.points, m, edge, size)  # a long path lies where its pieces do
+            else:
+                _part(parts, [node], m, 0.0, edge, size)
         group += _paints(node, scale, whole, opaque, clear, length)
     return ArtCost(n, strokes, ArtAreas(opaque, clear, group), runs, gradient, edges, parts, size)
 
@@ -274,13 +278,11 @@ def _seen(node: Any, length: float, scale: float, m: tuple[float, ...], size: tu
     from reportlab.graphics.shapes import Line, Path, Polygon, PolyLine
 
     w, h = size
-    a, b, c, d, e, f = m
     try:
         x0, y0, x1, y1 = (float(v) for v in node.getBounds())
     except Exception:
         return length * scale
-    xs = [a * x + c * y + e for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
-    ys = [b * x + d * y + f for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1))]
+    xs, ys = _through(m, _corners((x0, y0, x1, y1)))
     if min(xs) >= 0 and min(ys) >= 0 and max(xs) <= w and max(ys) <= h:
         return length * scale
     if isinstance(node, Line):
@@ -294,8 +296,7 @@ def _seen(node: Any, length: float, scale: float, m: tuple[float, ...], size: tu
         polygons = [[x0, y0, x1, y0, x1, y1, x0, y1, x0, y0]]
     seen = 0.0
     for pts in polygons:
-        px = [a * x + c * y + e for x, y in zip(pts[0::2], pts[1::2], strict=False)]
-        py = [b * x + d * y + f for x, y in zip(pts[0::2], pts[1::2], strict=False)]
+        px, py = _through(m, pts)
         for i in range(len(px) - 1):
             seen += _clipped(px[i], py[i], px[i + 1], py[i + 1], w, h)
     return seen if math.isfinite(seen) else length * scale
@@ -354,15 +355,26 @@ def _then(m: tuple[float, ...], t: Any) -> tuple[float, ...]:
             a * te + c * tf + e, b * te + d * tf + f)
 
 
+def _through(m: tuple[float, ...], points: Sequence[float]) -> tuple[list[float], list[float]]:
+    """The x and the y of each of the flat (x, y, x, y, ...) ``points`` through the matrix ``m``."""
+    a, b, c, d, e, f = m
+    pairs = list(zip(points[0::2], points[1::2], strict=False))
+    return [a * x + c * y + e for x, y in pairs], [b * x + d * y + f for x, y in pairs]
+
+
+def _corners(box: Sequence[float]) -> list[float]:
+    """The four corners of the box (x0, y0, x1, y1), flat."""
+    x0, y0, x1, y1 = box
+    return [x0, y0, x1, y0, x0, y1, x1, y1]
+
+
 def _path_parts(parts: array[float], points: list[float], m: tuple[float, ...], edged: float,
                 size: tuple[float, float]) -> None:
     """Add to ``parts`` a long path's pieces of PART_POINTS points (through ``m``) as boxes of
     their own, its edges ``edged`` shared as their lengths within the drawing's box (the control
     polygon's) are: one box for a path of 80,000 segments along a card's top edge and one point
     at its foot would spread them over the whole card."""
-    a, b, c, d, e, f = m
-    xs = [a * x + c * y + e for x, y in zip(points[0::2], points[1::2], strict=False)]
-    ys = [b * x + d * y + f for x, y in zip(points[0::2], points[1::2], strict=False)]
+    xs, ys = _through(m, points)
     if not all(math.isfinite(v) for v in (*xs, *ys)):
         return
     steps = [_clipped(xs[i], ys[i], xs[i + 1], ys[i + 1], *size) for i in range(len(xs) - 1)]
@@ -379,29 +391,24 @@ def _part(parts: array[float], shapes: list[Any], m: tuple[float, ...], shaded: 
     gradient area and edges they hold; a box reportlab cannot give is the whole drawing's."""
     xs: list[float] = []
     ys: list[float] = []
-    a, b, c, d, e, f = m
     for k in shapes:
         try:
-            x0, y0, x1, y1 = (float(v) for v in k.getBounds())
+            kx, ky = _through(m, _corners([float(v) for v in k.getBounds()]))
         except Exception:
-            x0, y0, x1, y1 = 0.0, 0.0, size[0], size[1]
-            a, b, c, d, e, f = 1.0, 0.0, 0.0, 1.0, 0.0, 0.0
-        for x, y in ((x0, y0), (x1, y0), (x0, y1), (x1, y1)):
-            xs.append(a * x + c * y + e)
-            ys.append(b * x + d * y + f)
+            kx, ky = _through(_IDENTITY, _corners((0.0, 0.0, *size)))
+        xs += kx
+        ys += ky
     if xs and all(math.isfinite(v) for v in (*xs, *ys)):
         parts.extend((min(xs), min(ys), max(xs), max(ys), shaded, edged))
     elif shaded or edged:
         parts.extend((0.0, 0.0, size[0], size[1], shaded, edged))
 
 
-def _gradient_area(kids: list[Any], scale: float, whole: float) -> float:
-    """The art's pt² a gradient fills: the box of the shapes beside it in its group (the clip
-    svglib draws it in), at most the art's area."""
+def _gradient_area(clips: list[Any], scale: float, whole: float) -> float:
+    """The art's pt² a gradient fills: the box of the shapes beside it in its group (``clips``:
+    svglib draws it clipped to them), at most the art's area."""
     area = 0.0
-    for k in kids:
-        if type(k).__name__.endswith("GradientShape"):
-            continue
+    for k in clips:
         try:
             x0, y0, x1, y1 = (float(v) for v in k.getBounds())
         except Exception:  # a shape reportlab cannot bound paints nothing

@@ -295,16 +295,14 @@ def _xlsx_parser(shown: str) -> type:
                     if in_cell:
                         held += 1
                         if held > MAX_CELL_ELEMENTS:  # 4.3 million rich-text runs held 2 GB (attack 23, F4)
-                            cell = next(e for e in stack if e.tag == CELL_TAG)
-                            row, col = self.row_counter, self.col_counter + 1
-                            with suppress(Exception):
-                                row, col = coordinate_to_tuple(cell.get("r") or "")
+                            row, col = self._place(next(e for e in stack if e.tag == CELL_TAG))
                             raise _CellFault(row, col, f"the cell holds more than {MAX_CELL_ELEMENTS} elements "
                                              "(rich-text runs)", "a cell of text in at most "
                                              f"{MAX_CELL_ELEMENTS} runs, as a spreadsheet program saves it")
                     if tag == CELL_TAG:
                         in_cell += 1
-                        held = 0 if in_cell == 1 else held
+                        if in_cell == 1:
+                            held = 0
                     elif tag == ROW_TAG and not in_cell:
                         number = el.get("r")
                         if number is None:
@@ -332,13 +330,18 @@ def _xlsx_parser(shown: str) -> type:
                 if not in_cell and stack:
                     del stack[-1][-1]  # the element just ended: read, and no longer needed
 
+        def _place(self, element: Element) -> tuple[int, int]:
+            """(row, column) of a cell: its "r", else where openpyxl puts a cell without one."""
+            row, col = self.row_counter, self.col_counter + 1
+            if element.get("r"):
+                with suppress(Exception):  # openpyxl's own parse_cell says what is wrong with it
+                    row, col = coordinate_to_tuple(element.get("r"))
+            return row, col
+
         def parse_cell(self, element: Element) -> dict[str, Any]:
             kind = element.get("t", "n")
             value = element.findtext(VALUE_TAG, None) or None
-            row, col = self.row_counter, self.col_counter + 1  # where openpyxl puts a cell without "r"
-            if element.get("r"):
-                with suppress(Exception):  # openpyxl's own call below says what is wrong with it
-                    row, col = coordinate_to_tuple(element.get("r"))
+            row, col = self._place(element)
             if kind == "s" and value is not None:
                 count = len(self.shared_strings)
                 table = f"the table's {count} string{'' if count == 1 else 's'}"

@@ -120,13 +120,13 @@ def edges(prims: list[Any]) -> float:
         c = p.__class__
         if c is Line or c is Rect or c is Ellipse or c is Path:
             paint = p.paint
-            sides = (2 if paint.stroke is not None and paint.stroke_width > 0 else 0) + \
-                (1 if paint.fill is not None and c is not Line else 0)
-            if sides:
-                n += stroke_length(p) * sides
-            if c is Path and sides >= 2:  # a join at every vertex: its outline, a round one's at most
+            stroked = paint.stroke is not None and paint.stroke_width > 0
+            filled = paint.fill is not None and c is not Line
+            if stroked or filled:
+                n += stroke_length(p) * (2 * stroked + filled)
+            if stroked and c is Path:  # a join at every vertex: its outline, a round one's at most
                 n += len(p.ops) * math.pi * paint.stroke_width
-            if paint.dash is not None and sides >= 2:  # each dash's ends, a width each, and its caps
+            if stroked and paint.dash is not None:  # each dash's ends, a width each, and its caps
                 n += dashes(p) * DASH_END_WIDTHS * paint.stroke_width  # (attack 21, F2: 16-200 times)
     return n if math.isfinite(n) else 0.0
 

@@ -366,15 +366,79 @@ def _xlsx_parser(shown: str) -> type:
     return Parser
 
 
+class _StringFault(Exception):
+    """A shared string (``xl/sharedStrings.xml``) of too many elements: which one."""
+
+    def __init__(self, index: int):
+        super().__init__(index)
+        self.index = index
+
+
+def _string_table(src: Any) -> list[str]:
+    """The workbook's shared strings, as openpyxl's ``read_string_table`` reads them (the text of
+    an ``<si>``'s ``<t>`` and of each rich-text run's ``<t>``, ``_x005F_`` unescaped), each
+    ``<si>`` counted as it is read and dropped once read. openpyxl's built every ``<si>`` whole,
+    then an object per run: one of a million runs held 520 MB (attack 23, F4), and every ``<si>``
+    it had read stayed in the tree. Raises _StringFault past MAX_CELL_ELEMENTS elements in one."""
+    from xml.etree.ElementTree import iterparse
+
+    si = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}si"  # openpyxl's STRING_TAG
+    strings: list[str] = []
+    root: Element | None = None
+    depth = held = 0  # depth: inside an <si> (nested ones too); held: its elements so far
+    for event, node in iterparse(src, events=("start", "end")):
+        tag = node.tag
+        if event == "start":
+            if depth:
+                held += 1
+                if held > MAX_CELL_ELEMENTS:
+                    raise _StringFault(len(strings))
+            elif root is None:
+                root = node
+            if tag == si:
+                held = held if depth else 0
+                depth += 1
+            continue
+        if not depth or tag != si:
+            continue
+        depth -= 1
+        if depth:
+            continue
+        if len(node) == 1 and _local(node[0].tag) == "t":  # most are one <t>
+            text = [node[0].text]
+        else:
+            text = [t.text for t in node if _local(t.tag) == "t"][-1:]  # the last <t>, as openpyxl takes it
+            for run in node:
+                if _local(run.tag) == "r":
+                    text += [t.text for t in run if _local(t.tag) == "t"][-1:]
+        joined = "".join(t for t in text if t is not None)
+        strings.append(joined.replace("x005F_", "") if "x005F_" in joined else joined)
+        if root is not None:
+            root.clear()  # the <si> just read (and any before): no longer needed
+    return strings
+
+
+def _local(tag: str) -> str:
+    return tag[tag.rfind("}") + 1:]
+
+
 def _xlsx_rows(path: Path, shown: str, sheet: str | None) -> Generator[Sequence[Any], None, None]:
     import openpyxl  # only a workbook needs it
+    from openpyxl.reader import excel
     from openpyxl.worksheet import _read_only, _reader
 
     _reader._cast_number = _cast_number  # type: ignore[attr-defined]
     _read_only.WorkSheetParser = _xlsx_parser(shown)  # type: ignore[attr-defined]
+    excel.read_string_table = _string_table  # type: ignore[attr-defined]
     check_workbook_zip(path, shown)
     try:
         wb = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except _StringFault as fault:
+        raise DataError([Diagnostic(shown, f"shared string {fault.index} of the workbook (xl/sharedStrings.xml) "
+                                    f"holds more than {MAX_CELL_ELEMENTS} elements (rich-text runs)", (), None, None,
+                                    f"a text in at most {MAX_CELL_ELEMENTS} runs, as a spreadsheet program saves it",
+                                    "save the workbook again from a spreadsheet program, or export the sheet as "
+                                    "CSV")]) from None
     except (Exception, MemoryError) as exc:  # openpyxl raises many kinds for a damaged file
         raise _workbook_error(shown, exc) from None
     try:

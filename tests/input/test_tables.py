@@ -775,6 +775,40 @@ _B2 = '<c r="B2" t="inlineStr"><is><t>A</t></is></c>'
 _D2 = '<c r="D2" t="inlineStr"><is><t>d</t></is></c>'
 
 
+def test_a_shared_string_of_too_many_rich_text_runs_is_an_input_error(mini: DataRootCopy) -> None:
+    """The runs of attack 23's F4 in ``xl/sharedStrings.xml``: openpyxl read the table whole, an
+    object per run (one string of a million runs: 520 MB, 5 s). pnp's reader counts each string's
+    elements as it reads them and refuses one past MAX_CELL_ELEMENTS, naming it; a few runs are
+    one text."""
+    from pnp.input.sheetfiles import MAX_CELL_ELEMENTS
+
+    rows = '<row r="2">' + _A2 + '<c r="B2" t="s"><v>1</v></c>' + _D2 + "</row>"
+    few = "<si>" + "".join(f"<r><rPr><b/></rPr><t>{ch}</t></r>" for ch in "Zed") + "</si>"
+    _xlsx_shared(mini, rows, ["<si><t>s</t></si>", few], raw=True)
+    assert [(i.id, i.fields["name"]) for i in mini.load().components[0].items] == [("a", "Zed")]
+    many = "<si>" + "<r><t>x</t></r>" * (MAX_CELL_ELEMENTS // 2 + 1) + "</si>"
+    _xlsx_shared(mini, rows, ["<si><t>s</t></si>", many], raw=True)
+    _refused(mini, "card_data/mini/deck.xlsx: $: shared string 1 of the workbook (xl/sharedStrings.xml) holds "
+             f"more than {MAX_CELL_ELEMENTS} elements (rich-text runs) (expected a text in at most "
+             f"{MAX_CELL_ELEMENTS} runs, as a spreadsheet program saves it)")
+
+
+@pytest.mark.parametrize("table", [
+    '<si><t>a</t></si><si><r><t>b</t></r><r><rPr><b/></rPr><t xml:space="preserve"> c </t></r></si><si><t/></si>'
+    '<si><t>x</t><t>y</t></si><si><t>p</t><rPh sb="0" eb="1"><t>ph</t></rPh></si><si><t>_x005F_x0041_</t></si>'
+    "<si/><si><t>plain</t><r><t>run</t></r></si>",
+    '<x:si xmlns:x="urn:other"><x:t>ns</x:t></x:si><si><r><t>r1</t></r><r><t>r2</t></r></si>',
+])
+def test_shared_strings_read_as_openpyxl_reads_them(table: str) -> None:
+    """pnp's streaming reader of ``xl/sharedStrings.xml`` gives the strings openpyxl's gives."""
+    from openpyxl.reader.strings import read_string_table
+
+    from pnp.input.sheetfiles import _string_table
+
+    xml = f'<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">{table}</sst>'.encode()
+    assert _string_table(io.BytesIO(xml)) == read_string_table(io.BytesIO(xml))
+
+
 @pytest.mark.parametrize(("cells", "message"), [
     (_A2 + _B2 + '<c r="C2"><v>NaN</v></c>' + _D2,
      "card_data/mini/deck.xlsx:2:C (power): nan is not a finite number (expected a number"),

@@ -16,6 +16,7 @@ import contextlib
 import math
 import re
 from collections.abc import Callable, Mapping
+from functools import partial
 from threading import get_ident
 from typing import Any
 
@@ -43,7 +44,7 @@ from pnp.layout.shapes import (
     icon_primitives,
     image_size,
 )
-from pnp.layout.svg import SvgError, svg_art
+from pnp.layout.svg import SvgError, svg_art, svg_left_out
 from pnp.layout.svg import is_svg as svg_file
 from pnp.layout.text import Style, TextLayout, charge_fit
 from pnp.layout.turn import quarter, turn
@@ -161,6 +162,14 @@ def layout_piece(tpl: Template, item: Item, ctx: Context) -> PieceLayout:
         tally.charge(ctx.game.id, painter.work)
     return PieceLayout(painter.w, painter.h, ctx.bleed, tuple(prims), tuple(painter.warnings),
                        tuple(painter.sources), tuple(painter.reach))
+
+
+def _not_drawn(el: Element, src: str, what: str, line: int) -> Diagnostic:
+    """The warning for what SVG art ``src`` has that pnp does not draw (``svg_left_out``)."""
+    return el.doc.diag(el.path, f"SVG {src!r}: {what} (line {line}) is not drawn by pnp and is left out",
+                       expected="SVG art of shapes and paths, filled with colours or gradients, "
+                       "clipped by clip paths", hint="flatten it in an SVG editor (Inkscape: Path > Object to "
+                       "Path, Stroke to Path), or export the art as a PNG", severity="warning")
 
 
 class _Painter:
@@ -645,6 +654,8 @@ class _Painter:
         vector = svg_file(str(real))
         if vector:
             iw, ih = svg_art(str(real), src)
+            for what, line in svg_left_out(str(real)):  # drawn without it: said
+                self.warnings.append(self.warning(el, ("svg", what, src), partial(_not_drawn, el, src, what, line)))
         else:
             try:
                 iw, ih = image_size(str(real))

@@ -70,8 +70,15 @@ def is_svg(path: str) -> bool:
 def svg_art(path: str, shown: str) -> tuple[float, float]:
     """The width and height (pt) of the SVG file at ``path`` (``shown``: its name in messages),
     after the checks above; SvgError when it fails one."""
-    _, w, h, _ = _cached(path, shown)
+    _, w, h, _, _ = _cached(path, shown)
     return w, h
+
+
+def svg_left_out(path: str) -> tuple[tuple[str, int], ...]:
+    """What the checked file's art has that svglib does not draw (markers, masks, filters,
+    pattern fills, gradient strokes, element opacity), each with the line it is first used on:
+    the art is drawn without it, and the layout warns."""
+    return _cached(path, os.path.basename(path))[4]
 
 
 def svg_drawing(path: str) -> Any:
@@ -92,10 +99,11 @@ def svg_shapes(path: str) -> int:
     return _cached(path, os.path.basename(path))[3].shapes
 
 
-_ART: OrderedDict[tuple[str, int, int], tuple[Any, float, float, ArtCost]] = OrderedDict()  # the last 64 read
+_Art = tuple[Any, float, float, ArtCost, tuple[tuple[str, int], ...]]  # drawing, width, height, cost, left out
+_ART: OrderedDict[tuple[str, int, int], _Art] = OrderedDict()  # the last 64 read
 
 
-def _cached(path: str, shown: str) -> tuple[Any, float, float, ArtCost]:
+def _cached(path: str, shown: str) -> _Art:
     """``_art`` once per file version (path, mtime, size), whatever name messages give it: the
     check and the drawing of one build read a file once (svglib takes ~0.2 ms an element)."""
     st = os.stat(path)
@@ -190,7 +198,7 @@ def _check_expansion(root: Any, shown: str) -> int:
     return copies[root]
 
 
-def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
+def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost, tuple[tuple[str, int], ...]]:
     if size > MAX_BYTES:
         raise SvgError(f"SVG {shown!r} is {size / 1e6:.1f} MB", expected=f"at most {MAX_BYTES // 1024 // 1024} MB",
                        hint="simplify the art, or export it as a PNG")
@@ -212,6 +220,9 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
     empty = []  # text elements without text (editors leave them): dropped, so svglib never looks up a font
     path_chars = [0]  # path data read so far
     bad_path: str | None = None  # what is wrong in the first malformed path data
+    left_out: dict[str, int] = {}  # what svglib leaves out of the drawing -> its first line
+    painted: list[tuple[str, list[str], int]] = []  # (fill or stroke, the ids it names, line)
+    kinds: dict[str, str] = {}  # id -> element name
     for node in root.iter():
         if not isinstance(node.tag, str):
             continue  # processing instructions
@@ -258,6 +269,7 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
                                    hint="simplify the paths (fewer nodes), or export the art as a PNG")
                 if bad_path is None:  # the first, said once the whole file passed the checks above
                     bad_path = _path_problem(node, etree.QName(attr).localname, value)
+        _left_out(node, name, left_out, painted, kinds)
         if name == "image":  # svglib draws no raster image (`href="#a"` failed inside reportlab: attack 21, F4)
             raise SvgError(f"SVG {shown!r} has an <image> (line {node.sourceline}): SVG art is drawn as vectors only",
                            hint="use an image element for the raster image, and SVG for vector art only")
@@ -300,7 +312,44 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost]:
                        expected=f"finite numbers of at most {MAX_NUMBER:g} in coordinates, sizes, stroke widths "
                        "and transforms", hint="open it in an SVG editor and save it again")
     _fix_strokes(drawing)
-    return drawing, w, h, art_cost(drawing)
+    for prop, ids, line in painted:  # a pattern fill draws nothing, a gradient stroke no stroke
+        kind = next((kinds[i] for i in ids if i in kinds), "")
+        if kind == "pattern" or (prop == "stroke" and kind.endswith("Gradient")):
+            left_out.setdefault(f"a {'pattern' if kind == 'pattern' else 'gradient'} {prop}", line)
+    return drawing, w, h, art_cost(drawing), tuple(sorted(left_out.items(), key=lambda t: (t[1], t[0])))
+
+
+# What svglib reads but does not draw (the shape is drawn without it): by property
+_LEFT_OUT = {"marker-start": "a marker", "marker-mid": "a marker", "marker-end": "a marker", "marker": "a marker",
+              "mask": "a mask", "filter": "a filter"}
+
+
+def _left_out(node: Any, name: str, left_out: dict[str, int], painted: list[tuple[str, list[str], int]],
+               kinds: dict[str, str]) -> None:
+    """Note what of ``node`` svglib leaves out of the drawing (``left_out``: the first line of
+    each), the ids its fill and stroke name (``painted``) and its id (``kinds``)."""
+    ident = node.get("id")
+    if ident:
+        kinds.setdefault(ident, name)
+    props = {k[k.rfind("}") + 1:]: v for k, v in node.attrib.items()}
+    style = props.get("style")
+    if style:
+        for decl in style.split(";"):
+            key, _, value = decl.partition(":")
+            props[key.strip().lower()] = value.strip()
+    for prop, what in _LEFT_OUT.items():
+        if "url(" in props.get(prop, "").lower():
+            left_out.setdefault(what, node.sourceline or 0)
+    for prop in ("fill", "stroke"):
+        if "url(" in props.get(prop, "").lower():
+            painted.append((prop, _local_urls(props[prop]), node.sourceline or 0))
+    opacity = props.get("opacity", "").strip()
+    if opacity and name not in ("stop",):
+        try:
+            if float(opacity.rstrip("%")) / (100 if opacity.endswith("%") else 1) < 1:
+                left_out.setdefault("the opacity of an element", node.sourceline or 0)
+        except ValueError:
+            pass
 
 
 def _nodes(drawing: Any) -> Iterator[Any]:

@@ -36,6 +36,7 @@ from pnp.products.images import (
     banded_png,
     check_pixels,
     compose,
+    costly,
     distinct,
     distinct_backs,
     item_backs,
@@ -46,7 +47,7 @@ from pnp.products.images import (
     select_plans,
 )
 from pnp.products.tts_save import saved_object
-from pnp.products.workers import can_fork, image_jobs, run_pool
+from pnp.products.workers import can_fork, image_jobs, isolated, run_pool
 from pnp.qa.check import GameCheck
 from pnp.render.component import render_component
 from pnp.render.draw import DocInfo
@@ -56,7 +57,6 @@ from pnp.units import MM
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
     import pypdfium2 as pdfium
-    from PIL import Image
 
 TTS_MAX_PX = 4096  # Tabletop Simulator: keep every sheet at most this wide and tall
 TTS_MAX_COLS, TTS_MAX_ROWS = 10, 7
@@ -112,6 +112,7 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
                 limit=max_pixels)
     comps: list[_PngComponent] = []
     art = ArtWork()
+    heavy = False  # an image costly to render: the images are rendered in a worker
     for plan in plans:
         ds = distinct(plan)
         sub = replace(plan, fronts=tuple(d.front for d in ds), backs=tuple(d.back for d in ds),
@@ -135,7 +136,9 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
             names.setdefault(slot.piece, {})[page.side] = name
             images.append((i, folder / name))
             lay = ds[slot.piece].front if page.side == "front" else ds[slot.piece].back
-            art += art_work([lay])
+            drawn = art_work([lay])
+            art += drawn
+            heavy = heavy or costly(size[0] * size[1], drawn, dpi)
             check_held(gc.game, [ds[slot.piece].item], "pnp export png",
                        f"the {page.side} of item {ds[slot.piece].item.id!r} of component {plan.component.id}", [lay])
         comps.append(_PngComponent(plan, ds, sub, size, b, folder, names, images))
@@ -160,7 +163,10 @@ def export_png(session: Session, gc: GameCheck, out: Path, dpi: float = 300,
             done = run_pool(min(jobs, len(tasks)), _png_images_task, list(_chunks(tasks, PNG_CHUNK)), ordered=True)
         else:
             _PNG.pdfs.extend(_png_pdf_task(k)[1] for k in range(len(comps)))
-            done = map(_png_images_task, _chunks(tasks, PNG_CHUNK))
+            chunks = list(_chunks(tasks, PNG_CHUNK))
+            # a costly image: in one worker all the same, which Ctrl-C ends at once (images.costly)
+            done = (run_pool(1, _png_images_task, chunks, ordered=True) if heavy and can_fork()
+                    else map(_png_images_task, chunks))
         yield from _png_finish(comps, gc, dpi, _adopted(done, fs), fs)
         if own:
             fs.commit()
@@ -332,15 +338,22 @@ def _title_face(fonts: FontBook, game: Game, comp: Component) -> PieceLayout:
 
 
 def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, fonts: FontBook,
-               info: DocInfo, face: tuple[int, int]) -> Image.Image:
+               info: DocInfo, face: tuple[int, int], dpi: float) -> bytes:
     """A sheet of ``cols`` x ``rows`` trims (slot k at column k % cols, row k // cols from the
-    top); None leaves a slot white. Each slot is exactly ``face`` pixels."""
+    top) as PNG bytes at ``dpi``; None leaves a slot white. Each slot is exactly ``face`` pixels.
+    Rendered in a worker (``isolated``): Ctrl-C ends it at once."""
     first = next(lay for lay in layouts if lay is not None)
     w, h = first.width, first.height
     placed = [(lay, (k % cols) * w, (rows - 1 - k // cols) * h) for k, lay in enumerate(layouts) if lay is not None]
     data = compose(Paper("tts-sheet", cols * w, rows * h), placed, fonts, info)
-    with _pdf(data) as doc:
-        return raster(doc, 0, (cols * face[0], rows * face[1]))
+    size = (cols * face[0], rows * face[1])
+    assert size[0] <= TTS_MAX_PX and size[1] <= TTS_MAX_PX, size
+
+    def sheet() -> bytes:
+        with _pdf(data) as doc:
+            return png_bytes(raster(doc, 0, size), dpi)
+
+    return isolated(sheet) if costly(size[0] * size[1], art_work(layouts), dpi) else sheet()
 
 
 def export_tts(session: Session, gc: GameCheck, out: Path, dpi: float = TTS_DPI,
@@ -477,28 +490,26 @@ def _export_tts_component(session: Session, gc: GameCheck, plan: ComponentPlan, 
     remove_leftovers(saved_path.parent, [saved_path.name], locked)
     if uniform:
         assert hidden is not None
-        img = _tts_sheet([hidden], 1, 1, fonts, info, face)
-        fs.stage(folder / back_name, png_bytes(img, dpi * scale))
+        fs.stage(folder / back_name, _tts_sheet([hidden], 1, 1, fonts, info, face, dpi * scale))
     for n, (chunk, (cols, rows)) in enumerate(zip(chunks, grids, strict=True), start=1):
         slots: list[PieceLayout | None] = [d.front for d in chunk] + [None] * (cols * rows - len(chunk))
         slots[-1] = hidden
         name = f"{comp.id}-{n}.png"
-        img = _tts_sheet(slots, cols, rows, fonts, info, face)
-        assert img.width <= TTS_MAX_PX and img.height <= TTS_MAX_PX
-        fs.stage(folder / name, png_bytes(img, dpi * scale))
+        fs.stage(folder / name, _tts_sheet(slots, cols, rows, fonts, info, face, dpi * scale))
         files.append(folder / name)
         sheet_back = back_name
         if not uniform:
             sheet_back = f"{comp.id}-{n}-back.png"
             bslots: list[PieceLayout | None] = [d.back for d in chunk] + [None] * (cols * rows - len(chunk))
             bslots[-1] = hidden
-            fs.stage(folder / sheet_back, png_bytes(_tts_sheet(bslots, cols, rows, fonts, info, face), dpi * scale))
+            fs.stage(folder / sheet_back, _tts_sheet(bslots, cols, rows, fonts, info, face, dpi * scale))
             files.append(folder / sheet_back)
         custom[str(n)] = {"FaceURL": name, "BackURL": sheet_back, "NumWidth": cols, "NumHeight": rows,
                           "BackIsHidden": False, "UniqueBack": not uniform,
                           "Type": TTS_TYPES.get(comp.shape, 1)}
         sheets.append({"deck": n, "file": name, "back": sheet_back, "cols": cols, "rows": rows,
-                       "size_px": [img.width, img.height], "items": len(chunk), "hidden_slot": cols * rows - 1})
+                       "size_px": [cols * face[0], rows * face[1]], "items": len(chunk),
+                       "hidden_slot": cols * rows - 1})
         for slot, d in enumerate(chunk):
             card_id = n * 100 + slot
             cards.append({"item": d.item.id, "copies": d.item.copies, "deck": n, "file": name, "slot": slot,

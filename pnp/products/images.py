@@ -40,6 +40,7 @@ from pnp.layout.primitives import Primitive
 from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
+from pnp.render.pixels import ArtWork
 from pnp.units import MM, MM_PER_INCH
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -129,6 +130,26 @@ def _pdf(data: bytes) -> Iterator[pdfium.PdfDocument]:
         yield doc
     finally:
         doc.close()
+
+
+# An image charged more than this (its pixels and the art it draws at the dpi, as the pixel budget
+# counts them, pnp.render.pixels: ~0.5 s at NS_PER_PIXEL, less as the charge is conservative) is
+# rendered in a worker process (pnp.products.workers.isolated): PDFium pauses only between page
+# objects, and one costly drawing held Ctrl-C ~5 s (attack 23, F3). A cheaper one is rendered here,
+# step by step (render_stepwise): a worker costs its fork and memory copied on write, ~20 % of
+# the CPU of exporting the Golems cards at 300 dpi.
+ISOLATED_PIXELS = 20_000_000
+
+
+def costly(pixels: int, art: ArtWork, dpi: float) -> bool:
+    """Whether an image of ``pixels`` drawing ``art`` at ``dpi`` is rendered in a worker
+    (ISOLATED_PIXELS); PDFium and Pillow then loaded here, before the fork, not in each worker."""
+    if pixels + art.at(dpi) <= ISOLATED_PIXELS:
+        return False
+    import pypdfium2  # noqa: F401
+    from PIL import Image  # noqa: F401
+
+    return True
 
 
 MAX_EXPORT_PIXELS = 250_000_000  # one exported image: e.g. a 60 cm square board at 600 dpi (~200 Mpx)

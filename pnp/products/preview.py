@@ -22,6 +22,7 @@ from pnp.products.images import (
     banded_png,
     check_pixels,
     compose,
+    costly,
     distinct,
     png_bytes,
     px,
@@ -29,6 +30,7 @@ from pnp.products.images import (
     select_item,
     select_plans,
 )
+from pnp.products.workers import isolated
 from pnp.qa.check import GameCheck
 from pnp.render.pixels import art_work, check_held, check_total
 from pnp.render.write import check_real_folders, write_atomic
@@ -117,15 +119,19 @@ def preview(session: Session, gc: GameCheck, out: Path, component: str, item: st
                    _info(game, comp.title, f"pnp preview: {game.id}/{comp.id}"))
     size = (px(width / MM, dpi), px(height / MM, dpi))
     check_pixels(size, f"{game.id}/{comp.id}")
+    art = art_work(lay for lay, _ in cells)  # the files and SVG art each cell draws
     check_total(game.id, "pnp preview", 1, size[0] * size[1], dpi, lambda d: px(width / MM, d) * px(height / MM, d),
-                None, art_work(lay for lay, _ in cells), max_pixels)  # the files and SVG art each cell draws
+                None, art, max_pixels)
     check_held(game, owners, "pnp preview", f"the preview of component {comp.id}"
                + (f", item {item!r}" if item else ""), [lay for lay, _ in cells])
-    with _pdf(data) as doc:
-        # a big board at a high --dpi: rendered in bands, memory bounded
-        png = (banded_png(doc, 0, size, dpi) if size[0] * size[1] > BAND_PIXELS
-               else png_bytes(raster(doc, 0, size), dpi))
-    write_atomic(path, png)
+
+    def picture() -> bytes:  # costly: in a worker (isolated), which Ctrl-C ends at once
+        with _pdf(data) as doc:
+            # a big board at a high --dpi: rendered in bands, memory bounded
+            return (banded_png(doc, 0, size, dpi) if size[0] * size[1] > BAND_PIXELS
+                    else png_bytes(raster(doc, 0, size), dpi))
+
+    write_atomic(path, isolated(picture) if costly(size[0] * size[1], art, dpi) else picture())
     return path
 
 

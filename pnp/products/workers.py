@@ -128,6 +128,29 @@ def run_pool(jobs: int, fn: Callable[[T], R], tasks: Sequence[T], *, ordered: bo
                 threading.excepthook = hook
 
 
+_CALL: list[Callable[[], Any]] = []  # what ``isolated``'s worker runs, inherited by the fork
+
+
+def _call(_: int) -> Any:
+    return _CALL[-1]()
+
+
+def isolated(fn: Callable[[], R]) -> R:
+    """``fn()`` in one forked worker (``run_pool``), its result pickled back; here where the
+    platform cannot fork. For a render PDFium cannot break off: it pauses only between page
+    objects, and one costly drawing (a polygon of 120,000 vertices at 1,200 dpi) is one object, so
+    Ctrl-C waited ~5 s for it (attack 23, F3). Ctrl-C or SIGTERM now ends the worker at once.
+    ``fn`` reaches the worker by the fork, not by pickling: it may hold a whole PDF."""
+    if not can_fork():
+        return fn()
+    _CALL.append(fn)
+    try:
+        results = list(run_pool(1, _call, [0]))
+    finally:
+        _CALL.pop()
+    return results[0]
+
+
 # Each worker decodes the images of the components it draws for itself: the games' image budget
 # (pnp.layout.shapes.MAX_GAME_IMAGE_PIXELS, ~200 MB decoded) holds per process, not for the whole
 # process tree, so an image-heavy game runs in fewer workers. A process drawing a component peaks

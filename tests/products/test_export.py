@@ -633,6 +633,33 @@ def test_png_export_same_bytes_whatever_the_job_count(tmp_path: Path, monkeypatc
     assert bool(banded) == band  # (counted in this process: the --jobs 1 run)
 
 
+@pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])
+def test_a_costly_image_is_rendered_in_a_worker_with_the_same_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   command: tuple[str, ...]) -> None:
+    """An image charged more than ISOLATED_PIXELS is rendered in a forked worker (which Ctrl-C
+    ends at once, where PDFium inside one costly drawing would not stop: attack 23, F3), a cheaper
+    one here, step by step; the files are the same either way."""
+    import pnp.products.images as images
+    import pnp.products.workers as workers
+
+    pids: list[int] = []
+    real = workers.run_pool
+    monkeypatch.setattr(workers, "run_pool", lambda jobs, *a, **k: pids.append(jobs) or real(jobs, *a, **k))
+    import pnp.products.exports as exports
+
+    monkeypatch.setattr(exports, "run_pool", workers.run_pool)
+    trees = []
+    for limit in (images.ISOLATED_PIXELS, 0):
+        monkeypatch.setattr(images, "ISOLATED_PIXELS", limit)
+        out = tmp_path / str(limit)
+        ok(*command, "cyberiad", *(["constructors"] if command == ("preview",) else []), "--out", out, "--dpi", "60",
+           *(["--jobs", "1"] if command == ("export", "png") else []))
+        trees.append({str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+                      if p.is_file() and "saved-objects" not in p.parts})
+        assert pids == ([] if limit else [1] * len(pids)) and (limit or pids), (limit, pids)
+    assert trees[0] == trees[1] and trees[0]
+
+
 def test_png_export_encodes_fast_with_the_same_pixels(golems_png: Path) -> None:
     """export png writes its PNGs unfiltered at zlib level 2 (faster than Pillow's per-row filters
     at level 6, files about as large): the exported bytes are that encoding of the pixels, which

@@ -1,13 +1,17 @@
 """Rendering with PDFium step by step (pnp.products.images.render_stepwise): the pixels of one
 whole render, and Ctrl-C answered between steps, not after a render of costly art (a sheet held
-`pnp export tts` 66 s after Ctrl-C: attack 22, F2)."""
+`pnp export tts` 66 s after Ctrl-C: attack 22, F2); one drawing PDFium cannot pause in,
+rendered in a worker process that Ctrl-C ends (attack 23, F3)."""
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
+import random
 import signal
 import threading
+import time
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -15,6 +19,7 @@ import pytest
 from reportlab.pdfgen import canvas
 
 from pnp.products.images import raster, render_stepwise
+from pnp.products.workers import isolated
 
 
 def _forms(lines: int) -> bytes:
@@ -80,3 +85,50 @@ def test_ctrl_c_ends_a_render_between_its_steps() -> None:
         timer.cancel()
         page.close()
         doc.close()
+
+
+def _one_path(points: int) -> bytes:
+    """A page whose one page object is a path of ``points`` random lines, filled and stroked."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(100, 100), invariant=1)
+    rnd = random.Random(1)
+    path = c.beginPath()
+    path.moveTo(0, 0)
+    for _ in range(points):
+        path.lineTo(rnd.uniform(0, 100), rnd.uniform(0, 100))
+    c.setLineWidth(0.3)
+    c.drawPath(path, stroke=1, fill=1)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def test_ctrl_c_ends_one_costly_drawing_rendered_in_a_worker() -> None:
+    """One page object (a path of 20,000 random lines) is drawn in one PDFium step: rendered here,
+    Ctrl-C would be answered only after it, however long it takes (~5 s for a polygon of 120,000
+    vertices at 1,200 dpi, attack 23 F3). ``isolated`` renders it in a forked worker, with the
+    same pixels, and Ctrl-C ends the worker at once: in a fraction of the render's time."""
+    data = _one_path(20_000)
+    size = (2000, 2000)
+
+    def picture() -> tuple[int, str]:
+        doc = pdfium.PdfDocument(data)
+        try:
+            return os.getpid(), hashlib.sha256(raster(doc, 0, size).tobytes()).hexdigest()
+        finally:
+            doc.close()
+
+    start = time.monotonic()
+    here = picture()
+    whole = time.monotonic() - start
+    there = isolated(picture)
+    assert there[0] != os.getpid() and there[1] == here[1]
+    timer = threading.Timer(whole / 5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            isolated(picture)
+        assert time.monotonic() - start < whole * 0.6, (time.monotonic() - start, whole)
+    finally:
+        timer.cancel()

@@ -517,7 +517,7 @@ class _Painter:
             return []
         fit = d.get("fit", {})
         # Only inline icons call back into the template (and a text without them has none).
-        self.text.icon_fn = self.inline_icon(env, st) if markup and "{icon:" in text else None
+        self.text.icon_fn = self.inline_icon(el, env, st) if markup and "{icon:" in text else None
         box = self.box(el, dx, dy)
         if self.ctx.edges_only and self.text.icon_fn is None:
             return []  # only Text would be drawn, and the edge sampler reads none
@@ -569,7 +569,7 @@ class _Painter:
                               expected="an icon defined in the template chain (" + ", ".join(self.tpl.chain) + ")")
         return spec
 
-    def inline_icon(self, env: Env, st: Style):
+    def inline_icon(self, el: Element, env: Env, st: Style):
         accent, bg = self.tpl.colors.get("accent", st.color), self.tpl.colors.get("paper", PAPER)
         placed = [self.drawn]  # the piece's shapes, with the icons this text has placed so far
 
@@ -582,7 +582,7 @@ class _Painter:
 
             def draw(x: float, baseline: float) -> list[Primitive]:
                 y = baseline - size * 0.2
-                out = self.icon(name, spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
+                out = self.icon(el, name, spec, x + size * 0.04, y, iw, ih, st.color, bg, accent)
                 placed[0] += len(out)  # counted as placed: 800 icons of 3,000 shapes took 1.4 GB first
                 if placed[0] > MAX_SHAPES:
                     raise LayoutError(f"more than {MAX_SHAPES} shapes on one piece (the text's inline icons)",
@@ -604,7 +604,7 @@ class _Painter:
         vw, vh = self.viewbox(spec)
         scale = min(w / vw, h / vh)
         iw, ih = vw * scale, vh * scale
-        return self.icon(name, spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
+        return self.icon(el, name, spec, x + (w - iw) / 2, y + (h - ih) / 2, iw, ih, fg, bg, accent)
 
     def viewbox(self, spec: Mapping[str, Any]) -> tuple[float, float]:
         """An icon's drawing size: its ``viewbox``, or an SVG icon's own size."""
@@ -613,12 +613,21 @@ class _Painter:
         vw, vh = spec.get("viewbox", [100, 100])
         return vw, vh
 
-    def icon(self, name: str, spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
+    def left_out(self, el: Element, path: str, shown: str) -> None:
+        """A warning on ``el`` for each feature SVG art ``path`` has that pnp does not draw (once)."""
+        for what, line in svg_left_out(path):
+            said = self.warning(el, ("svg", what, shown), partial(_not_drawn, el, shown, what, line))
+            if said not in self.warnings:
+                self.warnings.append(said)
+
+    def icon(self, el: Element, name: str, spec: Mapping[str, Any], x: float, y: float, w: float, h: float,
              fg: str, bg: str, accent: str) -> list[Primitive]:
         """``icon_primitives``, remembered: pieces repeat the same icons in the same places. An
-        SVG icon is its file's art, in its own colours."""
+        SVG icon is its file's art, in its own colours (what it has that pnp does not draw: a
+        warning on ``el``)."""
         if "file" in spec:
             aw, ah = svg_art(spec["file"], spec["svg"])
+            self.left_out(el, spec["file"], spec["svg"])
             return [Vector(x, y, w, h, spec["file"], aw, ah)]
         key = (name, x, y, w, h, fg, bg, accent)
         hit = self._icons.get(key)
@@ -654,8 +663,7 @@ class _Painter:
         vector = svg_file(str(real))
         if vector:
             iw, ih = svg_art(str(real), src)
-            for what, line in svg_left_out(str(real)):  # drawn without it: said
-                self.warnings.append(self.warning(el, ("svg", what, src), partial(_not_drawn, el, src, what, line)))
+            self.left_out(el, str(real), src)
         else:
             try:
                 iw, ih = image_size(str(real))

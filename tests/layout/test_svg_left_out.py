@@ -59,3 +59,23 @@ def test_check_warns_once_per_feature_of_the_art(tmp_path: Path) -> None:
                     "(expected SVG art of shapes and paths, filled with colours or gradients, clipped by clip paths); "
                     "flatten it in an SVG editor (Inkscape: Path > Object to Path, Stroke to Path), or export the "
                     "art as a PNG"], r.stderr
+
+
+def test_an_svg_icon_is_warned_about_on_the_element_that_draws_it(tmp_path: Path) -> None:
+    """The same for an SVG icon: on the `icon` element, and on a rich text drawing it inline."""
+    root = write_game(tmp_path / "root", "art", "poker-us", [{"id": "ash", "name": "Ash", "source": {"designed": "t"}}])
+    icons = root / "templates" / "art" / "icons"
+    icons.mkdir()
+    (icons / "m.svg").write_text(HEAD + '<g opacity="0.4"><rect width="50" height="50"/></g>\n</svg>', encoding="utf-8")
+    front = root / "templates" / "art" / "front.json"
+    tpl = load(front)
+    tpl["icons"] = {"m": {"svg": "icons/m.svg"}}
+    tpl["elements"] += [{"type": "icon", "name": "m", "box": [5, 5, 10, 10]},
+                        {"type": "richtext", "box": [5, 20, 40, 10], "text": "Pay {icon:m} {icon:m}.",
+                         "style": "title"}]
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    r = ok("check", "--data", root, "art")
+    said = [line.split(": SVG ")[0].rsplit(": ", 1)[1] + ": " + line.split(": SVG ")[1].split(" in game")[0]
+            for line in r.stderr.splitlines() if "not drawn by pnp" in line]
+    told = "'icons/m.svg': the opacity of an element (line 2) is not drawn by pnp and is left out"
+    assert said == [f"$.elements[2]: {told}", f"$.elements[3]: {told}"]

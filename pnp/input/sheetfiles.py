@@ -551,7 +551,7 @@ def _ods_stream(z: Any, content: Any, shown: str, sheet: str | None) -> Generato
     found = False  # the sheet's table has been read
     reading = False  # inside the sheet's table
     stack: list[Element] = []
-    in_cell = 0  # cells open (a cell's text is read at its end)
+    in_cell = held = 0  # cells open (a cell's text is read at its end); the elements of the one read
     cells: list[Any] = []
     pending = 0  # empty cells not yet added to the row
     number = 1  # the sheet row the next row is
@@ -562,8 +562,13 @@ def _ods_stream(z: Any, content: Any, shown: str, sheet: str | None) -> Generato
             tag = el.tag
             if event == "start":
                 stack.append(el)
+                if in_cell:
+                    held += 1  # a cell's elements are held until it ends: 2,500,000 spans took 284 MB
+                    if held > MAX_CELL_ELEMENTS:
+                        raise _ods_crowded(shown, number + blank if reading else None, len(cells) + pending + 1)
                 if tag in cell_tags:
                     in_cell += 1
+                    held = held if in_cell > 1 else 0
                 elif tag == table_tag:
                     names.append(el.get(f"{{{_TABLE}}}name", ""))
                     reading = not found and (names[-1] == sheet if sheet is not None else len(names) == 1)
@@ -622,6 +627,16 @@ def _ods_stream(z: Any, content: Any, shown: str, sheet: str | None) -> Generato
         if not names:
             raise _workbook_error(shown, ValueError("no sheet in it"))
         _pick_sheet(shown, names, sheet)  # raises: no such sheet
+
+
+def _ods_crowded(shown: str, row: int | None, col: int) -> DataError:
+    """The DataError for a cell of more than MAX_CELL_ELEMENTS elements (``row`` None: a cell of
+    a sheet not read)."""
+    return DataError([Diagnostic(shown, f"{'the' if row else 'a'} cell holds more than {MAX_CELL_ELEMENTS} elements "
+                                 "(paragraphs, spans)", (), row, col if row else None, "a cell of text in at most "
+                                 f"{MAX_CELL_ELEMENTS} elements, as a spreadsheet program saves it",
+                                 "save the workbook again from a spreadsheet program, or export the sheet as CSV",
+                                 cell=column_letter(col) if row else "")])
 
 
 MAX_ODS_REPEAT = {"rows": XLSX_LAST_ROW, "columns": 16_384}  # a spreadsheet program's sheet: 1048576 rows, A to XFD

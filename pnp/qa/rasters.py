@@ -18,7 +18,7 @@ from msgspec import Struct
 from pnp.impose.sheet import Page, Slot
 from pnp.layout.paints import AREA_PT2
 from pnp.layout.piece import PieceLayout
-from pnp.layout.primitives import Image, Vector
+from pnp.layout.primitives import Image, Text, Vector
 from pnp.layout.svg import svg_cost
 from pnp.qa.miscut import DPI as MISCUT_DPI
 from pnp.qa.miscut import STRIP_PAD, lines_of
@@ -65,14 +65,15 @@ class Cost(Struct, frozen=True):
     pixels: int = 0
     art: ArtWork = NO_ART
     painted: int = 0
+    glyphed: int = 0  # what the glyphs drawn count at each render's dpi (``ArtWork.glyphs_at``)
 
     def __add__(self, other: Cost) -> Cost:
         return Cost(self.images + other.images, self.pixels + other.pixels, self.art + other.art,
-                    self.painted + other.painted)
+                    self.painted + other.painted, self.glyphed + other.glyphed)
 
     @property
     def counted(self) -> int:
-        return self.pixels + self.art.counted + self.painted // PAINTED_PER_PIXEL
+        return self.pixels + self.art.counted + self.painted // PAINTED_PER_PIXEL + self.glyphed
 
 
 def measuring_cost(pages: Sequence[Page], sizes: Sequence[tuple[float, float]],
@@ -83,7 +84,7 @@ def measuring_cost(pages: Sequence[Page], sizes: Sequence[tuple[float, float]],
     cut line (as ``pnp.qa.miscut`` crops it). A render draws every piece it covers: the whole
     page's (``art_of(page, slot, False)``), and for a strip the art of the two pieces that comes
     near their trim (``art_of(page, slot, True)``: PDFium skips what lies outside the strip)."""
-    images = pixels = painted = 0
+    images = pixels = painted = glyphed = 0
     art = NO_ART
     pad = STRIP_PAD
     scale = MISCUT_DPI / 72
@@ -96,13 +97,15 @@ def measuring_cost(pages: Sequence[Page], sizes: Sequence[tuple[float, float]],
                 drawn = art_of(page, slot, False)
                 art += drawn
                 painted += drawn.painted_at(dpi)
+                glyphed += drawn.glyphs_at(dpi)
         for a, b, ((x0, y0), (x1, y1)) in found:
             images += 1
             pixels += math.ceil((abs(x1 - x0) + 2 * pad) * scale) * math.ceil((abs(y1 - y0) + 2 * pad) * scale)
             drawn = art_of(page, page.slots[a], True) + art_of(page, page.slots[b], True)
             art += drawn
             painted += drawn.painted_at(MISCUT_DPI)
-    return Cost(images, pixels, art, painted)
+            glyphed += drawn.glyphs_at(MISCUT_DPI)
+    return Cost(images, pixels, art, painted, glyphed)
 
 
 def edge_art(lay: PieceLayout) -> ArtWork:
@@ -116,13 +119,16 @@ def edge_art(lay: PieceLayout) -> ArtWork:
     w, h = lay.width, lay.height
     out = NO_ART
     for p in lay.primitives:
+        if p.__class__ is Text:  # its glyphs, wherever it lies: a line may run along the trim
+            out += prim_art([p])
+            continue
         if not isinstance(p, Image | Vector):
             continue
         turned = getattr(p, "matrix", None) is not None
         if turned or p.x <= reach or p.y <= reach or p.x + p.w >= w - reach or p.y + p.h >= h - reach:
             drawn = prim_art([p])
             if isinstance(p, Vector) and not turned:
-                drawn = ArtWork(drawn.decoded, drawn.shapes, *strip_share(p, w, h, reach))
+                drawn = ArtWork(drawn.decoded, drawn.shapes, *strip_share(p, w, h, reach))  # no glyphs in art
             out += drawn
     return out
 
@@ -162,6 +168,6 @@ class Budget:
         total = self.spent + cost
         if total.counted > self.limit:
             return over_budget("pnp preflight", total.images, total.pixels, total.art, self.limit,
-                               painted=total.painted)
+                               painted=total.painted, glyphed=total.glyphed)
         self.spent = total
         return None

@@ -21,7 +21,7 @@ from pnp.input.project import shown_path
 from pnp.layout.cost import area, edges
 from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
-from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Vector
+from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Text, Vector
 from pnp.layout.shapes import image_size
 from pnp.layout.svg import svg_cost, svg_shapes
 from pnp.layout.svg_cost import SEGMENTS_PER_SHAPE, drawn_scale
@@ -69,6 +69,16 @@ EDGE_WEIGHT = 150
 # aborted in PDFium under a 1.5 GB limit (attack 16, F5). At this many shapes an image holds about
 # 130 MB, two export workers 260 MB; a bundled game's image holds at most 1,000 or so.
 MAX_IMAGE_SHAPES = 250_000
+# And it draws every glyph of a text that reaches the image (a line running off it too: only a
+# text object wholly outside is skipped). Measured (reportlab text in Lato, pypdfium2, CPU, 100,000
+# glyphs): ~200-320 ns a glyph up to an em of ~35 px, ~2.7-3.1 µs from ~65 px (8 pt at 600 dpi, 30
+# pt at 300), where PDFium stops drawing glyphs from its cache; 33-160 ns a glyph of a text wholly
+# off the image. A glyph counts GLYPH_PIXELS rendered pixels, and its em squared at the dpi over
+# GLYPH_EM_PIXELS more (an em of 65 px: 118 pixels, 3 µs; of 33: 39, 1 µs): 1,000,000 glyphs of
+# 30 pt a card (a repeat of 200 unwrapped texts of 5,000 characters) took 44 s to export 20
+# cards and 90 s to preflight, uncharged (attack 24, F3).
+GLYPH_PIXELS = 12
+GLYPH_EM_PIXELS = 40
 
 
 class ArtWork(Struct, frozen=True):
@@ -80,13 +90,16 @@ class ArtWork(Struct, frozen=True):
     shapes: int = 0
     painted: int = 0
     edged: int = 0  # pt of the edges its fills and strokes give the rasteriser (``pnp.layout.cost.edges``)
+    glyphs: int = 0  # characters of the texts drawn
+    ems: int = 0  # their ems squared, pt²
 
     def __add__(self, other: ArtWork) -> ArtWork:
         return ArtWork(self.decoded + other.decoded, self.shapes + other.shapes, self.painted + other.painted,
-                       self.edged + other.edged)
+                       self.edged + other.edged, self.glyphs + other.glyphs, self.ems + other.ems)
 
     def __mul__(self, times: int) -> ArtWork:
-        return ArtWork(self.decoded * times, self.shapes * times, self.painted * times, self.edged * times)
+        return ArtWork(self.decoded * times, self.shapes * times, self.painted * times, self.edged * times,
+                       self.glyphs * times, self.ems * times)
 
     @property
     def counted(self) -> int:
@@ -98,9 +111,14 @@ class ArtWork(Struct, frozen=True):
         (EDGE_WEIGHT a pixel of edge)."""
         return int(self.painted * AREA_PT2 * (dpi / 72) ** 2 + self.edged * (dpi / 72) * EDGE_WEIGHT)
 
+    def glyphs_at(self, dpi: float) -> int:
+        """In rendered pixels: what the glyphs drawn at ``dpi`` count (GLYPH_PIXELS a glyph, and
+        its em squared over GLYPH_EM_PIXELS)."""
+        return int(self.glyphs * GLYPH_PIXELS + self.ems * (dpi / 72) ** 2 / GLYPH_EM_PIXELS)
+
     def at(self, dpi: float) -> int:
-        """In rendered pixels at ``dpi``: what the budget adds for it, painting included."""
-        return self.counted + self.painted_at(dpi) // PAINTED_PER_PIXEL
+        """In rendered pixels at ``dpi``: what the budget adds for it, painting and glyphs included."""
+        return self.counted + self.painted_at(dpi) // PAINTED_PER_PIXEL + self.glyphs_at(dpi)
 
 
 NO_ART = ArtWork()
@@ -114,14 +132,19 @@ def art_work(layouts: Iterable[PieceLayout | None]) -> ArtWork:
     art = prim_art(p for lay in laid for p in lay.primitives)
     return ArtWork(art.decoded, art.shapes,
                    art.painted + sum(area(list(lay.primitives), lay.width, lay.height) for lay in laid),
-                   art.edged + int(sum(edges(lay.primitives) for lay in laid)))
+                   art.edged + int(sum(edges(lay.primitives) for lay in laid)), art.glyphs, art.ems)
 
 
 def prim_art(prims: Iterable[Primitive]) -> ArtWork:
     """``art_work`` of some primitives (``painted``: the gradients of their SVG art)."""
-    decoded = shapes = painted = edged = 0
+    decoded = shapes = painted = edged = glyphs = 0
+    ems = 0.0
     for p in prims:
-        if isinstance(p, Image):
+        if p.__class__ is Text:
+            n = len(p.text)  # type: ignore[union-attr]
+            glyphs += n
+            ems += n * p.size * p.size  # type: ignore[union-attr]
+        elif isinstance(p, Image):
             w, h = image_size(p.src)
             decoded += w * h
         elif isinstance(p, Vector):
@@ -134,7 +157,7 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             edge = cost.edges_at(scale) * (scale or 1.0)
             if edge > 0 and math.isfinite(edge):
                 edged += int(edge)
-    return ArtWork(decoded, shapes, painted, edged)
+    return ArtWork(decoded, shapes, painted, edged, glyphs, int(ems) if math.isfinite(ems) else 0)
 
 
 class Held(Struct, frozen=True):
@@ -216,12 +239,14 @@ def check_held(game: Game, items: Sequence[Item | None], command: str, what: str
 
 
 def over_budget(command: str, images: int, total: int, art: ArtWork, limit: int,
-                ways: Iterable[str | None] = (), painted: int = 0) -> tuple[str, str]:
+                ways: Iterable[str | None] = (), painted: int = 0, glyphed: int = 0) -> tuple[str, str]:
     """(message, hint) for ``images`` of ``total`` pixels drawing ``art`` beyond ``limit``:
     what it comes to, and how to fit (``ways`` first; then the art, then raising the limit).
     ``painted``: the weighted pixels its fills and strokes paint at the renders' dpi
-    (``ArtWork.painted_at``), counted too."""
-    files = art.counted + painted // PAINTED_PER_PIXEL
+    (``ArtWork.painted_at``), and ``glyphed`` what its glyphs count (``ArtWork.glyphs_at``),
+    counted too; the glyphs named where they come to 1 % of it."""
+    files = art.counted + painted // PAINTED_PER_PIXEL + glyphed
+    glyphs = art.glyphs if glyphed * 100 >= total + files else 0
     painted = painted if painted // PAINTED_PER_PIXEL else 0  # named where it counts
     needed = -(-(total + files) // 1_000_000)  # megapixels, rounded up
     hint = [*ways,
@@ -229,14 +254,19 @@ def over_budget(command: str, images: int, total: int, art: ArtWork, limit: int,
             "simplify the SVG art (fewer shapes, nodes and dashes), or export it as a PNG" if art.shapes else None,
             "fewer or smaller fills and strokes (shorter outlines), opaque rather than see-through"
             if painted // PAINTED_PER_PIXEL > limit // 10 else None,
+            "shorter texts, or fewer of them (every character drawn counts, in a line running off the piece too)"
+            if glyphed > limit // 10 else None,
             f"if the time is worth it (about {needed * NS_PER_PIXEL // 1000} s of CPU), raise the limit with "
             f"--max-megapixels {needed}"]
     said = " and ".join(w for w in (f"decode {art.decoded} pixels of image files" if art.decoded else "",
                                     f"draw {art.shapes} shapes of SVG art" if art.shapes else "",
+                                    f"draw {glyphs} glyphs of text" if glyphs else "",
                                     f"paint {painted} pixels of fills and strokes (see-through ones "
                                     f"{SEE_THROUGH} times)" if painted else "") if w)
     counts = ", ".join(w for w in (f"a file's pixel 1 in {DECODED_PER_PIXEL}" if art.decoded else "",
                                    f"a shape as {PIXELS_PER_SHAPE} pixels" if art.shapes else "",
+                                   f"a glyph as {GLYPH_PIXELS} pixels and more for its size at the dpi"
+                                   if glyphs else "",
                                    f"a painted pixel 1 in {PAINTED_PER_PIXEL}" if painted else "") if w)
     drawn = f" and {said} for them (counted {counts}: {total + files} together)" if files else ""
     return (f"`{command}` would render {counted(images, 'image')} of {total} pixels together "
@@ -249,7 +279,7 @@ def check_total(where: str, command: str, images: int, total: int, dpi: float,
                 limit: int | None = None) -> None:
     """DataError, before anything is rendered or written, when the ``images`` one command would
     render come to more than MAX_COMMAND_PIXELS pixels (``total``) together, with the ``art``
-    they draw (image files, SVG art and painting at the dpi, ``ArtWork.at``). ``total_at(d)``: the rendered
+    they draw (image files, SVG art, painting and glyphs at the dpi, ``ArtWork.at``). ``total_at(d)``: the rendered
     pixels at ``--dpi d``, to name the highest whole dpi that fits (None where --dpi is not the
     user's to lower: a shop sets it); ``other``: what else the user can do; ``limit``: the
     budget (None: MAX_COMMAND_PIXELS; the user may raise it, ``--max-megapixels``)."""
@@ -259,7 +289,7 @@ def check_total(where: str, command: str, images: int, total: int, dpi: float,
     fits = _dpi_that_fits(dpi, lambda d: total_at(d) + art.at(d), limit) if total_at is not None else None
     msg, hint = over_budget(command, images, total, art, limit,
                             [f"lower --dpi (--dpi {fits} fits)" if fits is not None else None, other],
-                            art.painted_at(dpi))
+                            art.painted_at(dpi), art.glyphs_at(dpi))
     raise DataError([Diagnostic(where, msg, expected=f"at most {limit} pixels in one command", hint=hint)])
 
 

@@ -713,6 +713,8 @@ def test_the_pixel_budget_counts_what_the_export_renders(tmp_path: Path, monkeyp
     from pnp.render import pixels
 
     monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+    monkeypatch.setattr(pixels, "GLYPH_PIXELS", 0)  # and the glyphs: theirs
+    monkeypatch.setattr(pixels, "GLYPH_EM_PIXELS", 10**30)
 
     root = write_game(tmp_path / "root", "few", "poker-us", [{"id": n, "name": n.title(), "source": {"designed": "t"}}
                                                              for n in ("ash", "birch", "cedar")])
@@ -745,6 +747,8 @@ def test_tts_over_the_pixel_budget_names_a_dpi_that_fits(tmp_path: Path, monkeyp
     from pnp.render import pixels
 
     monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+    monkeypatch.setattr(pixels, "GLYPH_PIXELS", 0)  # and the glyphs: theirs
+    monkeypatch.setattr(pixels, "GLYPH_EM_PIXELS", 10**30)
 
     items = [{"id": f"c{i}", "name": f"C{i}", "source": {"designed": "t"}} for i in range(75)]
     root = write_game(tmp_path / "root", "many", [63, 88], items)
@@ -819,6 +823,8 @@ def test_the_pixel_budget_counts_the_image_files_each_image_draws(tmp_path: Path
     from pnp.render import pixels
 
     monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+    monkeypatch.setattr(pixels, "GLYPH_PIXELS", 0)  # and the glyphs: theirs
+    monkeypatch.setattr(pixels, "GLYPH_EM_PIXELS", 10**30)
 
     args, rendered = _exported_with_art(tmp_path, command, "a.png", lambda path: Image.new(
         "RGB", (1000, 1000), "#806040").save(path))
@@ -847,6 +853,8 @@ def test_the_pixel_budget_counts_the_svg_art_each_image_draws(tmp_path: Path, mo
     from pnp.render import pixels
 
     monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+    monkeypatch.setattr(pixels, "GLYPH_PIXELS", 0)  # and the glyphs: theirs
+    monkeypatch.setattr(pixels, "GLYPH_EM_PIXELS", 10**30)
 
     shapes = "".join(f'<rect x="{i % 30}" y="{i // 30}" width="1" height="1"/>' for i in range(500))
     shapes += "".join(f'<circle cx="{i}" cy="20" r="0.5"/>' for i in range(100))
@@ -877,6 +885,8 @@ def test_the_pixel_budget_counts_the_dashes_of_svg_art_as_drawn(tmp_path: Path, 
     from pnp.render import pixels
 
     monkeypatch.setattr(pixels, "PAINTED_PER_PIXEL", 10**18)  # the painting of fills aside: its own test
+    monkeypatch.setattr(pixels, "GLYPH_PIXELS", 0)  # and the glyphs: theirs
+    monkeypatch.setattr(pixels, "GLYPH_EM_PIXELS", 10**30)
 
     line = '<line x1="0" y1="{y}" x2="1000" y2="{y}" stroke="#000" stroke-width="0.2" stroke-dasharray="{d}"/>'
     body = "".join(line.format(y=i, d="0.5") for i in range(10))
@@ -905,6 +915,34 @@ def test_a_base_url_that_is_not_http_is_refused_before_anything(tmp_path: Path, 
     assert r.exit_code == 2, r.stdout + r.stderr
     assert "--base-url: $: " in r.stderr and "is not an http:// or https:// URL" in r.stderr
     assert "\x1b" not in r.stderr and not (tmp_path / "out").exists()
+
+
+def test_rasterising_text_is_charged_by_its_glyphs(tmp_path: Path) -> None:
+    """PDFium draws every glyph of a text that reaches the image, a line running off it too:
+    a repeat of 200 unwrapped texts of 5,000 characters at 30 pt (the 1,000,000 characters a
+    piece may measure) took 44 s to export 20 cards and 90 s to preflight, uncharged (attack 24,
+    F3). Each glyph now counts, the more the larger its em at the dpi: the export is refused up
+    front naming them, and preflight reports the component unmeasured, in a fraction of a second."""
+    import random
+    import string
+
+    root = write_game(tmp_path / "root", "words", "poker-us", [{"id": f"i{k}", "name": f"N{k}",
+                                                                "source": {"designed": "t"}} for k in range(5)])
+    front = root / "templates" / "words" / "front.json"
+    tpl = load(front)
+    line = "".join(random.Random(1).choice(string.ascii_letters) for _ in range(2000))
+    tpl["elements"].append({"type": "repeat", "count": 400, "step": [0, 0.1], "elements": [
+        {"type": "text", "box": [2, 20, 59, 5], "text": line, "style": "title", "size": 30, "wrap": False}]})
+    front.write_text(json.dumps(tpl), encoding="utf-8")
+    r = run("export", "png", "--data", root, "words", "--out", tmp_path / "out")
+    assert r.exit_code == 2, r.stdout + r.stderr
+    drawn = re.search(r"and draw (\d+) glyphs of text", r.stderr)
+    assert drawn is not None and int(drawn.group(1)) >= 5 * 400 * 2000, r.stderr
+    assert "shorter texts, or fewer of them (every character drawn counts" in r.stderr
+    assert not (tmp_path / "out").exists()
+    r = run("preflight", "--data", root, "words")
+    assert r.exit_code == 0, r.stderr
+    assert "ink coverage and shared cut lines not measured" in r.stderr and "glyphs of text" in r.stderr
 
 
 @pytest.mark.parametrize("command", [("export", "png"), ("export", "tts"), ("preview",)])

@@ -24,6 +24,7 @@ pnp.layout.svg_cost."""
 
 from __future__ import annotations
 
+import io
 import logging
 import math
 import os
@@ -32,6 +33,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
+from pnp.input.load import read_regular
 from pnp.layout.svg_cost import ArtCost, art_cost, drawn_scale
 from pnp.layout.svg_css import MAX_PROPERTIES, CssError, check_css
 
@@ -204,12 +206,23 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost, 
                        hint="simplify the art, or export it as a PNG")
     from lxml import etree  # only SVG art needs them
 
+    try:
+        data = read_regular(path, MAX_BYTES)
+    except OSError as exc:
+        raise SvgError(f"SVG {shown!r} cannot be read: {exc.strerror or exc}",
+                       hint="open it in an SVG editor and save it again") from None
+    if data[:2] == b"\x1f\x8b" or data[:6] == b"\xfd7zXZ\x00":
+        # libxml2 unpacks a compressed file it is given by name: 272 KB of gzip, 4,000,000 <rect/>,
+        # took 2.4 GB before the element count was seen (attack 24, F4); bytes it does not
+        raise SvgError(f"SVG {shown!r} is compressed ({'gzip' if data[0] == 0x1F else 'xz'}: an .svgz file)",
+                       expected="a plain, uncompressed SVG file", hint="save it as plain SVG")
     parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True, huge_tree=False)
     try:
-        doc = etree.parse(path, parser)
-    except (etree.XMLSyntaxError, OSError) as exc:
+        doc = etree.parse(io.BytesIO(data), parser)
+    except etree.XMLSyntaxError as exc:
         raise SvgError(f"SVG {shown!r} cannot be read: {exc}",
                        hint="open it in an SVG editor and save it again") from None
+    del data
     root = doc.getroot()
     if doc.docinfo.internalDTD is not None:
         raise SvgError(f"SVG {shown!r} declares entities in a DOCTYPE",

@@ -6,7 +6,7 @@ A pure stage between impose and draw (font metrics only, like layout). For every
 * a **label**: game · component · front/back · sheet i of n · (the tile part or gutterfold note)
   · data version. It is set in the largest size from ``LABEL_SIZES`` that fits, in one piece or
   split into two or three, horizontally (preferred, nearest the bottom centre) or reading upwards
-  in a side margin;
+  in a side margin; where it fits nowhere whole, with the titles cut shorter (``LABEL_CUTS``);
 * **scale marks**: a 1 in and a 1 cm square with "print at 100 % / actual size", where they fit;
   where the 1 in square does not fit (a full sheet of poker cards leaves margins of 5 to 13 mm),
   a scale bar 1 in long whose first centimetre is filled, horizontal and/or vertical.
@@ -36,6 +36,7 @@ from pnp.units import INCH, MM
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (pt)
 
 LABEL_SIZES = (6.5, 6.0, 5.5, 5.0, 4.5)  # pt, largest first
+LABEL_CUTS = (60, 40, 24)  # characters the titles are cut to, in turn, where a label fits nowhere whole
 LABEL_COLOR = "#404040"
 MARK_COLOR = "#000000"
 CM = 10 * MM
@@ -264,13 +265,20 @@ class _Placer:
         # Largest size first; at each size in one line, else in two, three... pieces (each piece
         # placed after the one before it, so they read in order); horizontal near the bottom
         # centre, else reading upwards in a side margin. As a last resort the margin is halved
-        # (never a piece or a cut line).
-        for inset in (None, self.margin / 2):
-            for size in LABEL_SIZES:
-                for k in range(1, len(parts) + 1):
-                    placed = self._label_at(parts, size, k, inset)
-                    if placed is not None:
-                        return placed
+        # (never a piece or a cut line). Where none of that fits, the game's and the component's
+        # titles are cut shorter (LABEL_CUTS, with an ellipsis) and all of it is tried again: a
+        # part is never split, and a title of 150 characters left every sheet without a label
+        # (attack 24, F1); the side, the sheet's number and the data version are never cut.
+        for cut in (None, *LABEL_CUTS):
+            tried = parts if cut is None else [_cut(p, cut) if i < 2 else p for i, p in enumerate(parts)]
+            if cut is not None and tried == parts:
+                continue
+            for inset in (None, self.margin / 2):
+                for size in LABEL_SIZES:
+                    for k in range(1, len(tried) + 1):
+                        placed = self._label_at(tried, size, k, inset)
+                        if placed is not None:
+                            return placed
         return []
 
     def _label_at(self, parts: list[str], size: float, k: int, inset: float | None) -> list[Furniture] | None:
@@ -370,6 +378,15 @@ def _bold(fonts: FontBook, font: str) -> str:
 
 def _xywh(b: Box) -> tuple[float, float, float, float]:
     return (b[0], b[1], b[2] - b[0], b[3] - b[1])
+
+
+def _cut(text: str, n: int) -> str:
+    """``text`` cut to at most ``n`` characters, an ellipsis last, at a space if one is near."""
+    if len(text) <= n:
+        return text
+    head = text[:n - 1]
+    space = head.rfind(" ")
+    return (head[:space] if space > n * 2 // 3 else head).rstrip() + "\u2026"
 
 
 def _split(parts: list[str], k: int, measure: Callable[[str], float]) -> list[str]:

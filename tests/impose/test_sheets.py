@@ -550,3 +550,30 @@ def test_a_label_with_no_room_costs_few_full_searches(monkeypatch: pytest.Monkey
     assert quick == full
     assert not [f for f in full[0].furniture if f.kind == "label"]
     assert with_room * 4 < searches["n"], (with_room, searches["n"])
+
+
+def test_titles_too_long_for_any_room_are_cut_and_the_label_stays() -> None:
+    """A title of 200 characters (the most a component's may have) fits in no margin of a full
+    sheet of poker cards, and the label was left off every front (attack 24, F1). The titles are
+    cut shorter with an ellipsis until it fits; the side, the sheet and the data version stay whole."""
+    import pnp.impose.marks as sheetmarks
+    from pnp.impose.grid import impose
+    from pnp.layout.fonts import UI_FONT
+
+    options = SheetOptions(PAPERS["letter"], duplex="none")
+    pages = impose(9, PieceSpec(63 * MM, 88 * MM, has_back=False), options)
+    assert len(pages) == 1 and len(pages[0].slots) == 9  # full
+    short = sheetmarks.SheetText("Chronicles of the Shattered Realms", "Deck", "0123456789")
+    long = sheetmarks.SheetText(short.game, " ".join(["Word"] * 40)[:200], "0123456789")
+    texts = []
+    for text in (short, long):
+        (page,) = sheetmarks.furnish(pages, options, text, SESSION.fonts, UI_FONT)
+        labels = [f for f in page.furniture if f.kind == "label"]
+        assert labels, text
+        texts.append(" · ".join(f.text for f in labels))
+    assert texts[0] == "Chronicles of the Shattered Realms · Deck · front · sheet 1 of 1 · data 0123456789"
+    game, title, rest = texts[1].split(" · ", 2)
+    assert game == short.game and title.endswith("\u2026") and len(title) <= max(sheetmarks.LABEL_CUTS)
+    assert long.component.startswith(title[:-1]) and rest == "front · sheet 1 of 1 · data 0123456789"
+    assert sheetmarks._cut("Word Word Word", 12) == "Word Word\u2026"
+    assert sheetmarks._cut("Wordwordword", 8) == "Wordwor\u2026" and sheetmarks._cut("Short", 8) == "Short"

@@ -22,7 +22,7 @@ from pnp.layout.cost import area, edges
 from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Text, Vector
-from pnp.layout.shapes import image_size
+from pnp.layout.shapes import image_work
 from pnp.layout.svg import svg_cost, svg_shapes
 from pnp.layout.svg_cost import SEGMENTS_PER_SHAPE, drawn_scale
 
@@ -145,8 +145,7 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             glyphs += n
             ems += n * p.size * p.size  # type: ignore[union-attr]
         elif isinstance(p, Image):
-            w, h = image_size(p.src)
-            decoded += w * h
+            decoded += image_work(p.src)  # its pixels, more for a progressive JPEG's scans
         elif isinstance(p, Vector):
             scale = drawn_scale(p)
             cost = svg_cost(p.src)

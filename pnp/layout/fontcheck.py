@@ -10,6 +10,7 @@ few thousand ``struct`` reads for a large font, linear in its size."""
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 
 MAX_TABLES = 200  # a real font has 10-30; the directory is 16 bytes a table
 # Characters a character map may give a glyph. Unicode has 1,114,112 code points; the largest
@@ -61,10 +62,12 @@ def _need(tables: dict[str, tuple[int, int]], tag: str, size: int, what: str) ->
     return offset
 
 
-def _cmap(data: bytes, tables: dict[str, tuple[int, int]]) -> None:
+def _cmap(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int) -> None:
     """The character map reportlab picks (the last platform 3 / platform 0 / Mac Roman entry,
     as ``TTFontFile.extractInfo`` does): inside the ``cmap`` table, its counts inside its
-    length, and at most MAX_MAPPED_CHARS characters mapped."""
+    length, at most MAX_MAPPED_CHARS characters mapped, each to one of the font's ``glyphs``
+    (one past them left a character without a width: reportlab's ``KeyError: 32``, said as
+    "cannot be read: 32", attack 24 F5)."""
     base, size = tables["cmap"]
     end = base + size
     version, count = _u16(data, base), _u16(data, base + 2)
@@ -132,6 +135,50 @@ def _cmap(data: bytes, tables: dict[str, tuple[int, int]]) -> None:
                 raise FontDamage(f"its format-2 character map has a subheader of {entries} entries (at most 256)")
     if mapped > MAX_MAPPED_CHARS:
         raise FontDamage(f"its character map maps more than {MAX_MAPPED_CHARS} characters")
+    for char, glyph in _mapped(data, pos, fmt, end):
+        if glyph >= glyphs:
+            raise FontDamage(f"its character map maps U+{char:04X} to glyph {glyph}, past its {glyphs} glyphs")
+
+
+def _mapped(data: bytes, pos: int, fmt: int, end: int) -> Iterator[tuple[int, int]]:
+    """(character, glyph) of each character the format-``fmt`` map at ``pos`` gives a glyph
+    (glyph 0, "missing", left out; entries outside the table skipped, as the counts were checked)."""
+    if fmt == 0:
+        for char in range(256):
+            if pos + 6 + char < end and data[pos + 6 + char]:
+                yield char, data[pos + 6 + char]
+    elif fmt == 4:
+        seg = _u16(data, pos + 6) // 2
+        for n in range(seg):
+            last, first = _u16(data, pos + 14 + 2 * n), _u16(data, pos + 16 + 2 * seg + 2 * n)
+            delta = _u16(data, pos + 16 + 4 * seg + 2 * n)
+            at = pos + 16 + 6 * seg + 2 * n
+            offset = _u16(data, at)
+            for char in range(first, min(last, 0xFFFE) + 1):  # 0xFFFF: the last segment's end mark
+                if offset == 0:
+                    glyph = (char + delta) & 0xFFFF
+                else:
+                    where = at + offset + 2 * (char - first)
+                    glyph = _u16(data, where) if where + 2 <= end else 0
+                    glyph = (glyph + delta) & 0xFFFF if glyph else 0
+                if glyph:
+                    yield char, glyph
+    elif fmt in (6, 10):
+        wide = fmt == 10
+        first = _u32(data, pos + 12) if wide else _u16(data, pos + 6)
+        count = _u32(data, pos + 16) if wide else _u16(data, pos + 8)
+        base = pos + (20 if wide else 10)
+        for n in range(count):
+            if base + 2 * n + 2 <= end and (glyph := _u16(data, base + 2 * n)):
+                yield first + n, glyph
+    elif fmt in (12, 13):
+        for n in range(_u32(data, pos + 12)):
+            at = pos + 16 + 12 * n
+            if at + 12 > end:
+                break
+            first, last, glyph = struct.unpack(">III", data[at:at + 12])
+            if last >= first:  # the group's highest glyph (13: one glyph for all)
+                yield last, glyph + (last - first if fmt == 12 else 0)
 
 
 def check_font(data: bytes) -> None:
@@ -158,7 +205,7 @@ def check_font(data: bytes) -> None:
         raise FontDamage(f"it claims {metrics} horizontal metrics for {glyphs} glyphs")
     _need(tables, "hmtx", 4 * metrics + 2 * (glyphs - metrics), f"{glyphs} glyphs' metrics")
     _need(tables, "loca", (glyphs + 1) * (4 if loca_long else 2), f"{glyphs} glyphs' locations")
-    _cmap(data, tables)
+    _cmap(data, tables, glyphs)
     if "name" in tables:
         _names(data, tables)
 

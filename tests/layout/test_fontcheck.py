@@ -63,6 +63,26 @@ def test_a_group_count_past_the_table_is_refused() -> None:
         check_font(bytes(raw))
 
 
+@pytest.mark.parametrize("past", [0, 5000, 0xFFFFFFF0])
+def test_a_character_mapped_past_the_last_glyph_is_refused(past: int) -> None:
+    """A group's glyphs past the font's (one past the last: reportlab's subset failed with an
+    IndexError; far past it: the character had no width, reportlab's `KeyError: 32` said as
+    "cannot be read: 32", attack 24 F5): refused, naming the character and the glyph."""
+    raw = bytearray((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+    pos = _fmt12(bytes(raw))
+    (n,) = struct.unpack(">H", raw[4:6])
+    maxp = next(struct.unpack(">I", raw[12 + 16 * i + 8:12 + 16 * i + 12])[0]
+                for i in range(n) if raw[12 + 16 * i:16 + 16 * i] == b"maxp")
+    (glyphs,) = struct.unpack(">H", raw[maxp + 4:maxp + 6])
+    first, last = struct.unpack(">II", raw[pos + 16:pos + 24])
+    start = past or glyphs - (last - first)  # 0: the group's last glyph one past the font's
+    raw[pos + 24:pos + 28] = struct.pack(">I", start)
+    with pytest.raises(FontDamage) as exc:
+        check_font(bytes(raw))
+    assert str(exc.value).startswith("its character map maps U+")
+    assert str(exc.value).endswith(f"past its {glyphs} glyphs")
+
+
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda raw: raw.__setitem__(slice(4, 6), b"\xff\xff"), "claims 65535 tables"),
     (lambda raw: raw.__setitem__(slice(0, 12), b""), "claims 3486 tables"),

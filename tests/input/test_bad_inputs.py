@@ -172,9 +172,9 @@ def _truncated_jpeg(root: Path, scratch: Path) -> None:
 
 
 def _damaged_font(root: Path, scratch: Path) -> None:
-    """The bundled Lato-Bold with one byte of a glyph changed (found by fuzzing): reportlab loads
-    it, and failed only when embedding its subset in the PDF (IndexError: exit 3 after a clean
-    check)."""
+    """The bundled Lato-Bold with one byte of its character map changed (found by fuzzing):
+    reportlab loads it, and failed only when embedding its subset in the PDF (IndexError: exit 3
+    after a clean check); the glyph it maps a character to lies past the font's last."""
     raw = bytearray((bundled_root() / "fonts" / "Lato-Bold.ttf").read_bytes())
     raw[13642] = 224
     (root / "fonts").mkdir(exist_ok=True)
@@ -466,8 +466,8 @@ CASES = [
     Case("image-truncated-jpeg", f"{CARD}:12:54", "$.elements[4].src", "cannot be decoded", setup=_truncated_jpeg),
     Case("image-fifo", f"{CARD}:12:54", "$.elements[4].src", "image 'art/sun.png' is not a regular file",
          setup=_fifo),
-    Case("font-damaged", f"{CARD}:7:5", "$.elements[1]", "Lato-Bold.ttf) is damaged: it cannot be embedded in a PDF",
-         setup=_damaged_font),
+    Case("font-damaged", f"{CARD}:7:5", "$.elements[1]", "Lato-Bold.ttf) is damaged: its character map maps U+1F80 "
+         "to glyph 59969, past its 3026 glyphs", setup=_damaged_font),
     Case("font-cmap-huge", f"{CARD}:7:5", "$.elements[1]",
          "Lato-Bold.ttf) is damaged: its character map maps code 0xf00000d, past Unicode's last",
          setup=_cmap_huge_font),

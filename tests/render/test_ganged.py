@@ -89,6 +89,21 @@ def test_every_piece_once_on_fewer_sheets() -> None:
                 (page.label, item.kind, item.box)
 
 
+def test_every_ganged_sheet_has_a_label() -> None:
+    """Cauldron's ganged file (Letter) had one shared sheet of tokens with no label: the label
+    fitted nowhere whole between the crop marks. Its titles are now cut where nothing else fits
+    (``pnp.impose.marks.LABEL_CUTS``, attack 24 F1), and every page has one."""
+    s = Session(ROOT)
+    opts = BuildOptions(gang=True)
+    gc = check(ROOT, "cauldron", opts, s)
+    f = ganged_file(s, gc.game, gc.plans, opts)
+    assert f is not None
+    bare = [i for i, page in enumerate(f.pages) if not any(fu.kind == "label" for fu in page.furniture)]
+    assert not bare
+    cut = [fu.text for page in f.pages for fu in page.furniture if fu.kind == "label" and "\u2026" in fu.text]
+    assert cut == ["shared sheets (tiles\u2026"]  # the one sheet that needed it
+
+
 def test_nothing_to_gang_writes_nothing(tmp_path: Path) -> None:
     r = pnp.build(data=Path(__file__).parents[1] / "data" / "mini", out=tmp_path, jobs=1, gang=True)
     assert r.ok and r.games[0].ganged is None

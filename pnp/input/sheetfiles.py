@@ -308,6 +308,10 @@ def _xlsx_parser(shown: str) -> type:
                         if number is None:
                             self.row_counter += 1
                         elif _INTEGER.match(number.strip()):
+                            if int(number) <= self.row_counter:  # openpyxl skipped it without a word
+                                raise _CellFault(int(number), 1, f"row {int(number)} comes again after row "
+                                                 f"{self.row_counter}", "each row once, in order, as a "
+                                                 "spreadsheet program saves them")
                             self.row_counter = int(number)
                         else:
                             raise ValueError(f"{number[:20]!r} is not a valid row number")
@@ -323,6 +327,11 @@ def _xlsx_parser(shown: str) -> type:
                         cell = self.parse_cell(el)
                         if cell["value"] is not None and not blank_text(cell["value"]):  # an inline string too
                             _xlsx_column(shown, cell)
+                            if cells and cell["column"] <= cells[-1]["column"]:  # openpyxl kept the last
+                                raise _CellFault(self.row_counter, cell["column"], f"the cell "
+                                                 f"{column_letter(cell['column'])}{self.row_counter} comes again, or "
+                                                 "after a cell right of it", "each cell once, in order, as a "
+                                                 "spreadsheet program saves them")
                             cells.append(cell)
                 elif tag == ROW_TAG and not in_cell:
                     yield self.row_counter, cells

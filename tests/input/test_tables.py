@@ -793,6 +793,19 @@ def test_an_ods_cell_of_too_many_elements_is_an_input_error(mini: DataRootCopy) 
              "saves it)")
 
 
+def test_an_xlsx_row_or_cell_given_twice_is_an_input_error(mini: DataRootCopy) -> None:
+    """A row number used again after a later row was skipped without a word, and a cell given
+    twice in its row kept the last (attack 24, borderline): a spreadsheet program writes neither,
+    and each is now refused, naming it."""
+    _xlsx_shared(mini, f'<row r="2">{_A2}{_B2}{_D2}</row><row r="3">{_A2.replace("A2", "A3").replace(">a<", ">b<")}'
+                 f'{_B2.replace("B2", "B3")}{_D2.replace("D2", "D3")}</row><row r="2">{_A2}</row>', ["s"])
+    _refused(mini, "card_data/mini/deck.xlsx:2:A (id): row 2 comes again after row 3 (expected each row once, in "
+             "order, as a spreadsheet program saves them)")
+    _xlsx_cells(mini, _A2 + _B2 + _B2.replace(">A<", ">Z<") + _D2)
+    _refused(mini, "card_data/mini/deck.xlsx:2:B (name): the cell B2 comes again, or after a cell right of it "
+             "(expected each cell once, in order, as a spreadsheet program saves them)")
+
+
 def test_a_shared_string_of_too_many_rich_text_runs_is_an_input_error(mini: DataRootCopy) -> None:
     """The runs of attack 23's F4 in ``xl/sharedStrings.xml``: openpyxl read the table whole, an
     object per run (one string of a million runs: 520 MB, 5 s). pnp's reader counts each string's

@@ -338,7 +338,7 @@ def export_png(game: str, component: str | None = None, *, data: Data = None, ou
         return ExportReport(gc)
     try:
         total = len(select_plans(gc, component))  # an unknown component: an input error before any output
-        check_output(session.root, [Path(out) / gc.game.id])  # never among the inputs
+        check_output(session.root, [Path(out) / gc.game.id], Path(out))  # never among the inputs
         done: list[Exported] = []
         with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
             for e in _export_png(session, gc, Path(out), dpi, component, jobs=jobs or default_jobs(), locked=locked,
@@ -390,7 +390,7 @@ def export_shop(game: str, shop: str, component: str | None = None, *, data: Dat
         return ShopExportReport(gc)
     try:
         select_plans(gc, component)  # an unknown component: an input error before any output
-        check_output(session.root, [Path(out) / gc.game.id])
+        check_output(session.root, [Path(out) / gc.game.id], Path(out))
 
         with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
 
@@ -421,7 +421,7 @@ def export_tts(game: str, component: str | None = None, *, data: Data = None, ou
     if not gc.report.ok:
         return ExportReport(gc)
     try:
-        check_output(session.root, [Path(out) / gc.game.id])
+        check_output(session.root, [Path(out) / gc.game.id], Path(out))
         with output_lock(Path(out)) as locked:  # a build or another export into `out` waits
             done, skipped = _export_tts(session, gc, Path(out), dpi, component, base_url, locked, max_pixels)
         return ExportReport(gc, tuple(done), tuple(skipped))
@@ -440,7 +440,7 @@ def preview(game: str, component: str, item: str | None = None, *, data: Data = 
     except DataError as exc:
         return PreviewReport(errors=tuple(exc.diagnostics))
     try:
-        check_output(session.root, [Path(out) / "preview"])
+        check_output(session.root, [Path(out) / "preview"], Path(out))
         with output_lock(Path(out)):
             return PreviewReport(gc, _preview(session, gc, Path(out), component, item, dpi, max_pixels))
     except DataError as exc:

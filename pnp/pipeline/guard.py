@@ -48,7 +48,8 @@ def check_output(root: DataRoot, folders: Iterable[Path], out: Path | None = Non
         f = folder.resolve()
         for r in read:
             if _overlap(f, r):
-                raise OutputError(f"output folder {folder} overlaps {r}, which pnp reads as input; "
+                given = f" (--out {out})" if out is not None and out != folder else ""
+                raise OutputError(f"output folder {folder}{given} overlaps {r}, which pnp reads as input; "
                                   "choose another with --out (outside card_data/, templates/ and fonts/)")
 
 

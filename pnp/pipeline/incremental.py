@@ -533,7 +533,7 @@ def build_games(root: DataRoot, gids: Sequence[str], out: Path, opts: BuildOptio
     except DataError as exc:
         return replace(report, errors=tuple(exc.diagnostics))
     folders = {gid: output_folder(out, gid, opts) for gid in gids}
-    check_output(root, folders.values())
+    check_output(root, folders.values(), out)
     with output_lock(out):  # another build into `out` waits: no mix of two builds' files and records
         return _build_locked(root, gids, out, opts, report, folders, force, jobs, progress)
 

@@ -174,6 +174,8 @@ def test_an_output_folder_among_the_inputs_is_refused(inside: str, tmp_path: Pat
     assert r.exit_code == 2
     assert_no_traceback(r)
     assert "which pnp reads as input; choose another with --out" in r.stderr
+    # the folder it would write, and the --out the user gave (attack 24: only the first was named)
+    assert f"output folder {root / inside / 'mini'} (--out {root / inside}) overlaps" in r.stderr, r.stderr
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
 
 

@@ -4,6 +4,7 @@ rules; every input error at once, before anything is drawn."""
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 
 from msgspec import Struct, field
@@ -202,6 +203,13 @@ def device_name_warnings(game: Game) -> list[Diagnostic]:
     return out
 
 
+def _invisible(ch: str) -> bool:
+    """A character meant to print as nothing (a format character: zero-width space and joiners,
+    word joiner, bidi marks; a variation selector): its missing glyph is no loss (attack 24
+    warned of U+2060 and U+200B)."""
+    return unicodedata.category(ch) == "Cf" or 0xFE00 <= ord(ch) <= 0xFE0F or 0xE0100 <= ord(ch) <= 0xE01EF
+
+
 def label_glyph_warnings(game: Game, fonts: FontBook) -> list[Diagnostic]:
     """A warning for each text of the manifest that the contents sheet and the sheets' labels
     print in pnp's own fonts (UI_FONT, UI_BOLD) with characters those fonts lack: they would
@@ -216,7 +224,7 @@ def label_glyph_warnings(game: Game, fonts: FontBook) -> list[Diagnostic]:
         (str((game.document or {}).get("title") or ""), None, ("document", "title"))]
     out = []
     for text, component, path in texts:
-        missing = sorted(fonts.missing(UI_FONT, text) | fonts.missing(UI_BOLD, text))
+        missing = sorted(ch for ch in fonts.missing(UI_FONT, text) | fonts.missing(UI_BOLD, text) if not _invisible(ch))
         if missing:
             shown = ", ".join(f"{ch!r} (U+{ord(ch):04X})" for ch in missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""

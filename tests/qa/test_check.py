@@ -408,7 +408,8 @@ def test_texts_the_label_fonts_lack_are_warned_of(mini: DataRootCopy) -> None:
 
     game = mini.read("game.json")
     game["components"][0]["title"] = "魔法の大釜"
-    game["not_printed"] = [{"name": "Dice", "quantity": "２個", "source": {"designed": "t"}}]
+    # invisible by design (a word joiner, a zero-width space, a variation selector): no warning
+    game["not_printed"] = [{"name": "Di\u2060ce\u200b\ufe0f", "quantity": "２個", "source": {"designed": "t"}}]
     mini.write("game.json", game)
     r = run_cli("check", "mini")
     assert r.exit_code == 0, r.stderr

@@ -344,6 +344,8 @@ def _left_out(node: Any, name: str, left_out: dict[str, int], painted: list[tupl
     ident = node.get("id")
     if ident:
         kinds.setdefault(ident, name)
+    if name == "foreignObject":  # HTML and the like: svglib draws none of it (a <switch> falls back)
+        left_out.setdefault("a <foreignObject>", node.sourceline or 0)
     props = {k[k.rfind("}") + 1:]: v for k, v in node.attrib.items()}
     style = props.get("style")
     if style:

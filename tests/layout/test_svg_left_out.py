@@ -36,6 +36,8 @@ def _svg(tmp_path: Path, body: str) -> str:
     ('<rect width="9" height="9" stroke="url(#g)"/>\n<radialGradient id="g"><stop offset="0"/></radialGradient>',
      (("a gradient stroke", 2),)),
     ('<g opacity="50%"><rect width="9" height="9"/></g>', (("the opacity of an element", 2),)),
+    ('<switch><foreignObject width="9" height="9"><p xmlns="http://www.w3.org/1999/xhtml">Hi</p></foreignObject>\n'
+     '<rect width="9" height="9"/></switch>', (("a <foreignObject>", 2),)),
 ])
 def test_what_svglib_does_not_draw_is_found_with_its_line(tmp_path: Path, body: str,
                                                           left: tuple[tuple[str, int], ...]) -> None:

@@ -71,14 +71,15 @@ EDGE_WEIGHT = 150
 MAX_IMAGE_SHAPES = 250_000
 # And it draws every glyph of a text that reaches the image (a line running off it too: only a
 # text object wholly outside is skipped). Measured (reportlab text in Lato, pypdfium2, CPU, 100,000
-# glyphs): ~200-320 ns a glyph up to an em of ~35 px, ~2.7-3.1 µs from ~65 px (8 pt at 600 dpi, 30
-# pt at 300), where PDFium stops drawing glyphs from its cache; 33-160 ns a glyph of a text wholly
+# glyphs): ~200-850 ns a glyph up to an em of ~50 px, ~3-6 µs from ~58 px (14 pt at 300 dpi, 8 pt
+# at 600), where PDFium stops drawing glyphs from its cache; 33-160 ns a glyph of a text wholly
 # off the image. A glyph counts GLYPH_PIXELS rendered pixels, and its em squared at the dpi over
-# GLYPH_EM_PIXELS more (an em of 65 px: 118 pixels, 3 µs; of 33: 39, 1 µs): 1,000,000 glyphs of
-# 30 pt a card (a repeat of 200 unwrapped texts of 5,000 characters) took 44 s to export 20
+# GLYPH_EM_PIXELS more (an em of 58 px: 124 pixels, 3.1 µs at NS_PER_PIXEL, measured 3.0; of 25
+# px: 33 pixels, 0.8 µs, measured 0.35; `python bench/bench_glyph_cost.py`): 1,000,000 glyphs
+# of 30 pt a card (a repeat of 200 unwrapped texts of 5,000 characters) took 44 s to export 20
 # cards and 90 s to preflight, uncharged (attack 24, F3).
 GLYPH_PIXELS = 12
-GLYPH_EM_PIXELS = 40
+GLYPH_EM_PIXELS = 30
 
 
 class ArtWork(Struct, frozen=True):

@@ -200,7 +200,7 @@ def _check_expansion(root: Any, shown: str) -> int:
     return copies[root]
 
 
-def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost, tuple[tuple[str, int], ...]]:
+def _art(path: str, size: int, shown: str) -> _Art:
     if size > MAX_BYTES:
         raise SvgError(f"SVG {shown!r} is {size / 1e6:.1f} MB", expected=f"at most {MAX_BYTES // 1024 // 1024} MB",
                        hint="simplify the art, or export it as a PNG")
@@ -213,7 +213,7 @@ def _art(path: str, size: int, shown: str) -> tuple[Any, float, float, ArtCost, 
                        hint="open it in an SVG editor and save it again") from None
     if data[:2] == b"\x1f\x8b" or data[:6] == b"\xfd7zXZ\x00":
         # libxml2 unpacks a compressed file it is given by name: 272 KB of gzip, 4,000,000 <rect/>,
-        # took 2.4 GB before the element count was seen (attack 24, F4); bytes it does not
+        # took 2.4 GB before the element count was seen (attack 24, F4); bytes in memory it does not
         raise SvgError(f"SVG {shown!r} is compressed ({'gzip' if data[0] == 0x1F else 'xz'}: an .svgz file)",
                        expected="a plain, uncompressed SVG file", hint="save it as plain SVG")
     parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True, huge_tree=False)

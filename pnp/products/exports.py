@@ -341,7 +341,7 @@ def _tts_sheet(layouts: Sequence[PieceLayout | None], cols: int, rows: int, font
                info: DocInfo, face: tuple[int, int], dpi: float) -> bytes:
     """A sheet of ``cols`` x ``rows`` trims (slot k at column k % cols, row k // cols from the
     top) as PNG bytes at ``dpi``; None leaves a slot white. Each slot is exactly ``face`` pixels.
-    Rendered in a worker (``isolated``): Ctrl-C ends it at once."""
+    A costly sheet (``costly``) is rendered in a worker (``isolated``), which Ctrl-C ends at once."""
     first = next(lay for lay in layouts if lay is not None)
     w, h = first.width, first.height
     placed = [(lay, (k % cols) * w, (rows - 1 - k // cols) * h) for k, lay in enumerate(layouts) if lay is not None]

@@ -84,8 +84,9 @@ GLYPH_EM_PIXELS = 30
 
 class ArtWork(Struct, frozen=True):
     """What rendering images costs beyond their own pixels: the pixels of the image files they
-    draw (``decoded``) and the shapes of the SVG art they draw (``shapes``), once per drawing; and
-    the area their fills and strokes paint (``painted``: ``pnp.layout.cost.area`` units)."""
+    draw (``decoded``: more for a progressive JPEG's scans, ``pnp.layout.shapes.image_work``) and
+    the shapes of the SVG art they draw (``shapes``), once per drawing; the area their fills and
+    strokes paint (``painted``: ``pnp.layout.cost.area`` units) and the glyphs of their texts."""
 
     decoded: int = 0
     shapes: int = 0

@@ -36,7 +36,7 @@ from pnp.units import INCH, MM
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 (pt)
 
 LABEL_SIZES = (6.5, 6.0, 5.5, 5.0, 4.5)  # pt, largest first
-LABEL_CUTS = (60, 40, 24)  # characters the titles are cut to, in turn, where a label fits nowhere whole
+LABEL_CUTS = (60, 40, 24, 16, 10)  # characters the titles are cut to, in turn, where a label fits nowhere whole
 LABEL_COLOR = "#404040"
 MARK_COLOR = "#000000"
 CM = 10 * MM
@@ -89,8 +89,14 @@ def furnish(pages: Sequence[Page], options: SheetOptions, text: SheetText, fonts
         placer = _Placer(page, options, fonts, font, memo)
         items = placer.label(label_parts(page, text, sheet, count))
         items += placer.scales()
-        out.append(replace(page, furniture=tuple(items)))
+        # a sheet with room for nothing says so (``UNLABELLED``), and its own label is not drawn
+        # across the cut lines in its stead (pnp.render.draw._labels; attack 25, F3)
+        out.append(replace(page, furniture=tuple(items) or (UNLABELLED,)))
     return tuple(out)
+
+
+# What ``furnish`` gives a page with room for no label and no scale mark: no drawing.
+UNLABELLED = Furniture("none", (0.0, 0.0, 0.0, 0.0), 0, ())
 
 
 # --------------------------------------------------------------------------- search
@@ -268,10 +274,14 @@ class _Placer:
         # (never a piece or a cut line). Where none of that fits, the game's and the component's
         # titles are cut shorter (LABEL_CUTS, with an ellipsis) and all of it is tried again: a
         # part is never split, and a title of 150 characters left every sheet without a label
-        # (attack 24, F1); the side, the sheet's number and the data version are never cut.
-        for cut in (None, *LABEL_CUTS):
-            tried = parts if cut is None else [_cut(p, cut) if i < 2 else p for i, p in enumerate(parts)]
-            if cut is not None and tried == parts:
+        # (attack 24, F1); the side, the sheet's number and the data version are never cut (the
+        # page's own label, a board's part or a ganged sheet's components, is). Last, the titles
+        # go: a full sheet of 20 mm tokens has room between its cut lines for little more.
+        keep = {2, 3, len(parts) - 1}  # side, sheet i of n, data version
+        cuts = [[p if i in keep else _cut(p, cut) for i, p in enumerate(parts)] for cut in LABEL_CUTS]
+        tries = [parts, *cuts, cuts[-1][2:]]
+        for n, tried in enumerate(tries):
+            if n and tried == tries[n - 1]:
                 continue
             for inset in (None, self.margin / 2):
                 for size in LABEL_SIZES:

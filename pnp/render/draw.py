@@ -762,6 +762,8 @@ def _furniture(c: Canvas, furniture: Sequence[Furniture], fonts: FontBook) -> No
     """Sheet labels and scale marks (pnp.impose.marks), each in its own frame."""
     d = _Drawer(c, fonts)
     for f in furniture:
+        if not f.prims:  # a sheet with room for none (pnp.impose.marks.UNLABELLED)
+            continue
         x, y, w, _ = f.box
         c.saveState()
         if f.rotation == 90:

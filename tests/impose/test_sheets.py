@@ -577,3 +577,47 @@ def test_titles_too_long_for_any_room_are_cut_and_the_label_stays() -> None:
     assert long.component.startswith(title[:-1]) and rest == "front · sheet 1 of 1 · data 0123456789"
     assert sheetmarks._cut("Word Word Word", 12) == "Word Word\u2026"
     assert sheetmarks._cut("Wordwordword", 8) == "Wordwor\u2026" and sheetmarks._cut("Short", 8) == "Short"
+
+
+def test_a_title_without_break_on_a_full_sheet_of_small_tokens_keeps_the_label() -> None:
+    """A full Letter sheet of 20 mm tokens has room between its cut lines for a few words at a
+    time: a title of one 25-letter word fitted in none, and the front had no label at all
+    (attack 25, F4). The titles are cut further (to 16, then 10 characters), and last dropped."""
+    import pnp.impose.marks as sheetmarks
+    from pnp.impose.grid import impose
+    from pnp.layout.fonts import UI_FONT
+
+    options = SheetOptions(PAPERS["letter"], duplex="none")
+    pages = impose(130, PieceSpec(20 * MM, 20 * MM, has_back=False), options)
+    assert len(pages) == 1 and len(pages[0].slots) == 130  # full
+    for title in ("\u00dcberraschungsmomentkarten", "W" * 200, "Word " * 40):
+        text = sheetmarks.SheetText("Tg", title.strip(), "0123456789")
+        (page,) = sheetmarks.furnish(pages, options, text, SESSION.fonts, UI_FONT)
+        labels = [f.text for f in page.furniture if f.kind == "label"]
+        assert labels and "front" in " ".join(labels) and labels[-1].endswith("data 0123456789"), (title, labels)
+
+
+def test_a_sheet_with_room_for_nothing_draws_no_label_across_its_cut_lines(tmp_path: Path) -> None:
+    """A sheet with room for no label and no scale mark drew its own label (a ganged sheet's
+    components) centred at the bottom in 8 pt, whatever its length: 1,750 pt wide on a 612 pt
+    page, across every cut line (attack 25, F3). Such a page is marked furnished with nothing
+    (``UNLABELLED``) and draws none."""
+    import pnp.impose.marks as sheetmarks
+    from pnp.impose.grid import impose
+    from pnp.layout.fonts import UI_FONT
+    from pnp.layout.piece import PieceLayout
+    from pnp.render.draw import DocInfo, render
+
+    options = SheetOptions(PAPERS["letter"], duplex="none", abut_lr=False, abut_tb=False)
+    (page,) = impose(165, PieceSpec(12 * MM, 12 * MM, has_back=False), options)
+    from msgspec.structs import replace
+
+    page = replace(page, label="W" * 200 + " + x")
+    text = sheetmarks.SheetText("A game", "A deck", "0123456789")
+    (furnished,) = sheetmarks.furnish([page], options, text, SESSION.fonts, UI_FONT)
+    assert furnished.furniture == (sheetmarks.UNLABELLED,)
+    piece = PieceLayout(12 * MM, 12 * MM, 0.0, ())
+    data = render([furnished], PAPERS["letter"], [piece] * 165, [None] * 165, SESSION.fonts,
+                  DocInfo(title="A game", author="", subject="", ui_font=UI_FONT))
+    doc = pdfium.PdfDocument(data)
+    assert "WWW" not in doc[0].get_textpage().get_text_range()

@@ -806,6 +806,25 @@ def test_an_xlsx_row_or_cell_given_twice_is_an_input_error(mini: DataRootCopy) -
              "(expected each cell once, in order, as a spreadsheet program saves them)")
 
 
+@pytest.mark.parametrize("raw", ["1_000", "\u0661\u0662", "\uff11\uff12"])
+def test_a_number_cell_of_what_no_spreadsheet_writes_is_not_a_number(mini: DataRootCopy, raw: str) -> None:
+    """XLSX and ODS number cells were read with Python's float(), which takes `1_000` and
+    Arabic-Indic or fullwidth digits; a CSV cell of the same text is refused (attack 25, F6).
+    Now they are text, refused at their cell as the CSV cell is."""
+    members = _xlsx_members(mini, "power")
+    sheet = members["xl/worksheets/sheet1.xml"].decode()
+    cell = f'<c r="C2" t="n"><v>{raw}</v>'
+    members["xl/worksheets/sheet1.xml"] = sheet.replace('<c r="C2" t="n"><v>1</v>', cell).encode()
+    _write_members(mini, members)
+    _refused(mini, f"card_data/mini/deck.xlsx:2:C (power): {raw!r} is not a number")
+    as_sheet(mini, "deck.ods")
+    names = ("id", "name", "power", "source.designed")
+    header = "<table:table-row>" + "".join(_cell(h) for h in names) + "</table:table-row>"
+    ods(mini.file("deck.ods"), header + "<table:table-row>" + _cell("a") + _cell("A") + _cell(raw, "float")
+        + _cell("d") + "</table:table-row>")
+    _refused(mini, f"card_data/mini/deck.ods:2:C (power): {raw!r} is not a number")
+
+
 def test_a_shared_string_of_too_many_rich_text_runs_is_an_input_error(mini: DataRootCopy) -> None:
     """The runs of attack 23's F4 in ``xl/sharedStrings.xml``: openpyxl read the table whole, an
     object per run (one string of a million runs: 520 MB, 5 s). pnp's reader counts each string's

@@ -23,6 +23,16 @@ class FontDamage(ValueError):
     """What is wrong with the file, in words (``str(exc)``)."""
 
 
+class FontUnsupported(FontDamage):
+    """An intact font pnp's PDF writer (reportlab) cannot use, and why (``str(exc)``)."""
+
+
+# Windows encodings (platform 3) that are no Unicode: reportlab reads the last platform-3 map
+# whatever its encoding, and would take its codes for Unicode (a (3,2) format-2 map after the
+# (3,1) one failed in reportlab with an IndexError, called damage: attack 25, F2)
+_LEGACY = {2: "ShiftJIS", 3: "PRC", 4: "Big5", 5: "Wansung", 6: "Johab"}
+
+
 def _u16(data: bytes, pos: int) -> int:
     if pos < 0 or pos + 2 > len(data):
         raise FontDamage(f"a field at byte {pos} lies past the end of the file ({len(data)} bytes)")
@@ -75,16 +85,19 @@ def _cmap(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int) -> None:
         count = version
     if 4 + 8 * count > size:
         raise FontDamage(f"its 'cmap' table lists {count} encodings, more than its {size} bytes hold")
-    chosen, enc = None, 0
+    chosen, enc, which = None, 0, (0, 0)
     for n in range(count):
         platform, encoding = _u16(data, base + 4 + 8 * n), _u16(data, base + 6 + 8 * n)
         offset = _u32(data, base + 8 + 8 * n)
         if platform == 3 or (platform == 1 and encoding == 1) or (platform == 0 and encoding != 5):
-            chosen, enc = offset, 1
+            chosen, enc, which = offset, 1, (platform, encoding)
         elif platform == 1 and encoding == 0 and enc != 1:
-            chosen, enc = offset, 2
+            chosen, enc, which = offset, 2, (platform, encoding)
     if chosen is None:
         return  # reportlab says so itself ("could not find a suitable cmap encoding")
+    if which[0] == 3 and which[1] in _LEGACY:
+        raise FontUnsupported(f"its last Windows character map, the one pnp's PDF writer reads, is encoded in "
+                              f"{_LEGACY[which[1]]} (platform 3, encoding {which[1]}), not Unicode")
     pos = base + chosen
     if pos + 4 > end:
         raise FontDamage(f"its character map starts at byte {pos}, outside its 'cmap' table")

@@ -15,7 +15,7 @@ from reportlab.pdfbase.ttfonts import TTFError, TTFont
 from pnp.errors import did_you_mean, interrupts_held
 from pnp.input.load import read_regular
 from pnp.input.project import shown_path
-from pnp.layout.fontcheck import FontDamage, check_font
+from pnp.layout.fontcheck import FontDamage, FontUnsupported, check_font
 
 # pnp's own text (sheet labels, contents and assembly pages, previews, the calibration sheet):
 # bundled TrueType fonts, so every PDF embeds its fonts (never Helvetica).
@@ -25,6 +25,7 @@ UI_BOLD = "Lato-Bold"
 # and watch polls both kinds (pnp.plan.digest), so an .otf added or changed is noticed too.
 FONT_SUFFIXES = (".ttf", ".otf")
 MAX_FONT_BYTES = 64 << 20  # the largest TrueType fonts (CJK) are ~20 MB
+SUBSET_CHECK = 32_000  # characters subset at a time when a font is checked to embed (reportlab: 32,762)
 
 
 class FontError(Exception):
@@ -158,6 +159,11 @@ def _register(name: str, path: str) -> None:
         # reportlab trusts the font's counts (a damaged one can make it allocate gigabytes): the
         # structure is checked first, reading headers only
         check_font(read_regular(path, MAX_FONT_BYTES))
+    except FontUnsupported as exc:
+        raise FontError(f"font {name!r} ({shown_path(path)}) cannot be used: {exc}",
+                        expected="a TrueType font with a Unicode character map",
+                        hint="save the font again without its legacy character maps (a font editor, or "
+                        "fontTools' pyftsubset), or use another font") from None
     except FontDamage as exc:
         raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: {exc}", expected="an intact .ttf file",
                         hint="replace the file (a fresh download or another copy)") from None
@@ -174,7 +180,12 @@ def _register(name: str, path: str) -> None:
             # here; pnp's own fonts are known good.
             try:
                 with interrupts_held():
-                    font.face.makeSubset(sorted(font.face.charToGlyph))
+                    # in parts: reportlab's subset holds at most 32,762 characters ("'H' format
+                    # requires 0 <= number <= 65535" for a font mapping 66,000: attack 25, F1), and
+                    # the PDF embeds subsets of 256
+                    mapped = sorted(font.face.charToGlyph)
+                    for start in range(0, len(mapped), SUBSET_CHECK):
+                        font.face.makeSubset(mapped[start:start + SUBSET_CHECK])
             except Exception as exc:
                 raise FontError(f"font {name!r} ({shown_path(path)}) is damaged: it cannot be embedded in a PDF "
                                 f"({type(exc).__name__}: {exc})", expected="an intact .ttf file",

@@ -233,3 +233,43 @@ def test_a_truetype_font_reportlab_refuses_gets_no_cff_advice(tmp_path: Path) ->
         assert info.value.hint == "replace the file (a fresh download or another copy)"
     finally:
         fonts._register.cache_clear()
+
+
+def test_a_font_mapping_more_characters_than_one_subset_holds_is_used(tmp_path: Path) -> None:
+    """An intact font mapping 40,000 characters (a format-13 map, as pan-Unicode fonts have) was
+    refused as damaged: checking it embeds, pnp subset every character at once, more than
+    reportlab's 32,762 ("'H' format requires ...", attack 25 F1). It is checked in parts now."""
+    from pnp.layout import fonts
+
+    raw = bytearray((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+    pos = _fmt12(bytes(raw))
+    raw[pos:pos + 2] = struct.pack(">H", 13)  # every group maps its characters to one glyph
+    raw[pos + 16:pos + 28] = struct.pack(">III", 0x20000, 0x20000 + 39_999, 3)
+    font = tmp_path / "Wide.ttf"
+    font.write_bytes(bytes(raw))
+    try:
+        fonts._register("Wide", str(font))
+    finally:
+        fonts._register.cache_clear()
+
+
+def test_a_legacy_windows_character_map_last_is_unsupported_not_damage(tmp_path: Path) -> None:
+    """reportlab reads the last Windows (platform 3) character map whatever its encoding: a
+    ShiftJIS (3, 2) map after the Unicode one failed in reportlab (IndexError), called damage
+    (attack 25, F2). It is named, as a font pnp cannot use."""
+    from pnp.layout import fonts
+
+    raw = bytearray((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+    cmap, _ = _table(bytes(raw), b"cmap")
+    (count,) = struct.unpack(">H", raw[cmap + 2:cmap + 4])
+    last = cmap + 4 + 8 * (count - 1)
+    assert struct.unpack(">H", raw[last:last + 2])[0] == 3  # the Unicode map reportlab reads
+    raw[last + 2:last + 4] = struct.pack(">H", 2)  # now said to be ShiftJIS
+    font = tmp_path / "Legacy.ttf"
+    font.write_bytes(bytes(raw))
+    try:
+        with pytest.raises(fonts.FontError, match=r"cannot be used: its last Windows character map, the one "
+                           r"pnp's PDF writer reads, is encoded in ShiftJIS \(platform 3, encoding 2\), not Unicode"):
+            fonts._register("Legacy", str(font))
+    finally:
+        fonts._register.cache_clear()

@@ -41,6 +41,7 @@ from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
 from pnp.render.pixels import ArtWork
+from pnp.render.raster import render_stepwise
 from pnp.units import MM, MM_PER_INCH
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -184,51 +185,6 @@ def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.
         return img if img.mode == "RGB" else img.convert("RGB")
     finally:
         page.close()
-
-
-_PAUSE: list[Any] = []  # PDFium's pause callback, made once and kept alive
-
-
-def render_stepwise(bitmap: Any, page: Any, x: int, y: int, w: int, h: int) -> None:
-    """Render ``page`` into ``bitmap`` (as FPDF_RenderPageBitmap with annotations, RGB byte order)
-    progressively: PDFium stops after each batch of page objects (a piece's form, one SVG art
-    drawing) and Python carries on, so Ctrl-C (or SIGTERM) ends a long render there instead of
-    after it (one sheet of costly art held `pnp export tts` 66 s after Ctrl-C: attack 22, F2). The
-    pixels are the same as a render in one call's. While PDFium runs, the signals' handlers only
-    note them (a handler raising inside PDFium's callback would be lost there); each is handed to
-    its own handler between steps."""
-    import signal
-    import threading
-
-    import pypdfium2.raw as pdfium_c
-
-    if not _PAUSE:
-        need = pdfium_c.IFSDK_PAUSE._fields_[1][1](lambda _pause: 1)  # pause whenever PDFium may
-        _PAUSE.extend([need, pdfium_c.IFSDK_PAUSE(version=1, NeedToPauseNow=need)])
-    pause = _PAUSE[1]
-    flags = pdfium_c.FPDF_ANNOT | pdfium_c.FPDF_REVERSE_BYTE_ORDER
-    caught: list[tuple[int, Any]] = []
-    saved: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            handler = signal.getsignal(sig)
-            if callable(handler):  # not ignored (a worker's SIGINT) nor the default
-                saved[sig] = handler
-                signal.signal(sig, lambda signum, frame: caught.append((signum, frame)))
-    try:
-        status = pdfium_c.FPDF_RenderPageBitmap_Start(bitmap, page, x, y, w, h, 0, flags, pause)
-        while status == pdfium_c.FPDF_RENDER_TOBECONTINUED:
-            while caught:  # its handler, between steps (pnp's raise: the render ends here)
-                signum, frame = caught.pop(0)
-                saved[signum](signum, frame)
-            status = pdfium_c.FPDF_RenderPage_Continue(page, pause)
-    finally:
-        pdfium_c.FPDF_RenderPage_Close(page)
-        for sig, handler in saved.items():
-            signal.signal(sig, handler)
-    while caught:  # one that came during the last step
-        signum, frame = caught.pop(0)
-        saved[signum](signum, frame)
 
 
 def banded_png(doc: pdfium.PdfDocument, index: int, size: tuple[int, int], dpi: float) -> bytes:

@@ -19,6 +19,7 @@ from pnp.impose.hex import hex_outline
 from pnp.impose.sheet import Page, Slot
 from pnp.layout.colours import delta_e
 from pnp.layout.edges import DEPTHS_MM, MATCH_DE, MISCUT_MM, STEP_MM
+from pnp.render.raster import render_page
 from pnp.units import MM
 
 STRIP_PAD = MISCUT_MM * MM + 2  # pt either side of a shared cut line that a strip renders
@@ -147,7 +148,7 @@ def _strip(page: Any, seg: tuple[Point, Point], size: tuple[float, float]) -> tu
     bottom = max(0.0, min(seg[0][1], seg[1][1]) - pad)
     top = min(ph, max(seg[0][1], seg[1][1]) + pad)
     scale = DPI / 72
-    img = page.render(scale=scale, crop=(left, bottom, pw - right, ph - top)).to_pil().convert("RGB")
+    img = render_page(page, scale, (left, bottom, pw - right, ph - top))  # step by step, as a page's
     return img, scale, left, top
 
 

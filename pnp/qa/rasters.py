@@ -31,6 +31,7 @@ from pnp.render.pixels import (
     over_budget,
     prim_art,
 )
+from pnp.render.raster import render_page
 
 COVERAGE_DPI = 20  # coverage is an area average: 20 dpi is plenty and fast
 
@@ -46,7 +47,7 @@ def page_coverage(pdf: bytes, dpi: float = COVERAGE_DPI) -> list[float]:
         for i in range(len(doc)):
             page = doc[i]
             try:
-                img = page.render(scale=dpi / 72.0).to_pil().convert("RGB")
+                img = render_page(page, dpi / 72.0)  # step by step: Ctrl-C ends it between drawings
             finally:
                 page.close()
             r, g, b = img.split()

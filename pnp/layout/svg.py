@@ -219,8 +219,9 @@ def _art(path: str, size: int, shown: str) -> _Art:
     parser = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True, huge_tree=False)
     try:
         doc = etree.parse(io.BytesIO(data), parser)
-    except etree.XMLSyntaxError as exc:
-        raise SvgError(f"SVG {shown!r} cannot be read: {exc}",
+    except etree.XMLSyntaxError as exc:  # lxml's text may hold a line break and "(<string>, line 1)"
+        why = re.sub(r"\s*\(<string>, line \d+\)$", "", " ".join(str(exc).split()))
+        raise SvgError(f"SVG {shown!r} cannot be read: {why}",
                        hint="open it in an SVG editor and save it again") from None
     del data
     root = doc.getroot()

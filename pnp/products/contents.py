@@ -402,7 +402,8 @@ def _contents_page(game: Game, plans: Sequence[ComponentPlan], opts: BuildOption
     # -- printed
     total_pieces = sum(p.component.pieces for p in plans)
     total_pages = sum(pages.values())
-    s.heading("Printed", f"{len(plans)} components · {total_pieces} pieces · {total_pages} pages")
+    s.heading("Printed", f"{counted(len(plans), 'component')} · {counted(total_pieces, 'piece')} · "
+              f"{counted(total_pages, 'page')}")  # "1 components" (attack 25, borderline)
     cols = TABLE_COLUMNS
     xs: list[tuple[float, float]] = []
     x = m

@@ -36,3 +36,14 @@ def test_an_svg_that_is_no_regular_file_is_refused(tmp_path: Path) -> None:
     os.mkfifo(fifo)
     with pytest.raises(SvgError, match=r"SVG .art\.svg. cannot be read: not a regular file"):
         svg_art(str(fifo), "art.svg")
+
+
+def test_a_parse_error_is_one_line_without_lxmls_string_name(tmp_path: Path) -> None:
+    """lxml's message for an EBCDIC declaration held a line break and "(<string>, line 1)"
+    (attack 25, borderline): one line now, naming the line and column."""
+    art = tmp_path / "e.svg"
+    art.write_bytes(b'<?xml version="1.0" encoding="cp037"?><svg/>')
+    with pytest.raises(SvgError) as exc:
+        svg_art(str(art), "e.svg")
+    assert "\n" not in exc.value.message and "<string>" not in exc.value.message
+    assert exc.value.message.startswith("SVG 'e.svg' cannot be read: Unsupported encoding")

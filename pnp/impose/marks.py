@@ -191,14 +191,20 @@ def free_length(obstacles: Sequence[Box], bounds: Box, flat: bool, thick: float)
     return widest_free([(o[1], o[0], o[3], o[2]) for o in obstacles], by0, by1, bx0, thick - 2 * ROOM_SLACK, bx1)
 
 
-def _obstacles(page: Page) -> list[Box]:
-    """Everything on ``page`` a label or scale mark keeps clear of: bleed boxes (a grid's merged
-    by row), cut lines, fold lines, alignment marks, glue zones and cut circles."""
+def _obstacles(page: Page, width: float, height: float) -> list[Box]:
+    """Everything on ``page`` (``width`` x ``height`` pt) a label or scale mark keeps clear of:
+    bleed boxes (a grid's merged by row), cut lines, fold lines, alignment marks, glue zones and
+    cut circles. A cut line is a guillotine's, across the whole sheet, not only its crop marks: on
+    a partial sheet a label below the pieces was cut through (attack 26, F1)."""
     obstacles = _merge_rows([_grow((s.x - s.bleed.left, s.y - s.bleed.bottom, s.x + s.w + s.bleed.right,
                                     s.y + s.h + s.bleed.top), PIECE_CLEARANCE) for s in page.slots])
     for c in page.cuts:
-        obstacles.append(_grow((min(c.x1, c.x2), min(c.y1, c.y2), max(c.x1, c.x2), max(c.y1, c.y2)),
-                               CUT_CLEARANCE))
+        x0, y0, x1, y1 = min(c.x1, c.x2), min(c.y1, c.y2), max(c.x1, c.x2), max(c.y1, c.y2)
+        if x0 == x1:
+            y0, y1 = 0.0, height
+        elif y0 == y1:
+            x0, x1 = 0.0, width
+        obstacles.append(_grow((x0, y0, x1, y1), CUT_CLEARANCE))
     for m in page.marks:
         if m.kind == "fold":  # the dashed line and the word "fold" centred on it
             obstacles.append((m.x - 8 - CUT_CLEARANCE, m.y, m.x + 8 + CUT_CLEARANCE, m.y + m.h))
@@ -226,10 +232,10 @@ class _Placer:
         self.fonts, self.font = fonts, font
         self.margin = options.margin
         self.memo = memo or _Memo()
-        geometry = (tuple((s.x, s.y, s.w, s.h, s.bleed) for s in page.slots), page.cuts, page.marks)
+        geometry = (self.W, self.H, tuple((s.x, s.y, s.w, s.h, s.bleed) for s in page.slots), page.cuts, page.marks)
         start = self.memo.obstacles.get(geometry)
         if start is None:
-            start = self.memo.obstacles[geometry] = tuple(_obstacles(page))
+            start = self.memo.obstacles[geometry] = tuple(_obstacles(page, self.W, self.H))
         self.obstacles = list(start)
         self.geometry, self.start = geometry, start
 

@@ -212,10 +212,11 @@ def test_every_sheet_reads_back_its_label_clear_of_pieces_and_cut_lines(golems_l
 
 
 def test_scale_squares_and_bars_are_exact_in_the_pdf(golems_letter: dict[str, Path]) -> None:
-    """The mana tokens' partly filled last sheet has room for both squares; a full sheet of poker
-    cards only for a bar, whose outline is 1 in long and whose dark part is 1 cm."""
+    """The back of the mana tokens' partly filled last sheet has room for both squares (its front's
+    free room is crossed by the cut lines, which run across the whole sheet: a bar there); a full
+    sheet of poker cards only for a bar, whose outline is 1 in long and whose dark part is 1 cm."""
     with pdfplumber.open(golems_letter["mana"]) as pdf:
-        page = pdf.pages[2]  # the second front: 10 of the 80 tokens (70 to a sheet with gutters)
+        page = pdf.pages[3]  # the second back: 10 of the 80 tokens (70 to a sheet with gutters)
         sizes = {(round(r["width"] / MM, 3), round(r["height"] / MM, 3)) for r in page.rects}
         text = page.extract_text()
     assert (25.4, 25.4) in sizes and (10.0, 10.0) in sizes
@@ -621,3 +622,27 @@ def test_a_sheet_with_room_for_nothing_draws_no_label_across_its_cut_lines(tmp_p
                   DocInfo(title="A game", author="", subject="", ui_font=UI_FONT))
     doc = pdfium.PdfDocument(data)
     assert "WWW" not in doc[0].get_textpage().get_text_range()
+
+
+@pytest.mark.parametrize(("count", "size_mm"), [(5, (63, 88)), (30, (41, 63)), (7, (20, 20))])
+def test_a_label_keeps_clear_of_cut_lines_across_the_whole_sheet(count: int, size_mm: tuple[float, float]) -> None:
+    """A guillotine cut runs across the whole sheet, not only along its crop marks: on a partly
+    filled sheet the label was set below the pieces straight across the cut lines (5 poker cards
+    on Letter and a 35-character title; 89 of the bundled games' 670 labels on the three papers:
+    attack 26, F1). No label box now lies across the line of any cut."""
+    import pnp.impose.marks as sheetmarks
+    from pnp.impose.grid import impose
+    from pnp.layout.fonts import UI_FONT
+
+    options = SheetOptions(PAPERS["letter"])
+    pages = impose(count, PieceSpec(size_mm[0] * MM, size_mm[1] * MM, has_back=True), options)
+    text = sheetmarks.SheetText("Supercalifragilistic Expialidocious", "Supercalifragilistic Expialidocious deck",
+                                "0123456789")
+    for page in sheetmarks.furnish(pages, options, text, SESSION.fonts, UI_FONT):
+        xs = {c.x1 for c in page.cuts if c.x1 == c.x2}
+        ys = {c.y1 for c in page.cuts if c.y1 == c.y2}
+        labels = [f for f in page.furniture if f.kind == "label"]
+        assert labels, page.number
+        for f in page.furniture:
+            x, y, w, h = f.box
+            assert not [cx for cx in xs if x < cx < x + w] and not [cy for cy in ys if y < cy < y + h], (f.text, xs, ys)

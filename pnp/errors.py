@@ -6,8 +6,10 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+import time
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 from msgspec import Struct
 
@@ -18,13 +20,31 @@ class Terminated(KeyboardInterrupt):
     and temporary files removed, with one line and exit 143 (128 + SIGTERM)."""
 
 
+REPEAT_SECONDS = 2.0  # a Ctrl-C (or SIGTERM) this soon after the one that stops pnp is the same stop
+
+
 def terminate_as_interrupt() -> None:
     """From now on SIGTERM raises ``Terminated`` in the main thread (worker processes set it back
-    to the default: the pool ends them with it)."""
-    def terminated(signum: int, frame: object) -> None:
-        raise Terminated
+    to the default: the pool ends them with it), and Ctrl-C KeyboardInterrupt as before, each once:
+    another within REPEAT_SECONDS of the first is the same stop, not a second interruption of the
+    cleanup it started (five Ctrl-C 10 ms apart broke into a pool's shutdown and printed
+    tracebacks: attack 26, F2). Later ones raise again (a stop swallowed somewhere cannot leave
+    pnp deaf to Ctrl-C). SIGINT ignored when pnp starts (a background job) stays ignored."""
+    first: list[float] = []
 
-    signal.signal(signal.SIGTERM, terminated)
+    def once(error: type[BaseException]) -> Any:
+        def handler(signum: int, frame: object) -> None:
+            now = time.monotonic()
+            if first and now - first[0] < REPEAT_SECONDS:
+                return
+            first[:] = [now]
+            raise error
+
+        return handler
+
+    signal.signal(signal.SIGTERM, once(Terminated))
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, once(KeyboardInterrupt))
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pnp.errors import WorkerDied
+from pnp.errors import WorkerDied, interrupts_held
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -105,8 +105,12 @@ def run_pool(jobs: int, fn: Callable[[T], R], tasks: Sequence[T], *, ordered: bo
             # Seeing its workers gone, the pool's thread may set an error on a future already
             # cancelled, and CPython lets that InvalidStateError out as a traceback of the thread
             # (attack 8, F3: a full disk in `export png -j 2`): said nothing of, from here on.
+            # Ctrl-C again meanwhile waits until the workers are ended (five Ctrl-C 10 ms apart
+            # broke off this cleanup: that traceback, or a 9-12 s wait; attack 26, F2).
             hook = threading.excepthook
             threading.excepthook = lambda args: None if args.exc_type is InvalidStateError else hook(args)
+            held = interrupts_held()
+            held.__enter__()
             try:
                 procs += [p for p in (getattr(ex, "_processes", None) or {}).values() if p not in procs]
                 for p in procs:
@@ -126,6 +130,7 @@ def run_pool(jobs: int, fn: Callable[[T], R], tasks: Sequence[T], *, ordered: bo
                 ex.shutdown(wait=True, cancel_futures=True)
             finally:
                 threading.excepthook = hook
+                held.__exit__(None, None, None)
 
 
 _CALL: list[Callable[[], Any]] = []  # what ``isolated``'s worker runs, inherited by the fork

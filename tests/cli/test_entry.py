@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -161,3 +162,35 @@ def test_a_usage_error_shows_the_argument_escaped() -> None:
                        timeout=60)
     assert r.returncode == 2
     assert "Got unexpected extra argument (\\x1b]0;PWNED\\x07)" in r.stderr and "\x1b" not in r.stderr
+
+
+def test_ctrl_c_again_soon_after_is_the_same_stop() -> None:
+    """Once pnp's command runs, a Ctrl-C stops it once: more within REPEAT_SECONDS are the same
+    stop, not interruptions of the cleanup it started (five 10 ms apart broke into a process
+    pool's shutdown and printed tracebacks: attack 26, F2); a later one raises again. The same
+    for SIGTERM."""
+    code = textwrap.dedent("""
+        import os, signal, time
+        from pnp.errors import REPEAT_SECONDS, Terminated, terminate_as_interrupt
+        terminate_as_interrupt()
+        for sig, error in ((signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Terminated)):
+            time.sleep(REPEAT_SECONDS + 0.1)  # (one kind soon after the other is the same stop too)
+            raised = 0
+            for _ in range(5):
+                try:
+                    os.kill(os.getpid(), sig)
+                    time.sleep(0.01)
+                except error:
+                    raised += 1
+            time.sleep(REPEAT_SECONDS + 0.1)
+            try:
+                os.kill(os.getpid(), sig)
+                time.sleep(0.01)
+            except error:
+                raised += 10
+            print(raised)
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=_default_sigint,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["11", "11"]

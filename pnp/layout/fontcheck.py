@@ -194,9 +194,10 @@ def _mapped(data: bytes, pos: int, fmt: int, end: int) -> Iterator[tuple[int, in
                 yield last, glyph + (last - first if fmt == 12 else 0)
 
 
-def check_font(data: bytes) -> None:
+def check_font(data: bytes) -> int:
     """Raise FontDamage saying what is wrong with the TrueType file ``data`` (the first font of a
-    collection), if its structure would send reportlab past its tables or its counts."""
+    collection), if its structure would send reportlab past its tables or its counts. Returns the
+    most points one glyph's outline has (a composite's, its parts' together; ``glyph_points``)."""
     if len(data) < 12:
         raise FontDamage(f"it is {len(data)} bytes, too short for a font")
     start = 0
@@ -205,7 +206,7 @@ def check_font(data: bytes) -> None:
             raise FontDamage("it is a font collection of no fonts")
         start = _u32(data, 12)
     if data[start:start + 4] == b"OTTO":
-        return  # CFF outlines: reportlab refuses these itself, with its own message
+        return 0  # CFF outlines: reportlab refuses these itself, with its own message
     tables = _tables(data, start)
     missing = [t for t in ("head", "hhea", "maxp", "hmtx", "loca", "cmap", "post") if t not in tables]
     if missing:
@@ -221,6 +222,63 @@ def check_font(data: bytes) -> None:
     _cmap(data, tables, glyphs)
     if "name" in tables:
         _names(data, tables)
+    return glyph_points(data, tables, glyphs, bool(loca_long))
+
+
+# A glyph's outline points at most (a composite's, its parts' together): PDFium rasterises each
+# glyph's outline, and a font whose "A" was one self-crossing outline of 20,000 points took 40 s
+# to export where the budget said 1 s (attack 26, F3). Real fonts' glyphs have tens to a few
+# hundred (Lato: at most ~150; the most complex CJK ideographs under 1,000).
+MAX_GLYPH_POINTS = 5_000
+
+
+def glyph_points(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int, loca_long: bool) -> int:
+    """The most points of one glyph's outline; FontDamage past MAX_GLYPH_POINTS. A composite
+    counts its parts' points (nested up to 8 deep, each part as often as it is used)."""
+    if "glyf" not in tables:
+        return 0
+    glyf, size = tables["glyf"]
+    loca, _ = tables["loca"]
+
+    def where(i: int) -> tuple[int, int]:
+        a = _u32(data, loca + 4 * i) if loca_long else 2 * _u16(data, loca + 2 * i)
+        b = _u32(data, loca + 4 * (i + 1)) if loca_long else 2 * _u16(data, loca + 2 * (i + 1))
+        return a, b
+
+    memo: dict[int, int] = {}
+
+    def points(i: int, depth: int) -> int:
+        if i >= glyphs or depth > 8:
+            return 0
+        if i in memo:
+            return memo[i]
+        a, b = where(i)
+        n = 0
+        if b > a and a + 10 <= size and b <= size:
+            at = glyf + a
+            contours = struct.unpack(">h", data[at:at + 2])[0]
+            if contours > 0 and at + 10 + 2 * contours <= glyf + b:
+                n = _u16(data, at + 10 + 2 * (contours - 1)) + 1
+            elif contours < 0:
+                pos, more = at + 10, True
+                while more and pos + 4 <= glyf + b:
+                    flags, part = _u16(data, pos), _u16(data, pos + 2)
+                    n += points(part, depth + 1)
+                    transform = 2 if flags & 8 else 4 if flags & 0x40 else 8 if flags & 0x80 else 0
+                    pos += 4 + (4 if flags & 1 else 2) + transform
+                    more = bool(flags & 0x20)
+        memo[i] = n
+        return n
+
+    most, which = 0, 0
+    for i in range(glyphs):
+        n = points(i, 0)
+        if n > most:
+            most, which = n, i
+    if most > MAX_GLYPH_POINTS:
+        raise FontUnsupported(f"its glyph {which} has an outline of {most} points, more than pnp draws "
+                              f"({MAX_GLYPH_POINTS}: rasterising it is slow in proportion)")
+    return most
 
 
 def _names(data: bytes, tables: dict[str, tuple[int, int]]) -> None:

@@ -25,6 +25,7 @@ UI_BOLD = "Lato-Bold"
 # and watch polls both kinds (pnp.plan.digest), so an .otf added or changed is noticed too.
 FONT_SUFFIXES = (".ttf", ".otf")
 MAX_FONT_BYTES = 64 << 20  # the largest TrueType fonts (CJK) are ~20 MB
+GLYPH_POINTS: dict[str, int] = {}  # each registered font's most points in one glyph (pnp.render.pixels)
 SUBSET_CHECK = 32_000  # characters subset at a time when a font is checked to embed (reportlab: 32,762)
 
 
@@ -158,7 +159,7 @@ def _register(name: str, path: str) -> None:
     try:
         # reportlab trusts the font's counts (a damaged one can make it allocate gigabytes): the
         # structure is checked first, reading headers only
-        check_font(read_regular(path, MAX_FONT_BYTES))
+        GLYPH_POINTS[name] = check_font(read_regular(path, MAX_FONT_BYTES))
     except FontUnsupported as exc:
         raise FontError(f"font {name!r} ({shown_path(path)}) cannot be used: {exc}",
                         expected="a TrueType font with a Unicode character map",

@@ -19,6 +19,7 @@ from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.model import Game, Item
 from pnp.input.project import shown_path
 from pnp.layout.cost import area, edges
+from pnp.layout.fonts import GLYPH_POINTS
 from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Text, Vector
@@ -80,6 +81,11 @@ MAX_IMAGE_SHAPES = 250_000
 # cards and 90 s to preflight, uncharged (attack 24, F3).
 GLYPH_PIXELS = 12
 GLYPH_EM_PIXELS = 30
+# A glyph of a font whose most complex outline has more points than this counts as that many
+# times as much (pnp.layout.fontcheck.glyph_points: PDFium rasterises each outline, in time with
+# its points): the bundled fonts' have 100-850; a font whose "A" was an outline of 20,000 points
+# took 40 s to export, counted 1 s (attack 26, F3: now refused, past 5,000).
+GLYPH_POINTS_BASE = 500
 
 
 class ArtWork(Struct, frozen=True):
@@ -143,8 +149,9 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
     ems = 0.0
     for p in prims:
         if p.__class__ is Text:
-            n = len(p.text)  # type: ignore[union-attr]
-            glyphs += n
+            # a font of complex outlines counts more (GLYPH_POINTS_BASE)
+            n = len(p.text) * max(1.0, GLYPH_POINTS.get(p.font, 0) / GLYPH_POINTS_BASE)  # type: ignore[union-attr]
+            glyphs += math.ceil(n)
             ems += n * p.size * p.size  # type: ignore[union-attr]
         elif isinstance(p, Image):
             decoded += image_work(p.src)  # its pixels, more for a progressive JPEG's scans

@@ -273,3 +273,18 @@ def test_a_legacy_windows_character_map_last_is_unsupported_not_damage(tmp_path:
             fonts._register("Legacy", str(font))
     finally:
         fonts._register.cache_clear()
+
+
+def test_a_glyph_of_too_many_outline_points_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PDFium rasterises each glyph's outline in time with its points: a font whose "A" was one
+    outline of 20,000 points took 40 s to export, counted 1 s (attack 26, F3). check_font gives
+    the most points of one glyph (a composite's parts together; the bundled fonts' 100-850), and
+    refuses a font past MAX_GLYPH_POINTS, naming the glyph."""
+    import pnp.layout.fontcheck as fontcheck
+
+    most = {path.stem: check_font(path.read_bytes()) for path in FONTS.glob("*.ttf")}
+    assert min(most.values()) >= 100 and max(most.values()) <= 1000, most
+    monkeypatch.setattr(fontcheck, "MAX_GLYPH_POINTS", most["Vollkorn-Bold"] - 1)
+    with pytest.raises(fontcheck.FontUnsupported, match=rf"has an outline of {most['Vollkorn-Bold']} points, more "
+                       rf"than pnp draws \({most['Vollkorn-Bold'] - 1}"):
+        check_font((FONTS / "Vollkorn-Bold.ttf").read_bytes())

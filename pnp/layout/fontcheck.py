@@ -86,10 +86,13 @@ def _cmap(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int) -> None:
     if 4 + 8 * count > size:
         raise FontDamage(f"its 'cmap' table lists {count} encodings, more than its {size} bytes hold")
     chosen, enc, which = None, 0, (0, 0)
+    fuller = False  # a Windows map before the chosen one maps characters to glyphs of their own
     for n in range(count):
         platform, encoding = _u16(data, base + 4 + 8 * n), _u16(data, base + 6 + 8 * n)
         offset = _u32(data, base + 8 + 8 * n)
         if platform == 3 or (platform == 1 and encoding == 1) or (platform == 0 and encoding != 5):
+            if chosen is not None and which[0] == 3 and base + chosen + 2 <= end:
+                fuller = fuller or _u16(data, base + chosen) != 13
             chosen, enc, which = offset, 1, (platform, encoding)
         elif platform == 1 and encoding == 0 and enc != 1:
             chosen, enc, which = offset, 2, (platform, encoding)
@@ -102,6 +105,10 @@ def _cmap(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int) -> None:
     if pos + 4 > end:
         raise FontDamage(f"its character map starts at byte {pos}, outside its 'cmap' table")
     fmt = _u16(data, pos)
+    if fmt == 13 and which[0] == 3 and fuller:  # a "last resort" map after a real one (attack 26)
+        raise FontUnsupported("its last Windows character map, the one pnp's PDF writer reads, is a format-13 "
+                              "map giving whole ranges of characters one glyph, after a fuller one: every text "
+                              "would print as that glyph")
     long_header = fmt in (8, 10, 12, 13)
     length = _u32(data, pos + 4) if long_header else _u16(data, pos + 2)
     if pos + length > end and fmt != 4:  # a format-4 map over 64 KB wraps its length: bounds below

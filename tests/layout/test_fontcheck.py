@@ -245,6 +245,9 @@ def test_a_font_mapping_more_characters_than_one_subset_holds_is_used(tmp_path: 
     pos = _fmt12(bytes(raw))
     raw[pos:pos + 2] = struct.pack(">H", 13)  # every group maps its characters to one glyph
     raw[pos + 16:pos + 28] = struct.pack(">III", 0x20000, 0x20000 + 39_999, 3)
+    cmap, _ = _table(bytes(raw), b"cmap")
+    for k in range(2):  # the format-4 maps before it made ISO (2, n), which pnp's writer passes over:
+        raw[cmap + 4 + 8 * k:cmap + 6 + 8 * k] = struct.pack(">H", 2)  # the format-13 map is the font's only one
     font = tmp_path / "Wide.ttf"
     font.write_bytes(bytes(raw))
     try:
@@ -288,3 +291,16 @@ def test_a_glyph_of_too_many_outline_points_is_refused(monkeypatch: pytest.Monke
     with pytest.raises(fontcheck.FontUnsupported, match=rf"has an outline of {most['Vollkorn-Bold']} points, more "
                        rf"than pnp draws \({most['Vollkorn-Bold'] - 1}"):
         check_font((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+
+
+def test_a_last_resort_map_after_a_fuller_one_is_unsupported() -> None:
+    """reportlab reads the last Windows map: a format-13 one (whole ranges of characters to one
+    glyph, as a "last resort" font has) after the font's full format-4 map printed every text as
+    that glyph, with a warning a character (attack 26, borderline). It is named now."""
+    from pnp.layout.fontcheck import FontUnsupported
+
+    raw = bytearray((FONTS / "Vollkorn-Bold.ttf").read_bytes())
+    pos = _fmt12(bytes(raw))
+    raw[pos:pos + 2] = struct.pack(">H", 13)
+    with pytest.raises(FontUnsupported, match="is a format-13 map giving whole ranges of characters one glyph"):
+        check_font(bytes(raw))

@@ -9,6 +9,7 @@ few thousand ``struct`` reads for a large font, linear in its size."""
 
 from __future__ import annotations
 
+import math
 import struct
 from collections.abc import Iterator
 
@@ -201,10 +202,11 @@ def _mapped(data: bytes, pos: int, fmt: int, end: int) -> Iterator[tuple[int, in
                 yield last, glyph + (last - first if fmt == 12 else 0)
 
 
-def check_font(data: bytes) -> int:
+def check_font(data: bytes) -> tuple[int, float]:
     """Raise FontDamage saying what is wrong with the TrueType file ``data`` (the first font of a
     collection), if its structure would send reportlab past its tables or its counts. Returns the
-    most points one glyph's outline has (a composite's, its parts' together; ``glyph_points``)."""
+    most points one glyph's outline has and the longest outline of one glyph, in ems
+    (``glyph_outlines``)."""
     if len(data) < 12:
         raise FontDamage(f"it is {len(data)} bytes, too short for a font")
     start = 0
@@ -213,7 +215,7 @@ def check_font(data: bytes) -> int:
             raise FontDamage("it is a font collection of no fonts")
         start = _u32(data, 12)
     if data[start:start + 4] == b"OTTO":
-        return 0  # CFF outlines: reportlab refuses these itself, with its own message
+        return 0, 0.0  # CFF outlines: reportlab refuses these itself, with its own message
     tables = _tables(data, start)
     missing = [t for t in ("head", "hhea", "maxp", "hmtx", "loca", "cmap", "post") if t not in tables]
     if missing:
@@ -229,7 +231,7 @@ def check_font(data: bytes) -> int:
     _cmap(data, tables, glyphs)
     if "name" in tables:
         _names(data, tables)
-    return glyph_points(data, tables, glyphs, bool(loca_long))
+    return glyph_outlines(data, tables, glyphs, bool(loca_long))
 
 
 # A glyph's outline points at most (a composite's, its parts' together): PDFium rasterises each
@@ -242,50 +244,98 @@ MAX_GLYPH_POINTS = 5_000
 def glyph_points(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int, loca_long: bool) -> int:
     """The most points of one glyph's outline; FontDamage past MAX_GLYPH_POINTS. A composite
     counts its parts' points (nested up to 8 deep, each part as often as it is used)."""
+    return glyph_outlines(data, tables, glyphs, loca_long)[0]
+
+
+def glyph_outlines(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int,
+                   loca_long: bool) -> tuple[int, float]:
+    """(the most points of one glyph's outline, the longest outline of one glyph in ems: each
+    contour's control polygon, at least the curve PDFium rasterises; a composite's parts
+    together); FontUnsupported past MAX_GLYPH_POINTS."""
     if "glyf" not in tables:
-        return 0
+        return 0, 0.0
     glyf, size = tables["glyf"]
     loca, _ = tables["loca"]
+    units = _u16(data, tables["head"][0] + 18) or 1000
 
     def where(i: int) -> tuple[int, int]:
         a = _u32(data, loca + 4 * i) if loca_long else 2 * _u16(data, loca + 2 * i)
         b = _u32(data, loca + 4 * (i + 1)) if loca_long else 2 * _u16(data, loca + 2 * (i + 1))
         return a, b
 
-    memo: dict[int, int] = {}
+    memo: dict[int, tuple[int, float]] = {}
 
-    def points(i: int, depth: int) -> int:
+    def outline(at: int, stop: int, contours: int, n: int) -> float:
+        """The control polygons' length (font units) of a simple glyph of ``n`` points at ``at``."""
+        ends = [_u16(data, at + 10 + 2 * c) for c in range(contours)]
+        pos = at + 10 + 2 * contours
+        pos += 2 + _u16(data, pos)  # the instructions
+        flags: list[int] = []
+        while len(flags) < n and pos < stop:
+            f = data[pos]
+            pos += 1
+            flags.append(f)
+            if f & 8 and pos < stop:  # repeated
+                flags += [f] * data[pos]
+                pos += 1
+        flags = flags[:n]
+        coords = []
+        for short, same in ((2, 0x10), (4, 0x20)):
+            v, out = 0, []
+            for f in flags:
+                if f & short and pos < stop:
+                    v += data[pos] if f & same else -data[pos]
+                    pos += 1
+                elif not f & same and pos + 2 <= stop:
+                    v += struct.unpack(">h", data[pos:pos + 2])[0]
+                    pos += 2
+                out.append(v)
+            coords.append(out)
+        xs, ys = coords
+        length, first = 0.0, 0
+        for last in ends:
+            ring = list(range(first, min(last, len(xs) - 1) + 1))
+            for k, j in zip(ring, ring[1:] + ring[:1], strict=True):
+                length += math.hypot(xs[j] - xs[k], ys[j] - ys[k])
+            first = last + 1
+        return length
+
+    def measure(i: int, depth: int) -> tuple[int, float]:
         if i >= glyphs or depth > 8:
-            return 0
+            return 0, 0.0
         if i in memo:
             return memo[i]
         a, b = where(i)
-        n = 0
+        n, length = 0, 0.0
         if b > a and a + 10 <= size and b <= size:
             at = glyf + a
             contours = struct.unpack(">h", data[at:at + 2])[0]
-            if contours > 0 and at + 10 + 2 * contours <= glyf + b:
+            if contours > 0 and at + 12 + 2 * contours <= glyf + b:
                 n = _u16(data, at + 10 + 2 * (contours - 1)) + 1
+                if n <= MAX_GLYPH_POINTS:
+                    length = outline(at, glyf + b, contours, n)
             elif contours < 0:
                 pos, more = at + 10, True
                 while more and pos + 4 <= glyf + b:
                     flags, part = _u16(data, pos), _u16(data, pos + 2)
-                    n += points(part, depth + 1)
+                    pn, pl = measure(part, depth + 1)
+                    n, length = n + pn, length + pl
                     transform = 2 if flags & 8 else 4 if flags & 0x40 else 8 if flags & 0x80 else 0
                     pos += 4 + (4 if flags & 1 else 2) + transform
                     more = bool(flags & 0x20)
-        memo[i] = n
-        return n
+        memo[i] = n, length
+        return n, length
 
-    most, which = 0, 0
+    most, which, longest = 0, 0, 0.0
     for i in range(glyphs):
-        n = points(i, 0)
+        n, length = measure(i, 0)
+        longest = max(longest, length)
         if n > most:
             most, which = n, i
     if most > MAX_GLYPH_POINTS:
         raise FontUnsupported(f"its glyph {which} has an outline of {most} points, more than pnp draws "
                               f"({MAX_GLYPH_POINTS}: rasterising it is slow in proportion)")
-    return most
+    return most, longest / units
 
 
 def _names(data: bytes, tables: dict[str, tuple[int, int]]) -> None:

@@ -25,7 +25,7 @@ UI_BOLD = "Lato-Bold"
 # and watch polls both kinds (pnp.plan.digest), so an .otf added or changed is noticed too.
 FONT_SUFFIXES = (".ttf", ".otf")
 MAX_FONT_BYTES = 64 << 20  # the largest TrueType fonts (CJK) are ~20 MB
-GLYPH_POINTS: dict[str, int] = {}  # each registered font's most points in one glyph (pnp.render.pixels)
+GLYPH_OUTLINE: dict[str, float] = {}  # each registered font's longest glyph outline, ems (pnp.render.pixels)
 SUBSET_CHECK = 32_000  # characters subset at a time when a font is checked to embed (reportlab: 32,762)
 
 
@@ -159,7 +159,7 @@ def _register(name: str, path: str) -> None:
     try:
         # reportlab trusts the font's counts (a damaged one can make it allocate gigabytes): the
         # structure is checked first, reading headers only
-        GLYPH_POINTS[name] = check_font(read_regular(path, MAX_FONT_BYTES))
+        GLYPH_OUTLINE[name] = check_font(read_regular(path, MAX_FONT_BYTES))[1]
     except FontUnsupported as exc:
         raise FontError(f"font {name!r} ({shown_path(path)}) cannot be used: {exc}",
                         expected="a TrueType font with a Unicode character map",

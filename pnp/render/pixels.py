@@ -19,7 +19,7 @@ from pnp.errors import DataError, Diagnostic, counted
 from pnp.input.model import Game, Item
 from pnp.input.project import shown_path
 from pnp.layout.cost import area, edges
-from pnp.layout.fonts import GLYPH_POINTS
+from pnp.layout.fonts import GLYPH_OUTLINE
 from pnp.layout.paints import AREA_PT2, SEE_THROUGH
 from pnp.layout.piece import PieceLayout
 from pnp.layout.primitives import Ellipse, Image, Line, Path, Primitive, Rect, Text, Vector
@@ -81,11 +81,14 @@ MAX_IMAGE_SHAPES = 250_000
 # cards and 90 s to preflight, uncharged (attack 24, F3).
 GLYPH_PIXELS = 12
 GLYPH_EM_PIXELS = 30
-# A glyph of a font whose most complex outline has more points than this counts as that many
-# times as much (pnp.layout.fontcheck.glyph_points: PDFium rasterises each outline, in time with
-# its points): the bundled fonts' have 100-850; a font whose "A" was an outline of 20,000 points
-# took 40 s to export, counted 1 s (attack 26, F3: now refused, past 5,000).
-GLYPH_POINTS_BASE = 500
+# And a glyph whose outline is long (a self-crossing zigzag) is rasterised in time with its
+# length at the dpi, as a path's edges are: a font whose "A" was one outline of 4,900 points,
+# 2,400 ems long, took 125 ms a glyph at an em of 450 px (~113 ns a pixel of outline), counted
+# 1 ms (attack 26, F3). Every glyph of a font whose longest outline (pnp.layout.fontcheck:
+# each contour's control polygon) passes OUTLINE_EMS_FREE ems counts that excess, at the em's
+# size in pixels, OUTLINE_PIXELS rendered pixels a pixel. The bundled fonts' longest: 8-13 ems.
+OUTLINE_EMS_FREE = 20
+OUTLINE_PIXELS = 5
 
 
 class ArtWork(Struct, frozen=True):
@@ -100,14 +103,16 @@ class ArtWork(Struct, frozen=True):
     edged: int = 0  # pt of the edges its fills and strokes give the rasteriser (``pnp.layout.cost.edges``)
     glyphs: int = 0  # characters of the texts drawn
     ems: int = 0  # their ems squared, pt²
+    outlined: int = 0  # their outlines past OUTLINE_EMS_FREE ems, pt at their size
 
     def __add__(self, other: ArtWork) -> ArtWork:
         return ArtWork(self.decoded + other.decoded, self.shapes + other.shapes, self.painted + other.painted,
-                       self.edged + other.edged, self.glyphs + other.glyphs, self.ems + other.ems)
+                       self.edged + other.edged, self.glyphs + other.glyphs, self.ems + other.ems,
+                       self.outlined + other.outlined)
 
     def __mul__(self, times: int) -> ArtWork:
         return ArtWork(self.decoded * times, self.shapes * times, self.painted * times, self.edged * times,
-                       self.glyphs * times, self.ems * times)
+                       self.glyphs * times, self.ems * times, self.outlined * times)
 
     @property
     def counted(self) -> int:
@@ -122,7 +127,9 @@ class ArtWork(Struct, frozen=True):
     def glyphs_at(self, dpi: float) -> int:
         """In rendered pixels: what the glyphs drawn at ``dpi`` count (GLYPH_PIXELS a glyph, and
         its em squared over GLYPH_EM_PIXELS)."""
-        return int(self.glyphs * GLYPH_PIXELS + self.ems * (dpi / 72) ** 2 / GLYPH_EM_PIXELS)
+        scale = dpi / 72
+        return int(self.glyphs * GLYPH_PIXELS + self.ems * scale**2 / GLYPH_EM_PIXELS
+                   + self.outlined * scale * OUTLINE_PIXELS)
 
     def at(self, dpi: float) -> int:
         """In rendered pixels at ``dpi``: what the budget adds for it, painting and glyphs included."""
@@ -140,19 +147,21 @@ def art_work(layouts: Iterable[PieceLayout | None]) -> ArtWork:
     art = prim_art(p for lay in laid for p in lay.primitives)
     return ArtWork(art.decoded, art.shapes,
                    art.painted + sum(area(list(lay.primitives), lay.width, lay.height) for lay in laid),
-                   art.edged + int(sum(edges(lay.primitives) for lay in laid)), art.glyphs, art.ems)
+                   art.edged + int(sum(edges(lay.primitives) for lay in laid)), art.glyphs, art.ems, art.outlined)
 
 
 def prim_art(prims: Iterable[Primitive]) -> ArtWork:
     """``art_work`` of some primitives (``painted``: the gradients of their SVG art)."""
     decoded = shapes = painted = edged = glyphs = 0
-    ems = 0.0
+    ems = outlined = 0.0
     for p in prims:
         if p.__class__ is Text:
-            # a font of complex outlines counts more (GLYPH_POINTS_BASE)
-            n = len(p.text) * max(1.0, GLYPH_POINTS.get(p.font, 0) / GLYPH_POINTS_BASE)  # type: ignore[union-attr]
-            glyphs += math.ceil(n)
+            n = len(p.text)  # type: ignore[union-attr]
+            glyphs += n
             ems += n * p.size * p.size  # type: ignore[union-attr]
+            excess = GLYPH_OUTLINE.get(p.font, 0.0) - OUTLINE_EMS_FREE  # type: ignore[union-attr]
+            if excess > 0:
+                outlined += n * excess * p.size  # type: ignore[union-attr]
         elif isinstance(p, Image):
             decoded += image_work(p.src)  # its pixels, more for a progressive JPEG's scans
         elif isinstance(p, Vector):
@@ -165,7 +174,8 @@ def prim_art(prims: Iterable[Primitive]) -> ArtWork:
             edge = cost.edges_at(scale) * (scale or 1.0)
             if edge > 0 and math.isfinite(edge):
                 edged += int(edge)
-    return ArtWork(decoded, shapes, painted, edged, glyphs, int(ems) if math.isfinite(ems) else 0)
+    return ArtWork(decoded, shapes, painted, edged, glyphs, int(ems) if math.isfinite(ems) else 0,
+                   int(outlined) if math.isfinite(outlined) else 0)
 
 
 class Held(Struct, frozen=True):

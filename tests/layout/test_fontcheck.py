@@ -285,7 +285,7 @@ def test_a_glyph_of_too_many_outline_points_is_refused(monkeypatch: pytest.Monke
     refuses a font past MAX_GLYPH_POINTS, naming the glyph."""
     import pnp.layout.fontcheck as fontcheck
 
-    most = {path.stem: check_font(path.read_bytes()) for path in FONTS.glob("*.ttf")}
+    most = {path.stem: check_font(path.read_bytes())[0] for path in FONTS.glob("*.ttf")}
     assert min(most.values()) >= 100 and max(most.values()) <= 1000, most
     monkeypatch.setattr(fontcheck, "MAX_GLYPH_POINTS", most["Vollkorn-Bold"] - 1)
     with pytest.raises(fontcheck.FontUnsupported, match=rf"has an outline of {most['Vollkorn-Bold']} points, more "
@@ -304,3 +304,23 @@ def test_a_last_resort_map_after_a_fuller_one_is_unsupported() -> None:
     raw[pos:pos + 2] = struct.pack(">H", 13)
     with pytest.raises(FontUnsupported, match="is a format-13 map giving whole ranges of characters one glyph"):
         check_font(bytes(raw))
+
+
+def test_a_font_of_long_outlines_counts_them_in_the_pixel_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A glyph of one self-crossing outline of 4,900 points, 2,400 ems long, took 125 ms to
+    rasterise at an em of 450 px, counted 1 ms (attack 26, F3): the longest outline of a font's
+    glyphs (each contour's control polygon, in ems) past OUTLINE_EMS_FREE counts for every glyph
+    of it, at its size and the dpi. The bundled fonts' longest are 8-13 ems: nothing more."""
+    from pnp.layout.primitives import Text
+    from pnp.render import pixels
+
+    longest = {path.stem: check_font(path.read_bytes())[1] for path in FONTS.glob("*.ttf")}
+    assert min(longest.values()) > 5 and max(longest.values()) < pixels.OUTLINE_EMS_FREE, longest
+    text = Text(0.0, 0.0, "AAAA", "Zigzag", 27.0, "#000000")  # an em of 450 px at 1,200 dpi
+    plain = pixels.prim_art([text])
+    monkeypatch.setitem(pixels.GLYPH_OUTLINE, "Zigzag", 2420.0)
+    zigzag = pixels.prim_art([text])
+    assert plain.outlined == 0 and zigzag.outlined == 4 * 2400 * 27
+    extra = zigzag.glyphs_at(1200) - plain.glyphs_at(1200)
+    assert extra == pytest.approx(4 * 2400 * 27 * 1200 / 72 * pixels.OUTLINE_PIXELS, rel=1e-6)
+    assert extra * pixels.NS_PER_PIXEL / 4 >= 125e6  # ns a glyph: at least the 125 ms measured

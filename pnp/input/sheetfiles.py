@@ -220,14 +220,17 @@ def _cast_number(value: str) -> int | float | str:
     no finite number at their cell (openpyxl's ``int('NaN')`` failed the workbook: attack 10, F5)."""
     if _INTEGER.match(value):
         return int(value) if len(value) <= 400 else value
-    if not _NUMBER.match(value):  # `1_000`, Arabic-Indic or fullwidth digits: Python's float() takes
+    if not _SAVED_NUMBER.match(value):  # `1_000`, Arabic-Indic or fullwidth digits: Python's float() takes
         return value  # them, a spreadsheet writes none; text, refused at its cell as a CSV cell is (attack 25)
     v = float(value)
     return value if _past_float(v, value) else v
 
 
-# A number as a spreadsheet saves one (xsd:double): ASCII digits, a point, an exponent; or NaN, INF.
-_NUMBER = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|nan|inf|infinity)\Z", re.ASCII | re.IGNORECASE)
+# A number as text: ASCII digits, a point, an exponent (a CSV cell's, pnp.input.tables); as a
+# spreadsheet saves one (xsd:double), NaN and INF too.
+_DECIMAL = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_NUMBER = re.compile(_DECIMAL + r"\Z", re.ASCII)
+_SAVED_NUMBER = re.compile(rf"(?:{_DECIMAL}|[+-]?(?:nan|inf|infinity))\Z", re.ASCII | re.IGNORECASE)
 
 
 def _past_float(v: float, raw: str) -> bool:
@@ -675,7 +678,7 @@ def _ods_value(c: Element, shown: str, spaces: list[int]) -> Any:
     kind = c.get(f"{{{_OFFICE}}}value-type")
     if kind in ("float", "percentage", "currency"):
         raw = c.get(f"{{{_OFFICE}}}value", "nan")
-        if not _NUMBER.match(raw):  # as _cast_number: `1_000`, non-ASCII digits are text, refused at the cell
+        if not _SAVED_NUMBER.match(raw):  # as _cast_number: `1_000`, non-ASCII digits are text, refused at the cell
             return raw
         v = float(raw)
         if _past_float(v, raw):

@@ -38,7 +38,7 @@ from typing import Any
 
 from pnp.errors import DataError, Diagnostic, alternatives, short_repr
 from pnp.input.load import BAD_TEXT, Doc, too_large
-from pnp.input.sheetfiles import _INTEGER, MAX_COLUMNS, XLSX_LAST_ROW, _text, column_letter, read_rows
+from pnp.input.sheetfiles import _INTEGER, _NUMBER, MAX_COLUMNS, XLSX_LAST_ROW, _text, column_letter, read_rows
 from pnp.input.validate import MAX_LIST, item_validator, validate_items
 
 SHEET_SUFFIXES = (".csv", ".tsv", ".xlsx", ".ods")
@@ -54,7 +54,6 @@ MAX_ROWS = 100_000  # items, as in a JSON data file
 MAX_SHEET_TEXT = 64 * 2**20
 _READ_ONCE = 256  # a text cell longer than this is converted once however many rows hold it
 _BOOLEANS = {"true": True, "false": False, "yes": True, "no": False, "y": True, "n": False, "1": True, "0": False}
-_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z", re.ASCII)
 
 
 def is_url(data: str) -> bool:

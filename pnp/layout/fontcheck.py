@@ -244,12 +244,6 @@ def check_font(data: bytes) -> tuple[int, float]:
 MAX_GLYPH_POINTS = 5_000
 
 
-def glyph_points(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int, loca_long: bool) -> int:
-    """The most points of one glyph's outline; FontDamage past MAX_GLYPH_POINTS. A composite
-    counts its parts' points (nested up to 8 deep, each part as often as it is used)."""
-    return glyph_outlines(data, tables, glyphs, loca_long)[0]
-
-
 def glyph_outlines(data: bytes, tables: dict[str, tuple[int, int]], glyphs: int,
                    loca_long: bool) -> tuple[int, float]:
     """(the most points of one glyph's outline, the longest outline of one glyph in ems: each

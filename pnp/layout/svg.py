@@ -360,7 +360,7 @@ def _left_out(node: Any, name: str, left_out: dict[str, int], painted: list[tupl
         if "url(" in props.get(prop, "").lower():
             painted.append((prop, _local_urls(props[prop]), node.sourceline or 0))
     opacity = props.get("opacity", "").strip()
-    if opacity and name not in ("stop",):
+    if opacity and name != "stop":  # (a stop's is stop-opacity)
         try:
             if float(opacity.rstrip("%")) / (100 if opacity.endswith("%") else 1) < 1:
                 left_out.setdefault("the opacity of an element", node.sourceline or 0)

@@ -41,7 +41,7 @@ from pnp.plan.component import ComponentPlan
 from pnp.qa.check import GameCheck
 from pnp.render.draw import DocInfo, render
 from pnp.render.pixels import ArtWork
-from pnp.render.raster import render_stepwise
+from pnp.render.raster import render_rgb, render_stepwise
 from pnp.units import MM, MM_PER_INCH
 
 if TYPE_CHECKING:  # PDFium and Pillow load only for exports: a build's contents sheet needs neither
@@ -171,18 +171,10 @@ def raster(doc: pdfium.PdfDocument, index: int, size: tuple[int, int]) -> Image.
     """Page ``index`` rendered into exactly ``size`` pixels, RGB on white: PDFium maps the page
     onto the bitmap per axis (``PdfPage.render`` takes one scale and rounds each side up).
     DataError for more than MAX_EXPORT_PIXELS pixels."""
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
     check_pixels(size, f"page {index + 1}")
     page = doc[index]
     try:
-        w, h = size
-        bitmap = pdfium.PdfBitmap.new_native(w, h, pdfium_c.FPDFBitmap_BGR, rev_byteorder=True)
-        pdfium_c.FPDFBitmap_FillRect(bitmap.raw, 0, 0, w, h, 0xFFFFFFFF)
-        render_stepwise(bitmap.raw, page.raw, 0, 0, w, h)
-        img = bitmap.to_pil()  # RGB already (BGR in reversed byte order), a copy of the buffer
-        return img if img.mode == "RGB" else img.convert("RGB")
+        return render_rgb(page, *size)
     finally:
         page.close()
 

@@ -57,24 +57,32 @@ def render_stepwise(bitmap: Any, page: Any, x: int, y: int, w: int, h: int) -> N
         saved[signum](signum, frame)
 
 
+def render_rgb(page: Any, w: int, h: int, x: int = 0, y: int = 0, page_w: int | None = None,
+               page_h: int | None = None) -> Image.Image:
+    """``page`` (a pypdfium2 PdfPage) drawn step by step (``render_stepwise``) into an RGB image
+    of ``w`` x ``h`` pixels on white, the page mapped onto ``page_w`` x ``page_h`` pixels (by
+    default the image's) with its top-left corner at (``x``, ``y``)."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as pdfium_c
+
+    bitmap = pdfium.PdfBitmap.new_native(w, h, pdfium_c.FPDFBitmap_BGR, rev_byteorder=True)
+    try:
+        pdfium_c.FPDFBitmap_FillRect(bitmap.raw, 0, 0, w, h, 0xFFFFFFFF)
+        render_stepwise(bitmap.raw, page.raw, x, y, w if page_w is None else page_w, h if page_h is None else page_h)
+        img = bitmap.to_pil()  # RGB already (BGR in reversed byte order), a copy of the buffer
+        return img if img.mode == "RGB" else img.convert("RGB")
+    finally:
+        bitmap.close()
+
+
 def render_page(page: Any, scale: float, crop: tuple[float, float, float, float] = (0, 0, 0, 0)) -> Image.Image:
     """``page`` (a pypdfium2 PdfPage) as ``page.render(scale=scale, crop=crop).to_pil()`` gives it
     (its size rounded up, the crop in page points from the left, bottom, right and top, on
     white, annotations drawn), RGB, rendered step by step: preflight's page renders drew every
     drawing of costly art in one call, and answered Ctrl-C 7-8 s late (attack 25, F5)."""
-    import pypdfium2 as pdfium
-    import pypdfium2.raw as pdfium_c
-
     src_w, src_h = math.ceil(page.get_width() * scale), math.ceil(page.get_height() * scale)
     left, bottom, right, top = (math.ceil(c * scale) for c in crop)
     w, h = src_w - left - right, src_h - bottom - top
     if w < 1 or h < 1:
         raise ValueError("Crop exceeds page dimensions")
-    bitmap = pdfium.PdfBitmap.new_native(w, h, pdfium_c.FPDFBitmap_BGR, rev_byteorder=True)
-    try:
-        pdfium_c.FPDFBitmap_FillRect(bitmap.raw, 0, 0, w, h, 0xFFFFFFFF)
-        render_stepwise(bitmap.raw, page.raw, -left, -top, src_w, src_h)
-        img = bitmap.to_pil()
-        return img if img.mode == "RGB" else img.convert("RGB")
-    finally:
-        bitmap.close()
+    return render_rgb(page, w, h, -left, -top, src_w, src_h)
